@@ -1,0 +1,525 @@
+// Package demofloor generates the demo sales floor: teams, agents, their
+// history and daily figures, deterministically from a seed and an explicit
+// "now", and loads it with COPY.
+//
+// The floor is small but full of the traps a naive report engine falls into:
+// agents who transfer between teams, teams that join and leave the floor,
+// names that nearly collide, an accented name, a leaver and a new hire, hours
+// that have not come in yet (NULL), days with zero logged hours, approvals
+// that settle days later, a live board that runs up to now while the nightly
+// tables stop at yesterday or the day before, and member data that no
+// plumbline role may read.
+//
+// Each agent-day draws from its own random stream (seed, agent, day), so a
+// day's figures do not change when "now" moves on.
+package demofloor
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// The nightly build loads day D at NightlyHour on D+1, New York time.
+const NightlyHour = 5
+
+// Zone is the floor's time zone.
+const Zone = "America/New_York"
+
+// Defaults for Options.
+const (
+	DefaultSeed   = 20261118
+	DefaultAgents = 96
+	DefaultDays   = 400
+)
+
+// Options choose the floor to generate.
+type Options struct {
+	Seed   uint64    // if zero, DefaultSeed
+	Now    time.Time // required: the moment the floor is generated up to
+	Agents int       // if zero, DefaultAgents; at least 16
+	Days   int       // if zero, DefaultDays; at least 120
+}
+
+// Floor is a generated floor, ready to load.
+type Floor struct {
+	Today       time.Time // the floor's current day (a date at 00:00 UTC)
+	LastNightly time.Time // the newest day the nightly tables hold
+	Start       time.Time // the first day of history
+
+	Teams       []Team
+	Agents      []Agent
+	Memberships []Membership
+	Decisions   []FloorDecision
+	Time        []TimeRow
+	Sales       []SalesRow
+	Quality     []QualityRow
+	Board       []BoardEntry
+	Calls       []MemberCall
+}
+
+// Team is a row of analytics.dim_team.
+type Team struct{ Key, Name, Lead string }
+
+// Agent is a row of analytics.dim_agent.
+type Agent struct {
+	Key, Name, Email string
+	Hired            time.Time
+	Left             *time.Time
+}
+
+// Membership is a row of analytics.agent_team_history.
+type Membership struct {
+	Agent, Team string
+	From        time.Time
+}
+
+// FloorDecision is a row of analytics.team_floor_history.
+type FloorDecision struct {
+	Team          string
+	From          time.Time
+	CountsAsSales bool
+	DecidedBy     string
+	Reason        string
+}
+
+// TimeRow is a row of metrics.agent_time_daily; nil hours are not in yet.
+type TimeRow struct {
+	Agent                   string
+	Day                     time.Time
+	Logged, Available, Talk *float64
+}
+
+// SalesRow is a row of metrics.agent_sales_daily; a nil Approved has not settled.
+type SalesRow struct {
+	Agent           string
+	Day             time.Time
+	Submitted, Lost int
+	Approved        *int
+}
+
+// QualityRow is a row of metrics.agent_quality_daily.
+type QualityRow struct {
+	Agent          string
+	Day            time.Time
+	Passed, Failed int
+}
+
+// BoardEntry is a row of live.sales_board.
+type BoardEntry struct {
+	Agent     string
+	EnteredAt time.Time
+	Sales     int
+}
+
+// MemberCall is a row of crm.member_calls: member data, never granted.
+type MemberCall struct {
+	ID                       int64
+	Agent, MemberName, Phone string
+	DateOfBirth              time.Time
+	Transcript, RecordingURL string
+}
+
+type floorRule int
+
+const (
+	alwaysFloor floorRule = iota
+	joinsFloor
+	leavesFloor
+	neverFloor
+)
+
+type teamSpec struct {
+	key, name string
+	rule      floorRule
+}
+
+var baseTeams = []teamSpec{
+	{"falcons", "Falcons", alwaysFloor},
+	{"hawks", "Hawks", alwaysFloor},
+	{"ospreys", "Ospreys", alwaysFloor},
+	{"kestrels", "Kestrels", joinsFloor},
+	{"harriers", "Harriers", leavesFloor},
+	{"retention", "Retention & Service", neverFloor},
+}
+
+// trap is an agent planted to catch a naive engine.
+type trap struct {
+	name, team string
+	hired      int // days before today; 0 means long before the history starts
+	left       int // days before today; 0 means still here
+	moveTo     string
+	moveAt     func(weekStart time.Time) time.Time
+}
+
+func dayOf(weekStart time.Time, weeksBack, weekday int) time.Time {
+	return weekStart.AddDate(0, 0, -7*weeksBack+weekday)
+}
+
+var traps = []trap{
+	{name: "Maria Lopez", team: "falcons"},
+	{name: "Maria Lopes", team: "hawks"},
+	{name: "Jamal Carter", team: "ospreys"},
+	{name: "Jamal Reed", team: "kestrels"},
+	{name: "José Peña", team: "falcons"},
+	{name: "Priya Raman", team: "hawks", left: 50},
+	{name: "Noah Whitaker", team: "ospreys", hired: 20},
+	// Moves on the Wednesday of the week two weeks back: a complete week split
+	// between two teams.
+	{name: "Tom Becker", team: "hawks", moveTo: "falcons",
+		moveAt: func(ws time.Time) time.Time { return dayOf(ws, 2, 2) }},
+	{name: "Sam Ortega", team: "ospreys", moveTo: "harriers",
+		moveAt: func(ws time.Time) time.Time { return dayOf(ws, 14, 3) }},
+	{name: "Lee Whitfield", team: "harriers", moveTo: "retention",
+		moveAt: func(ws time.Time) time.Time { return dayOf(ws, 4, 1) }},
+}
+
+// profile is an agent's temperament, drawn once.
+type profile struct {
+	saturdays bool
+	pace      float64 // conversations per talk hour
+	close     float64 // share of conversations that end in a submission
+	decline   float64 // share of submissions the carrier declines
+	fails     float64 // share of audits failed
+}
+
+type agentPlan struct {
+	Agent
+	index int
+	prof  profile
+}
+
+// Generate builds the floor described by opts.
+func Generate(opts Options) (*Floor, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	loc, err := time.LoadLocation(Zone)
+	if err != nil {
+		return nil, err
+	}
+	now := opts.Now.In(loc)
+	today := date(now.Year(), now.Month(), now.Day())
+	f := &Floor{Today: today, Start: today.AddDate(0, 0, 1-opts.Days)}
+	f.LastNightly = today.AddDate(0, 0, -1)
+	if now.Hour() < NightlyHour {
+		f.LastNightly = today.AddDate(0, 0, -2)
+	}
+	g := &generator{opts: opts, loc: loc, now: now, floor: f, weekStart: mondayOf(today)}
+	g.teams()
+	plans := g.agents()
+	for _, p := range plans {
+		g.days(p)
+	}
+	return f, nil
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Seed == 0 {
+		o.Seed = DefaultSeed
+	}
+	if o.Agents == 0 {
+		o.Agents = DefaultAgents
+	}
+	if o.Days == 0 {
+		o.Days = DefaultDays
+	}
+	switch {
+	case o.Now.IsZero():
+		return o, fmt.Errorf("demo floor: a now is required")
+	case o.Agents < 16:
+		return o, fmt.Errorf("demo floor: agents must be at least 16, the planted traps need room")
+	case o.Days < 120:
+		return o, fmt.Errorf("demo floor: days must be at least 120, the floor changes need room")
+	}
+	return o, nil
+}
+
+type generator struct {
+	opts      Options
+	loc       *time.Location
+	now       time.Time
+	floor     *Floor
+	weekStart time.Time
+	teamKeys  []string
+	callID    int64
+}
+
+func (g *generator) teams() {
+	specs := append([]teamSpec(nil), baseTeams...)
+	// Larger floors get more sales squads, so teams keep a realistic size.
+	for i := len(specs); i < g.opts.Agents/16; i++ {
+		specs = append(specs, teamSpec{fmt.Sprintf("squad%02d", i+1), fmt.Sprintf("Squad %d", i+1), alwaysFloor})
+	}
+	director := "Dana Whitfield (floor director)"
+	start := g.floor.Start
+	joinAt := dayOf(g.weekStart, 8, 3)  // a Thursday eight weeks back
+	leaveAt := dayOf(g.weekStart, 5, 1) // a Tuesday five weeks back
+	for _, s := range specs {
+		g.teamKeys = append(g.teamKeys, s.key)
+		g.floor.Teams = append(g.floor.Teams, Team{Key: s.key, Name: s.name})
+		decide := func(from time.Time, counts bool, reason string) {
+			g.floor.Decisions = append(g.floor.Decisions, FloorDecision{s.key, from, counts, director, reason})
+		}
+		switch s.rule {
+		case alwaysFloor:
+			decide(start, true, "inbound Medicare sales team")
+		case joinsFloor:
+			decide(start, false, "new-hire training pod; figures are practice")
+			decide(joinAt, true, "graduated from training; takes live inbound sales calls")
+		case leavesFloor:
+			decide(start, true, "inbound Medicare sales team")
+			decide(leaveAt, false, "moved to renewals outreach; no new sales")
+		case neverFloor:
+			decide(start, false, "retention and member service; not a sales team")
+		}
+	}
+}
+
+func (g *generator) agents() []*agentPlan {
+	f := g.floor
+	used := map[string]bool{}
+	var plans []*agentPlan
+	width := len(fmt.Sprint(g.opts.Agents))
+	if width < 3 {
+		width = 3
+	}
+	for i := 0; i < g.opts.Agents; i++ {
+		rng := rand.New(rand.NewPCG(g.opts.Seed, uint64(i)+1))
+		key := fmt.Sprintf("a%0*d", width, i+1)
+		p := &agentPlan{index: i, prof: drawProfile(rng)}
+		p.Key = key
+		team := g.teamKeys[i%len(g.teamKeys)]
+		p.Hired = f.Start.AddDate(0, 0, -30-rng.IntN(900))
+		var moveTo string
+		var moveAt time.Time
+		if i < len(traps) {
+			t := traps[i]
+			p.Name, team = t.name, t.team
+			if t.hired > 0 {
+				p.Hired = f.Today.AddDate(0, 0, -t.hired)
+			}
+			if t.left > 0 {
+				left := f.Today.AddDate(0, 0, -t.left)
+				p.Left = &left
+			}
+			moveTo = t.moveTo
+			if t.moveAt != nil {
+				moveAt = t.moveAt(g.weekStart)
+			}
+		} else {
+			p.Name = g.inventName(rng, used)
+			g.drawCareer(rng, p, team, &moveTo, &moveAt)
+		}
+		used[p.Name] = true
+		p.Email = emailFor(p.Name)
+		if team == "retention" {
+			p.prof.close /= 5
+		}
+		f.Agents = append(f.Agents, p.Agent)
+		f.Memberships = append(f.Memberships, Membership{key, team, p.Hired})
+		if moveTo != "" {
+			f.Memberships = append(f.Memberships, Membership{key, moveTo, moveAt})
+		}
+		if f.Teams[i%len(f.Teams)].Lead == "" && i >= len(traps) {
+			f.Teams[i%len(f.Teams)].Lead = key
+		}
+		plans = append(plans, p)
+	}
+	return plans
+}
+
+// drawCareer gives an invented agent a hire date, and for a few a departure
+// or a transfer.
+func (g *generator) drawCareer(rng *rand.Rand, p *agentPlan, team string, moveTo *string, moveAt *time.Time) {
+	f := g.floor
+	if rng.Float64() < 0.10 {
+		p.Hired = f.Start.AddDate(0, 0, rng.IntN(g.opts.Days-90))
+	}
+	switch r := rng.Float64(); {
+	case r < 0.05:
+		tenure := int(f.Today.Sub(p.Hired).Hours()/24) - 31
+		if tenure < 1 {
+			return
+		}
+		left := p.Hired.AddDate(0, 0, 30+rng.IntN(tenure))
+		if left.Before(f.Today.AddDate(0, 0, -1)) {
+			p.Left = &left
+		}
+	case r < 0.13:
+		for {
+			to := g.teamKeys[rng.IntN(len(g.teamKeys))]
+			if to != team {
+				*moveTo = to
+				break
+			}
+		}
+		first := maxDate(p.Hired, f.Start).AddDate(0, 0, 30)
+		span := int(f.Today.Sub(first).Hours()/24) - 1
+		if span < 1 {
+			*moveTo = ""
+			return
+		}
+		*moveAt = first.AddDate(0, 0, rng.IntN(span))
+	}
+}
+
+func drawProfile(rng *rand.Rand) profile {
+	return profile{
+		saturdays: rng.Float64() < 0.15,
+		pace:      1.2 + rng.Float64(),
+		close:     0.12 + 0.2*rng.Float64(),
+		decline:   0.05 + 0.15*rng.Float64(),
+		fails:     0.03 + 0.17*rng.Float64(),
+	}
+}
+
+func (g *generator) inventName(rng *rand.Rand, used map[string]bool) string {
+	for {
+		name := firstNames[rng.IntN(len(firstNames))] + " " + lastNames[rng.IntN(len(lastNames))]
+		if !used[name] {
+			return name
+		}
+	}
+}
+
+// days generates every day of one agent's history.
+func (g *generator) days(p *agentPlan) {
+	f := g.floor
+	first := maxDate(p.Hired, f.Start)
+	last := f.Today
+	if p.Left != nil && p.Left.Before(last) {
+		last = *p.Left
+	}
+	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
+		g.day(p, d)
+	}
+}
+
+func (g *generator) day(p *agentPlan, d time.Time) {
+	wd := d.Weekday()
+	if wd == time.Sunday || (wd == time.Saturday && !p.prof.saturdays) {
+		return
+	}
+	rng := rand.New(rand.NewPCG(g.opts.Seed, dayStream(p.Key, d)))
+	f := g.floor
+	r := rng.Float64()
+	if r < 0.03 {
+		return // off sick: no rows at all
+	}
+	zero := r < 0.05 // on the schedule, but nothing logged
+	var logged, available, talk float64
+	if !zero {
+		logged = round2(6.5 + 2.5*rng.Float64())
+		available = round2(logged * (0.78 + 0.14*rng.Float64()))
+		talk = round2(available * (0.55 + 0.23*rng.Float64()))
+	}
+	conversations := int(math.Round(talk * p.prof.pace))
+	submitted := binomial(rng, conversations, p.prof.close)
+	approvedValue := submitted - binomial(rng, submitted, p.prof.decline)
+	approvalLag := 3 + rng.IntN(10)
+	notInYet := rng.Float64() < 0.12
+	if !d.After(f.LastNightly) {
+		row := TimeRow{Agent: p.Key, Day: d}
+		if !(d.Equal(f.LastNightly) && notInYet) {
+			row.Logged, row.Available, row.Talk = &logged, &available, &talk
+		}
+		f.Time = append(f.Time, row)
+		sales := SalesRow{Agent: p.Key, Day: d, Submitted: submitted, Lost: conversations - submitted}
+		if !d.AddDate(0, 0, approvalLag).After(f.LastNightly) {
+			sales.Approved = &approvedValue
+		}
+		f.Sales = append(f.Sales, sales)
+		if !zero && rng.Float64() < 0.35 {
+			audits := 1 + rng.IntN(3)
+			failed := binomial(rng, audits, p.prof.fails)
+			f.Quality = append(f.Quality, QualityRow{p.Key, d, audits - failed, failed})
+		}
+		if !zero && rng.Float64() < 0.05 {
+			g.memberCall(rng, p.Key, d)
+		}
+	}
+	g.board(rng, p.Key, d, submitted)
+}
+
+// board posts a day's sales to the live board. Reps post most sales once;
+// now and then one is posted twice or never, so the board and the nightly
+// build disagree a little, as they do on a real floor.
+func (g *generator) board(rng *rand.Rand, agent string, d time.Time, submitted int) {
+	entries := submitted
+	switch r := rng.Float64(); {
+	case r < 0.1 && entries > 0:
+		entries--
+	case r < 0.2:
+		entries++
+	}
+	for i := 0; i < entries; i++ {
+		minute := rng.IntN(9 * 60)
+		at := time.Date(d.Year(), d.Month(), d.Day(), 9, minute, rng.IntN(60), 0, g.loc)
+		if at.After(g.now) {
+			continue
+		}
+		g.floor.Board = append(g.floor.Board, BoardEntry{agent, at, 1})
+	}
+}
+
+func (g *generator) memberCall(rng *rand.Rand, agent string, d time.Time) {
+	g.callID++
+	member := firstNames[rng.IntN(len(firstNames))] + " " + lastNames[rng.IntN(len(lastNames))]
+	g.floor.Calls = append(g.floor.Calls, MemberCall{
+		ID:           g.callID,
+		Agent:        agent,
+		MemberName:   member,
+		Phone:        fmt.Sprintf("555%07d", rng.IntN(10_000_000)),
+		DateOfBirth:  date(1940+rng.IntN(20), time.Month(1+rng.IntN(12)), 1+rng.IntN(28)),
+		Transcript:   "Member asked about switching plans during the enrolment period.",
+		RecordingURL: fmt.Sprintf("https://recordings.floor.example/%d.wav", g.callID),
+	})
+}
+
+func dayStream(agent string, d time.Time) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%s", agent, d.Format(time.DateOnly))
+	return h.Sum64()
+}
+
+func binomial(rng *rand.Rand, n int, p float64) int {
+	k := 0
+	for i := 0; i < n; i++ {
+		if rng.Float64() < p {
+			k++
+		}
+	}
+	return k
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+func date(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+
+func mondayOf(d time.Time) time.Time {
+	return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
+}
+
+func maxDate(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// emailFor builds an ASCII address from a name: "José Peña" → jose.pena@floor.example.
+func emailFor(name string) string {
+	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	plain, _, _ := transform.String(t, name)
+	return strings.ToLower(strings.ReplaceAll(plain, " ", ".")) + "@floor.example"
+}

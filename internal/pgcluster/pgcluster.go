@@ -1,0 +1,259 @@
+// Package pgcluster runs a private PostgreSQL cluster from the machine's own
+// PostgreSQL binaries: initdb and pg_ctl into a directory, listening on a free
+// loopback port, with no unix socket. The demo and the test suite use it so
+// that neither needs a server someone else set up.
+//
+// PostgreSQL refuses to run as root, so when the process is root the cluster
+// runs as the "postgres" system user and its directory is handed to that user.
+// The cluster trusts every local connection: it is for development and tests,
+// never for real data.
+package pgcluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Superuser is the bootstrap superuser of every cluster this package creates.
+const Superuser = "postgres"
+
+// Options tune a cluster. The zero value suits the demo.
+type Options struct {
+	// Ephemeral trades durability for speed (fsync off), for clusters that
+	// are thrown away after a test run.
+	Ephemeral bool
+}
+
+// Cluster is a running private PostgreSQL cluster.
+type Cluster struct {
+	dir  string
+	bin  string
+	port int
+	cred *syscall.Credential
+}
+
+// ErrNoBinaries is returned when initdb and pg_ctl cannot be found.
+var ErrNoBinaries = errors.New("PostgreSQL server binaries (initdb, pg_ctl) not found: " +
+	"install the server package (Debian/Ubuntu: apt-get install postgresql) " +
+	"or set PLUMBLINE_PG_BIN to the directory that holds them")
+
+// Start starts the cluster kept in dir, creating it first if dir holds none.
+// A cluster already running from dir is reused.
+func Start(ctx context.Context, dir string, opts Options) (*Cluster, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	bin, err := findBinaries()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{dir: dir, bin: bin}
+	if c.cred, err = runAs(); err != nil {
+		return nil, err
+	}
+	if err := c.prepareDir(); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(c.dataDir("PG_VERSION")); errors.Is(err, os.ErrNotExist) {
+		if err := c.initdb(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if port, ok := c.runningPort(ctx); ok {
+		c.port = port
+		return c, nil
+	}
+	return c, c.start(ctx, opts)
+}
+
+// DSN returns a connection string for the superuser to database db.
+func (c *Cluster) DSN(db string) string {
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", Superuser, c.port, db)
+}
+
+// Port is the loopback TCP port the cluster listens on.
+func (c *Cluster) Port() int { return c.port }
+
+// Dir is the directory that holds the cluster.
+func (c *Cluster) Dir() string { return c.dir }
+
+// Stop shuts the cluster down, cancelling open connections.
+func (c *Cluster) Stop() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.run(ctx, "pg_ctl", "stop", "-s", "-m", "fast", "-D", c.dataDir())
+}
+
+// Destroy stops the cluster and removes its directory.
+func (c *Cluster) Destroy() error {
+	err := c.Stop()
+	return errors.Join(err, os.RemoveAll(c.dir))
+}
+
+func (c *Cluster) dataDir(elem ...string) string {
+	return filepath.Join(append([]string{c.dir, "data"}, elem...)...)
+}
+
+func (c *Cluster) prepareDir() error {
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return err
+	}
+	if c.cred == nil {
+		return nil
+	}
+	// The postgres user must own the cluster and be able to reach it.
+	if err := os.Chown(c.dir, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
+		return err
+	}
+	for p := filepath.Dir(c.dir); p != "/"; p = filepath.Dir(p) {
+		info, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if info.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("the postgres user cannot reach %s: %s is not searchable by others; "+
+				"put the cluster elsewhere or run `chmod o+x %s`", c.dir, p, p)
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) initdb(ctx context.Context) error {
+	err := c.run(ctx, "initdb", "--no-instructions", "--no-sync", "-D", c.dataDir(),
+		"-U", Superuser, "--auth=trust", "--encoding=UTF8", "--locale=C")
+	if err != nil {
+		return fmt.Errorf("create cluster in %s: %w", c.dir, err)
+	}
+	return nil
+}
+
+// runningPort reports the port of a postmaster already serving this
+// directory, as recorded in its postmaster.pid.
+func (c *Cluster) runningPort(ctx context.Context) (int, bool) {
+	if c.run(ctx, "pg_ctl", "status", "-D", c.dataDir()) != nil {
+		return 0, false
+	}
+	pid, err := os.ReadFile(c.dataDir("postmaster.pid"))
+	if err != nil {
+		return 0, false
+	}
+	lines := strings.Split(string(pid), "\n")
+	if len(lines) < 4 {
+		return 0, false
+	}
+	port, err := strconv.Atoi(strings.TrimSpace(lines[3]))
+	return port, err == nil
+}
+
+func (c *Cluster) start(ctx context.Context, opts Options) error {
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		settings := []string{
+			"-p", strconv.Itoa(port),
+			"-c", "listen_addresses=127.0.0.1",
+			"-c", "unix_socket_directories=",
+			"-c", "max_connections=200",
+		}
+		if opts.Ephemeral {
+			settings = append(settings, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+		}
+		lastErr = c.run(ctx, "pg_ctl", "start", "-s", "-w", "-t", "60", "-D", c.dataDir(),
+			"-l", filepath.Join(c.dir, "postgres.log"), "-o", strings.Join(settings, " "))
+		if lastErr == nil {
+			c.port = port
+			return nil
+		}
+	}
+	return fmt.Errorf("start cluster in %s (log: %s): %w", c.dir, filepath.Join(c.dir, "postgres.log"), lastErr)
+}
+
+func (c *Cluster) run(ctx context.Context, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, name), args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Dir = c.dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	if c.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
+	}
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %w: %s", name, err, strings.TrimSpace(out.String()))
+	}
+	return nil
+}
+
+// findBinaries looks in PLUMBLINE_PG_BIN, then next to initdb on PATH, then
+// in Debian's versioned directories, newest first.
+func findBinaries() (string, error) {
+	var dirs []string
+	if d := os.Getenv("PLUMBLINE_PG_BIN"); d != "" {
+		dirs = append(dirs, d)
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	versioned, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(versioned, func(i, j int) bool { return pgVersion(versioned[i]) > pgVersion(versioned[j]) })
+	dirs = append(dirs, versioned...)
+	for _, d := range dirs {
+		if isExecutable(filepath.Join(d, "initdb")) && isExecutable(filepath.Join(d, "pg_ctl")) {
+			return d, nil
+		}
+	}
+	return "", ErrNoBinaries
+}
+
+func pgVersion(binDir string) int {
+	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return v
+}
+
+func isExecutable(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
+}
+
+// runAs returns the credential of the postgres user when this process is
+// root, and nil otherwise.
+func runAs() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, errors.New("PostgreSQL refuses to run as root and there is no postgres user to run it as: " +
+			"install the server package (it creates the user) or run as an ordinary user")
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,230 @@
+// Package pgtest gives tests a real PostgreSQL database holding the migrated
+// demo floor.
+//
+// By default each test binary starts its own private cluster (package
+// pgcluster) on first use and removes it when the binary exits; set
+// PLUMBLINE_TEST_DSN to a superuser connection string to use an existing
+// server instead. Either way the floor is generated once into a template
+// database, and every test gets its own copy, so tests may write freely.
+//
+// There is no skip: a test that needs PostgreSQL and cannot get it fails with
+// the reason. Wire the cleanup into the package's TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"plumbline/internal/demofloor"
+	"plumbline/internal/migrate"
+	"plumbline/internal/pgcluster"
+	"plumbline/sql"
+)
+
+// Now is the moment the test floor runs up to: a Wednesday afternoon in New
+// York, after the nightly build.
+var Now = time.Date(2026, 11, 18, 14, 30, 0, 0, mustZone(demofloor.Zone))
+
+// Seed is the test floor's seed.
+const Seed = demofloor.DefaultSeed
+
+// DB is one test's private database.
+type DB struct {
+	// DSN connects as a superuser to this database.
+	DSN string
+	// Name is the database name.
+	Name string
+	// Now is the moment the floor in it was generated up to.
+	Now time.Time
+}
+
+// Conn opens a superuser connection to the database, closed at test end.
+func (db *DB) Conn(t testing.TB) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), db.DSN)
+	if err != nil {
+		t.Fatalf("pgtest: connect to %s: %v", db.Name, err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+type server struct {
+	cluster  *pgcluster.Cluster // nil when PLUMBLINE_TEST_DSN is used
+	dsn      string             // a superuser connection to the maintenance database
+	floor    *demofloor.Floor
+	template string
+	err      error
+}
+
+var (
+	once   sync.Once
+	shared server
+)
+
+// Main runs the tests and then removes the cluster they used, if any.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if shared.cluster != nil {
+		if err := shared.cluster.Destroy(); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest: remove cluster:", err)
+		}
+	}
+	return code
+}
+
+// NewDB returns a fresh copy of the demo floor database, dropped when the
+// test ends.
+func NewDB(t testing.TB) *DB {
+	t.Helper()
+	once.Do(func() { shared.err = shared.setUp() })
+	if shared.err != nil {
+		t.Fatalf("pgtest: no PostgreSQL for this test: %v", shared.err)
+	}
+	ctx := context.Background()
+	name := "t_" + randomHex(6)
+	if err := shared.exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, shared.template)); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := shared.exec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)); err != nil {
+			t.Errorf("pgtest: drop database %s: %v", name, err)
+		}
+	})
+	return &DB{DSN: withDatabase(shared.dsn, name), Name: name, Now: Now}
+}
+
+func (s *server) setUp() error {
+	ctx := context.Background()
+	dsn := os.Getenv("PLUMBLINE_TEST_DSN")
+	if dsn == "" {
+		dir, err := os.MkdirTemp("", "plumbline-pgtest-")
+		if err != nil {
+			return err
+		}
+		if s.cluster, err = pgcluster.Start(ctx, dir, pgcluster.Options{Ephemeral: true}); err != nil {
+			os.RemoveAll(dir)
+			return err
+		}
+		dsn = s.cluster.DSN("postgres")
+	}
+	if _, err := pgx.ParseConfig(dsn); err != nil {
+		return fmt.Errorf("PLUMBLINE_TEST_DSN: %w", err)
+	}
+	s.dsn = dsn
+	floor, err := demofloor.Generate(demofloor.Options{Seed: Seed, Now: Now})
+	if err != nil {
+		return err
+	}
+	s.floor = floor
+	s.template = "plumbline_tpl_" + fingerprint(floor)
+	return s.ensureTemplate(ctx)
+}
+
+// ensureTemplate builds the template database unless a previous run against
+// the same server already built it from the same inputs. Test binaries
+// running in parallel against one server take turns on an advisory lock.
+func (s *server) ensureTemplate(ctx context.Context) error {
+	conn, err := pgx.Connect(ctx, s.dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtext('plumbline.pgtest'))"); err != nil {
+		return err
+	}
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", s.template).Scan(&exists); err != nil || exists {
+		return err
+	}
+	building := s.template + "_build"
+	if _, err := conn.Exec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", building)); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+building); err != nil {
+		return err
+	}
+	if err := s.fill(ctx, building); err != nil {
+		return fmt.Errorf("build test template: %w", err)
+	}
+	_, err = conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, s.template))
+	return err
+}
+
+func (s *server) fill(ctx context.Context, database string) error {
+	conn, err := pgx.Connect(ctx, withDatabase(s.dsn, database))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	if _, err := migrate.Apply(ctx, conn, migrate.Set{Name: "demo", Files: sql.Demo()}, migrate.Set{Name: "plumbline", Files: sql.Migrations()}); err != nil {
+		return err
+	}
+	return demofloor.Load(ctx, conn, s.floor)
+}
+
+func (s *server) exec(ctx context.Context, stmt string) error {
+	conn, err := pgx.Connect(ctx, s.dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, stmt)
+	return err
+}
+
+// fingerprint names the template after everything that shapes it, so that a
+// changed migration or generator never reuses a stale template on a shared
+// server.
+func fingerprint(floor *demofloor.Floor) string {
+	h := sha256.New()
+	for _, f := range []fs.FS{sql.Demo(), sql.Migrations()} {
+		fs.WalkDir(f, ".", func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := fs.ReadFile(f, path)
+				h.Write([]byte(path))
+				h.Write(b)
+			}
+			return nil
+		})
+	}
+	h.Write([]byte(floor.Digest()))
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// withDatabase points a connection string, in URL or keyword form, at
+// another database.
+func withDatabase(dsn, database string) string {
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		u.Path = "/" + database
+		return u.String()
+	}
+	return dsn + " dbname=" + database
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func mustZone(name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		panic(err)
+	}
+	return loc
+}
