@@ -1,0 +1,334 @@
+// Package catalog loads and validates plumbline's metric catalogue: the YAML
+// files in which analysts define, once, every metric a report may return.
+//
+// A catalogue is a directory of YAML files, merged. It names the time zone
+// and limits of the floor, the roster relations (teams, agents and their
+// dated history), the sources figures are summed from, the counting bases of
+// sales, the concepts whose text is each metric's definition, the metrics
+// themselves, and the reports (MCP tools) that offer them.
+//
+// A metric is either a sum or a ratio of two sums. Each part is column
+// arithmetic over one source's own columns, so a ratio is always
+// sum(numerator) / sum(denominator) over the rows in a group, and there is no
+// way to write an average of rates.
+//
+// Loading reports every problem at once, each with file:line:column and a
+// hint; a loaded Catalog is valid and must be treated as read-only.
+package catalog
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Units a metric may have.
+const (
+	UnitCount   = "count"    // a whole number of things
+	UnitHours   = "hours"    // a decimal number of hours
+	UnitShare   = "share"    // a fraction between 0 and 1
+	UnitPerHour = "per_hour" // things per hour
+)
+
+// Units lists every unit, in the order hints show them.
+var Units = []string{UnitCount, UnitHours, UnitShare, UnitPerHour}
+
+// Grains a source may have.
+const (
+	GrainAgentDay   = "agent_day"   // one row per agent per day
+	GrainAgentEvent = "agent_event" // one row per event, stamped with a time
+)
+
+// Refresh kinds of a source.
+const (
+	RefreshNightly = "nightly"
+	RefreshLive    = "live"
+)
+
+// Groupings a report may offer.
+const (
+	GroupTeam  = "team"
+	GroupAgent = "agent"
+	GroupDay   = "day"
+	GroupWeek  = "week"
+)
+
+// Groupings lists every grouping.
+var Groupings = []string{GroupTeam, GroupAgent, GroupDay, GroupWeek}
+
+// Catalog is a loaded, valid catalogue.
+type Catalog struct {
+	version   string
+	zone      *time.Location
+	weekStart time.Weekday
+	limits    Limits
+	roster    Roster
+	sources   map[string]*Source
+	bases     map[string]*Basis
+	concepts  map[string]*Concept
+	metrics   map[string]*Metric
+	reports   map[string]*Report
+}
+
+// Limits bound every report call.
+type Limits struct {
+	MaxDays int // the longest period, in days
+	MaxRows int // the most rows in one answer
+}
+
+// Roster names the relations that say who is on which team, and which teams
+// count as "the floor", on each day.
+type Roster struct {
+	Teams        TeamsRelation
+	Agents       AgentsRelation
+	TeamHistory  TeamHistoryRelation
+	FloorHistory FloorHistoryRelation
+}
+
+// TeamsRelation is the team dimension.
+type TeamsRelation struct{ Relation, Key, Name string }
+
+// AgentsRelation is the agent dimension.
+type AgentsRelation struct{ Relation, Key, Name, Email, Hired, Left string }
+
+// TeamHistoryRelation dates each agent's team: the latest row on or before a
+// day says which team the agent's figures count for that day.
+type TeamHistoryRelation struct{ Relation, Agent, Team, From string }
+
+// FloorHistoryRelation dates each team's place on the floor: the latest row
+// on or before a day says whether the team counts as sales that day.
+type FloorHistoryRelation struct{ Relation, Team, From, CountsAsSales, DecidedBy, Reason string }
+
+// Settle is the rule for when a day's figures are whole: day D is whole at
+// local time At on day D+DaysAfter.
+type Settle struct {
+	DaysAfter int
+	At        time.Duration // since local midnight
+}
+
+// Source is a relation figures are summed from.
+type Source struct {
+	ID          string
+	Relation    string // schema.name
+	Grain       string // GrainAgentDay or GrainAgentEvent
+	AgentKey    string // column holding the agent key
+	DayKey      string // column holding the day (agent_day)
+	TimeKey     string // column holding the event time (agent_event)
+	Columns     []string
+	Refresh     string
+	Settles     Settle
+	Bases       []*Basis // counting bases figures from this source may carry
+	Description string
+	Notes       []string // standing notes for figures from this source
+}
+
+// Basis is a counting basis for sales: the same sale counted at a different
+// stage (live board, nightly submission, carrier approval).
+type Basis struct {
+	ID         string
+	Label      string
+	Definition string
+	Settles    *Settle // when set, figures on this basis settle by this rule instead
+}
+
+// Concept is a definition a manager can read.
+type Concept struct {
+	ID   string
+	Text string
+}
+
+// Part is one summed expression over one source.
+type Part struct {
+	Source *Source
+	Expr   *Expr
+}
+
+// Ratio is sum(Numerator) / sum(Denominator).
+type Ratio struct{ Numerator, Denominator Part }
+
+// Metric is one figure a report can return.
+type Metric struct {
+	ID      string
+	Label   string
+	Unit    string
+	Concept *Concept
+	Basis   *Basis // nil for figures that are not counted sales
+	Sum     *Part  // set for sums
+	Ratio   *Ratio // set for ratios
+}
+
+// Report is a report tool: the metrics it offers and how it may group them.
+type Report struct {
+	ID          string
+	Title       string
+	Description string
+	Metrics     []*Metric
+	Defaults    []*Metric
+	GroupBy     []string
+}
+
+// Version is a fingerprint of the catalogue's files: it changes whenever
+// anything in them does.
+func (c *Catalog) Version() string { return c.version }
+
+// Zone is the floor's time zone: days and weeks are days and weeks there.
+func (c *Catalog) Zone() *time.Location { return c.zone }
+
+// WeekStart is the first day of a week.
+func (c *Catalog) WeekStart() time.Weekday { return c.weekStart }
+
+// Limits bound every report call.
+func (c *Catalog) Limits() Limits { return c.limits }
+
+// Roster names the roster relations.
+func (c *Catalog) Roster() Roster { return c.roster }
+
+// Source returns the source with the given id.
+func (c *Catalog) Source(id string) (*Source, bool) { s, ok := c.sources[id]; return s, ok }
+
+// Sources returns every source, by id.
+func (c *Catalog) Sources() []*Source { return sortedValues(c.sources) }
+
+// Basis returns the counting basis with the given id.
+func (c *Catalog) Basis(id string) (*Basis, bool) { b, ok := c.bases[id]; return b, ok }
+
+// Bases returns every counting basis, by id.
+func (c *Catalog) Bases() []*Basis { return sortedValues(c.bases) }
+
+// Concepts returns every concept, by id.
+func (c *Catalog) Concepts() []*Concept { return sortedValues(c.concepts) }
+
+// Metric returns the metric with the given id.
+func (c *Catalog) Metric(id string) (*Metric, bool) { m, ok := c.metrics[id]; return m, ok }
+
+// Metrics returns every metric, by id.
+func (c *Catalog) Metrics() []*Metric { return sortedValues(c.metrics) }
+
+// Report returns the report with the given id.
+func (c *Catalog) Report(id string) (*Report, bool) { r, ok := c.reports[id]; return r, ok }
+
+// Reports returns every report, by id.
+func (c *Catalog) Reports() []*Report { return sortedValues(c.reports) }
+
+// Relations returns every relation the catalogue reads, sorted: the roster
+// relations and every source's.
+func (c *Catalog) Relations() []string {
+	set := map[string]bool{
+		c.roster.Teams.Relation: true, c.roster.Agents.Relation: true,
+		c.roster.TeamHistory.Relation: true, c.roster.FloorHistory.Relation: true,
+	}
+	for _, s := range c.sources {
+		set[s.Relation] = true
+	}
+	return sortedKeys(set)
+}
+
+// Parts returns the metric's summed parts: one for a sum, numerator then
+// denominator for a ratio.
+func (m *Metric) Parts() []Part {
+	if m.Ratio != nil {
+		return []Part{m.Ratio.Numerator, m.Ratio.Denominator}
+	}
+	return []Part{*m.Sum}
+}
+
+// IsRatio reports whether the metric is a ratio of two sums.
+func (m *Metric) IsRatio() bool { return m.Ratio != nil }
+
+// Definition is the text of the metric's concept.
+func (m *Metric) Definition() string { return m.Concept.Text }
+
+// Sources returns the distinct sources the metric reads, numerator first.
+func (m *Metric) Sources() []*Source {
+	var out []*Source
+	for _, p := range m.Parts() {
+		if len(out) == 0 || out[0] != p.Source {
+			out = append(out, p.Source)
+		}
+	}
+	return out
+}
+
+// Relation names the relation(s) the metric is summed from.
+func (m *Metric) Relation() string {
+	var names []string
+	for _, s := range m.Sources() {
+		names = append(names, s.Relation)
+	}
+	return strings.Join(names, " / ")
+}
+
+// Formula writes the metric out as sums, e.g. "sum(submitted) / sum(submitted + lost)".
+// Parts of a ratio across two sources are qualified by their relation.
+func (m *Metric) Formula() string {
+	cross := len(m.Sources()) > 1
+	sum := func(p Part) string {
+		if cross {
+			return "sum(" + p.Source.Relation + ": " + p.Expr.String() + ")"
+		}
+		return "sum(" + p.Expr.String() + ")"
+	}
+	if m.Ratio != nil {
+		return sum(m.Ratio.Numerator) + " / " + sum(m.Ratio.Denominator)
+	}
+	return sum(*m.Sum)
+}
+
+// Settles returns the rule by which the metric's figures become whole: the
+// basis's rule when the basis has one, else the latest of its sources' rules.
+func (m *Metric) Settles() Settle {
+	if m.Basis != nil && m.Basis.Settles != nil {
+		return *m.Basis.Settles
+	}
+	var rule Settle
+	for _, s := range m.Sources() {
+		if s.Settles.later(rule) {
+			rule = s.Settles
+		}
+	}
+	return rule
+}
+
+func (s Settle) later(o Settle) bool {
+	return s.DaysAfter*24*int(time.Hour)+int(s.At) > o.DaysAfter*24*int(time.Hour)+int(o.At)
+}
+
+// String writes the rule for a person: "whole 1 day after, at 06:00".
+func (s Settle) String() string {
+	at := time.Time{}.Add(s.At).Format("15:04")
+	switch s.DaysAfter {
+	case 0:
+		return "whole the same day at " + at
+	case 1:
+		return "whole the next day at " + at
+	default:
+		return "whole " + strconv.Itoa(s.DaysAfter) + " days later at " + at
+	}
+}
+
+// Offers reports whether the report may return the metric.
+func (r *Report) Offers(id string) bool {
+	for _, m := range r.Metrics {
+		if m.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// MetricIDs returns the ids of the report's metrics, in catalogue order.
+func (r *Report) MetricIDs() []string {
+	ids := make([]string, len(r.Metrics))
+	for i, m := range r.Metrics {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
+func sortedValues[V any](m map[string]V) []V {
+	out := make([]V, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
+}

@@ -1,0 +1,391 @@
+package catalog
+
+import (
+	"errors"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// This file checks the merged catalogue against the rules and builds the
+// Catalog from it.
+
+var (
+	identRE    = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+	relationRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$`)
+)
+
+// ReservedReportIDs are tool names plumbline defines itself; no catalogue
+// report may take one.
+var ReservedReportIDs = []string{
+	"find_people", "freshness", "health", "league", "metric_definitions",
+	"roster", "team_day", "team_weeks",
+}
+
+// Defaults for settings a catalogue may leave out.
+const (
+	DefaultMaxDays = 120
+	DefaultMaxRows = 50
+)
+
+type builder struct {
+	raw  *rawFile
+	errs *errorList
+	cat  *Catalog
+}
+
+func build(raw *rawFile, errs *errorList) *Catalog {
+	b := &builder{raw: raw, errs: errs, cat: &Catalog{
+		sources:  map[string]*Source{},
+		bases:    map[string]*Basis{},
+		concepts: map[string]*Concept{},
+		metrics:  map[string]*Metric{},
+		reports:  map[string]*Report{},
+	}}
+	b.settings()
+	b.roster()
+	b.bases()
+	b.sources()
+	b.concepts()
+	b.metrics()
+	b.reports()
+	return b.cat
+}
+
+func (b *builder) settings() {
+	c, raw := b.cat, b.raw
+	if raw.TimeZone == nil {
+		b.errs.add(raw.At, "add time_zone: America/New_York (or the floor's zone) to one file", "the catalogue has no time_zone")
+	} else if zone, err := time.LoadLocation(raw.TimeZone.Value); err != nil {
+		b.errs.add(raw.TimeZone.At, "use an IANA zone name such as America/New_York", "unknown time zone %q", raw.TimeZone.Value)
+	} else {
+		c.zone = zone
+	}
+	c.weekStart = time.Monday
+	if raw.WeekStarts != nil {
+		switch raw.WeekStarts.Value {
+		case "monday":
+		case "sunday":
+			c.weekStart = time.Sunday
+		default:
+			b.errs.add(raw.WeekStarts.At, "one of monday, sunday", "week_starts must be a day a week can start on")
+		}
+	}
+	c.limits = Limits{MaxDays: DefaultMaxDays, MaxRows: DefaultMaxRows}
+	if l := raw.Limits; l != nil {
+		if l.MaxDays != nil {
+			c.limits.MaxDays = b.bounded(*l.MaxDays, 1, 366, l.At, "limits.max_days")
+		}
+		if l.MaxRows != nil {
+			c.limits.MaxRows = b.bounded(*l.MaxRows, 1, 500, l.At, "limits.max_rows")
+		}
+	}
+}
+
+func (b *builder) bounded(v, lo, hi int, at Pos, what string) int {
+	if v < lo || v > hi {
+		b.errs.add(at, "use a value from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi), "%s is out of range", what)
+	}
+	return v
+}
+
+func (b *builder) roster() {
+	r := b.raw.Roster
+	if r == nil {
+		b.errs.add(b.raw.At, "add a roster: section naming the teams, agents, team_history and floor_history relations",
+			"the catalogue has no roster")
+		return
+	}
+	ro := &b.cat.roster
+	if t := r.Teams; t != nil {
+		ro.Teams = TeamsRelation{b.relation(t.Relation), b.column(t.Key), b.column(t.Name)}
+	}
+	if a := r.Agents; a != nil {
+		ro.Agents = AgentsRelation{b.relation(a.Relation), b.column(a.Key), b.column(a.Name),
+			b.column(a.Email), b.column(a.Hired), b.column(a.Left)}
+	}
+	if h := r.TeamHistory; h != nil {
+		ro.TeamHistory = TeamHistoryRelation{b.relation(h.Relation), b.column(h.Agent), b.column(h.Team), b.column(h.From)}
+	}
+	if f := r.FloorHistory; f != nil {
+		ro.FloorHistory = FloorHistoryRelation{b.relation(f.Relation), b.column(f.Team), b.column(f.From),
+			b.column(f.CountsAsSales), b.column(f.DecidedBy), b.column(f.Reason)}
+	}
+}
+
+func (b *builder) relation(r ref) string {
+	if r.Value != "" && !relationRE.MatchString(r.Value) {
+		b.errs.add(r.At, "write schema.relation in lower case, e.g. metrics.agent_sales_daily", "%q is not a schema-qualified relation name", r.Value)
+	}
+	return r.Value
+}
+
+func (b *builder) column(r ref) string {
+	if r.Value != "" && !identRE.MatchString(r.Value) {
+		b.errs.add(r.At, "column names are lower case letters, digits and _", "%q is not a column name", r.Value)
+	}
+	return r.Value
+}
+
+func (b *builder) id(kind, id string, at Pos) {
+	if !identRE.MatchString(id) {
+		b.errs.add(at, "ids are lower case letters, digits and _, starting with a letter", "%s id %q is not a valid id", kind, id)
+	}
+}
+
+func (b *builder) settle(r *rawSettle) *Settle {
+	if r == nil || r.DaysAfter == nil {
+		return nil
+	}
+	s := &Settle{DaysAfter: b.bounded(*r.DaysAfter, 0, 60, r.At, "settles.days_after")}
+	if r.Time.Value != "" {
+		t, err := time.Parse("15:04", r.Time.Value)
+		if err != nil {
+			b.errs.add(r.Time.At, "write a 24-hour local time such as \"06:00\"", "settles.at is not a time of day")
+		}
+		s.At = time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute
+	}
+	return s
+}
+
+func (b *builder) bases() {
+	for _, id := range sortedKeys(b.raw.Bases) {
+		r := b.raw.Bases[id]
+		b.id("basis", id, r.At)
+		b.cat.bases[id] = &Basis{ID: id, Label: r.Label, Definition: r.Definition, Settles: b.settle(r.Settles)}
+	}
+}
+
+func (b *builder) sources() {
+	for _, id := range sortedKeys(b.raw.Sources) {
+		r := b.raw.Sources[id]
+		b.id("source", id, r.At)
+		s := &Source{ID: id, Relation: b.relation(r.Relation), Grain: r.Grain.Value,
+			AgentKey: b.column(r.Keys.Agent), DayKey: b.column(r.Keys.Day), TimeKey: b.column(r.Keys.Time),
+			Refresh: r.Refresh.Value, Description: r.Description, Notes: r.Notes}
+		switch s.Grain {
+		case GrainAgentDay:
+			if s.DayKey == "" {
+				b.errs.add(r.Keys.At, "add day: naming the date column", "an agent_day source needs keys.day")
+			}
+		case GrainAgentEvent:
+			if s.TimeKey == "" {
+				b.errs.add(r.Keys.At, "add time: naming the timestamp column", "an agent_event source needs keys.time")
+			}
+		case "":
+		default:
+			b.errs.add(r.Grain.At, oneOf([]string{GrainAgentDay, GrainAgentEvent}), "unknown grain %q", s.Grain)
+		}
+		if s.Refresh != "" && s.Refresh != RefreshNightly && s.Refresh != RefreshLive {
+			b.errs.add(r.Refresh.At, oneOf([]string{RefreshNightly, RefreshLive}), "unknown refresh %q", s.Refresh)
+		}
+		if rule := b.settle(r.Settles); rule != nil {
+			s.Settles = *rule
+		}
+		b.sourceColumns(s, r)
+		for _, ref := range r.Bases {
+			if basis, ok := b.cat.bases[ref.Value]; ok {
+				s.Bases = append(s.Bases, basis)
+			} else {
+				b.errs.add(ref.At, oneOf(sortedKeys(b.cat.bases)), "unknown basis %q", ref.Value)
+			}
+		}
+		b.cat.sources[id] = s
+	}
+}
+
+func (b *builder) sourceColumns(s *Source, r *rawSource) {
+	if len(r.Columns) == 0 {
+		b.errs.add(r.At, "list the numeric columns metrics may sum under columns:", "source %q declares no columns", s.ID)
+	}
+	for _, c := range r.Columns {
+		name := b.column(c)
+		switch {
+		case slices.Contains(s.Columns, name):
+			b.errs.add(c.At, "list each column once", "column %q is listed twice", name)
+		case name == s.AgentKey || name == s.DayKey || name == s.TimeKey:
+			b.errs.add(c.At, "columns: lists the figures to sum, not the keys", "key column %q cannot be summed", name)
+		default:
+			s.Columns = append(s.Columns, name)
+		}
+	}
+}
+
+func (b *builder) concepts() {
+	for _, id := range sortedKeys(b.raw.Concepts) {
+		r := b.raw.Concepts[id]
+		b.id("concept", id, r.At)
+		b.cat.concepts[id] = &Concept{ID: id, Text: r.Text}
+	}
+}
+
+func (b *builder) metrics() {
+	for _, id := range sortedKeys(b.raw.Metrics) {
+		r := b.raw.Metrics[id]
+		b.id("metric", id, r.At)
+		m := &Metric{ID: id, Label: r.Label, Unit: r.Unit.Value}
+		if r.Unit.Value != "" && !slices.Contains(Units, r.Unit.Value) {
+			b.errs.add(r.Unit.At, oneOf(Units), "unknown unit %q", r.Unit.Value)
+		}
+		if c, ok := b.cat.concepts[r.Concept.Value]; ok {
+			m.Concept = c
+		} else if r.Concept.Value != "" {
+			b.errs.add(r.Concept.At, "define it under concepts: or use "+oneOf(sortedKeys(b.cat.concepts)), "unknown concept %q", r.Concept.Value)
+		}
+		b.shape(m, r)
+		b.basis(m, r)
+		b.cat.metrics[id] = m
+	}
+}
+
+// shape checks that a metric is exactly one of a sum or a ratio, that its
+// unit fits, and builds its parts.
+func (b *builder) shape(m *Metric, r *rawMetric) {
+	switch {
+	case r.Sum != nil && r.Ratio != nil:
+		b.errs.add(r.At, "keep sum: for a total or ratio: for a rate, not both", "metric %q has both sum: and ratio:", m.ID)
+	case r.Sum == nil && r.Ratio == nil:
+		b.errs.add(r.At, "add sum: for a total or ratio: with numerator: and denominator: for a rate", "metric %q has neither sum: nor ratio:", m.ID)
+	case r.Sum != nil:
+		if m.Unit == UnitShare || m.Unit == UnitPerHour {
+			b.errs.add(r.Unit.At, "a share or a per-hour figure is a ratio: of two sums", "a sum cannot have unit %q", m.Unit)
+		}
+		m.Sum = b.part(m, r, &rawPart{At: r.Sum.At, Sum: *r.Sum})
+	default:
+		if m.Unit == UnitCount || m.Unit == UnitHours {
+			b.errs.add(r.Unit.At, "a ratio's unit is share or per_hour", "a ratio cannot have unit %q", m.Unit)
+		}
+		num, den := b.part(m, r, r.Ratio.Numerator), b.part(m, r, r.Ratio.Denominator)
+		if num == nil || den == nil {
+			return
+		}
+		m.Ratio = &Ratio{Numerator: *num, Denominator: *den}
+		if num.Source.Grain != den.Source.Grain {
+			b.errs.add(r.Ratio.At, "a ratio across two sources needs sources of one grain",
+				"numerator source %q has grain %s but denominator source %q has grain %s",
+				num.Source.ID, num.Source.Grain, den.Source.ID, den.Source.Grain)
+		}
+	}
+}
+
+// part builds one summed expression. Its source is the part's own, or the
+// metric's.
+func (b *builder) part(m *Metric, r *rawMetric, p *rawPart) *Part {
+	if p == nil {
+		return nil
+	}
+	srcRef := p.Source
+	if srcRef.Value == "" {
+		srcRef = r.Source
+	}
+	if srcRef.Value == "" {
+		b.errs.add(p.At, "add source: to the metric, or write the part as {source: …, sum: …}", "metric %q names no source for this sum", m.ID)
+		return nil
+	}
+	src, ok := b.cat.sources[srcRef.Value]
+	if !ok {
+		b.errs.add(srcRef.At, oneOf(sortedKeys(b.cat.sources)), "unknown source %q", srcRef.Value)
+		return nil
+	}
+	expr, err := ParseExpr(p.Sum.Value)
+	if err != nil {
+		at := p.Sum.At
+		var fe *FormulaError
+		if errors.As(err, &fe) {
+			at.Column += fe.Offset
+		}
+		b.errs.add(at, "a formula is column arithmetic such as submitted + lost", "%s", err)
+		return nil
+	}
+	for _, col := range expr.Columns() {
+		if !slices.Contains(src.Columns, col) {
+			b.errs.add(p.Sum.At, "use "+oneOf(src.Columns)+", or declare the column under the source's columns:",
+				"%q is not a column of source %q", col, src.ID)
+		}
+	}
+	return &Part{Source: src, Expr: expr}
+}
+
+// basis checks a metric's counting basis: required exactly when a source it
+// reads declares bases, and one that every such source allows.
+func (b *builder) basis(m *Metric, r *rawMetric) {
+	if r.Basis.Value != "" {
+		basis, ok := b.cat.bases[r.Basis.Value]
+		if !ok {
+			b.errs.add(r.Basis.At, oneOf(sortedKeys(b.cat.bases)), "unknown basis %q", r.Basis.Value)
+			return
+		}
+		m.Basis = basis
+	}
+	if m.Sum == nil && m.Ratio == nil {
+		return
+	}
+	counted := false
+	for _, src := range m.Sources() {
+		if len(src.Bases) == 0 {
+			continue
+		}
+		counted = true
+		var allowed []string
+		for _, basis := range src.Bases {
+			allowed = append(allowed, basis.ID)
+		}
+		switch {
+		case m.Basis == nil && r.Basis.Value == "":
+			b.errs.add(r.At, "add basis: "+oneOf(allowed), "metric %q counts sales from %q but names no counting basis", m.ID, src.ID)
+		case m.Basis != nil && !slices.Contains(allowed, m.Basis.ID):
+			b.errs.add(r.Basis.At, "source "+src.ID+" allows "+oneOf(allowed), "source %q does not count on basis %q", src.ID, m.Basis.ID)
+		}
+	}
+	if !counted && m.Basis != nil {
+		b.errs.add(r.Basis.At, "remove basis:, or list the basis under the source's bases:", "metric %q reads no source that counts on a basis", m.ID)
+	}
+}
+
+func (b *builder) reports() {
+	for _, id := range sortedKeys(b.raw.Reports) {
+		r := b.raw.Reports[id]
+		b.id("report", id, r.At)
+		if slices.Contains(ReservedReportIDs, id) {
+			b.errs.add(r.At, "choose a name other than "+oneOf(ReservedReportIDs), "report id %q is a tool plumbline defines itself", id)
+		}
+		rep := &Report{ID: id, Title: r.Title, Description: r.Description}
+		rep.Metrics = b.metricList(r.Metrics, nil)
+		rep.Defaults = b.metricList(r.DefaultMetrics, rep)
+		if len(rep.Defaults) == 0 {
+			rep.Defaults = rep.Metrics
+		}
+		for _, g := range r.GroupBy {
+			switch {
+			case !slices.Contains(Groupings, g.Value):
+				b.errs.add(g.At, oneOf(Groupings), "unknown group_by %q", g.Value)
+			case slices.Contains(rep.GroupBy, g.Value):
+				b.errs.add(g.At, "list each grouping once", "group_by %q is listed twice", g.Value)
+			default:
+				rep.GroupBy = append(rep.GroupBy, g.Value)
+			}
+		}
+		b.cat.reports[id] = rep
+	}
+}
+
+// metricList resolves a list of metric ids; within names the report whose
+// metrics the list must be drawn from, for default_metrics.
+func (b *builder) metricList(refs []ref, within *Report) []*Metric {
+	var out []*Metric
+	for _, ref := range refs {
+		m, ok := b.cat.metrics[ref.Value]
+		switch {
+		case !ok:
+			b.errs.add(ref.At, "define it under metrics: or use "+oneOf(sortedKeys(b.cat.metrics)), "unknown metric %q", ref.Value)
+		case within != nil && !within.Offers(ref.Value):
+			b.errs.add(ref.At, "default metrics come from the report's metrics: "+oneOf(within.MetricIDs()), "metric %q is not among the report's metrics", ref.Value)
+		case slices.Contains(out, m):
+			b.errs.add(ref.At, "list each metric once", "metric %q is listed twice", ref.Value)
+		default:
+			out = append(out, m)
+		}
+	}
+	return out
+}
