@@ -116,7 +116,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, at Pos, what strin
 			continue
 		}
 		seen[key.Value] = true
-		d.decode(val, v.Field(idx).Addr(), d.pos(key), what+"."+key.Value)
+		d.decode(val, v.Field(idx).Addr(), d.pos(key), join(what, ".", key.Value))
 	}
 	for _, name := range required {
 		if !seen[name] {
@@ -140,7 +140,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, what string) {
 			continue
 		}
 		elem := reflect.New(v.Type().Elem())
-		d.decode(val, elem, d.pos(key), what+" "+quote(key.Value))
+		d.decode(val, elem, d.pos(key), join(what, " ", quote(key.Value)))
 		v.SetMapIndex(reflect.ValueOf(key.Value), elem.Elem())
 	}
 }
@@ -155,6 +155,14 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, what string) {
 		d.decode(item, out.Index(i).Addr(), d.pos(item), what)
 	}
 	v.Set(out)
+}
+
+// join names a nested value: roster.teams, metrics "close_rate".
+func join(what, sep, key string) string {
+	if what == "" {
+		return key
+	}
+	return what + sep + key
 }
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }

@@ -194,6 +194,7 @@ func Load(fsys fs.FS, prefix string) (*Catalog, error) {
 	}
 	h := sha256.New()
 	var files []*rawFile
+	unreadable := false
 	for _, name := range names {
 		body, err := fs.ReadFile(fsys, name)
 		if err != nil {
@@ -202,9 +203,16 @@ func Load(fsys fs.FS, prefix string) (*Catalog, error) {
 		h.Write([]byte(name + "\x00"))
 		h.Write(body)
 		h.Write([]byte{0})
-		if f := parseFile(filepath.Join(prefix, name), body, &errs); f != nil {
-			files = append(files, f)
+		f := parseFile(filepath.Join(prefix, name), body, &errs)
+		if f == nil {
+			unreadable = true
+			continue
 		}
+		files = append(files, f)
+	}
+	if unreadable {
+		// Rules over the whole catalogue would only repeat the syntax error.
+		return nil, errs.err()
 	}
 	merged := merge(files, &errs)
 	cat := build(merged, &errs)
@@ -243,7 +251,7 @@ func parseFile(name string, body []byte, errs *errorList) *rawFile {
 	}
 	d := &decoder{file: name, errs: errs}
 	f := &rawFile{}
-	d.decode(doc.Content[0], reflect.ValueOf(f), at, "the file")
+	d.decode(doc.Content[0], reflect.ValueOf(f), at, "")
 	if f.Version != nil && *f.Version != 1 {
 		errs.add(at, "this plumbline reads version: 1", "unknown catalogue version %d", *f.Version)
 	}
@@ -309,7 +317,6 @@ func isNilPtr(v any) bool {
 	r := reflect.ValueOf(v)
 	return !r.IsValid() || r.Kind() == reflect.Pointer && r.IsNil()
 }
-
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 

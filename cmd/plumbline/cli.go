@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// streams are a command's standard streams, so tests can run commands
+// against buffers.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// command is one subcommand: its one-line summary, its help text and what
+// it does with its arguments.
+type command struct {
+	summary string
+	help    string
+	run     func(ctx context.Context, args []string, s *streams) error
+}
+
+var commands = map[string]command{}
+
+func register(name string, c command) { commands[name] = c }
+
+const usage = `plumbline: governed sales-floor reports for AI clients, over MCP.
+
+A sales manager adds plumbline to the AI client they already use and asks how
+their team did. Every figure plumbline answers with carries its definition,
+how far its data runs, its counting basis and a partial flag.
+
+Usage:
+  plumbline <command> [flags] [arguments]
+
+Commands:
+%s
+Run "plumbline help <command>" for a command's flags. Every flag can also be
+set with the PLUMBLINE_* environment variable its help names.
+
+Start here:
+  plumbline demo     serve the demo floor at http://127.0.0.1:8080/mcp
+`
+
+func mainHelp() string {
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, name := range names {
+		fmt.Fprintf(&b, "  %-9s %s\n", name, commands[name].summary)
+	}
+	return fmt.Sprintf(usage, b.String())
+}
+
+// errUsage marks an error in how a command was called; it exits with 2.
+var errUsage = errors.New("usage")
+
+// exitError carries a specific exit code.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func run(ctx context.Context, args []string, s *streams) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
+		fmt.Fprint(s.out, mainHelp())
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	name, rest := args[0], args[1:]
+	if name == "help" {
+		name, rest = rest[0], []string{"-h"}
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(s.err, "plumbline: unknown command %q\n\n%s", name, mainHelp())
+		return 2
+	}
+	err := cmd.run(ctx, rest, s)
+	var exit exitError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &exit):
+		return exit.code
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(s.err, "plumbline %s: %v\nRun \"plumbline help %s\" for usage.\n", name, err, name)
+		return 2
+	default:
+		fmt.Fprintf(s.err, "plumbline %s: %v\n", name, err)
+		return 1
+	}
+}
+
+// flags is a command's flag set; every flag may come from the environment.
+type flags struct {
+	*flag.FlagSet
+	s *streams
+}
+
+func newFlags(name, help string, s *streams) *flags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(s.err)
+	fs.Usage = func() {
+		fmt.Fprint(s.out, strings.TrimLeft(help, "\n"))
+		fmt.Fprintln(s.out, "\nFlags:")
+		fs.SetOutput(s.out)
+		fs.PrintDefaults()
+		fs.SetOutput(s.err)
+	}
+	return &flags{FlagSet: fs, s: s}
+}
+
+// envName is the environment variable a flag may be set by.
+func envName(flagName string) string {
+	return "PLUMBLINE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func (f *flags) string(name, def, usage string) *string {
+	if v, ok := os.LookupEnv(envName(name)); ok {
+		def = v
+	}
+	return f.String(name, def, usage+" ($"+envName(name)+")")
+}
+
+func (f *flags) duration(name string, def time.Duration, usage string) *time.Duration {
+	if v, ok := os.LookupEnv(envName(name)); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			def = d
+		}
+	}
+	return f.Duration(name, def, usage+" ($"+envName(name)+")")
+}
+
+func (f *flags) int(name string, def int, usage string) *int {
+	if v, ok := os.LookupEnv(envName(name)); ok {
+		fmt.Sscan(v, &def)
+	}
+	return f.Int(name, def, usage+" ($"+envName(name)+")")
+}
+
+// parse parses args and returns the positional arguments.
+func (f *flags) parse(args []string) ([]string, error) {
+	if err := f.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return f.Args(), nil
+}
+
+// logger writes JSON logs to stderr at a level named by a flag.
+func logger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("%w: --log-level must be debug, info, warn or error", errUsage)
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})), nil
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"plumbline/internal/demofloor"
+	"plumbline/internal/migrate"
+	"plumbline/internal/pgcluster"
+	"plumbline/sql"
+)
+
+const demoHelp = `
+Usage: plumbline demo [flags]
+
+Run plumbline on the demo floor in one command. It starts a private
+PostgreSQL cluster under --dir (or reuses the one there), migrates it,
+generates the demo floor up to now, prints how to connect a client and serves
+http://ADDR/mcp until Ctrl-C, when it stops the cluster again. The data stays
+in --dir for the next run; delete the directory to start afresh.
+
+The demo floor is six teams and about a hundred agents over 400 days, with
+the traps a naive report engine falls into: transfers, teams joining and
+leaving the floor, near-identical names, hours not in yet, approvals that
+settle late and a live board that runs to now.
+
+The cluster trusts local connections and listens on 127.0.0.1 only: it is
+for trying plumbline, not for real data.
+
+Examples:
+  plumbline demo
+  plumbline demo --addr 127.0.0.1:9090 --now 2026-11-18T14:30:00-05:00
+`
+
+const demoDatabase = "plumbline"
+
+func init() {
+	register("demo", command{summary: "serve the demo floor on a private PostgreSQL (start here)", help: demoHelp, run: demo})
+}
+
+func demo(ctx context.Context, args []string, s *streams) error {
+	f := newFlags("demo", demoHelp, s)
+	dir := f.string("dir", ".plumbline", "`directory` for the private PostgreSQL cluster")
+	nowFlag := f.string("now", "", "generate and answer as of this RFC 3339 `moment` instead of the clock")
+	seed := f.int("seed", demofloor.DefaultSeed, "seed of the generated floor")
+	agents := f.int("agents", demofloor.DefaultAgents, "agents on the generated floor")
+	days := f.int("days", demofloor.DefaultDays, "days of history on the generated floor")
+	sf := addServerFlags(f)
+	if _, err := f.parse(args); err != nil {
+		return err
+	}
+	now, clock := time.Now(), time.Now
+	if *nowFlag != "" {
+		t, err := time.Parse(time.RFC3339, *nowFlag)
+		if err != nil {
+			return fmt.Errorf("%w: --now must be an RFC 3339 time such as 2026-11-18T14:30:00-05:00", errUsage)
+		}
+		now, clock = t, func() time.Time { return t }
+	}
+	log, err := logger(s.err, *sf.logLevel)
+	if err != nil {
+		return err
+	}
+
+	fmt.Fprintf(s.out, "Starting PostgreSQL in %s ...\n", *dir)
+	cluster, err := pgcluster.Start(ctx, *dir, pgcluster.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fmt.Fprintln(s.out, "Stopping PostgreSQL.")
+		if err := cluster.Stop(); err != nil {
+			fmt.Fprintln(s.err, "plumbline demo: stop PostgreSQL:", err)
+		}
+	}()
+	dsn := cluster.DSN(demoDatabase)
+	opts := demofloor.Options{Seed: uint64(*seed), Now: now, Agents: *agents, Days: *days}
+	if err := prepareDemo(ctx, cluster, opts, s); err != nil {
+		return err
+	}
+	srv, closeStore, err := sf.open(ctx, dsn, clock, log)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	return serveHTTP(ctx, srv, *sf.addr, log, func(url string) { printConnect(s, dsn, url, *sf.catalogDir) })
+}
+
+// prepareDemo creates and migrates the demo database and loads a fresh floor.
+func prepareDemo(ctx context.Context, cluster *pgcluster.Cluster, opts demofloor.Options, s *streams) error {
+	admin, err := pgx.Connect(ctx, cluster.DSN("postgres"))
+	if err != nil {
+		return err
+	}
+	var exists bool
+	err = admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", demoDatabase).Scan(&exists)
+	if err == nil && !exists {
+		_, err = admin.Exec(ctx, "CREATE DATABASE "+demoDatabase)
+	}
+	admin.Close(ctx)
+	if err != nil {
+		return fmt.Errorf("create the demo database: %w", err)
+	}
+	conn, err := pgx.Connect(ctx, cluster.DSN(demoDatabase))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	applied, err := migrate.Apply(ctx, conn, migrate.Set{Name: "demo", Files: sql.Demo()}, migrate.Set{Name: "plumbline", Files: sql.Migrations()})
+	if err != nil {
+		return err
+	}
+	if len(applied) > 0 {
+		fmt.Fprintf(s.out, "Applied %d migrations.\n", len(applied))
+	}
+	start := time.Now()
+	floor, err := demofloor.Generate(opts)
+	if err != nil {
+		return err
+	}
+	if err := demofloor.Load(ctx, conn, floor); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.out, "Generated the demo floor up to %s: %d teams, %d agents, %d agent-days of sales, %d board entries (%.1fs).\n",
+		opts.Now.In(mustZone()).Format("Mon 2 Jan 2006 15:04 MST"), len(floor.Teams), len(floor.Agents), len(floor.Sales), len(floor.Board),
+		time.Since(start).Seconds())
+	return nil
+}
+
+func mustZone() *time.Location {
+	z, err := time.LoadLocation(demofloor.Zone)
+	if err != nil {
+		return time.UTC
+	}
+	return z
+}
+
+// printConnect tells a newcomer how to point a client at the demo.
+func printConnect(s *streams, dsn, url, catalogDir string) {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "plumbline"
+	}
+	exe, _ = filepath.Abs(exe)
+	stdioArgs := []string{"serve", "--transport", "stdio", "--db", dsn}
+	if catalogDir != "" {
+		abs, _ := filepath.Abs(catalogDir)
+		stdioArgs = append(stdioArgs, "--catalog", abs)
+	}
+	desktop, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
+		"plumbline": map[string]any{"command": exe, "args": stdioArgs},
+	}}, "", "  ")
+	fmt.Fprintf(s.out, `
+plumbline is serving the demo floor.
+
+  MCP endpoint (Streamable HTTP): %s
+  Database, for psql:             %s
+
+Claude Code:
+  claude mcp add --transport http plumbline %s
+
+Claude Desktop (claude_desktop_config.json, runs plumbline over stdio
+against this demo's database while it is running):
+%s
+
+MCP Inspector:
+  npx @modelcontextprotocol/inspector --cli %s --method tools/list
+
+Press Ctrl-C to stop.
+`, url, dsn, url, desktop, url)
+}

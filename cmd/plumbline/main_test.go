@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/catalog"
+	"plumbline/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// syncBuffer is a buffer a running command and the test can share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb syncBuffer
+	code = run(context.Background(), args, &streams{in: strings.NewReader(""), out: &out, err: &errb})
+	return code, out.String(), errb.String()
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := runCLI(t, "help")
+	if code != 0 || !strings.Contains(out, "plumbline demo") {
+		t.Errorf("help: exit %d\n%s", code, out)
+	}
+	for _, cmd := range []string{"serve", "check", "demo"} {
+		code, out, _ := runCLI(t, "help", cmd)
+		if code != 0 || !strings.Contains(out, "Usage: plumbline "+cmd) || !strings.Contains(out, "$PLUMBLINE_") {
+			t.Errorf("help %s: exit %d\n%s", cmd, code, out)
+		}
+	}
+	if code, _, errOut := runCLI(t, "frobnicate"); code != 2 || !strings.Contains(errOut, "unknown command") {
+		t.Errorf("an unknown command: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "serve"); code != 2 || !strings.Contains(errOut, "--db is required") {
+		t.Errorf("serve without --db: exit %d, %s", code, errOut)
+	}
+}
+
+// check prints every problem with file:line:column and exits 1; a good
+// catalogue exits 0. The golden files are the catalog package's.
+func TestCheck(t *testing.T) {
+	t.Chdir("../..")
+	code, out, _ := runCLI(t, "check", "catalog/demo")
+	if code != 0 || !strings.Contains(out, "catalog/demo: ok") {
+		t.Errorf("check catalog/demo: exit %d\n%s", code, out)
+	}
+	code, out, errOut := runCLI(t, "check", "testdata/check/broken")
+	want, _ := os.ReadFile("testdata/check/broken.want")
+	if code != 1 || out != string(want) || !strings.Contains(errOut, "problem(s)") {
+		t.Errorf("check broken: exit %d\n%s\nwant:\n%s", code, out, want)
+	}
+	code, out, _ = runCLI(t, "check", "--format", "github", "testdata/check/broken")
+	annotation := regexp.MustCompile(`^::error file=testdata/check/broken/\w+\.yaml,line=\d+,col=\d+,title=plumbline check::[^\n]+$`)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 1 || len(lines) != strings.Count(string(want), "\n") {
+		t.Errorf("check --format github: exit %d, %d annotations", code, len(lines))
+	}
+	for _, l := range lines {
+		if !annotation.MatchString(l) {
+			t.Errorf("not a GitHub annotation: %s", l)
+		}
+	}
+	if code, _, _ := runCLI(t, "check", "--format", "xml", "catalog/demo"); code != 2 {
+		t.Errorf("an unknown format: exit %d", code)
+	}
+}
+
+var catalogError = catalog.Error{Pos: catalog.Pos{File: "a:b,c.yaml", Line: 3, Column: 7}, Msg: "50% off\nsecond line", Hint: "fix it"}
+
+func TestGitHubEscaping(t *testing.T) {
+	got := formatError(&catalogError, "github")
+	if got != "::error file=a%3Ab%2Cc.yaml,line=3,col=7,title=plumbline check::50%25 off%0Asecond line (hint: fix it)" {
+		t.Errorf("escaped annotation = %s", got)
+	}
+}
+
+// buildBinary builds plumbline once for tests that run it as a process.
+var buildBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "plumbline-bin-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "plumbline")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %w\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// A client that starts plumbline itself talks to it over stdio.
+func TestServeOverStdio(t *testing.T) {
+	bin, err := buildBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
+	db := pgtest.NewDB(t)
+	cmd := exec.Command(bin, "serve", "--transport", "stdio", "--db", db.DSN, "--log-level", "warn")
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) < 5 {
+		t.Fatalf("tools/list over stdio: %v, %v", tools, err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sales",
+		Arguments: json.RawMessage(`{"who":{"floor":true},"period":{"start":"2026-11-02","end":"2026-11-08"},"group_by":"team"}`)})
+	if err != nil || res.IsError {
+		t.Fatalf("sales over stdio: %v %v", res, err)
+	}
+	var a struct {
+		Rows    [][]any
+		Metrics map[string]struct{ Definition string }
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &a)
+	if len(a.Rows) < 3 || a.Metrics["close_rate"].Definition == "" {
+		t.Errorf("sales over stdio answered %s", b)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "sales", Arguments: json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"},"extra":1}`)})
+	if err != nil || !res.IsError {
+		t.Errorf("an unknown field over stdio: %v %v", res, err)
+	}
+}
+
+// `plumbline demo` starts its own PostgreSQL, loads the floor, prints how to
+// connect and serves until interrupted; a second run reuses the cluster.
+func TestDemo(t *testing.T) {
+	// The cluster runs as the postgres user when tests run as root, so its
+	// directory must not sit inside the test's private temporary directory.
+	dir, err := os.MkdirTemp("", "plumbline-demo-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	for run := 1; run <= 2; run++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		var out, errb syncBuffer
+		done := make(chan int)
+		go func() {
+			done <- runWith(ctx, []string{"demo", "--dir", dir, "--addr", "127.0.0.1:0", "--now", "2026-11-18T14:30:00-05:00"}, &out, &errb)
+		}()
+		url := waitFor(t, &out, regexp.MustCompile(`MCP endpoint \(Streamable HTTP\): (\S+)`), done)
+		tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, tr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sales", Arguments: json.RawMessage(`{"who":{"team":"falcons"},"period":{"named":"yesterday"}}`)})
+		if err != nil || res.IsError {
+			t.Fatalf("run %d: sales on the demo: %v %v", run, res, err)
+		}
+		cs.Close()
+		for _, want := range []string{"claude mcp add --transport http plumbline " + url, `"mcpServers"`, "Database, for psql:"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("run %d: the demo does not print %q", run, want)
+			}
+		}
+		if run == 2 && strings.Contains(out.String(), "Applied") {
+			t.Error("the second run applied migrations again")
+		}
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Fatalf("run %d: demo exited %d\n%s\n%s", run, code, out.String(), errb.String())
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the demo did not stop on interrupt")
+		}
+		if !strings.Contains(out.String(), "Stopping PostgreSQL") {
+			t.Errorf("run %d did not stop PostgreSQL", run)
+		}
+	}
+}
+
+func runWith(ctx context.Context, args []string, out, errw *syncBuffer) int {
+	return run(ctx, args, &streams{in: strings.NewReader(""), out: out, err: errw})
+}
+
+func waitFor(t *testing.T, out *syncBuffer, re *regexp.Regexp, done chan int) string {
+	t.Helper()
+	deadline := time.After(90 * time.Second)
+	for {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("the demo exited %d before serving:\n%s", code, out.String())
+		case <-deadline:
+			t.Fatalf("the demo did not start serving:\n%s", out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/catalog"
+	"plumbline/internal/mcpserver"
+	"plumbline/internal/query"
+	"plumbline/reports"
+)
+
+// BenchmarkSalesByTeam4Weeks runs one representative call, submitted sales
+// and close rate per team over the last four whole weeks on the floor, three
+// ways side by side: the whole MCP call over Streamable HTTP and in memory,
+// and the same SQL run directly with pgx.
+func BenchmarkSalesByTeam4Weeks(b *testing.B) {
+	f := newFloor(b)
+	ctx := context.Background()
+	thisWeek := time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
+	start, end := thisWeek.AddDate(0, 0, -28), thisWeek.AddDate(0, 0, -1)
+	args := fmt.Sprintf(`{"who":{"floor":true},"period":{"start":%q,"end":%q},"group_by":"team","metrics":["submitted_sales","close_rate"]}`,
+		dateOf(start), dateOf(end))
+
+	ts := httptest.NewServer(mcpserver.HTTPHandler(f.server))
+	defer ts.Close()
+	overHTTP, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer overHTTP.Close()
+	for name, cs := range map[string]*mcp.ClientSession{"mcp_http": overHTTP, "mcp_inmemory": f.client(b)} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sales", Arguments: json.RawMessage(args)})
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+
+	cat := f.engine.Catalog()
+	submitted, _ := cat.Metric("submitted_sales")
+	closeRate, _ := cat.Metric("close_rate")
+	plan := &reports.Plan{Catalog: cat, Metrics: []*catalog.Metric{submitted, closeRate},
+		Scope: reports.Scope{Kind: reports.ScopeFloor}, Period: reports.Period{Start: start, End: end}, GroupBy: "team", Limit: 51}
+	stmt, sqlArgs, err := query.Build(plan)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pool, err := pgxpool.New(ctx, f.db.DSN)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	b.Run("pgx_sql", func(b *testing.B) {
+		for b.Loop() {
+			rows, err := pool.Query(ctx, stmt, sqlArgs...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
+			if err != nil || len(got) < 3 {
+				b.Fatal(err, got)
+			}
+		}
+	})
+}

@@ -1,0 +1,114 @@
+// Package mcpserver serves the report engine over the Model Context
+// Protocol, on the official go-sdk: every tool the engine offers, registered
+// with plumbline's own schemas and validation (the SDK's typed tools would
+// answer bad arguments with their own text, which quotes the caller), over
+// stdio or Streamable HTTP.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/reports"
+)
+
+// Version is plumbline's version, as the server reports it.
+var Version = "0.1.0"
+
+// Options tune a server. The zero value is ready to use.
+type Options struct {
+	// Logger receives the server's own logs. If nil, slog.Default().
+	Logger *slog.Logger
+	// Caller names who a call comes from. If nil, every call comes from
+	// the process's own identity (stdio, development).
+	Caller func(*mcp.CallToolRequest) reports.Caller
+}
+
+// New returns an MCP server offering every tool of engine.
+func New(engine *reports.Engine, opts *Options) *mcp.Server {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Caller == nil {
+		o.Caller = func(*mcp.CallToolRequest) reports.Caller { return reports.Caller{Person: "local", Client: "local"} }
+	}
+	srv := mcp.NewServer(
+		&mcp.Implementation{Name: "plumbline", Title: "plumbline: governed sales-floor reports", Version: Version},
+		&mcp.ServerOptions{
+			Instructions: reports.Instructions(),
+			// The SDK logs every stateless request at info; keep its warnings.
+			Logger:       slog.New(atLeast{o.Logger.Handler(), slog.LevelWarn}),
+			Capabilities: &mcp.ServerCapabilities{},
+		},
+	)
+	closed := false
+	for _, t := range engine.Tools() {
+		srv.AddTool(&mcp.Tool{
+			Name:         t.Name,
+			Title:        t.Title,
+			Description:  t.Description,
+			InputSchema:  t.InputSchema,
+			OutputSchema: t.OutputSchema,
+			Annotations: &mcp.ToolAnnotations{
+				Title: t.Title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed,
+			},
+		}, handler(engine, o))
+	}
+	return srv
+}
+
+func handler(engine *reports.Engine, o Options) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ans := engine.Call(ctx, o.Caller(req), req.Params.Name, req.Params.Arguments)
+		body, err := json.Marshal(ans.Body)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
+			StructuredContent: json.RawMessage(body),
+			IsError:           ans.Refusal != nil,
+		}, nil
+	}
+}
+
+// HTTPHandler serves the server over Streamable HTTP at /mcp, statelessly
+// (no MCP session is kept, so replicas need no sticky routing), with
+// /healthz for load balancers.
+func HTTPHandler(srv *mcp.Server) http.Handler {
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(mcpHandler))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("ok\n"))
+	})
+	return mux
+}
+
+// atLeast passes on only records at or above a level.
+type atLeast struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return atLeast{h.Handler.WithAttrs(attrs), h.min}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{h.Handler.WithGroup(name), h.min}
+}

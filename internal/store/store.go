@@ -1,0 +1,207 @@
+// Package store runs report plans against PostgreSQL. It implements
+// reports.Store over a pgx connection pool: every report runs in its own
+// read-only transaction with a statement timeout, and database errors are
+// turned into the few faults the engine names (busy, timeout) or passed on
+// for the engine to log; their text never reaches a caller.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"plumbline/catalog"
+	"plumbline/internal/query"
+	"plumbline/reports"
+)
+
+// Defaults for Options.
+const (
+	DefaultStatementTimeout = 30 * time.Second
+	DefaultAcquireTimeout   = 15 * time.Second
+)
+
+// Options tune a Store. The zero value gives the defaults.
+type Options struct {
+	// StatementTimeout bounds each report query. If zero,
+	// DefaultStatementTimeout.
+	StatementTimeout time.Duration
+	// AcquireTimeout bounds the wait for a pooled connection before the
+	// call is answered "busy". If zero, DefaultAcquireTimeout.
+	AcquireTimeout time.Duration
+	// MaxConns caps the pool. If zero, pgx's default.
+	MaxConns int32
+}
+
+// Store is a report store over a PostgreSQL pool.
+type Store struct {
+	pool *pgxpool.Pool
+	cat  *catalog.Catalog
+	opts Options
+}
+
+var _ reports.Store = (*Store)(nil)
+
+// Open connects a pool to dsn.
+func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opts *Options) (*Store, error) {
+	s := &Store{cat: cat}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.StatementTimeout == 0 {
+		s.opts.StatementTimeout = DefaultStatementTimeout
+	}
+	if s.opts.AcquireTimeout == 0 {
+		s.opts.AcquireTimeout = DefaultAcquireTimeout
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parse database connection string: %w", redact(err))
+	}
+	if s.opts.MaxConns > 0 {
+		cfg.MaxConns = s.opts.MaxConns
+	}
+	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("open database pool: %w", err)
+	}
+	return s, nil
+}
+
+// Pool returns the underlying pool.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Close closes the pool.
+func (s *Store) Close() { s.pool.Close() }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// readOnly runs the queries queue adds in one read-only transaction with the
+// statement timeout set, sent to the server as one batch: one round trip
+// for the whole report.
+func (s *Store) readOnly(ctx context.Context, queue func(*pgx.Batch)) error {
+	actx, cancel := context.WithTimeout(ctx, s.opts.AcquireTimeout)
+	conn, err := s.pool.Acquire(actx)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%w: %w", reports.ErrBusy, err)
+		}
+		return err
+	}
+	defer conn.Release()
+	b := &pgx.Batch{}
+	b.Queue("BEGIN READ ONLY")
+	b.Queue(fmt.Sprintf("SET LOCAL statement_timeout = %d", s.opts.StatementTimeout.Milliseconds()))
+	queue(b)
+	// After a failed statement the transaction is aborted, and COMMIT ends
+	// it with a rollback.
+	b.Queue("COMMIT")
+	err = conn.SendBatch(ctx, b).Close()
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
+		return fmt.Errorf("%w: %w", reports.ErrTimeout, err)
+	}
+	return err
+}
+
+// Run runs a plan and reads its sources' newest days in the same snapshot.
+func (s *Store) Run(ctx context.Context, plan *reports.Plan) (*reports.Result, error) {
+	stmt, args, err := query.Build(plan)
+	if err != nil {
+		return nil, fmt.Errorf("build report query: %w", err)
+	}
+	res := &reports.Result{}
+	grouped, parts := plan.GroupBy != "", len(plan.Parts())
+	err = s.readOnly(ctx, func(b *pgx.Batch) {
+		b.Queue(stmt, args...).Query(func(rows pgx.Rows) (err error) {
+			res.Rows, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (reports.Row, error) {
+				row := reports.Row{Sums: make([]*float64, parts)}
+				dest := make([]any, 0, parts+1)
+				if grouped {
+					dest = append(dest, &row.Key)
+				}
+				for i := range row.Sums {
+					dest = append(dest, &row.Sums[i])
+				}
+				return row, r.Scan(dest...)
+			})
+			return err
+		})
+		queueNewest(b, s.cat, plan.Sources(), &res.Newest)
+	})
+	return res, err
+}
+
+// Newest returns the newest day each source holds rows for.
+func (s *Store) Newest(ctx context.Context, sources []*catalog.Source) (map[string]time.Time, error) {
+	var out map[string]time.Time
+	err := s.readOnly(ctx, func(b *pgx.Batch) { queueNewest(b, s.cat, sources, &out) })
+	return out, err
+}
+
+// queueNewest queues the read of each source's newest day into *out.
+func queueNewest(b *pgx.Batch, cat *catalog.Catalog, sources []*catalog.Source, out *map[string]time.Time) {
+	*out = map[string]time.Time{}
+	if len(sources) == 0 {
+		return
+	}
+	stmt, args := query.Newest(cat, sources)
+	b.Queue(stmt, args...).QueryRow(func(row pgx.Row) error {
+		days := make([]*time.Time, len(sources))
+		dest := make([]any, len(sources))
+		for i := range days {
+			dest[i] = &days[i]
+		}
+		if err := row.Scan(dest...); err != nil {
+			return err
+		}
+		for i, d := range days {
+			if d != nil {
+				(*out)[sources[i].ID] = *d
+			}
+		}
+		return nil
+	})
+}
+
+// Directory reads the roster as of a day.
+func (s *Store) Directory(ctx context.Context, day time.Time) (*reports.Directory, error) {
+	teamsSQL, agentsSQL, args := query.Directory(s.cat, day)
+	dir := &reports.Directory{}
+	err := s.readOnly(ctx, func(b *pgx.Batch) {
+		b.Queue(teamsSQL).Query(func(rows pgx.Rows) (err error) {
+			dir.Teams, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (t reports.Team, err error) {
+				return t, r.Scan(&t.Key, &t.Name)
+			})
+			return err
+		})
+		b.Queue(agentsSQL, args...).Query(func(rows pgx.Rows) (err error) {
+			dir.Agents, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (a reports.Agent, err error) {
+				var team *string
+				err = r.Scan(&a.Key, &a.Name, &a.Email, &a.Hired, &a.Left, &team)
+				if team != nil {
+					a.Team = *team
+				}
+				return a, err
+			})
+			return err
+		})
+	})
+	return dir, err
+}
+
+// redact drops a connection string's text from a parse error, which may
+// carry a password.
+func redact(err error) error {
+	var pe *pgconn.ParseConfigError
+	if errors.As(err, &pe) {
+		return errors.New("invalid connection string")
+	}
+	return err
+}

@@ -1,0 +1,42 @@
+package reports
+
+// Codes for refusals. They are stable: clients and the request log may rely
+// on them.
+const (
+	CodeInvalidArgument = "invalid_argument" // the caller can fix the call
+	CodeNotComparable   = "not_comparable"   // a comparison over unfinished days
+	CodeUnavailable     = "unavailable"      // the database could not answer; retry later
+	CodeBusy            = "busy"             // no connection came free in time; retry later
+	CodeTimeout         = "timeout"          // the query ran too long; narrow the call
+	CodeRateLimited     = "rate_limited"     // too many calls this minute
+	CodeInternal        = "internal"         // a fault on our side
+)
+
+// Refusal is plumbline's own teaching error: which argument, the rule it
+// broke and the valid choices. It never carries the caller's value.
+type Refusal struct {
+	Code     string   `json:"code"`
+	Argument string   `json:"argument,omitempty"`
+	Rule     string   `json:"rule"`
+	Choices  []string `json:"choices"`
+}
+
+func (r *Refusal) Error() string {
+	if r.Argument == "" {
+		return r.Code + ": " + r.Rule
+	}
+	return r.Code + ": " + r.Argument + ": " + r.Rule
+}
+
+// invalid builds a refusal for a bad argument.
+func invalid(argument, rule string, choices ...string) *Refusal {
+	if choices == nil {
+		choices = []string{}
+	}
+	return &Refusal{Code: CodeInvalidArgument, Argument: argument, Rule: rule, Choices: choices}
+}
+
+// unavailable builds a refusal for a fault the caller cannot fix.
+func unavailable(code, rule string) *Refusal {
+	return &Refusal{Code: code, Rule: rule, Choices: []string{}}
+}

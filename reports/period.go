@@ -1,0 +1,125 @@
+package reports
+
+import (
+	"time"
+
+	"plumbline/catalog"
+)
+
+// This file resolves a period argument to dates on the floor's calendar.
+// Dates are civil dates, held as midnight UTC, so that arithmetic on them
+// never meets a clock change; only the board's timestamps are converted, and
+// they are converted with the floor's zone.
+
+// Period is a resolved, inclusive range of days.
+type Period struct {
+	Start, End time.Time
+	Named      string // the named period asked for, if any
+	Clipped    bool   // the period asked for ran past today and was cut at today
+}
+
+// Days is the number of days in the period.
+func (p Period) Days() int { return daysBetween(p.Start, p.End) + 1 }
+
+// Contains reports whether day falls inside the period.
+func (p Period) Contains(day time.Time) bool { return !day.Before(p.Start) && !day.After(p.End) }
+
+// today returns the floor's current day.
+func today(now time.Time, zone *time.Location) time.Time { return civil(now.In(zone)) }
+
+// civil returns the calendar day of t, in t's own location, as a date.
+func civil(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+func daysBetween(a, b time.Time) int { return int(b.Sub(a).Hours() / 24) }
+
+// weekOf returns the first day of the week holding day.
+func weekOf(day time.Time, start time.Weekday) time.Time {
+	back := (int(day.Weekday()) - int(start) + 7) % 7
+	return day.AddDate(0, 0, -back)
+}
+
+// parseDate parses a YYYY-MM-DD date; the decoder has checked the shape.
+func parseDate(s string) (time.Time, bool) {
+	d, err := time.Parse(time.DateOnly, s)
+	return d, err == nil
+}
+
+// resolvePeriod turns a period argument into dates, as of now.
+func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog) (Period, *Refusal) {
+	t := today(now, cat.Zone())
+	maxDays := cat.Limits().MaxDays
+	switch {
+	case arg.Named != "":
+		return namedPeriod(arg.Named, t, cat.WeekStart()), nil
+	case arg.Day != "":
+		d, ok := parseDate(arg.Day)
+		switch {
+		case !ok:
+			return Period{}, invalid("period.day", "is not a calendar date")
+		case d.After(t):
+			return Period{}, invalid("period.day", "is after today ("+t.Format(time.DateOnly)+"); figures exist only up to today")
+		}
+		return Period{Start: d, End: d}, nil
+	case arg.Week != "":
+		d, ok := parseDate(arg.Week)
+		switch {
+		case !ok:
+			return Period{}, invalid("period.week", "is not a calendar date")
+		case d.After(t) && weekOf(d, cat.WeekStart()).After(t):
+			return Period{}, invalid("period.week", "is a week that has not started; figures exist only up to today ("+t.Format(time.DateOnly)+")")
+		}
+		start := weekOf(d, cat.WeekStart())
+		p := Period{Start: start, End: start.AddDate(0, 0, 6)}
+		if p.End.After(t) {
+			p.End, p.Clipped = t, true
+		}
+		return p, nil
+	default:
+		start, ok1 := parseDate(arg.Start)
+		end, ok2 := parseDate(arg.End)
+		switch {
+		case !ok1:
+			return Period{}, invalid("period.start", "is not a calendar date")
+		case !ok2:
+			return Period{}, invalid("period.end", "is not a calendar date")
+		case end.Before(start):
+			return Period{}, invalid("period", "end is before start; both are inclusive dates")
+		case end.After(t):
+			return Period{}, invalid("period.end", "is after today ("+t.Format(time.DateOnly)+"); end the range today or earlier")
+		case daysBetween(start, end)+1 > maxDays:
+			return Period{}, invalid("period", "is longer than "+itoa(maxDays)+" days; ask for a shorter range, or several")
+		}
+		return Period{Start: start, End: end}, nil
+	}
+}
+
+// namedPeriod resolves a named period on day t. "last_7_days" and
+// "last_28_days" are whole days ending yesterday, so they compare cleanly.
+func namedPeriod(name string, t time.Time, weekStart time.Weekday) Period {
+	p := Period{Named: name}
+	month := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	switch name {
+	case "today":
+		p.Start, p.End = t, t
+	case "yesterday":
+		p.Start = t.AddDate(0, 0, -1)
+		p.End = p.Start
+	case "this_week":
+		p.Start, p.End = weekOf(t, weekStart), t
+	case "last_week":
+		p.Start = weekOf(t, weekStart).AddDate(0, 0, -7)
+		p.End = p.Start.AddDate(0, 0, 6)
+	case "this_month", "month_to_date":
+		p.Start, p.End = month, t
+	case "last_month":
+		p.Start = month.AddDate(0, -1, 0)
+		p.End = month.AddDate(0, 0, -1)
+	case "last_7_days":
+		p.Start, p.End = t.AddDate(0, 0, -7), t.AddDate(0, 0, -1)
+	case "last_28_days":
+		p.Start, p.End = t.AddDate(0, 0, -28), t.AddDate(0, 0, -1)
+	}
+	return p
+}

@@ -1,0 +1,176 @@
+package reports
+
+import (
+	"testing"
+	"time"
+
+	"plumbline/catalog"
+)
+
+func demoCatalog(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func date(s string) time.Time {
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+func at(t *testing.T, s string) time.Time {
+	t.Helper()
+	zone, _ := time.LoadLocation("America/New_York")
+	v, err := time.ParseInLocation("2006-01-02 15:04", s, zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestNamedPeriods(t *testing.T) {
+	cat := demoCatalog(t)
+	// Wednesday 18 November 2026, afternoon in New York.
+	now := at(t, "2026-11-18 14:30")
+	for _, tc := range []struct{ name, start, end string }{
+		{"today", "2026-11-18", "2026-11-18"},
+		{"yesterday", "2026-11-17", "2026-11-17"},
+		{"this_week", "2026-11-16", "2026-11-18"},
+		{"last_week", "2026-11-09", "2026-11-15"},
+		{"this_month", "2026-11-01", "2026-11-18"},
+		{"month_to_date", "2026-11-01", "2026-11-18"},
+		{"last_month", "2026-10-01", "2026-10-31"},
+		{"last_7_days", "2026-11-11", "2026-11-17"},
+		{"last_28_days", "2026-10-21", "2026-11-17"},
+	} {
+		p, r := resolvePeriod(PeriodArg{Named: tc.name}, now, cat)
+		if r != nil {
+			t.Errorf("%s: %v", tc.name, r)
+			continue
+		}
+		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); got != tc.start+".."+tc.end {
+			t.Errorf("%s = %s, want %s..%s", tc.name, got, tc.start, tc.end)
+		}
+	}
+}
+
+// Late on New Year's Eve in New York it is already the new year in UTC; the
+// floor's day is still the 31st, and "last_month" is November.
+func TestPeriodsAtTheYearEnd(t *testing.T) {
+	cat := demoCatalog(t)
+	now := at(t, "2026-12-31 22:00")
+	for name, want := range map[string]string{
+		"today":      "2026-12-31..2026-12-31",
+		"last_month": "2026-11-01..2026-11-30",
+		"this_week":  "2026-12-28..2026-12-31",
+	} {
+		p, _ := resolvePeriod(PeriodArg{Named: name}, now, cat)
+		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); got != want {
+			t.Errorf("%s on New Year's Eve = %s, want %s", name, got, want)
+		}
+	}
+	// In the first days of January, last week and last month are last year's.
+	now = at(t, "2027-01-02 09:00")
+	for name, want := range map[string]string{
+		"last_month": "2026-12-01..2026-12-31",
+		"last_week":  "2026-12-21..2026-12-27",
+		"this_week":  "2026-12-28..2027-01-02",
+	} {
+		p, _ := resolvePeriod(PeriodArg{Named: name}, now, cat)
+		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); got != want {
+			t.Errorf("%s on 2 January = %s, want %s", name, got, want)
+		}
+	}
+	// A week given by any of its days, across the year end.
+	p, r := resolvePeriod(PeriodArg{Week: "2027-01-01"}, at(t, "2027-02-01 09:00"), cat)
+	if r != nil || p.Start != date("2026-12-28") || p.End != date("2027-01-03") || p.Days() != 7 {
+		t.Errorf("week of 2027-01-01 = %+v %v", p, r)
+	}
+}
+
+// Weeks that hold a clock change still have seven days, from Monday.
+func TestWeeksAcrossClockChanges(t *testing.T) {
+	cat := demoCatalog(t)
+	now := at(t, "2026-12-01 12:00")
+	for given, want := range map[string]string{
+		"2026-03-08": "2026-03-02..2026-03-08", // spring forward, Sunday 8 March
+		"2026-03-09": "2026-03-09..2026-03-15",
+		"2026-11-01": "2026-10-26..2026-11-01", // fall back, Sunday 1 November
+		"2026-10-29": "2026-10-26..2026-11-01",
+	} {
+		p, r := resolvePeriod(PeriodArg{Week: given}, now, cat)
+		if r != nil {
+			t.Fatal(r)
+		}
+		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); got != want || p.Days() != 7 {
+			t.Errorf("week of %s = %s (%d days), want %s", given, got, p.Days(), want)
+		}
+	}
+	// "yesterday" just after midnight on the day the clocks go back.
+	p, _ := resolvePeriod(PeriodArg{Named: "yesterday"}, at(t, "2026-11-01 00:30"), cat)
+	if p.Start != date("2026-10-31") {
+		t.Errorf("yesterday at 00:30 on 1 November = %s", p.Start)
+	}
+}
+
+func TestPeriodRules(t *testing.T) {
+	cat := demoCatalog(t)
+	now := at(t, "2026-11-18 14:30")
+	for _, tc := range []struct {
+		arg      PeriodArg
+		argument string
+	}{
+		{PeriodArg{Day: "2026-11-19"}, "period.day"},
+		{PeriodArg{Day: "2026-02-30"}, "period.day"},
+		{PeriodArg{Week: "2026-11-23"}, "period.week"},
+		{PeriodArg{Start: "2026-11-10", End: "2026-11-01"}, "period"},
+		{PeriodArg{Start: "2026-11-10", End: "2026-11-19"}, "period.end"},
+		{PeriodArg{Start: "2026-07-01", End: "2026-11-17"}, "period"},
+	} {
+		_, r := resolvePeriod(tc.arg, now, cat)
+		if r == nil || r.Argument != tc.argument || r.Code != CodeInvalidArgument {
+			t.Errorf("%+v: refusal %+v, want one about %s", tc.arg, r, tc.argument)
+		}
+	}
+	// 120 days exactly is allowed; the current week is cut at today.
+	if _, r := resolvePeriod(PeriodArg{Start: "2026-07-21", End: "2026-11-17"}, now, cat); r != nil {
+		t.Errorf("a 120-day range was refused: %v", r)
+	}
+	p, r := resolvePeriod(PeriodArg{Week: "2026-11-20"}, now, cat)
+	if r != nil || p.End != date("2026-11-18") || !p.Clipped {
+		t.Errorf("the current week = %+v, %v; want it cut at today", p, r)
+	}
+}
+
+func TestLastWholeDay(t *testing.T) {
+	zone, _ := time.LoadLocation("America/New_York")
+	nextMorning := catalog.Settle{DaysAfter: 1, At: 6 * time.Hour}
+	for now, want := range map[string]string{
+		"2026-11-18 05:59": "2026-11-16",
+		"2026-11-18 06:00": "2026-11-17",
+		"2026-11-18 23:00": "2026-11-17",
+		"2026-11-01 06:30": "2026-10-31", // the day the clocks go back
+		"2026-03-08 06:30": "2026-03-07", // the day they go forward
+	} {
+		if got := lastWholeDay(nextMorning, at(t, now), zone).Format(time.DateOnly); got != want {
+			t.Errorf("at %s the last whole day is %s, want %s", now, got, want)
+		}
+	}
+	midnight := catalog.Settle{DaysAfter: 1}
+	if got := lastWholeDay(midnight, at(t, "2026-11-18 00:01"), zone); got != date("2026-11-17") {
+		t.Errorf("a live source's yesterday is not whole just after midnight: %s", got)
+	}
+	th := dataThrough(date("2026-11-17"), catalog.Settle{DaysAfter: 2, At: 6 * time.Hour}, at(t, "2026-11-18 14:30"), zone)
+	if th.runsTo != date("2026-11-17") || th.complete != date("2026-11-16") {
+		t.Errorf("hours through = %+v", th)
+	}
+	if th := dataThrough(time.Time{}, nextMorning, at(t, "2026-11-18 14:30"), zone); th.public().RunsTo != nil {
+		t.Errorf("an empty source has data through %v", *th.public().RunsTo)
+	}
+}

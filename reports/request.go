@@ -1,0 +1,369 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"plumbline/catalog"
+)
+
+// This file decodes a tool call's arguments into a Request. It validates
+// everything the published JSON Schema says, and more, itself: a client that
+// ignores the schema gets the same teaching errors, and no error repeats what
+// the caller sent.
+
+// Request is a report call's arguments, decoded and checked against the
+// grammar but not yet resolved (names are still text, periods still words).
+type Request struct {
+	Who              WhoArg
+	Period           PeriodArg
+	Metrics          []string // empty: the report's defaults
+	GroupBy          string   // empty: one total row
+	TopN             int      // zero: no ranking cut
+	Sort             *SortArg
+	Compact          bool
+	CompareCounts    bool
+	KnownDefinitions string
+}
+
+// WhoArg is whose figures: exactly one field is set.
+type WhoArg struct {
+	Floor bool
+	Team  string
+	Agent string
+}
+
+// PeriodArg is which days: one of Named, Day, Week, or Start with End.
+type PeriodArg struct {
+	Named, Day, Week, Start, End string
+}
+
+// SortArg orders rows by a metric.
+type SortArg struct {
+	Metric    string
+	Direction string // "desc" or "asc"
+}
+
+// Limits on free text, so that nothing unbounded reaches matching or the log.
+const (
+	maxNameLength = 200
+	maxVersionLen = 64
+)
+
+// Arguments shared by every report tool.
+const (
+	argWho              = "who"
+	argPeriod           = "period"
+	argMetrics          = "metrics"
+	argGroupBy          = "group_by"
+	argTopN             = "top_n"
+	argSort             = "sort"
+	argCompact          = "compact"
+	argCompareCounts    = "compare_counts"
+	argKnownDefinitions = "known_definitions"
+)
+
+var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+// args is a decoded JSON object of arguments, read field by field.
+type args struct {
+	fields map[string]any
+	path   string // how errors name this object
+}
+
+// parseArgs decodes a call's raw arguments. Missing arguments are an empty
+// object.
+func parseArgs(raw json.RawMessage) (*args, *Refusal) {
+	a := &args{fields: map[string]any{}, path: "arguments"}
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return a, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, invalid("arguments", "must be a JSON object")
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, invalid("arguments", "must be a JSON object")
+	}
+	a.fields = obj
+	return a, nil
+}
+
+// child returns a nested object argument, or nil when it is absent.
+func (a *args) child(name, shape string) (*args, *Refusal) {
+	v, ok := a.fields[name]
+	if !ok {
+		return nil, nil
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, invalid(a.sub(name), "must be an object: "+shape)
+	}
+	return &args{fields: obj, path: a.sub(name)}, nil
+}
+
+func (a *args) sub(name string) string {
+	if a.path == "arguments" {
+		return name
+	}
+	return a.path + "." + name
+}
+
+// only refuses any field not in allowed. The unknown name itself is never
+// repeated: it is the caller's text.
+func (a *args) only(allowed ...string) *Refusal {
+	for k := range a.fields {
+		if !slices.Contains(allowed, k) {
+			return invalid(a.path, "has a field this tool does not take; use only the listed fields", allowed...)
+		}
+	}
+	return nil
+}
+
+func (a *args) has(name string) bool { _, ok := a.fields[name]; return ok }
+
+// text reads a string argument: present, a string, not blank, not too long.
+func (a *args) text(name string, max int) (string, bool, *Refusal) {
+	v, ok := a.fields[name]
+	if !ok {
+		return "", false, nil
+	}
+	s, isString := v.(string)
+	switch {
+	case !isString:
+		return "", true, invalid(a.sub(name), "must be a string")
+	case strings.TrimSpace(s) == "":
+		return "", true, invalid(a.sub(name), "must not be empty")
+	case len(s) > max:
+		return "", true, invalid(a.sub(name), "is too long; at most "+itoa(max)+" characters")
+	}
+	return strings.TrimSpace(s), true, nil
+}
+
+// choice reads a string argument that must be one of choices.
+func (a *args) choice(name string, choices []string) (string, *Refusal) {
+	v, ok := a.fields[name]
+	if !ok {
+		return "", nil
+	}
+	s, isString := v.(string)
+	if !isString || !slices.Contains(choices, s) {
+		return "", invalid(a.sub(name), "must be one of the choices", choices...)
+	}
+	return s, nil
+}
+
+func (a *args) flag(name string) (bool, *Refusal) {
+	v, ok := a.fields[name]
+	if !ok {
+		return false, nil
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		return false, invalid(a.sub(name), "must be true or false")
+	}
+	return b, nil
+}
+
+// whole reads an integer argument within [lo, hi].
+func (a *args) whole(name string, lo, hi int) (int, *Refusal) {
+	v, ok := a.fields[name]
+	if !ok {
+		return 0, nil
+	}
+	n, isNumber := v.(json.Number)
+	i, err := n.Int64()
+	if !isNumber || err != nil || i < int64(lo) || i > int64(hi) {
+		return 0, invalid(a.sub(name), "must be a whole number from "+itoa(lo)+" to "+itoa(hi))
+	}
+	return int(i), nil
+}
+
+// date reads a YYYY-MM-DD argument. Whether the date exists is checked when
+// the period is resolved.
+func (a *args) date(name string) (string, *Refusal) {
+	v, ok := a.fields[name]
+	if !ok {
+		return "", nil
+	}
+	s, isString := v.(string)
+	if !isString || !dateRE.MatchString(s) {
+		return "", invalid(a.sub(name), "must be a date written YYYY-MM-DD")
+	}
+	return s, nil
+}
+
+// metricList reads a list of metric ids drawn from choices.
+func (a *args) metricList(name string, choices []string) ([]string, *Refusal) {
+	v, ok := a.fields[name]
+	if !ok {
+		return nil, nil
+	}
+	items, isList := v.([]any)
+	if !isList || len(items) == 0 {
+		return nil, invalid(a.sub(name), "must be a non-empty list of metric ids", choices...)
+	}
+	var out []string
+	for _, it := range items {
+		s, isString := it.(string)
+		switch {
+		case !isString || !slices.Contains(choices, s):
+			return nil, invalid(a.sub(name), "lists a metric this tool does not offer", choices...)
+		case slices.Contains(out, s):
+			return nil, invalid(a.sub(name), "lists a metric twice; list each once", choices...)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Shapes of the shared arguments, for error messages.
+const (
+	whoShape    = `{"floor": true}, {"team": "key or name"} or {"agent": "agent_key, name or email"}`
+	periodShape = `{"named": …}, {"day": "YYYY-MM-DD"}, {"week": "YYYY-MM-DD"} or {"start": "YYYY-MM-DD", "end": "YYYY-MM-DD"}`
+)
+
+// NamedPeriods lists the named periods, in the order the schema offers them.
+var NamedPeriods = []string{
+	"today", "yesterday", "this_week", "last_week", "this_month", "last_month",
+	"last_7_days", "last_28_days", "month_to_date",
+}
+
+// decodeWho reads the who argument.
+func decodeWho(a *args) (WhoArg, *Refusal) {
+	w, r := a.child(argWho, whoShape)
+	switch {
+	case r != nil:
+		return WhoArg{}, r
+	case w == nil:
+		return WhoArg{}, invalid(argWho, "is required: say whose figures, "+whoShape, "floor", "team", "agent")
+	case len(w.fields) != 1:
+		return WhoArg{}, invalid(argWho, "must have exactly one of the fields", "floor", "team", "agent")
+	}
+	if r := w.only("floor", "team", "agent"); r != nil {
+		return WhoArg{}, r
+	}
+	var who WhoArg
+	if w.has("floor") {
+		floor, r := w.flag("floor")
+		if r != nil || !floor {
+			return WhoArg{}, invalid("who.floor", "must be true; to ask about a team or an agent use who.team or who.agent")
+		}
+		who.Floor = true
+	}
+	var r2 *Refusal
+	if who.Team, _, r2 = w.text("team", maxNameLength); r2 != nil {
+		return WhoArg{}, r2
+	}
+	if who.Agent, _, r2 = w.text("agent", maxNameLength); r2 != nil {
+		return WhoArg{}, r2
+	}
+	return who, nil
+}
+
+// decodePeriod reads the period argument.
+func decodePeriod(a *args) (PeriodArg, *Refusal) {
+	p, r := a.child(argPeriod, periodShape)
+	switch {
+	case r != nil:
+		return PeriodArg{}, r
+	case p == nil:
+		return PeriodArg{}, invalid(argPeriod, "is required: say which days, "+periodShape, "named", "day", "week", "start+end")
+	}
+	var out PeriodArg
+	switch {
+	case p.has("named"):
+		if r := p.only("named"); r != nil {
+			return out, r
+		}
+		out.Named, r = p.choice("named", NamedPeriods)
+	case p.has("day"):
+		if r := p.only("day"); r != nil {
+			return out, r
+		}
+		out.Day, r = p.date("day")
+	case p.has("week"):
+		if r := p.only("week"); r != nil {
+			return out, r
+		}
+		out.Week, r = p.date("week")
+	case p.has("start") || p.has("end"):
+		if r := p.only("start", "end"); r != nil {
+			return out, r
+		}
+		if !p.has("start") || !p.has("end") {
+			return out, invalid(argPeriod, "a range needs both start and end (inclusive)", "start", "end")
+		}
+		if out.Start, r = p.date("start"); r == nil {
+			out.End, r = p.date("end")
+		}
+	default:
+		return out, invalid(argPeriod, "must be one of the shapes "+periodShape, "named", "day", "week", "start+end")
+	}
+	return out, r
+}
+
+// decodeReport reads the arguments of a report tool over rep.
+func decodeReport(rep *catalog.Report, raw json.RawMessage, compareCounts bool) (*Request, *Refusal) {
+	a, r := parseArgs(raw)
+	if r != nil {
+		return nil, r
+	}
+	allowed := []string{argWho, argPeriod, argMetrics, argGroupBy, argTopN, argSort, argCompact, argKnownDefinitions}
+	if compareCounts {
+		allowed = append(allowed, argCompareCounts)
+	}
+	if r := a.only(allowed...); r != nil {
+		return nil, r
+	}
+	req := &Request{}
+	steps := []func() *Refusal{
+		func() (r *Refusal) { req.Who, r = decodeWho(a); return },
+		func() (r *Refusal) { req.Period, r = decodePeriod(a); return },
+		func() (r *Refusal) { req.Metrics, r = a.metricList(argMetrics, rep.MetricIDs()); return },
+		func() (r *Refusal) { req.GroupBy, r = a.choice(argGroupBy, rep.GroupBy); return },
+		func() (r *Refusal) { req.TopN, r = a.whole(argTopN, 1, 50); return },
+		func() (r *Refusal) { req.Sort, r = decodeSort(a, rep); return },
+		func() (r *Refusal) { req.Compact, r = a.flag(argCompact); return },
+		func() (r *Refusal) { req.CompareCounts, r = a.flag(argCompareCounts); return },
+		func() (r *Refusal) { req.KnownDefinitions, _, r = a.text(argKnownDefinitions, maxVersionLen); return },
+	}
+	for _, step := range steps {
+		if r := step(); r != nil {
+			return nil, r
+		}
+	}
+	return req, nil
+}
+
+func decodeSort(a *args, rep *catalog.Report) (*SortArg, *Refusal) {
+	s, r := a.child(argSort, `{"metric": id, "direction": "desc" or "asc"}`)
+	if r != nil || s == nil {
+		return nil, r
+	}
+	if r := s.only("metric", "direction"); r != nil {
+		return nil, r
+	}
+	if !s.has("metric") {
+		return nil, invalid("sort.metric", "is required: the metric to order rows by", rep.MetricIDs()...)
+	}
+	out := &SortArg{Direction: "desc"}
+	if out.Metric, r = s.choice("metric", rep.MetricIDs()); r != nil {
+		return nil, r
+	}
+	if s.has("direction") {
+		if out.Direction, r = s.choice("direction", []string{"desc", "asc"}); r != nil {
+			return nil, r
+		}
+	}
+	return out, nil
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

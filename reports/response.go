@@ -1,0 +1,197 @@
+package reports
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"plumbline/catalog"
+)
+
+// This file holds the response contract: the JSON every report answers with.
+
+// ReportAnswer is the answer of a report tool.
+type ReportAnswer struct {
+	RequestID      string                 `json:"request_id"`
+	Request        Echo                   `json:"request"`
+	Columns        []string               `json:"columns"`
+	Rows           [][]any                `json:"rows"`
+	Truncated      bool                   `json:"truncated"`
+	Metrics        map[string]*MetricInfo `json:"metrics"`
+	Period         PeriodInfo             `json:"period"`
+	DataThrough    map[string]DataThrough `json:"data_through"`
+	Notes          []string               `json:"notes"`
+	Partial        bool                   `json:"partial"`
+	PartialMetrics []string               `json:"partial_metrics"`
+	CatalogVersion string                 `json:"catalog_version"`
+}
+
+// MetricInfo is what a figure means and how fresh it is.
+type MetricInfo struct {
+	Label         string      `json:"label"`
+	Unit          string      `json:"unit"`
+	Definition    string      `json:"definition,omitempty"`
+	DefinitionRef string      `json:"definition_ref,omitempty"`
+	Formula       string      `json:"formula,omitempty"`
+	Source        string      `json:"source,omitempty"`
+	SalesBasis    string      `json:"sales_basis,omitempty"`
+	DataThrough   DataThrough `json:"data_through"`
+}
+
+// PeriodInfo is a resolved period.
+type PeriodInfo struct {
+	Start    string `json:"start"`
+	End      string `json:"end"`
+	Days     int    `json:"days"`
+	TimeZone string `json:"time_zone"`
+	Named    string `json:"named,omitempty"`
+}
+
+// Echo is the request as the server understood it.
+type Echo struct {
+	Tool          string    `json:"tool"`
+	Who           *WhoEcho  `json:"who,omitempty"`
+	Metrics       []string  `json:"metrics,omitempty"`
+	GroupBy       string    `json:"group_by,omitempty"`
+	TopN          int       `json:"top_n,omitempty"`
+	Sort          *SortEcho `json:"sort,omitempty"`
+	Compact       bool      `json:"compact,omitempty"`
+	CompareCounts bool      `json:"compare_counts,omitempty"`
+}
+
+// WhoEcho is a resolved who: names come from the directory, never from the
+// call.
+type WhoEcho struct {
+	Kind string `json:"kind"`
+	Key  string `json:"key,omitempty"`
+	Name string `json:"name"`
+	Team string `json:"team,omitempty"`
+}
+
+// SortEcho is a sort as applied.
+type SortEcho struct {
+	Metric    string `json:"metric"`
+	Direction string `json:"direction"`
+}
+
+// CandidatesAnswer lists the people or teams a name matched, and no figures.
+type CandidatesAnswer struct {
+	RequestID      string      `json:"request_id"`
+	Argument       string      `json:"argument"`
+	Candidates     []Candidate `json:"candidates"`
+	Notes          []string    `json:"notes"`
+	CatalogVersion string      `json:"catalog_version"`
+}
+
+// RefusalAnswer is the answer to a call that was refused.
+type RefusalAnswer struct {
+	RequestID string   `json:"request_id"`
+	Error     *Refusal `json:"error"`
+}
+
+func periodInfo(p Period, zone *time.Location) PeriodInfo {
+	return PeriodInfo{
+		Start: p.Start.Format(time.DateOnly), End: p.End.Format(time.DateOnly),
+		Days: p.Days(), TimeZone: zone.String(), Named: p.Named,
+	}
+}
+
+func whoEcho(s Scope, dir *Directory) *WhoEcho {
+	w := &WhoEcho{Kind: s.Kind, Key: s.Key, Name: s.Name}
+	if t, ok := dir.team(s.Team); ok && s.Kind == ScopeAgent {
+		w.Team = t.Name
+	}
+	return w
+}
+
+// columnsFor names a plan's columns: the group's key (and its name for teams
+// and agents), then each metric, each ratio followed by its summed numerator
+// and denominator.
+func columnsFor(groupBy string, metrics []*catalog.Metric) []string {
+	var cols []string
+	switch groupBy {
+	case catalog.GroupTeam:
+		cols = []string{"team", "team_name"}
+	case catalog.GroupAgent:
+		cols = []string{"agent", "agent_name"}
+	case catalog.GroupDay, catalog.GroupWeek:
+		cols = []string{groupBy}
+	}
+	for _, m := range metrics {
+		cols = append(cols, m.ID)
+		if m.IsRatio() {
+			cols = append(cols, m.ID+"_numerator", m.ID+"_denominator")
+		}
+	}
+	return cols
+}
+
+// rowFor renders one result row under columnsFor's columns.
+func rowFor(groupBy string, r Row, metrics []*catalog.Metric, dir *Directory) []any {
+	var out []any
+	switch groupBy {
+	case catalog.GroupTeam:
+		t, _ := dir.team(r.Key)
+		out = append(out, r.Key, nullable(t.Name))
+	case catalog.GroupAgent:
+		a, _ := dir.agent(r.Key)
+		out = append(out, r.Key, nullable(a.Name))
+	case catalog.GroupDay, catalog.GroupWeek:
+		out = append(out, r.Key)
+	}
+	i := 0
+	for _, m := range metrics {
+		if m.IsRatio() {
+			num, den := r.Sums[i], r.Sums[i+1]
+			out = append(out, ratio(m.Unit, num, den), part(num), part(den))
+			i += 2
+			continue
+		}
+		out = append(out, figure(m.Unit, r.Sums[i]))
+		i++
+	}
+	return out
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// figure renders a sum in its unit: counts as whole numbers, hours to the
+// hundredth. A nil sum (no data) stays null.
+func figure(unit string, v *float64) any {
+	if v == nil {
+		return nil
+	}
+	if unit == catalog.UnitCount {
+		return int64(math.Round(*v))
+	}
+	return round(*v, 2)
+}
+
+// part renders a ratio's summed numerator or denominator.
+func part(v *float64) any {
+	if v == nil {
+		return nil
+	}
+	return round(*v, 2)
+}
+
+// ratio divides summed parts. It is null when either part is null or the
+// denominator is zero: there is nothing to divide by. Ratios keep six
+// significant digits, so different answers never look alike.
+func ratio(_ string, num, den *float64) any {
+	if num == nil || den == nil || *den == 0 {
+		return nil
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(*num / *den, 'g', 6, 64), 64)
+	return v
+}
+
+func round(v float64, places int) float64 {
+	p := math.Pow10(places)
+	return math.Round(v*p) / p
+}

@@ -1,0 +1,227 @@
+package reports
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// This file resolves who a call is about. Names, emails and keys are matched
+// here, in Go, against a directory read with no caller input: typed text
+// never reaches SQL.
+
+// Directory is the roster as of now: every team and every agent, including
+// those who left.
+type Directory struct {
+	Teams  []Team
+	Agents []Agent
+}
+
+// Team is a team in the directory.
+type Team struct {
+	Key, Name string
+}
+
+// Agent is an agent in the directory.
+type Agent struct {
+	Key, Name, Email string
+	Team             string // key of the agent's latest team; empty if none
+	Hired            time.Time
+	Left             *time.Time
+}
+
+// Candidate is one of several people or teams a name matched.
+type Candidate struct {
+	AgentKey string `json:"agent_key,omitempty"`
+	TeamKey  string `json:"team_key,omitempty"`
+	Name     string `json:"name"`
+	Team     string `json:"team,omitempty"` // the agent's latest team
+	Left     string `json:"left_on,omitempty"`
+}
+
+// Scope kinds.
+const (
+	ScopeFloor = "floor"
+	ScopeTeam  = "team"
+	ScopeAgent = "agent"
+)
+
+// Scope is a resolved who: the floor, one team or one agent.
+type Scope struct {
+	Kind string
+	Key  string // team or agent key; empty for the floor
+	Name string // team or agent name, from the directory
+	Team string // for an agent: the key of their latest team
+}
+
+// team returns the team with a key.
+func (d *Directory) team(key string) (Team, bool) {
+	for _, t := range d.Teams {
+		if t.Key == key {
+			return t, true
+		}
+	}
+	return Team{}, false
+}
+
+// agent returns the agent with a key.
+func (d *Directory) agent(key string) (Agent, bool) {
+	for _, a := range d.Agents {
+		if a.Key == key {
+			return a, true
+		}
+	}
+	return Agent{}, false
+}
+
+// resolveWho turns a who argument into a scope, or candidates when a name
+// matches several, or a refusal when it matches none.
+func (d *Directory) resolveWho(w WhoArg) (Scope, []Candidate, *Refusal) {
+	switch {
+	case w.Floor:
+		return Scope{Kind: ScopeFloor, Name: "the floor"}, nil, nil
+	case w.Team != "":
+		return d.resolveTeam(w.Team)
+	default:
+		return d.resolveAgent(w.Agent)
+	}
+}
+
+func (d *Directory) resolveTeam(text string) (Scope, []Candidate, *Refusal) {
+	typed := tokens(text)
+	var exact, loose []Team
+	for _, t := range d.Teams {
+		switch {
+		case strings.EqualFold(t.Key, text) || slices.Equal(tokens(t.Name), typed):
+			exact = append(exact, t)
+		case matchesTokens(typed, tokens(t.Name)):
+			loose = append(loose, t)
+		}
+	}
+	found := exact
+	if len(found) == 0 {
+		found = loose
+	}
+	switch len(found) {
+	case 0:
+		keys := make([]string, len(d.Teams))
+		for i, t := range d.Teams {
+			keys[i] = t.Key
+		}
+		return Scope{}, nil, invalid("who.team", "matches no team; give a team key or name", keys...)
+	case 1:
+		return Scope{Kind: ScopeTeam, Key: found[0].Key, Name: found[0].Name}, nil, nil
+	}
+	cands := make([]Candidate, len(found))
+	for i, t := range found {
+		cands[i] = Candidate{TeamKey: t.Key, Name: t.Name}
+	}
+	return Scope{}, cands, nil
+}
+
+func (d *Directory) resolveAgent(text string) (Scope, []Candidate, *Refusal) {
+	found := d.matchAgents(text)
+	switch len(found) {
+	case 0:
+		return Scope{}, nil, invalid("who.agent", "matches no agent; give an agent_key, a name or an email (find_people lists matches)")
+	case 1:
+		a := found[0]
+		return Scope{Kind: ScopeAgent, Key: a.Key, Name: a.Name, Team: a.Team}, nil, nil
+	}
+	return Scope{}, d.candidates(found), nil
+}
+
+// matchAgents finds the agents a key, an email or a name means. A key or an
+// email matches exactly (ignoring case); a name matches when every word typed
+// starts a different word of the agent's name, ignoring case and accents. An
+// agent whose whole name is exactly what was typed wins over looser matches.
+func (d *Directory) matchAgents(text string) []Agent {
+	for _, a := range d.Agents {
+		if strings.EqualFold(a.Key, text) {
+			return []Agent{a}
+		}
+	}
+	if strings.Contains(text, "@") {
+		var out []Agent
+		for _, a := range d.Agents {
+			if strings.EqualFold(a.Email, text) {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	typed := tokens(text)
+	if len(typed) == 0 {
+		return nil
+	}
+	var exact, loose []Agent
+	for _, a := range d.Agents {
+		name := tokens(a.Name)
+		switch {
+		case slices.Equal(name, typed):
+			exact = append(exact, a)
+		case matchesTokens(typed, name):
+			loose = append(loose, a)
+		}
+	}
+	if len(exact) > 0 {
+		return exact
+	}
+	return loose
+}
+
+func (d *Directory) candidates(agents []Agent) []Candidate {
+	out := make([]Candidate, len(agents))
+	for i, a := range agents {
+		c := Candidate{AgentKey: a.Key, Name: a.Name}
+		if t, ok := d.team(a.Team); ok {
+			c.Team = t.Name
+		}
+		if a.Left != nil {
+			c.Left = a.Left.Format(time.DateOnly)
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// matchesTokens reports whether every typed word starts a distinct word of
+// the name.
+func matchesTokens(typed, name []string) bool {
+	if len(typed) == 0 || len(typed) > len(name) {
+		return false
+	}
+	used := make([]bool, len(name))
+	for _, t := range typed {
+		hit := false
+		for i, n := range name {
+			if !used[i] && strings.HasPrefix(n, t) {
+				used[i], hit = true, true
+				break
+			}
+		}
+		if !hit {
+			return false
+		}
+	}
+	return true
+}
+
+// tokens splits text into lower-case words without accents: "José Peña" →
+// [jose pena].
+func tokens(text string) []string {
+	// A chain of transformers holds state, so each call builds its own.
+	fold := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	plain, _, err := transform.String(fold, text)
+	if err != nil {
+		plain = text
+	}
+	return strings.FieldsFunc(strings.ToLower(plain), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}

@@ -1,0 +1,99 @@
+package reports
+
+import (
+	"slices"
+	"testing"
+)
+
+var testDir = &Directory{
+	Teams: []Team{{"falcons", "Falcons"}, {"hawks", "Hawks"}, {"retention", "Retention & Service"}, {"red_team", "Red Team"}, {"red_sales", "Red Sales"}},
+	Agents: []Agent{
+		{Key: "a001", Name: "Maria Lopez", Email: "maria.lopez@floor.example", Team: "falcons"},
+		{Key: "a002", Name: "Maria Lopes", Email: "maria.lopes@floor.example", Team: "hawks"},
+		{Key: "a003", Name: "Jamal Carter", Email: "jamal.carter@floor.example", Team: "falcons"},
+		{Key: "a004", Name: "Jamal Reed", Email: "jamal.reed@floor.example", Team: "hawks"},
+		{Key: "a005", Name: "José Peña", Email: "jose.pena@floor.example", Team: "falcons"},
+		{Key: "a006", Name: "Ann Lee", Email: "ann.lee@floor.example", Team: "hawks"},
+		{Key: "a007", Name: "Ann Leeman", Email: "ann.leeman@floor.example", Team: "hawks"},
+	},
+}
+
+func TestResolveAgent(t *testing.T) {
+	for _, tc := range []struct {
+		typed string
+		want  []string // one key answers; several are candidates
+	}{
+		{"a003", []string{"a003"}},
+		{"A003", []string{"a003"}},
+		{"MARIA.LOPES@floor.example", []string{"a002"}},
+		{"Maria Lopez", []string{"a001"}},
+		{"maria lopes", []string{"a002"}},
+		{"Maria", []string{"a001", "a002"}},
+		{"maria lop", []string{"a001", "a002"}},
+		{"Lopez Maria", []string{"a001"}},
+		{"M. Lopez", []string{"a001"}},
+		{"Jamal", []string{"a003", "a004"}},
+		{"jose pena", []string{"a005"}},
+		{"JOSÉ", []string{"a005"}},
+		{"Peña", []string{"a005"}},
+		{"Ann Lee", []string{"a006"}}, // an exact name wins over a longer one
+		{"ann le", []string{"a006", "a007"}},
+		{"Nobody Here", nil},
+		{"nobody@floor.example", nil},
+		{"!!!", nil},
+	} {
+		scope, cands, r := testDir.resolveWho(WhoArg{Agent: tc.typed})
+		var got []string
+		switch {
+		case r != nil:
+			if r.Argument != "who.agent" {
+				t.Errorf("%q: refusal names %s", tc.typed, r.Argument)
+			}
+		case cands != nil:
+			for _, c := range cands {
+				got = append(got, c.AgentKey)
+			}
+		default:
+			got = []string{scope.Key}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("agent %q resolved to %v, want %v", tc.typed, got, tc.want)
+		}
+	}
+}
+
+func TestResolveTeam(t *testing.T) {
+	for typed, want := range map[string][]string{
+		"falcons":   {"falcons"},
+		"Falcons":   {"falcons"},
+		"retention": {"retention"},
+		"Red":       {"red_team", "red_sales"},
+		"red team":  {"red_team"},
+		"Owls":      nil,
+	} {
+		scope, cands, r := testDir.resolveWho(WhoArg{Team: typed})
+		var got []string
+		switch {
+		case r != nil:
+			if len(r.Choices) != len(testDir.Teams) {
+				t.Errorf("%q: an unknown team should list every team key, got %v", typed, r.Choices)
+			}
+		case cands != nil:
+			for _, c := range cands {
+				got = append(got, c.TeamKey)
+			}
+		default:
+			got = []string{scope.Key}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("team %q resolved to %v, want %v", typed, got, want)
+		}
+	}
+}
+
+func TestCandidatesCarryTeams(t *testing.T) {
+	_, cands, _ := testDir.resolveWho(WhoArg{Agent: "Maria"})
+	if len(cands) != 2 || cands[0].Team != "Falcons" || cands[1].Team != "Hawks" {
+		t.Errorf("candidates = %+v", cands)
+	}
+}

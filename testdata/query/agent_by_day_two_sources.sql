@@ -1,0 +1,13 @@
+WITH keys AS (SELECT to_char(d, 'YYYY-MM-DD') AS k FROM generate_series($1::date, $2::date, '1 day'::interval) d), facts AS (SELECT s."agent_key" AS agent, (s."entered_at" AT TIME ZONE $3)::date AS day, sum(s."sales")::numeric AS p0, NULL::numeric AS p1, NULL::numeric AS p2 FROM "live"."sales_board" s WHERE s."entered_at" >= $4 AND s."entered_at" < $5 AND s."agent_key" = $6 GROUP BY 1, 2 UNION ALL SELECT s."agent_key" AS agent, s."day" AS day, NULL::numeric AS p0, (s."submitted")::numeric AS p1, NULL::numeric AS p2 FROM "metrics"."agent_sales_daily" s WHERE s."day" BETWEEN $7 AND $8 AND s."agent_key" = $9 UNION ALL SELECT s."agent_key" AS agent, s."day" AS day, NULL::numeric AS p0, NULL::numeric AS p1, (s."logged_hours")::numeric AS p2 FROM "metrics"."agent_time_daily" s WHERE s."day" BETWEEN $10 AND $11 AND s."agent_key" = $12) SELECT keys.k, g.p0, g.p1, g.p2 FROM keys LEFT JOIN ( SELECT sum(x.p0)::float8 AS p0, sum(x.p1)::float8 AS p1, sum(x.p2)::float8 AS p2, (to_char(x.day, 'YYYY-MM-DD')) AS k FROM facts x GROUP BY k ) g ON g.k = keys.k ORDER BY 1 LIMIT 51
+-- $1 = 2026-10-19T00:00:00Z
+-- $2 = 2026-11-15T00:00:00Z
+-- $3 = America/New_York
+-- $4 = 2026-10-19T00:00:00-04:00
+-- $5 = 2026-11-16T00:00:00-05:00
+-- $6 = a005
+-- $7 = 2026-10-19T00:00:00Z
+-- $8 = 2026-11-15T00:00:00Z
+-- $9 = a005
+-- $10 = 2026-10-19T00:00:00Z
+-- $11 = 2026-11-15T00:00:00Z
+-- $12 = a005
