@@ -134,16 +134,7 @@ func (a answer) total(t testing.TB, name string) any {
 	return a.column(t, name)["total"]
 }
 
-func (a answer) refusal(t testing.TB) map[string]any {
-	t.Helper()
-	e, ok := a["error"].(map[string]any)
-	if !ok {
-		t.Fatalf("not a refusal: %v", a)
-	}
-	return e
-}
-
-// sqlFloat runs an expected-figure query that returns one number per key.
+// sqlFloats runs an expected-figure query that returns one number per key.
 func (f *floor) sqlFloats(t testing.TB, query string, args ...any) map[string]float64 {
 	t.Helper()
 	rows, err := f.sql.Query(context.Background(), query, args...)
