@@ -199,13 +199,16 @@ func (c *Cluster) run(ctx context.Context, name string, args ...string) error {
 	return nil
 }
 
-// findBinaries looks in PLUMBLINE_PG_BIN, then next to initdb on PATH, then
-// in Debian's versioned directories, newest first.
+// findBinaries looks in PLUMBLINE_PG_BIN when it is set, else next to initdb
+// on PATH, then in Debian's versioned directories, newest first.
 func findBinaries() (string, error) {
-	var dirs []string
 	if d := os.Getenv("PLUMBLINE_PG_BIN"); d != "" {
-		dirs = append(dirs, d)
+		if isExecutable(filepath.Join(d, "initdb")) && isExecutable(filepath.Join(d, "pg_ctl")) {
+			return d, nil
+		}
+		return "", fmt.Errorf("PLUMBLINE_PG_BIN=%s holds no initdb and pg_ctl: %w", d, ErrNoBinaries)
 	}
+	var dirs []string
 	if p, err := exec.LookPath("initdb"); err == nil {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			p = real
