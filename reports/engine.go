@@ -35,6 +35,13 @@ type Options struct {
 	// Logger receives faults the caller is not told about in detail. If
 	// nil, slog.Default().
 	Logger *slog.Logger
+	// Recorder keeps the request log. If nil, calls are not recorded.
+	Recorder Recorder
+	// Limiter holds callers to a rate. If nil, there is no limit.
+	Limiter Limiter
+	// Redact turns free text from a call into what the request log keeps.
+	// If nil, only its length is kept.
+	Redact func(text string) any
 }
 
 // Engine answers tool calls from the catalogue and a store. It is safe for
@@ -43,6 +50,9 @@ type Engine struct {
 	cat   *catalog.Catalog
 	store Store
 	opts  Options
+
+	fields  []string // every argument name of the grammar
+	choices []string // every enumerated value of the grammar
 
 	mu        sync.Mutex
 	dir       *Directory
@@ -79,7 +89,35 @@ func New(cat *catalog.Catalog, store Store, opts *Options) *Engine {
 	if e.opts.Logger == nil {
 		e.opts.Logger = slog.Default()
 	}
+	if e.opts.Redact == nil {
+		e.opts.Redact = func(text string) any { return Redacted{Length: len(text)} }
+	}
+	for _, t := range e.Tools() {
+		collectGrammar(t.InputSchema, &e.fields, &e.choices)
+	}
 	return e
+}
+
+// collectGrammar gathers a schema's property names and enumerated strings.
+func collectGrammar(v any, fields, choices *[]string) {
+	switch v := v.(type) {
+	case map[string]any:
+		if props, ok := v["properties"].(map[string]any); ok {
+			for name := range props {
+				*fields = append(*fields, name)
+			}
+		}
+		if values, ok := v["enum"].([]string); ok {
+			*choices = append(*choices, values...)
+		}
+		for _, x := range v {
+			collectGrammar(x, fields, choices)
+		}
+	case []any:
+		for _, x := range v {
+			collectGrammar(x, fields, choices)
+		}
+	}
 }
 
 // Catalog returns the catalogue the engine answers from.
@@ -93,10 +131,51 @@ type call struct {
 	now    time.Time
 }
 
-// Call answers one tool call. Unknown tools are refused like any bad
-// argument; the MCP layer only routes known names here.
+// Call answers one tool call: it puts the call on record, holds the caller
+// to the limit, answers, and records the outcome. Unknown tools are refused
+// like any bad argument; the MCP layer only routes known names here.
 func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.RawMessage) *Answer {
 	c := &call{id: newRequestID(), tool: tool, caller: caller, now: e.opts.Now()}
+	ctx = WithCaller(ctx, caller)
+	rec := &Record{ID: c.id, Caller: caller, Tool: tool, Arguments: e.loggable(raw), Started: time.Now()}
+	if e.opts.Recorder != nil {
+		if err := e.opts.Recorder.Begin(ctx, rec); err != nil {
+			e.opts.Logger.Error("request log: cannot record a call; refusing it", "request_id", c.id, "tool", tool, "err", err)
+			return c.refuse(unavailable(CodeUnavailable, "the call could not be put on record, so it was not run; try again in a minute"))
+		}
+	}
+	a := e.limited(ctx, c, raw)
+	a.RequestID = c.id
+	if e.opts.Recorder != nil {
+		rec.Outcome, rec.Duration, rec.Rows = "ok", time.Since(rec.Started), a.Rows
+		if a.Refusal != nil {
+			rec.Outcome = a.Refusal.Code
+		} else if _, ok := a.Body.(*CandidatesAnswer); ok {
+			rec.Outcome = "candidates"
+		}
+		e.opts.Recorder.Finish(context.WithoutCancel(ctx), rec)
+	}
+	return a
+}
+
+// limited answers a call the caller's limit allows.
+func (e *Engine) limited(ctx context.Context, c *call, raw json.RawMessage) *Answer {
+	if e.opts.Limiter != nil {
+		wait, err := e.opts.Limiter.Allow(ctx, c.caller)
+		switch {
+		case err != nil:
+			return e.fault(c, err)
+		case wait > 0:
+			secs := int(wait.Seconds() + 0.999)
+			return c.refuse(unavailable(CodeRateLimited, "too many calls this minute; try again in "+itoa(secs)+" seconds"))
+		}
+	}
+	return e.dispatch(ctx, c, raw)
+}
+
+// dispatch routes a call to its tool.
+func (e *Engine) dispatch(ctx context.Context, c *call, raw json.RawMessage) *Answer {
+	tool := c.tool
 	var a *Answer
 	switch {
 	case tool == toolMetricDefinitions:
@@ -110,7 +189,6 @@ func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.
 		}
 		a = e.report(ctx, c, rep, raw)
 	}
-	a.RequestID = c.id
 	return a
 }
 
