@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build demo test lint unit bench clean
+.PHONY: all build demo test lint unit fuzz bench clean
 
 all: build
 
@@ -15,8 +15,8 @@ build:
 demo: build
 	./$(BIN) demo $(DEMO_FLAGS)
 
-## test: everything CI runs: formatting, vet, staticcheck and every test
-test: lint unit
+## test: everything CI runs: formatting, vet, staticcheck, every test and a short fuzz run
+test: lint unit fuzz
 
 lint:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
@@ -25,6 +25,12 @@ lint:
 
 unit:
 	$(GO) test -count=1 ./...
+
+## fuzz: a short run of each fuzz target (FUZZTIME=1m for a longer one)
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeReport$$' -fuzztime $(FUZZTIME) ./reports
+	$(GO) test -run '^$$' -fuzz '^FuzzResolveWho$$' -fuzztime $(FUZZTIME) ./reports
 
 ## bench: the benchmarks, side by side with the raw SQL
 bench:

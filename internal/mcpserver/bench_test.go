@@ -76,3 +76,71 @@ func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkResponseBytes measures, per tool, how many bytes an answer takes
+// and how many of them are figures, in full, with compact, and on a second
+// call that passes known_definitions.
+func BenchmarkResponseBytes(b *testing.B) {
+	f := newFloor(b)
+	cs := f.client(b)
+	calls := []struct{ tool, args string }{
+		{"sales", `{"who":{"floor":true},"period":{"named":"last_week"},"group_by":"team"`},
+		{"hours", `{"who":{"agent":"a005"},"period":{"named":"last_week"},"group_by":"day"`},
+		{"quality", `{"who":{"team":"hawks"},"period":{"named":"last_28_days"},"group_by":"week"`},
+		{"team_day", `{"who":{"team":"hawks"}`},
+		{"team_weeks", `{"who":{"team":"hawks"}`},
+		{"league", `{"period":{"named":"last_week"}`},
+		{"roster", `{"who":{"team":"hawks"}`},
+		{"find_people", `{"query":"maria"`},
+		{"freshness", `{`},
+		{"metric_definitions", `{`},
+		{"health", `{`},
+	}
+	for _, c := range calls {
+		takesCompact := c.tool != "roster" && c.tool != "find_people" && c.tool != "freshness" && c.tool != "metric_definitions" && c.tool != "health"
+		first, _ := call(b, cs, c.tool, c.args+"}")
+		modes := [][2]string{{"full", c.args + "}"}}
+		if takesCompact {
+			version := first["catalog_version"].(string)
+			modes = append(modes, [2]string{"compact", c.args + `,"compact":true}`},
+				[2]string{"known_definitions", c.args + `,"known_definitions":"` + version + `"}`})
+		}
+		for _, mode := range modes {
+			b.Run(c.tool+"/"+mode[0], func(b *testing.B) {
+				var total, figures int
+				for b.Loop() {
+					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(mode[1])})
+					if err != nil || res.IsError {
+						b.Fatal(err, res)
+					}
+					text := res.Content[0].(*mcp.TextContent).Text
+					total, figures = len(text), figureBytes(b, text)
+				}
+				b.ReportMetric(float64(total), "total_B")
+				b.ReportMetric(float64(figures), "figures_B")
+				b.ReportMetric(100*float64(figures)/float64(total), "figures_%")
+			})
+		}
+	}
+}
+
+// figureBytes counts the bytes of an answer that are figures: rows and
+// totals, people, and freshness dates.
+func figureBytes(b *testing.B, text string) int {
+	var a map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(text), &a); err != nil {
+		b.Fatal(err)
+	}
+	n := len(a["rows"]) + len(a["people"]) + len(a["teams"])
+	var sections []map[string]json.RawMessage
+	json.Unmarshal(a["sections"], &sections)
+	for _, s := range sections {
+		n += len(s["rows"]) + len(s["total"])
+	}
+	var sources map[string]map[string]json.RawMessage
+	json.Unmarshal(a["sources"], &sources)
+	for _, s := range sources {
+		n += len(s["data_through"])
+	}
+	return n
+}
