@@ -195,7 +195,9 @@ func Instructions() string {
 - Sales are counted on different bases (board = live, submitted = nightly, approved = carrier-confirmed). Every sales figure names its sales_basis; never add, subtract or compare figures across bases.
 - Figures listed in partial_metrics (partial: true) cover days that are not over or not final; say so, and do not rank or compare them with whole days.
 - Ratios are given with their summed numerator and denominator; quote the ratio as returned (as a percentage for unit "share") and never average ratios across rows yourself.
-- If an answer lists candidates, several people or teams matched the name: ask which one is meant. Do not pick one.
+- If an answer lists candidates, several people or teams matched the name: ask which one is meant. Do not pick one. find_people looks people up by part of a name or an email.
+- For the usual questions use one call: team_day (a team's or the floor's day), team_weeks (week by week), league (teams ranked). Each states every definition once for all its sections.
+- A ranking or league over days that are not final is refused; use the period the refusal suggests rather than ranking partial figures.
 - An error names the argument, the rule and the valid choices: fix the call and try again.
 - compact: true drops definitions and standing notes and keeps rows, data_through and warnings; use it only after you have read the definitions in this conversation. known_definitions: pass the catalog_version of an earlier answer to get short references instead of definition texts.`
 }
