@@ -12,6 +12,7 @@ import (
 
 	"plumbline/internal/demofloor"
 	"plumbline/internal/migrate"
+	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
 	"plumbline/sql"
 )
@@ -24,6 +25,12 @@ PostgreSQL cluster under --dir (or reuses the one there), migrates it,
 generates the demo floor up to now, prints how to connect a client and serves
 http://ADDR/mcp until Ctrl-C, when it stops the cluster again. The data stays
 in --dir for the next run; delete the directory to start afresh.
+
+The floor's team leads are the demo's members. The demo prints a ready
+access token for the first of them, and the client configurations it prints
+carry it, so a client connects without signing in. A client that signs in
+through the browser instead gets the development sign-in, which lists the
+members (it exists only because the demo listens on loopback).
 
 The demo floor is six teams and about a hundred agents over 400 days, with
 the traps a naive report engine falls into: transfers, teams joining and
@@ -52,6 +59,7 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	agents := f.int("agents", demofloor.DefaultAgents, "agents on the generated floor")
 	days := f.int("days", demofloor.DefaultDays, "days of history on the generated floor")
 	sf := addServerFlags(f)
+	af := addAuthFlags(f)
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -84,12 +92,23 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if err := prepareDemo(ctx, cluster, opts, s); err != nil {
 		return err
 	}
-	srv, closeStore, err := sf.open(ctx, dsn, clock, log)
+	manager, err := demoMembers(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	srv, closeStore, err := sf.open(ctx, dsn, clock, log, httpCallers)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	return serveHTTP(ctx, srv, *sf.addr, log, func(url string) { printConnect(s, dsn, url, *sf.catalogDir) })
+	return serveHTTP(ctx, srv, dsn, *sf.addr, af, log, func(cfg *oauth.Config) error {
+		token, err := demoToken(ctx, dsn, af, cfg, manager)
+		if err != nil {
+			return err
+		}
+		printConnect(s, dsn, cfg, token, manager, *sf.catalogDir)
+		return nil
+	})
 }
 
 // prepareDemo creates and migrates the demo database and loads a fresh floor.
@@ -141,37 +160,52 @@ func mustZone() *time.Location {
 	return z
 }
 
-// printConnect tells a newcomer how to point a client at the demo.
-func printConnect(s *streams, dsn, url, catalogDir string) {
+// printConnect tells a newcomer how to point a client at the demo, with
+// the ready token in every configuration.
+func printConnect(s *streams, dsn string, cfg *oauth.Config, token string, manager oauth.Member, catalogDir string) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "plumbline"
 	}
 	exe, _ = filepath.Abs(exe)
-	stdioArgs := []string{"serve", "--transport", "stdio", "--db", dsn}
+	stdioArgs := []string{"serve", "--transport", "stdio", "--db", dsn, "--public-url", cfg.BaseURL}
 	if catalogDir != "" {
 		abs, _ := filepath.Abs(catalogDir)
 		stdioArgs = append(stdioArgs, "--catalog", abs)
 	}
 	desktop, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
-		"plumbline": map[string]any{"command": exe, "args": stdioArgs},
+		"plumbline": map[string]any{"command": exe, "args": stdioArgs, "env": map[string]string{tokenEnv: token}},
 	}}, "", "  ")
+	url := cfg.Resource()
 	fmt.Fprintf(s.out, `
 plumbline is serving the demo floor.
 
   MCP endpoint (Streamable HTTP): %s
   Database, for psql:             %s
+  Access token, for %s (%s), valid %s:
+    %s
 
 Claude Code:
-  claude mcp add --transport http plumbline %s
+  claude mcp add --transport http plumbline %s --header "Authorization: Bearer %s"
 
 Claude Desktop (claude_desktop_config.json, runs plumbline over stdio
 against this demo's database while it is running):
 %s
 
 MCP Inspector:
-  npx @modelcontextprotocol/inspector --cli %s --method tools/list
+  npx @modelcontextprotocol/inspector --cli %s --header "Authorization: Bearer %s" --method tools/list
+
+A client that signs in through the browser instead finds the sign-in from
+the URL alone and offers the floor's team leads to sign in as.
 
 Press Ctrl-C to stop.
-`, url, dsn, url, desktop, url)
+`, url, dsn, manager.Name, manager.Email, durationWords(cfg.TokenTTL), token, url, token, desktop, url, token)
+}
+
+// durationWords says a token lifetime in days or hours.
+func durationWords(d time.Duration) string {
+	if d >= 48*time.Hour {
+		return fmt.Sprintf("%d days", int(d.Hours()/24))
+	}
+	return d.String()
 }
