@@ -38,7 +38,7 @@ func chromium(t *testing.T) context.Context {
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("start Chromium: %v", err)
 	}
-	tctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	tctx, cancelTimeout := context.WithTimeout(ctx, time.Minute)
 	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
 	return tctx
 }

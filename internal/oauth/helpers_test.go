@@ -81,6 +81,21 @@ func (r *recorder) last() reports.Record {
 
 func newEnv(t testing.TB, adjust func(*oauth.Config)) *env {
 	t.Helper()
+	return newEnvWith(t, envOptions{adjust: adjust})
+}
+
+// envOptions vary a test's server.
+type envOptions struct {
+	adjust func(*oauth.Config)
+	role   string   // the token store runs its statements as this role
+	setUp  []string // SQL run first, as the superuser
+	// signIn returns the sign-in method for a server at base; if nil, the
+	// development sign-in.
+	signIn func(base string) signin.Method
+}
+
+func newEnvWith(t testing.TB, o envOptions) *env {
+	t.Helper()
 	ctx := context.Background()
 	db := pgtest.NewDB(t)
 	cat, err := catalog.Demo()
@@ -102,21 +117,29 @@ func newEnv(t testing.TB, adjust func(*oauth.Config)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	e := &env{t: t, db: db, sql: db.Conn(t), store: oauth.NewStore(pool, ""), records: rec}
+	e := &env{t: t, db: db, sql: db.Conn(t), store: oauth.NewStore(pool, o.role), records: rec}
+	directory := oauth.NewStore(pool, "") // the directory sync
 	for _, m := range []oauth.Member{dana, ravi, gone} {
-		if err := e.store.PutMember(ctx, m); err != nil {
+		if err := directory.PutMember(ctx, m); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for _, stmt := range o.setUp {
+		e.exec(stmt)
 	}
 	var handler http.Handler
 	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	t.Cleanup(e.ts.Close)
 	e.base = e.ts.URL
 	cfg := oauth.Config{BaseURL: e.base, Clients: []oauth.Client{known}, Logger: quiet}
-	if adjust != nil {
-		adjust(&cfg)
+	if o.adjust != nil {
+		o.adjust(&cfg)
 	}
-	e.server, err = oauth.New(cfg, e.store, signin.NewDev(e.store))
+	var method signin.Method = signin.NewDev(e.store)
+	if o.signIn != nil {
+		method = o.signIn(e.base)
+	}
+	e.server, err = oauth.New(cfg, e.store, method)
 	if err != nil {
 		t.Fatal(err)
 	}

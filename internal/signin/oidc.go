@@ -37,6 +37,7 @@ type OIDCConfig struct {
 type OIDC struct {
 	cfg      OIDCConfig
 	oauth    oauth2.Config
+	provider *oidc.Provider
 	verifier *oidc.IDTokenVerifier
 }
 
@@ -55,6 +56,7 @@ func NewOIDC(ctx context.Context, cfg OIDCConfig) (*OIDC, error) {
 		cfg: cfg,
 		oauth: oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, RedirectURL: cfg.RedirectURL,
 			Endpoint: provider.Endpoint(), Scopes: []string{oidc.ScopeOpenID, "email", "profile"}},
+		provider: provider,
 		verifier: provider.Verifier(&oidc.Config{ClientID: cfg.ClientID}),
 	}, nil
 }
@@ -146,8 +148,21 @@ func (o *OIDC) email(ctx context.Context, code string, p pending) (string, error
 		Email    string `json:"email"`
 		Verified bool   `json:"email_verified"`
 	}
-	if err := idt.Claims(&claims); err != nil || claims.Email == "" || !claims.Verified {
-		return "", errors.New("the ID token carries no verified email address")
+	if err := idt.Claims(&claims); err != nil {
+		return "", errors.New("the ID token's claims cannot be read")
+	}
+	if claims.Email == "" {
+		// Providers may keep scope claims for the UserInfo endpoint when
+		// they issue an access token (OpenID Connect Core §5.4); its
+		// subject must be the ID token's.
+		info, err := o.provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+		if err != nil || info.Subject != idt.Subject {
+			return "", errors.New("the provider's user info could not be read")
+		}
+		claims.Email, claims.Verified = info.Email, info.EmailVerified
+	}
+	if claims.Email == "" || !claims.Verified {
+		return "", errors.New("the provider vouches for no verified email address")
 	}
 	return claims.Email, nil
 }
