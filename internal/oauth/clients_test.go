@@ -107,17 +107,26 @@ func TestClientMetadataDocuments(t *testing.T) {
 
 	big := bytes.Repeat([]byte("x"), cimd.MaxDocumentBytes)
 	defects := map[string]func(http.ResponseWriter, string){
-		"client_id differs":     jsonDoc(func(doc map[string]any) { doc["client_id"] = "https://elsewhere.example.com/client.json" }, nil),
-		"no redirect_uris":      jsonDoc(func(doc map[string]any) { delete(doc, "redirect_uris") }, nil),
-		"no client_name":        jsonDoc(func(doc map[string]any) { delete(doc, "client_name") }, nil),
-		"a shared secret":       jsonDoc(func(doc map[string]any) { doc["client_secret"] = "s3cret" }, nil),
-		"a secret auth method":  jsonDoc(func(doc map[string]any) { doc["token_endpoint_auth_method"] = "client_secret_basic" }, nil),
-		"an http redirect":      jsonDoc(func(doc map[string]any) { doc["redirect_uris"] = []string{"http://desk.example.com/cb"} }, nil),
-		"implicit grant only":   jsonDoc(func(doc map[string]any) { doc["grant_types"] = []string{"implicit"} }, nil),
-		"larger than 5 KB":      jsonDoc(func(doc map[string]any) { doc["padding"] = string(big) }, nil),
-		"not JSON":              func(w http.ResponseWriter, _ string) { w.Header().Set("Content-Type", "application/json"); w.Write([]byte("<html>")) },
-		"served as text/html":   func(w http.ResponseWriter, id string) { w.Header().Set("Content-Type", "text/html"); w.Write([]byte(`{}`)) },
-		"a redirect to a good":  func(w http.ResponseWriter, _ string) { w.Header().Set("Location", good); w.WriteHeader(http.StatusFound) },
+		"client_id differs":    jsonDoc(func(doc map[string]any) { doc["client_id"] = "https://elsewhere.example.com/client.json" }, nil),
+		"no redirect_uris":     jsonDoc(func(doc map[string]any) { delete(doc, "redirect_uris") }, nil),
+		"no client_name":       jsonDoc(func(doc map[string]any) { delete(doc, "client_name") }, nil),
+		"a shared secret":      jsonDoc(func(doc map[string]any) { doc["client_secret"] = "s3cret" }, nil),
+		"a secret auth method": jsonDoc(func(doc map[string]any) { doc["token_endpoint_auth_method"] = "client_secret_basic" }, nil),
+		"an http redirect":     jsonDoc(func(doc map[string]any) { doc["redirect_uris"] = []string{"http://desk.example.com/cb"} }, nil),
+		"implicit grant only":  jsonDoc(func(doc map[string]any) { doc["grant_types"] = []string{"implicit"} }, nil),
+		"larger than 5 KB":     jsonDoc(func(doc map[string]any) { doc["padding"] = string(big) }, nil),
+		"not JSON": func(w http.ResponseWriter, _ string) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte("<html>"))
+		},
+		"served as text/html": func(w http.ResponseWriter, id string) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`{}`))
+		},
+		"a redirect to a good": func(w http.ResponseWriter, _ string) {
+			w.Header().Set("Location", good)
+			w.WriteHeader(http.StatusFound)
+		},
 		"a 500":                 func(w http.ResponseWriter, _ string) { w.WriteHeader(http.StatusInternalServerError) },
 		"too slow":              func(w http.ResponseWriter, id string) { time.Sleep(time.Second); jsonDoc(nil, nil)(w, id) },
 		"a 201, not 200":        func(w http.ResponseWriter, _ string) { w.WriteHeader(http.StatusCreated) },

@@ -18,11 +18,13 @@ func (s *Server) Recheck(token string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/call" {
-				if _, err := s.Verify(ctx, token); err != nil {
-					if !errors.Is(err, ErrInvalidToken) {
-						s.cfg.Logger.Error("verify the stdio token", "err", err)
-					}
+				_, err := s.Verify(ctx, token)
+				switch {
+				case errors.Is(err, ErrInvalidToken):
 					return nil, errTokenLost
+				case err != nil:
+					s.cfg.Logger.Error("verify the stdio token", "err", err)
+					return nil, errors.New("plumbline's token could not be checked just now; try again shortly")
 				}
 			}
 			return next(ctx, method, req)

@@ -158,6 +158,12 @@ type grant struct {
 // issue stores a new token for g and returns it with its expiry. A person
 // holding more than MaxPersonTokens live tokens loses the oldest.
 func issue(ctx context.Context, tx pgx.Tx, g grant) (string, time.Time, error) {
+	if g.kind == KindPerson {
+		// Serialise a person's issuances so that the cap holds under races.
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('plumbline.tokens:' || $1))", g.subject); err != nil {
+			return "", time.Time{}, err
+		}
+	}
 	token, hash := newSecret("plb_")
 	var expires time.Time
 	err := tx.QueryRow(ctx, `INSERT INTO plumbline.oauth_tokens
@@ -167,10 +173,6 @@ func issue(ctx context.Context, tx pgx.Tx, g grant) (string, time.Time, error) {
 		hash, g.kind, g.subject, g.clientID, strings.Join(g.scope, " "), g.issuer, g.resource, g.codeHash, g.ttl.Seconds()).Scan(&expires)
 	if err != nil || g.kind != KindPerson {
 		return token, expires, err
-	}
-	// Serialise a person's issuances so that the cap holds under races.
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('plumbline.tokens:' || $1))", g.subject); err != nil {
-		return "", time.Time{}, err
 	}
 	_, err = tx.Exec(ctx, `UPDATE plumbline.oauth_tokens SET revoked_at = now()
 		WHERE token_hash IN (SELECT token_hash FROM plumbline.oauth_tokens
