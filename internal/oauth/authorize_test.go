@@ -323,7 +323,7 @@ func TestMembershipAtSignIn(t *testing.T) {
 // allowed origin gets CORS that exposes the MCP and auth headers.
 func TestHostAndOrigin(t *testing.T) {
 	e := newEnv(t, func(c *oauth.Config) { c.Origins = []string{"https://console.example.com"} })
-	for _, path := range []string{"/mcp", "/authorize", "/token", "/.well-known/oauth-authorization-server", "/healthz"} {
+	for _, path := range []string{"/mcp", "/authorize", "/token", "/.well-known/oauth-authorization-server", "/signin/dev"} {
 		req, _ := http.NewRequest(http.MethodGet, e.base+path, nil)
 		req.Host = "evil.example.com"
 		resp, err := http.DefaultClient.Do(req)

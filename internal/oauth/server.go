@@ -69,7 +69,7 @@ func (s *Server) Config() *Config { return &s.cfg }
 // Streamable HTTP handler) at /mcp behind the token check, the metadata
 // documents, the authorization server's endpoints, sign-in, and /healthz.
 // Every request must name an allowed Host; /mcp also refuses browser
-// origins that are not allowed.
+// origins that are not allowed. /healthz answers under any Host.
 func (s *Server) Handler(mcp http.Handler) http.Handler {
 	origins := append([]string{s.cfg.BaseURL}, s.cfg.Origins...)
 	mux := http.NewServeMux()
@@ -88,12 +88,16 @@ func (s *Server) Handler(mcp http.Handler) http.Handler {
 	if s.signIn != nil {
 		mux.Handle("/signin/", s.signIn.Handler(s.signedIn))
 	}
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	u, _ := url.Parse(s.cfg.BaseURL)
+	top := http.NewServeMux()
+	top.Handle("/", httpguard.Hosts(append([]string{u.Host}, s.cfg.Hosts...), s.cfg.Loopback(), mux))
+	// Load balancers probe by address, under any Host; the answer reveals
+	// nothing.
+	top.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("ok\n"))
 	})
-	u, _ := url.Parse(s.cfg.BaseURL)
-	return httpguard.Hosts(append([]string{u.Host}, s.cfg.Hosts...), s.cfg.Loopback(), mux)
+	return top
 }
 
 // metadata serves RFC 8414 authorization server metadata.
