@@ -56,6 +56,11 @@ func DefaultRoles() Roles {
 // auth.
 func (r Roles) Held() []string { return []string{r.Reader, r.Logger, r.Auth} }
 
+// MemberData matches column names that look like member data (phone,
+// member, address, birth date, transcript, recording, SSN, Medicare
+// number). The reader must never be able to read such a column.
+var MemberData = regexp.MustCompile(`phone|member|address|birth|dob|transcript|recording|ssn|medicare`)
+
 var roleName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // Check reports a role name that is not a plain lower-case SQL identifier,

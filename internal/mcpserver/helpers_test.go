@@ -16,6 +16,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
+	"plumbline/internal/reqlog"
 	"plumbline/internal/store"
 	"plumbline/reports"
 )
@@ -37,13 +38,17 @@ func newFloor(t testing.TB) *floor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), db.DSN, cat, nil)
+	// Signed in as plumbline's login with the real grants, reports running
+	// as the reader and every call on record, as in production.
+	st, err := store.Open(context.Background(), db.AppDSN, cat, &store.Options{Role: pgtest.Roles.Reader})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet})
+	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
+		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet}),
+		Redact:   reqlog.Redactor([]byte("a test secret of some length"))})
 	return &floor{db: db, sql: db.Conn(t), engine: engine, server: mcpserver.New(engine, &mcpserver.Options{Logger: quiet})}
 }
 
