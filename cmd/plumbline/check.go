@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"plumbline/catalog"
+	"plumbline/internal/guard"
 )
 
 const checkHelp = `
@@ -22,18 +25,29 @@ Every problem is printed with file:line:column and a hint, and the command
 exits 1 if there are any. --format github prints them as GitHub Actions
 annotations, so a pull request shows them on the lines at fault.
 
+With --db it also checks the catalogue against that database: every relation
+and column it reads exists, summed columns are numeric, the reader role
+(--reader-role) can read them all and the login of --db can become it, every
+relation has a reviewed grant file in --grants, and the reader can read no
+column that looks like member data (phone, member, address, birth, dob,
+transcript, recording, ssn, medicare).
+
 Examples:
   plumbline check catalog/demo
   plumbline check --format github ./catalog
+  plumbline check --db postgres://plumbline_app@db/floor --grants ./grants ./catalog
 `
 
 func init() {
 	register("check", command{summary: "check a catalogue directory against the rules", help: checkHelp, run: check})
 }
 
-func check(_ context.Context, args []string, s *streams) error {
+func check(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("check", checkHelp, s)
 	format := f.string("format", "text", "output `format`: text or github")
+	db := f.string("db", "", "also check against this PostgreSQL connection `string` (plumbline's login)")
+	grantsDir := addGrantsFlag(f)
+	reader := addReaderFlag(f)
 	rest, err := f.parse(args)
 	if err != nil {
 		return err
@@ -58,6 +72,40 @@ func check(_ context.Context, args []string, s *streams) error {
 	}
 	fmt.Fprintf(s.out, "%s: ok (%d reports, %d metrics, %d sources; catalog_version %s)\n",
 		rest[0], len(cat.Reports()), len(cat.Metrics()), len(cat.Sources()), cat.Version())
+	if *db == "" {
+		return nil
+	}
+	return checkDatabase(ctx, s, cat, *db, *grantsDir, *reader, *format)
+}
+
+// checkDatabase checks the catalogue against a database and prints each
+// problem.
+func checkDatabase(ctx context.Context, s *streams, cat *catalog.Catalog, dsn, grantsDir, reader, format string) error {
+	gs, err := loadGrants(grantsDir)
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return fmt.Errorf("cannot reach the database: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	problems, err := guard.CheckCatalog(ctx, conn, cat, gs, reader)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		if format == "github" {
+			fmt.Fprintf(s.out, "::error title=plumbline check --db::%s\n", escapeData(p))
+		} else {
+			fmt.Fprintln(s.out, "database: "+p)
+		}
+	}
+	if len(problems) > 0 {
+		fmt.Fprintf(s.err, "%d problem(s) in the database\n", len(problems))
+		return exitError{1}
+	}
+	fmt.Fprintf(s.out, "database: ok (%d relations exist, are granted with a review and readable by %s)\n", len(cat.Relations()), reader)
 	return nil
 }
 
