@@ -17,7 +17,7 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-func connect(t *testing.T, dsn string) *pgx.Conn {
+func connect(t testing.TB, dsn string) *pgx.Conn {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), dsn)
 	if err != nil {
@@ -27,7 +27,7 @@ func connect(t *testing.T, dsn string) *pgx.Conn {
 	return conn
 }
 
-func policy(t *testing.T, r grants.Roles) guard.Policy {
+func policy(t testing.TB, r grants.Roles) guard.Policy {
 	t.Helper()
 	gs, err := grants.Load(sql.Grants())
 	if err != nil {
