@@ -161,3 +161,16 @@ func TestSetup(t *testing.T) {
 		t.Errorf("a bad role name: exit %d, %s", code, errOut)
 	}
 }
+
+// The request log's secret comes from the environment without showing up
+// in --help, and a short one is refused before anything starts.
+func TestLogSecret(t *testing.T) {
+	t.Setenv("PLUMBLINE_LOG_SECRET", "zq9SECRETzq9-long-enough")
+	if _, out, _ := runCLI(t, "help", "serve"); strings.Contains(out, "zq9SECRETzq9") {
+		t.Errorf("--help shows the secret:\n%s", out)
+	}
+	code, _, errOut := runCLI(t, "serve", "--db", "postgres://nowhere.invalid/x", "--log-secret", "short")
+	if code != 2 || !strings.Contains(errOut, "--log-secret must be at least 16 bytes") {
+		t.Errorf("a short secret: exit %d, %s", code, errOut)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -78,8 +79,10 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 		acquireWait:      f.duration("acquire-timeout", store.DefaultAcquireTimeout, "longest a call waits for a database connection before it is answered busy"),
 		maxConns:         f.int("max-conns", 0, "most database connections (default: pgx's, 4 or the number of CPUs)"),
 		grantsDir:        addGrantsFlag(f),
-		logSecret: f.string("log-secret", "", "`secret` (at least 16 bytes) keying the hashes of free text in the request log; "+
-			"prefer the environment variable; if empty, a key made for this run, so hashes match no other run or replica"),
+		// Read from the environment at start rather than as the flag's
+		// default, which --help would print.
+		logSecret: f.String("log-secret", "", "`secret` (at least 16 bytes) keying the hashes of free text in the request log; "+
+			"prefer $"+envName("log-secret")+"; if neither is set, a key made for this run, so hashes match no other run or replica"),
 		perMinute: f.int("calls-per-minute", limits.DefaultPerMinute, "calls each person may make in any minute, across all replicas; 0 for no limit"),
 		roles:     addRoleFlags(f, login),
 	}
@@ -171,14 +174,18 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 
 // secret returns the key for hashing free text in the request log.
 func (sf *serverFlags) secret(log *slog.Logger) ([]byte, error) {
-	if *sf.logSecret == "" {
+	secret := *sf.logSecret
+	if secret == "" {
+		secret = os.Getenv(envName("log-secret"))
+	}
+	if secret == "" {
 		log.Info("no --log-secret: free text in the request log is hashed with a key made for this run, so its hashes match no other run or replica")
 		return reqlog.NewSecret(), nil
 	}
-	if len(*sf.logSecret) < reqlog.MinSecretLen {
+	if len(secret) < reqlog.MinSecretLen {
 		return nil, fmt.Errorf("%w: --log-secret must be at least %d bytes; make one with: openssl rand -hex 32", errUsage, reqlog.MinSecretLen)
 	}
-	return []byte(*sf.logSecret), nil
+	return []byte(secret), nil
 }
 
 // guardLines is how many extras a refusal to start lists before it points

@@ -178,12 +178,19 @@ func Inspect(ctx context.Context, q Querier, p Policy) (*Report, error) {
 // comparison sets what the login reaches against the policy.
 type comparison struct {
 	p       Policy
-	grouped map[string][]string // "kind\x00object\x00what" → privileges or columns, for extras
-	held    map[string]bool     // "kind\x00object\x00privilege\x00column" held
+	held    map[reached]bool
+	grouped map[extraGroup][]string // privileges or columns, one line each group
 }
 
+// reached is one row of the reach query.
+type reached struct{ kind, object, priv, column string }
+
+// extraGroup is what one line of the report lists: what is extra on one
+// object.
+type extraGroup struct{ kind, object, what string }
+
 func newComparison(p Policy) *comparison {
-	return &comparison{p: p, grouped: map[string][]string{}, held: map[string]bool{}}
+	return &comparison{p: p, held: map[reached]bool{}, grouped: map[extraGroup][]string{}}
 }
 
 func ownTable(rel string) (Table, bool) {
@@ -196,10 +203,10 @@ func ownTable(rel string) (Table, bool) {
 }
 
 func (c *comparison) add(kind, object, priv, column string) {
-	c.held[strings.Join([]string{kind, object, priv, column}, "\x00")] = true
+	c.held[reached{kind, object, priv, column}] = true
 	extra := func(what, item string) {
-		key := kind + "\x00" + object + "\x00" + what
-		c.grouped[key] = append(c.grouped[key], item)
+		g := extraGroup{kind, object, what}
+		c.grouped[g] = append(c.grouped[g], item)
 	}
 	switch kind {
 	case "relation":
@@ -237,9 +244,8 @@ func (c *comparison) extra() []string {
 		text string
 	}
 	var lines []line
-	for key, items := range c.grouped {
-		parts := strings.SplitN(key, "\x00", 3)
-		kind, object, what := parts[0], parts[1], parts[2]
+	for g, items := range c.grouped {
+		kind, object, what := g.kind, g.object, g.what
 		sort.Strings(items)
 		list := strings.Join(items, ", ")
 		var text string
@@ -281,12 +287,12 @@ func (c *comparison) extra() []string {
 func (c *comparison) missing() []string {
 	var out []string
 	for _, rel := range c.p.Read {
-		if !c.held["relation\x00"+rel+"\x00SELECT\x00"] {
+		if !c.held[reached{"relation", rel, "SELECT", ""}] {
 			out = append(out, fmt.Sprintf("cannot read %s, which a grant file names (or it does not exist)", rel))
 		}
 	}
 	for _, role := range c.p.Roles {
-		if !c.held["role\x00"+role+"\x00MEMBER\x00"] {
+		if !c.held[reached{"role", role, "MEMBER", ""}] {
 			out = append(out, fmt.Sprintf("not a member of role %s", role))
 		}
 	}
@@ -294,7 +300,7 @@ func (c *comparison) missing() []string {
 		for _, priv := range []string{"SELECT", "INSERT", "UPDATE"} {
 			var lacking []string
 			for _, col := range t.columns(priv) {
-				if !c.held[strings.Join([]string{"column", t.Relation, priv, col}, "\x00")] {
+				if !c.held[reached{"column", t.Relation, priv, col}] {
 					lacking = append(lacking, col)
 				}
 			}

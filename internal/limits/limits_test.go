@@ -141,3 +141,30 @@ func TestRetryAfter(t *testing.T) {
 		t.Errorf("a person with no calls: wait %v, %v", wait, err)
 	}
 }
+
+// BenchmarkAllow is the limit's cost per call for a person at the limit:
+// one indexed count over their last minute in the request log.
+func BenchmarkAllow(b *testing.B) {
+	db := pgtest.NewDB(b)
+	cat, err := catalog.Demo()
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), db.AppDSN, cat, &store.Options{Role: pgtest.Roles.Reader})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	_, err = db.Conn(b).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments)
+		SELECT 'r' || i, CASE WHEN i <= 60 THEN 'ana' ELSE 'p' || i END, 'c', 'sales', '{}' FROM generate_series(1, 10000) i`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := limits.New(st, &limits.Options{PerMinute: 60, Role: pgtest.Roles.Logger})
+	ana := reports.Caller{Person: "ana"}
+	for b.Loop() {
+		if wait, err := l.Allow(context.Background(), ana); wait != 0 || err != nil {
+			b.Fatal(wait, err)
+		}
+	}
+}

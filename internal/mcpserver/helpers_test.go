@@ -27,6 +27,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 type floor struct {
 	db     *pgtest.DB
 	sql    *pgx.Conn // for expected figures, computed independently
+	store  *store.Store
 	engine *reports.Engine
 	server *mcp.Server
 }
@@ -49,7 +50,7 @@ func newFloor(t testing.TB) *floor {
 	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
 		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet}),
 		Redact:   reqlog.Redactor([]byte("a test secret of some length"))})
-	return &floor{db: db, sql: db.Conn(t), engine: engine, server: mcpserver.New(engine, &mcpserver.Options{Logger: quiet})}
+	return &floor{db: db, sql: db.Conn(t), store: st, engine: engine, server: mcpserver.New(engine, &mcpserver.Options{Logger: quiet})}
 }
 
 // client connects a go-sdk client over in-memory transports.
