@@ -16,22 +16,13 @@ const (
 	Keep   = 4
 )
 
-// Text cuts every run of MinRun or more digits in s to its last Keep
-// digits, except where the run lies inside one of the tokens keep (an
-// identifier of plumbline's own, such as a request id, that must survive
-// whole).
-func Text(s string, keep ...string) string {
-	if !hasRun([]byte(s)) {
-		return s
-	}
-	return string(text(nil, []byte(s), keep))
-}
-
-// JSON scrubs every string in a JSON document (object keys included) as
-// Text does, and leaves numbers alone: a number plumbline sends is a figure
-// summed from reviewed numeric columns, and cutting it would falsify it
-// without a trace. The document must be valid JSON, as encoding/json writes
-// it.
+// JSON cuts every run of MinRun or more digits in the strings of a JSON
+// document (object keys included) to its last Keep digits, except where the
+// run lies inside one of the tokens keep (identifiers of plumbline's own,
+// such as a request id, that must survive whole). Numbers are left alone: a
+// number plumbline sends is a figure summed from reviewed numeric columns,
+// and cutting it would falsify it without a trace. The document must be
+// valid JSON, as encoding/json writes it.
 func JSON(doc []byte, keep ...string) []byte {
 	if !hasRun(doc) {
 		return doc
