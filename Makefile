@@ -32,9 +32,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeReport$$' -fuzztime $(FUZZTIME) ./reports
 	$(GO) test -run '^$$' -fuzz '^FuzzResolveWho$$' -fuzztime $(FUZZTIME) ./reports
 
-## bench: the benchmarks, side by side with the raw SQL
-bench:
+## bench: the Go benchmarks, then plumbline bench on the demo floor and on
+## one ten times its size (results and charts under bin/)
+bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	./$(BIN) bench --json bin/bench-demo.json --png bin/bench-demo
+	./$(BIN) bench --agents 960 --json bin/bench-10x.json --png bin/bench-10x
 
 clean:
 	rm -rf bin

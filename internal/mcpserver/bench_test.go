@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/catalog"
+	"plumbline/internal/bench"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/query"
 	"plumbline/reports"
@@ -114,7 +115,7 @@ func BenchmarkResponseBytes(b *testing.B) {
 						b.Fatal(err, res)
 					}
 					text := res.Content[0].(*mcp.TextContent).Text
-					total, figures = len(text), figureBytes(b, text)
+					total, figures = len(text), bench.FigureBytes(text)
 				}
 				b.ReportMetric(float64(total), "total_B")
 				b.ReportMetric(float64(figures), "figures_B")
@@ -122,25 +123,4 @@ func BenchmarkResponseBytes(b *testing.B) {
 			})
 		}
 	}
-}
-
-// figureBytes counts the bytes of an answer that are figures: rows and
-// totals, people, and freshness dates.
-func figureBytes(b *testing.B, text string) int {
-	var a map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(text), &a); err != nil {
-		b.Fatal(err)
-	}
-	n := len(a["rows"]) + len(a["people"]) + len(a["teams"])
-	var sections []map[string]json.RawMessage
-	json.Unmarshal(a["sections"], &sections)
-	for _, s := range sections {
-		n += len(s["rows"]) + len(s["total"])
-	}
-	var sources map[string]map[string]json.RawMessage
-	json.Unmarshal(a["sources"], &sources)
-	for _, s := range sources {
-		n += len(s["data_through"])
-	}
-	return n
 }
