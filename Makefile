@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build demo test lint unit bench clean
+.PHONY: all build demo test lint unit bench contract clean
 
 all: build
 
@@ -29,6 +29,10 @@ unit:
 ## bench: the benchmarks, side by side with the raw SQL
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## contract: regenerate the committed snapshot of the demo catalogue's contract
+contract:
+	$(GO) run ./cmd/plumbline contract catalog/demo -o testdata/contract/demo.json
 
 clean:
 	rm -rf bin
