@@ -143,6 +143,16 @@ func TestAsk(t *testing.T) {
 		t.Errorf("an ambiguous name: exit %d\n%s", code, out)
 	}
 
+	// Over another catalogue, the figures follow its definitions.
+	t.Chdir("../..")
+	code, out, errOut = runCLI(t, "ask", "--db", db.DSN, "--now", nowFlag, "--catalog", "testdata/diff/new", "hours",
+		`{"who":{"floor":true},"period":{"week":"2026-11-09"},"metrics":["talk_share"]}`)
+	want := rowsOf(t, db, `SELECT 'floor', sum(talk_hours)::float8 / sum(available_hours)::float8 FROM metrics.agent_time_daily s
+		WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND `+onFloor)["floor"]
+	if code != 0 || !strings.Contains(out, strconv.FormatFloat(want, 'g', 6, 64)) || !strings.Contains(out, "sum(talk_hours) / sum(available_hours)") {
+		t.Errorf("talk share over available hours, want %v: exit %d %s\n%s", want, code, errOut, out)
+	}
+
 	// The server wants a token; without one the command says what happened.
 	t.Setenv("PLUMBLINE_TOKEN", "")
 	if code, _, errOut := runCLI(t, "ask", "--url", url, "sales", call); code != 1 || !strings.Contains(errOut, "Unauthorized") {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -282,5 +281,5 @@ func wrap(text string, width int) []string {
 	if line != "" || len(lines) == 0 {
 		lines = append(lines, line)
 	}
-	return slices.Clip(lines)
+	return lines
 }

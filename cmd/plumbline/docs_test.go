@@ -41,3 +41,14 @@ func TestDocs(t *testing.T) {
 		t.Errorf("docs of a broken catalogue: exit %d: %s", code, errOut)
 	}
 }
+
+// Each workbench command opens its help with its usage and names the
+// environment variable of every flag.
+func TestWorkbenchHelp(t *testing.T) {
+	for _, cmd := range []string{"docs", "explain", "ask", "contract"} {
+		code, out, _ := runCLI(t, "help", cmd)
+		if code != 0 || !strings.HasPrefix(out, "Usage: plumbline "+cmd) || !strings.Contains(out, "$PLUMBLINE_") {
+			t.Errorf("help %s: exit %d\n%s", cmd, code, out)
+		}
+	}
+}

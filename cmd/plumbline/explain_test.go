@@ -122,6 +122,16 @@ func TestExplain(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "refused (invalid_argument): period.named must be one of the choices") {
 		t.Errorf("a bad period: exit %d: %s", code, errOut)
 	}
+	// Another catalogue compiles its own definitions; a broken one is
+	// refused with its problems.
+	code, out, errOut = runCLI(t, "explain", "--catalog", "testdata/diff/new", "--now", nowFlag, "hours",
+		`{"who":{"floor":true},"period":{"named":"last_week"},"metrics":["talk_share"]}`)
+	if e := readExplain(t, out); code != 0 || !strings.Contains(e.SQL, `(s."talk_hours")::numeric AS p0, (s."available_hours")::numeric AS p1`) {
+		t.Errorf("explain over the changed catalogue: exit %d %s\n%s", code, errOut, out)
+	}
+	if code, _, errOut := runCLI(t, "explain", "--catalog", "testdata/check/broken", "sales", "{}"); code != 1 || !strings.Contains(errOut, "load catalogue") {
+		t.Errorf("explain over a broken catalogue: exit %d: %s", code, errOut)
+	}
 	if code, _, errOut := runCLI(t, "explain", "health", "{}"); code != 2 || !strings.Contains(errOut, "report tools (hours, quality, sales)") {
 		t.Errorf("a tool that is not a report, without a database: exit %d: %s", code, errOut)
 	}
