@@ -84,8 +84,17 @@ func explain(ctx context.Context, args []string, s *streams) error {
 	}
 	engine := reports.New(cat, dry, &reports.Options{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
 	ans := engine.Call(ctx, reports.Caller{Person: "explain", Client: "plumbline explain"}, tool, raw)
-	if err := printRefusal(ans, s.err); err != nil {
-		return err
+	switch ans.Body.(type) {
+	case *reports.RefusalAnswer, *reports.CandidatesAnswer:
+		// Nothing was planned: say why, as ask would.
+		body, err := json.Marshal(ans.Body)
+		if err == nil {
+			err = printAnswer(body, s.err, s.err)
+		}
+		if err != nil {
+			return err
+		}
+		return exitError{1}
 	}
 	fmt.Fprintf(s.out, "As of %s in %s, the call resolves to:\n", now.In(cat.Zone()).Format(time.RFC3339), cat.Zone())
 
@@ -158,37 +167,6 @@ func moment(flag string) (time.Time, error) {
 		return t, fmt.Errorf("%w: --now must be an RFC 3339 time such as 2026-11-18T14:30:00-05:00", errUsage)
 	}
 	return t, nil
-}
-
-// printRefusal prints a refusal or a list of candidates, and returns the
-// exit error for them; nil for an answer with figures.
-func printRefusal(ans *reports.Answer, w io.Writer) error {
-	switch body := ans.Body.(type) {
-	case *reports.RefusalAnswer:
-		r := body.Error
-		fmt.Fprintf(w, "refused (%s): %s %s\n", r.Code, r.Argument, r.Rule)
-		if len(r.Choices) > 0 {
-			fmt.Fprintf(w, "  choices: %s\n", strings.Join(r.Choices, ", "))
-		}
-		return exitError{1}
-	case *reports.CandidatesAnswer:
-		fmt.Fprintf(w, "%s matches several; no figures:\n", body.Argument)
-		for _, c := range body.Candidates {
-			fmt.Fprintf(w, "  %s%s  %s", c.AgentKey, c.TeamKey, c.Name)
-			if c.Team != "" {
-				fmt.Fprintf(w, " (%s)", c.Team)
-			}
-			if c.Left != "" {
-				fmt.Fprintf(w, ", left %s", c.Left)
-			}
-			fmt.Fprintln(w)
-		}
-		for _, n := range body.Notes {
-			fmt.Fprintln(w, n)
-		}
-		return exitError{1}
-	}
-	return nil
 }
 
 // param writes a bound parameter as PostgreSQL would read it.
