@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build demo test lint unit fuzz bench clean
+.PHONY: all build demo test lint unit fuzz bench contract clean
 
 all: build
 
@@ -38,6 +38,10 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	./$(BIN) bench --json bin/bench-demo.json --png bin/bench-demo
 	./$(BIN) bench --agents 960 --json bin/bench-10x.json --png bin/bench-10x
+
+## contract: regenerate the committed snapshot of the demo catalogue's contract
+contract:
+	$(GO) run ./cmd/plumbline contract catalog/demo -o testdata/contract/demo.json
 
 clean:
 	rm -rf bin

@@ -22,18 +22,33 @@ Every problem is printed with file:line:column and a hint, and the command
 exits 1 if there are any. --format github prints them as GitHub Actions
 annotations, so a pull request shows them on the lines at fault.
 
+--contract FILE compares the tools' contract with a snapshot written by
+"plumbline contract" and lists breaking changes (a removed tool or metric, a
+narrowed enum, a newly required argument, a removed output field) apart
+from additive ones; only breaking ones fail the check.
+
+--diff OLD_DIR previews the change from the catalogue in OLD_DIR: every
+metric whose definition or formula changed, old and new side by side, and
+with --db the old and new value over the floor's last complete week, both
+run against that one database.
+
 Examples:
   plumbline check catalog/demo
   plumbline check --format github ./catalog
+  plumbline check --contract contract.json ./catalog
+  plumbline check --diff ../main/catalog --db "$DSN" ./catalog
 `
 
 func init() {
 	register("check", command{summary: "check a catalogue directory against the rules", help: checkHelp, run: check})
 }
 
-func check(_ context.Context, args []string, s *streams) error {
+func check(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("check", checkHelp, s)
 	format := f.string("format", "text", "output `format`: text or github")
+	contractFile := f.string("contract", "", "compare the tools' contract with this snapshot `file` (see plumbline contract)")
+	oldDir := f.string("diff", "", "preview the change from the catalogue in this `directory`")
+	db := f.string("db", "", "PostgreSQL connection `string`, to preview values with --diff")
 	rest, err := f.parse(args)
 	if err != nil {
 		return err
@@ -58,6 +73,14 @@ func check(_ context.Context, args []string, s *streams) error {
 	}
 	fmt.Fprintf(s.out, "%s: ok (%d reports, %d metrics, %d sources; catalog_version %s)\n",
 		rest[0], len(cat.Reports()), len(cat.Metrics()), len(cat.Sources()), cat.Version())
+	if *oldDir != "" {
+		if err := previewChanges(ctx, *oldDir, cat, *db, s.out); err != nil {
+			return err
+		}
+	}
+	if *contractFile != "" {
+		return checkContract(cat, *contractFile, *format, s.out)
+	}
 	return nil
 }
 
