@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build demo test lint unit bench clean
+.PHONY: all build demo test lint unit fuzz bench contract clean
 
 all: build
 
@@ -15,8 +15,8 @@ build:
 demo: build
 	./$(BIN) demo $(DEMO_FLAGS)
 
-## test: everything CI runs: formatting, vet, staticcheck and every test
-test: lint unit
+## test: everything CI runs: formatting, vet, staticcheck, every test and a short fuzz run
+test: lint unit fuzz
 
 lint:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
@@ -26,9 +26,22 @@ lint:
 unit:
 	$(GO) test -count=1 ./...
 
-## bench: the benchmarks, side by side with the raw SQL
-bench:
+## fuzz: a short run of each fuzz target (FUZZTIME=1m for a longer one)
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeReport$$' -fuzztime $(FUZZTIME) ./reports
+	$(GO) test -run '^$$' -fuzz '^FuzzResolveWho$$' -fuzztime $(FUZZTIME) ./reports
+
+## bench: the Go benchmarks, then plumbline bench on the demo floor and on
+## one ten times its size (results and charts under bin/)
+bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	./$(BIN) bench --json bin/bench-demo.json --png bin/bench-demo
+	./$(BIN) bench --agents 960 --json bin/bench-10x.json --png bin/bench-10x
+
+## contract: regenerate the committed snapshot of the demo catalogue's contract
+contract:
+	$(GO) run ./cmd/plumbline contract catalog/demo -o testdata/contract/demo.json
 
 clean:
 	rm -rf bin

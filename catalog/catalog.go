@@ -63,6 +63,7 @@ type Catalog struct {
 	weekStart time.Weekday
 	limits    Limits
 	roster    Roster
+	activity  *Metric
 	sources   map[string]*Source
 	bases     map[string]*Basis
 	concepts  map[string]*Concept
@@ -182,6 +183,10 @@ func (c *Catalog) Limits() Limits { return c.limits }
 
 // Roster names the roster relations.
 func (c *Catalog) Roster() Roster { return c.roster }
+
+// Activity is the metric whose zero means an agent did nothing on a day
+// (no_activity), or nil when the catalogue names none.
+func (c *Catalog) Activity() *Metric { return c.activity }
 
 // Source returns the source with the given id.
 func (c *Catalog) Source(id string) (*Source, bool) { s, ok := c.sources[id]; return s, ok }

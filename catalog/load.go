@@ -25,6 +25,7 @@ type rawFile struct {
 	WeekStarts *ref                   `yaml:"week_starts"`
 	Limits     *rawLimits             `yaml:"limits"`
 	Roster     *rawRoster             `yaml:"roster"`
+	Activity   *ref                   `yaml:"activity"`
 	Sources    map[string]*rawSource  `yaml:"sources"`
 	Bases      map[string]*rawBasis   `yaml:"bases"`
 	Concepts   map[string]*rawConcept `yaml:"concepts"`
@@ -269,6 +270,7 @@ func merge(files []*rawFile, errs *errorList) *rawFile {
 		setOnce(&out.WeekStarts, f.WeekStarts, "week_starts", errs)
 		setOnce(&out.Limits, f.Limits, "limits", errs)
 		setOnce(&out.Roster, f.Roster, "roster", errs)
+		setOnce(&out.Activity, f.Activity, "activity", errs)
 		mergeMap(&out.Sources, f.Sources, "source", errs)
 		mergeMap(&out.Bases, f.Bases, "basis", errs)
 		mergeMap(&out.Concepts, f.Concepts, "concept", errs)

@@ -49,8 +49,26 @@ func build(raw *rawFile, errs *errorList) *Catalog {
 	b.sources()
 	b.concepts()
 	b.metrics()
+	b.activity()
 	b.reports()
 	return b.cat
+}
+
+// activity names the metric whose zero means an agent did nothing that day.
+func (b *builder) activity() {
+	r := b.raw.Activity
+	if r == nil {
+		return
+	}
+	m, ok := b.cat.metrics[r.Value]
+	switch {
+	case !ok:
+		b.errs.add(r.At, "name a metric, such as logged_hours", "activity names unknown metric %q", r.Value)
+	case m.IsRatio():
+		b.errs.add(r.At, "name a sum such as logged hours; zero of it means no activity", "activity metric %q is a ratio", r.Value)
+	default:
+		b.cat.activity = m
+	}
 }
 
 func (b *builder) settings() {
@@ -344,6 +362,9 @@ func (b *builder) basis(m *Metric, r *rawMetric) {
 }
 
 func (b *builder) reports() {
+	if len(b.raw.Reports) == 0 {
+		b.errs.add(b.raw.At, "add a reports: section offering at least one report", "the catalogue offers no reports")
+	}
 	for _, id := range sortedKeys(b.raw.Reports) {
 		r := b.raw.Reports[id]
 		b.id("report", id, r.At)

@@ -25,6 +25,11 @@ var (
 // reading it again.
 const DefaultDirectoryTTL = 30 * time.Second
 
+// newestTTL is how long the engine trusts its last reading of how far each
+// source runs when it decides what to ask for. Answers state data_through
+// from a reading taken with their own rows.
+const newestTTL = 10 * time.Second
+
 // Options tune an Engine. The zero value is ready to use.
 type Options struct {
 	// Now returns the current moment. If nil, time.Now.
@@ -58,6 +63,8 @@ type Engine struct {
 	dir       *Directory
 	dirDay    time.Time
 	dirLoaded time.Time
+	newest    map[string]time.Time
+	newestAt  time.Time
 }
 
 // Caller is who is calling, from the token; never from arguments.
@@ -178,21 +185,15 @@ func (e *Engine) limited(ctx context.Context, c *call, raw json.RawMessage) *Ans
 
 // dispatch routes a call to its tool.
 func (e *Engine) dispatch(ctx context.Context, c *call, raw json.RawMessage) *Answer {
-	tool := c.tool
-	var a *Answer
-	switch {
-	case tool == toolMetricDefinitions:
-		a = e.metricDefinitions(c, raw)
-	case tool == toolHealth:
-		a = e.health(ctx, c, raw)
-	default:
-		rep, ok := e.cat.Report(tool)
-		if !ok {
-			return c.refuse(invalid("tool", "is not a plumbline tool", e.ToolNames()...))
-		}
-		a = e.report(ctx, c, rep, raw)
+	if rep, ok := e.cat.Report(c.tool); ok {
+		return e.report(ctx, c, rep, raw)
 	}
-	return a
+	for _, b := range e.builtins() {
+		if b.Name == c.tool {
+			return b.answer(e, ctx, c, raw)
+		}
+	}
+	return c.refuse(invalid("tool", "is not a plumbline tool", e.ToolNames()...))
 }
 
 func (c *call) refuse(r *Refusal) *Answer {
@@ -222,12 +223,29 @@ func (e *Engine) directory(ctx context.Context, now time.Time) (*Directory, erro
 	if e.dir != nil && e.dirDay.Equal(day) && now.Sub(e.dirLoaded) < e.opts.DirectoryTTL {
 		return e.dir, nil
 	}
-	dir, err := e.store.Directory(ctx, day)
+	dir, err := e.store.Directory(ctx)
 	if err != nil {
 		return nil, err
 	}
+	dir.settle(day)
 	e.dir, e.dirDay, e.dirLoaded = dir, day, now
 	return dir, nil
+}
+
+// sourcesNewest returns how far each source runs, read at most once per
+// newestTTL.
+func (e *Engine) sourcesNewest(ctx context.Context) (map[string]time.Time, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.newest != nil && time.Since(e.newestAt) < newestTTL {
+		return e.newest, nil
+	}
+	newest, err := e.store.Newest(ctx, e.cat.Sources())
+	if err != nil {
+		return nil, err
+	}
+	e.newest, e.newestAt = newest, time.Now()
+	return newest, nil
 }
 
 func newRequestID() string {

@@ -1,6 +1,9 @@
 package reports
 
 import (
+	"context"
+	"encoding/json"
+	"slices"
 	"time"
 
 	"plumbline/catalog"
@@ -77,4 +80,78 @@ func dateString(d time.Time) *string {
 	}
 	s := d.Format(time.DateOnly)
 	return &s
+}
+
+// FreshnessAnswer is freshness's answer: how far every source runs.
+type FreshnessAnswer struct {
+	RequestID      string                      `json:"request_id"`
+	Now            string                      `json:"now"`
+	Today          string                      `json:"today"`
+	TimeZone       string                      `json:"time_zone"`
+	Sources        map[string]*SourceFreshness `json:"sources"`
+	Notes          []string                    `json:"notes"`
+	CatalogVersion string                      `json:"catalog_version"`
+}
+
+// SourceFreshness is one source's freshness and today's status.
+type SourceFreshness struct {
+	Source      string      `json:"source"`
+	Description string      `json:"description"`
+	Refresh     string      `json:"refresh"`
+	Settles     string      `json:"settles"`
+	DataThrough DataThrough `json:"data_through"`
+	Today       string      `json:"today"`
+	Metrics     []string    `json:"metrics"`
+}
+
+func (e *Engine) freshness(ctx context.Context, c *call, raw json.RawMessage) *Answer {
+	a, r := parseArgs(raw)
+	if r == nil {
+		r = a.only()
+	}
+	if r != nil {
+		return c.refuse(r)
+	}
+	newest, err := e.store.Newest(ctx, e.cat.Sources())
+	if err != nil {
+		return e.fault(c, err)
+	}
+	zone := e.cat.Zone()
+	t := today(c.now, zone)
+	ans := &FreshnessAnswer{RequestID: c.id, Now: c.now.In(zone).Format(time.RFC3339), Today: t.Format(time.DateOnly),
+		TimeZone: zone.String(), Sources: map[string]*SourceFreshness{}, CatalogVersion: e.cat.Version(),
+		Notes: []string{"runs_to is the newest day a source holds rows for; complete_through is the newest day whose figures are final. " +
+			"Figures for later days are partial or missing, never zero."}}
+	for _, s := range e.cat.Sources() {
+		th := dataThrough(newest[s.ID], s.Settles, c.now, zone)
+		sf := &SourceFreshness{Source: s.ID, Description: s.Description, Refresh: s.Refresh,
+			Settles: "a day is " + s.Settles.String(), DataThrough: th.public(), Today: todayStatus(s, th, t), Metrics: []string{}}
+		for _, m := range e.cat.Metrics() {
+			if slices.Contains(m.Sources(), s) {
+				sf.Metrics = append(sf.Metrics, m.ID)
+			}
+		}
+		ans.Sources[s.Relation] = sf
+	}
+	for _, b := range e.cat.Bases() {
+		if b.Settles != nil {
+			ans.Notes = append(ans.Notes, "Figures on the "+b.ID+" basis settle by their own rule: a day is "+b.Settles.String()+".")
+		}
+	}
+	return &Answer{Body: ans}
+}
+
+// todayStatus says, in words, what a source holds of today.
+func todayStatus(s *catalog.Source, th through, t time.Time) string {
+	switch {
+	case th.runsTo.IsZero():
+		return "holds no rows"
+	case s.Refresh == catalog.RefreshLive && !th.runsTo.Before(t):
+		return "live: today's figures come in as they happen and are partial until the day is whole"
+	case s.Refresh == catalog.RefreshLive:
+		return "live, but nothing has come in today yet; the newest figures are from " + th.runsTo.Format(time.DateOnly)
+	default:
+		return "today is not in this source until the " + s.Refresh + " build after it; days through " +
+			dateOrNever(th.complete) + " are final"
+	}
 }

@@ -7,7 +7,7 @@ import (
 	"plumbline/catalog"
 )
 
-func demoCatalog(t *testing.T) *catalog.Catalog {
+func demoCatalog(t testing.TB) *catalog.Catalog {
 	t.Helper()
 	cat, err := catalog.Demo()
 	if err != nil {

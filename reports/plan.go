@@ -59,8 +59,8 @@ type Row struct {
 // Store is the data the engine reads. internal/store implements it over
 // PostgreSQL; every method runs read-only.
 type Store interface {
-	// Directory reads the roster as of today.
-	Directory(ctx context.Context, today time.Time) (*Directory, error)
+	// Directory reads the roster: teams, agents and their dated histories.
+	Directory(ctx context.Context) (*Directory, error)
 	// Run runs a plan and returns its rows, at most plan.Limit of them.
 	Run(ctx context.Context, plan *Plan) (*Result, error)
 	// Newest returns the newest day each source has rows for.

@@ -33,9 +33,22 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if r != nil {
 		return c.refuse(r)
 	}
+	newest, err := e.sourcesNewest(ctx)
+	if err != nil {
+		return e.fault(c, err)
+	}
 	metrics, r := e.chooseMetrics(rep, req)
 	if r != nil {
 		return c.refuse(r)
+	}
+	var notes []string
+	if req.Metrics == nil && !req.CompareCounts {
+		metrics, notes = e.liveInstead(rep, metrics, period, newest)
+	}
+	if req.Sort != nil || req.TopN > 0 {
+		if r := e.unfinished(metrics, period, newest, c.now, "a ranking (sort or top_n)"); r != nil {
+			return c.refuse(r)
+		}
 	}
 	limit := e.cat.Limits().MaxRows
 	if req.TopN > 0 {
@@ -43,12 +56,82 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	}
 	plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: period,
 		GroupBy: req.GroupBy, Sort: req.Sort, Limit: limit + 1}
+	activity := e.cat.Activity()
+	if activity == nil || scope.Kind != ScopeAgent || req.GroupBy != catalog.GroupDay {
+		activity = nil
+	} else {
+		plan.Metrics = append(slices.Clip(metrics), activity)
+	}
 	res, err := e.store.Run(ctx, plan)
 	if err != nil {
 		return e.fault(c, err)
 	}
-	ans := e.assemble(c, req, plan, res, dir)
+	ans := e.assemble(c, req, plan, res, dir, activity)
+	ans.Notes = append(notes, ans.Notes...)
 	return &Answer{Body: ans, Rows: len(ans.Rows)}
+}
+
+// liveInstead swaps a report's default metrics for its live ones when the
+// period lies wholly past what the nightly sources hold: today's sales come
+// from the live board until the nightly build has loaded the day.
+func (e *Engine) liveInstead(rep *catalog.Report, defaults []*catalog.Metric, p Period, newest map[string]time.Time) ([]*catalog.Metric, []string) {
+	for _, m := range defaults {
+		for _, s := range m.Sources() {
+			if n, ok := newest[s.ID]; ok && !n.Before(p.Start) {
+				return defaults, nil
+			}
+		}
+	}
+	var live []*catalog.Metric
+	for _, m := range rep.Metrics {
+		if !slices.ContainsFunc(m.Sources(), func(s *catalog.Source) bool { return s.Refresh != catalog.RefreshLive }) {
+			live = append(live, m)
+		}
+	}
+	if len(live) == 0 {
+		return defaults, nil
+	}
+	var ids []string
+	for _, m := range defaults {
+		ids = append(ids, m.ID)
+	}
+	return live, []string{fmt.Sprintf("The nightly build has not loaded these days yet, so %s come from the live source instead of %s; "+
+		"they are partial and the nightly figures replace them once it has.", joinIDs(live), strings.Join(ids, ", "))}
+}
+
+// unfinished refuses a comparison over days that are not final for every
+// metric in it, and names periods that would work.
+func (e *Engine) unfinished(metrics []*catalog.Metric, p Period, newest map[string]time.Time, now time.Time, what string) *Refusal {
+	var last time.Time
+	var blocking *catalog.Metric
+	for _, m := range metrics {
+		th := metricThrough(m, newest, now, e.cat.Zone())
+		if th.complete.Before(p.End) && (blocking == nil || th.complete.Before(last)) {
+			blocking, last = m, th.complete
+		}
+	}
+	if blocking == nil {
+		return nil
+	}
+	var choices []string
+	for _, name := range NamedPeriods {
+		if np := namedPeriod(name, today(now, e.cat.Zone()), e.cat.WeekStart()); !np.End.After(last) {
+			choices = append(choices, name)
+		}
+	}
+	rule := fmt.Sprintf("%s cannot include days that are not final: %s is final only through %s. End the period on or before %s",
+		what, blocking.ID, dateOrNever(last), dateOrNever(last))
+	if len(choices) > 0 {
+		rule += ", for example with one of these named periods"
+	}
+	return &Refusal{Code: CodeNotComparable, Argument: "period", Rule: rule + ".", Choices: append([]string{}, choices...)}
+}
+
+func dateOrNever(d time.Time) string {
+	if d.IsZero() {
+		return "no day yet"
+	}
+	return d.Format(time.DateOnly)
 }
 
 // countedSums returns a report's count metrics that carry a counting basis,
@@ -93,26 +176,19 @@ func (e *Engine) chooseMetrics(rep *catalog.Report, req *Request) ([]*catalog.Me
 
 // assemble builds the answer: rows, definitions, freshness, partial flags
 // and notes.
-func (e *Engine) assemble(c *call, req *Request, plan *Plan, res *Result, dir *Directory) *ReportAnswer {
-	zone := e.cat.Zone()
-	ans := &ReportAnswer{
-		RequestID:      c.id,
-		Columns:        columnsFor(plan.GroupBy, plan.Metrics),
-		Rows:           [][]any{},
-		Metrics:        map[string]*MetricInfo{},
-		Period:         periodInfo(plan.Period, zone),
-		DataThrough:    map[string]DataThrough{},
-		Notes:          []string{},
-		PartialMetrics: []string{},
-		CatalogVersion: e.cat.Version(),
+func (e *Engine) assemble(c *call, req *Request, plan *Plan, res *Result, dir *Directory, activity *catalog.Metric) *ReportAnswer {
+	shown := plan.Metrics
+	if activity != nil {
+		shown = shown[:len(shown)-1]
 	}
+	ans := &ReportAnswer{RequestID: c.id, Columns: columnsFor(plan.GroupBy, shown), Rows: [][]any{}}
 	ans.Request = Echo{Tool: c.tool, Who: whoEcho(plan.Scope, dir), GroupBy: plan.GroupBy, TopN: req.TopN,
-		Compact: req.Compact, CompareCounts: req.CompareCounts}
-	for _, m := range plan.Metrics {
-		ans.Request.Metrics = append(ans.Request.Metrics, m.ID)
-	}
+		Compact: req.Compact, CompareCounts: req.CompareCounts, Metrics: metricIDs(shown)}
 	if plan.Sort != nil {
 		ans.Request.Sort = &SortEcho{Metric: plan.Sort.Metric, Direction: plan.Sort.Direction}
+	}
+	if activity != nil {
+		ans.Columns = append(ans.Columns, "no_activity")
 	}
 	rows := res.Rows
 	if len(rows) > plan.Limit-1 {
@@ -120,114 +196,46 @@ func (e *Engine) assemble(c *call, req *Request, plan *Plan, res *Result, dir *D
 		ans.Truncated = req.TopN == 0
 	}
 	for _, r := range rows {
-		ans.Rows = append(ans.Rows, rowFor(plan.GroupBy, r, plan.Metrics, dir))
+		row := rowFor(plan.GroupBy, r, shown, dir)
+		if activity != nil {
+			row = append(row, noActivity(r.Sums[len(r.Sums)-1]))
+		}
+		ans.Rows = append(ans.Rows, row)
 	}
-	var warnings, standing []string
-	byRef := req.KnownDefinitions == e.cat.Version()
-	if req.KnownDefinitions != "" && !byRef {
-		warnings = append(warnings, "known_definitions does not match this catalogue (catalog_version "+e.cat.Version()+"), so the full definitions are included.")
-	}
-	for _, m := range plan.Metrics {
-		th := metricThrough(m, res.Newest, c.now, zone)
-		ans.Metrics[m.ID] = e.metricInfo(m, th, req.Compact, byRef)
-		warnings = append(warnings, e.partial(ans, m, th, plan.Period, c.now)...)
-	}
-	for _, s := range plan.Sources() {
-		th := dataThrough(res.Newest[s.ID], s.Settles, c.now, zone)
-		ans.DataThrough[s.Relation] = th.public()
-		standing = append(standing, s.Notes...)
-	}
-	ans.Partial = len(ans.PartialMetrics) > 0
-	if plan.Period.Clipped {
-		warnings = append(warnings, "The week asked for has not ended, so the period stops today.")
+	gv := e.governor(&ans.Governed, c.now, plan.Period, req.Compact, req.KnownDefinitions)
+	gv.describe(shown, res.Newest)
+	if activity != nil {
+		for _, s := range activity.Sources() {
+			ans.DataThrough[s.Relation] = dataThrough(res.Newest[s.ID], s.Settles, c.now, e.cat.Zone()).public()
+			gv.stand(s.Notes...)
+		}
 	}
 	if ans.Truncated {
-		warnings = append(warnings, fmt.Sprintf("Only the first %d rows are shown; narrow the call (a team instead of the floor, a shorter period, or top_n with sort) to see the rest.", plan.Limit-1))
+		gv.warn(fmt.Sprintf("Only the first %d rows are shown; narrow the call (a team instead of the floor, a shorter period, or top_n with sort) to see the rest.", plan.Limit-1))
 	}
-	ans.Notes = append(ans.Notes, dedupe(warnings)...)
-	if !req.Compact {
-		ans.Notes = append(ans.Notes, e.standingNotes(plan)...)
-		ans.Notes = append(ans.Notes, dedupe(standing)...)
+	gv.stand(countingNotes(plan.Scope, plan.GroupBy, shown)...)
+	if activity != nil {
+		gv.stand("no_activity is true for a day with zero " + activity.ID + ", false when there was some, and null when " + activity.ID + " is not in yet or the day has no row.")
 	}
+	gv.finish()
 	return ans
 }
 
-func (e *Engine) metricInfo(m *catalog.Metric, th through, compact, byRef bool) *MetricInfo {
-	info := &MetricInfo{Label: m.Label, Unit: m.Unit, DataThrough: th.public()}
-	if m.Basis != nil {
-		info.SalesBasis = m.Basis.ID
+// noActivity reads the activity metric's sum: zero is no activity, null is
+// not known.
+func noActivity(v *float64) any {
+	if v == nil {
+		return nil
 	}
-	if compact {
-		return info
-	}
-	if byRef {
-		info.DefinitionRef = m.ID + "@" + e.cat.Version()
-	} else {
-		info.Definition = m.Definition()
-	}
-	info.Formula = m.Formula()
-	info.Source = m.Relation()
-	return info
+	return *v == 0
 }
 
-// partial marks a metric partial when the period reaches past the days its
-// figures are whole for, and says why.
-func (e *Engine) partial(ans *ReportAnswer, m *catalog.Metric, th through, p Period, now time.Time) []string {
-	t := today(now, e.cat.Zone())
-	var notes []string
-	switch {
-	case th.runsTo.IsZero():
-		notes = append(notes, m.ID+": its source holds no rows, so the figure is null (no data), not zero.")
-	case th.runsTo.Before(p.Start):
-		notes = append(notes, fmt.Sprintf("%s: its source holds rows only up to %s, before this period, so the figure is null (no data), not zero.",
-			m.ID, th.runsTo.Format(time.DateOnly)))
-	case th.runsTo.Before(p.End):
-		notes = append(notes, fmt.Sprintf("%s: its source holds rows only up to %s; days after that are missing from the figure, not zero.",
-			m.ID, th.runsTo.Format(time.DateOnly)))
+func metricIDs(ms []*catalog.Metric) []string {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
 	}
-	if p.End.Equal(t) {
-		notes = append(notes, "Today is not over, so every figure for today is part of a day.")
-	}
-	if !th.complete.IsZero() && th.complete.Before(p.End) && !th.runsTo.Before(p.Start) {
-		notes = append(notes, fmt.Sprintf("%s: days after %s are not final yet (%s), so the figure will still change.",
-			m.ID, th.complete.Format(time.DateOnly), settleReason(m)))
-	}
-	if th.complete.IsZero() || th.complete.Before(p.End) {
-		ans.PartialMetrics = append(ans.PartialMetrics, m.ID)
-	}
-	return notes
-}
-
-func settleReason(m *catalog.Metric) string {
-	if m.Basis != nil && m.Basis.Settles != nil {
-		return "on the " + m.Basis.ID + " basis, a day is " + m.Basis.Settles.String()
-	}
-	return "a day is " + m.Settles().String()
-}
-
-// standingNotes explain how the figures were counted; compact drops them.
-func (e *Engine) standingNotes(plan *Plan) []string {
-	notes := []string{"Null means no data, never zero."}
-	switch plan.Scope.Kind {
-	case ScopeFloor:
-		notes = append(notes, "The floor is the teams that counted as sales teams on each day; a team that joined or left the floor counts only for its days on it.")
-	}
-	if plan.Scope.Kind != ScopeAgent || plan.GroupBy == catalog.GroupTeam {
-		notes = append(notes, "Each agent's day counts for the team the agent was on that day.")
-	}
-	if slices.ContainsFunc(plan.Metrics, (*catalog.Metric).IsRatio) {
-		notes = append(notes, "Ratios are sums divided by sums over each row's group, never averages of rates; the summed numerator and denominator stand beside each ratio. A ratio is null when there is nothing to divide by.")
-	}
-	bases := map[string]bool{}
-	for _, m := range plan.Metrics {
-		if m.Basis != nil {
-			bases[m.Basis.ID] = true
-		}
-	}
-	if len(bases) > 1 {
-		notes = append(notes, "These figures count sales on different bases ("+strings.Join(sortedSet(bases), ", ")+"); never add or compare figures across bases.")
-	}
-	return notes
+	return ids
 }
 
 func (e *Engine) candidates(c *call, w WhoArg, cands []Candidate) *Answer {
@@ -243,23 +251,4 @@ func (e *Engine) candidates(c *call, w WhoArg, cands []Candidate) *Answer {
 			arg + " set to its " + key + "."},
 		CatalogVersion: e.cat.Version(),
 	}}
-}
-
-func dedupe(notes []string) []string {
-	var out []string
-	for _, n := range notes {
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

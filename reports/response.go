@@ -12,11 +12,38 @@ import (
 
 // ReportAnswer is the answer of a report tool.
 type ReportAnswer struct {
-	RequestID      string                 `json:"request_id"`
-	Request        Echo                   `json:"request"`
-	Columns        []string               `json:"columns"`
-	Rows           [][]any                `json:"rows"`
-	Truncated      bool                   `json:"truncated"`
+	RequestID string   `json:"request_id"`
+	Request   Echo     `json:"request"`
+	Columns   []string `json:"columns"`
+	Rows      [][]any  `json:"rows"`
+	Truncated bool     `json:"truncated"`
+	Governed
+}
+
+// CannedAnswer is the answer of a canned report: labelled sections of
+// figures, with each definition stated once.
+type CannedAnswer struct {
+	RequestID string     `json:"request_id"`
+	Request   Echo       `json:"request"`
+	Sections  []*Section `json:"sections"`
+	Governed
+}
+
+// Section is one labelled table of a canned report. Total, when present,
+// is the section's total over its rows, summed from the same parts.
+type Section struct {
+	ID        string   `json:"id"`
+	Title     string   `json:"title"`
+	Columns   []string `json:"columns"`
+	Rows      [][]any  `json:"rows"`
+	Total     []any    `json:"total,omitempty"`
+	Truncated bool     `json:"truncated"`
+}
+
+// Governed is what every answer with figures carries beside them: what
+// each figure means, how far its data runs, whether it is partial, and the
+// notes to pass on.
+type Governed struct {
 	Metrics        map[string]*MetricInfo `json:"metrics"`
 	Period         PeriodInfo             `json:"period"`
 	DataThrough    map[string]DataThrough `json:"data_through"`
@@ -51,6 +78,8 @@ type PeriodInfo struct {
 type Echo struct {
 	Tool          string    `json:"tool"`
 	Who           *WhoEcho  `json:"who,omitempty"`
+	Day           string    `json:"day,omitempty"`
+	Weeks         int       `json:"weeks,omitempty"`
 	Metrics       []string  `json:"metrics,omitempty"`
 	GroupBy       string    `json:"group_by,omitempty"`
 	TopN          int       `json:"top_n,omitempty"`

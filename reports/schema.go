@@ -26,18 +26,20 @@ func dateSchema(description string) schema {
 	return schema{"type": "string", "format": "date", "pattern": `^\d{4}-\d{2}-\d{2}$`, "description": description}
 }
 
-func whoSchema() schema {
-	return schema{
-		"description": "Whose figures: the whole floor, one team (key or name) or one agent (agent_key, name or email). " +
-			"A name that matches several people returns candidates and no figures.",
-		"oneOf": []any{
-			withTitle("the floor", object(schema{"floor": schema{"type": "boolean", "const": true}}, "floor")),
-			withTitle("a team", object(schema{"team": schema{"type": "string", "minLength": 1, "maxLength": maxNameLength,
-				"description": "team key or team name"}}, "team")),
-			withTitle("an agent", object(schema{"agent": schema{"type": "string", "minLength": 1, "maxLength": maxNameLength,
-				"description": "agent_key, full or partial name, or email"}}, "agent")),
-		},
+// oneOfWho is the who argument; withAgent adds the agent shape.
+func oneOfWho(withAgent bool) schema {
+	shapes := []any{
+		withTitle("the floor", object(schema{"floor": schema{"type": "boolean", "const": true}}, "floor")),
+		withTitle("a team", object(schema{"team": schema{"type": "string", "minLength": 1, "maxLength": maxNameLength,
+			"description": "team key or team name"}}, "team")),
 	}
+	description := "Whose figures: the whole floor or one team (key or name)."
+	if withAgent {
+		shapes = append(shapes, withTitle("an agent", object(schema{"agent": schema{"type": "string", "minLength": 1, "maxLength": maxNameLength,
+			"description": "agent_key, full or partial name, or email"}}, "agent")))
+		description = "Whose figures: the whole floor, one team (key or name) or one agent (agent_key, name or email)."
+	}
+	return schema{"description": description + " A name that matches several returns candidates and no figures.", "oneOf": shapes}
 }
 
 func periodSchema(cat *catalog.Catalog) schema {
@@ -66,7 +68,7 @@ func withTitle(title string, s schema) schema {
 func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 	ids := rep.MetricIDs()
 	props := schema{
-		argWho:    whoSchema(),
+		argWho:    oneOfWho(true),
 		argPeriod: periodSchema(cat),
 		argMetrics: schema{
 			"type": "array", "items": schema{"type": "string", "enum": ids}, "minItems": 1, "maxItems": len(ids), "uniqueItems": true,
@@ -123,6 +125,16 @@ func answerSchema(props schema) schema {
 	props["catalog_version"] = schema{"type": "string"}
 	props["notes"] = schema{"type": "array", "items": schema{"type": "string"}}
 	return schema{"type": "object", "properties": props, "required": []string{"request_id"}}
+}
+
+func cannedOutputSchema() schema {
+	out := reportOutputSchema()
+	out["properties"].(schema)["sections"] = schema{"type": "array", "items": schema{"type": "object", "properties": schema{
+		"id": schema{"type": "string"}, "title": schema{"type": "string"},
+		"columns": schema{"type": "array", "items": schema{"type": "string"}}, "rows": schema{"type": "array"},
+		"total": schema{"type": "array"}, "truncated": schema{"type": "boolean"},
+	}}}
+	return out
 }
 
 func reportOutputSchema() schema {

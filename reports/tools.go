@@ -4,11 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
+
+	"plumbline/catalog"
 )
 
 // Tool names plumbline defines itself, beside the catalogue's reports.
 const (
+	toolRoster            = "roster"
+	toolFindPeople        = "find_people"
+	toolFreshness         = "freshness"
 	toolMetricDefinitions = "metric_definitions"
 	toolHealth            = "health"
 )
@@ -20,6 +26,124 @@ type Tool struct {
 	Description  string
 	InputSchema  map[string]any
 	OutputSchema map[string]any
+}
+
+// builtin is a tool plumbline defines itself.
+type builtin struct {
+	Tool
+	answer func(e *Engine, ctx context.Context, c *call, raw json.RawMessage) *Answer
+}
+
+// builtins lists plumbline's own tools, in the order they are offered.
+func (e *Engine) builtins() []builtin {
+	cat := e.cat
+	var allMetrics []string
+	for _, m := range cat.Metrics() {
+		allMetrics = append(allMetrics, m.ID)
+	}
+	league := e.leagueMetricIDs()
+	known := schema{"type": "string", "maxLength": maxVersionLen,
+		"description": "the catalog_version of an earlier answer; if it still matches, definitions come back as short references"}
+	compact := schema{"type": "boolean", "default": false,
+		"description": "drop definitions and standing notes; keep figures, data_through and warnings. Only after this conversation has read the definitions."}
+	return []builtin{
+		{Tool{
+			Name:  toolTeamDay,
+			Title: "Team day",
+			Description: "How a team (or the floor) did on one day, in one call: a section per report (" + reportList(cat) +
+				") with a row per agent (or per team for the floor) and the total, each definition stated once. " +
+				"Defaults to yesterday; today is partial and uses live figures where the nightly build has not run.",
+			InputSchema: object(schema{
+				argWho: oneOfWho(false),
+				argPeriod: schema{"description": "the day, in " + cat.Zone().String() + "; if omitted, yesterday",
+					"oneOf": []any{
+						withTitle("today or yesterday", object(schema{"named": enum("", []string{"today", "yesterday"})}, "named")),
+						withTitle("one day", object(schema{"day": dateSchema("the day, YYYY-MM-DD")}, "day")),
+					}},
+				argCompact: compact, argKnownDefinitions: known,
+			}, argWho),
+			OutputSchema: cannedOutputSchema(),
+		}, (*Engine).teamDay},
+		{Tool{
+			Name:  toolTeamWeeks,
+			Title: "Team weeks",
+			Description: "Week by week for a team, an agent or the floor, in one call: a section per report (" + reportList(cat) +
+				") with a row per whole week and the total, each definition stated once. The weeks are the last whole weeks " +
+				"whose figures are all final.",
+			InputSchema: object(schema{
+				argWho:     oneOfWho(true),
+				"weeks":    schema{"type": "integer", "minimum": 1, "maximum": maxWeeks, "default": defaultWeeks, "description": "how many whole weeks"},
+				argCompact: compact, argKnownDefinitions: known,
+			}, argWho),
+			OutputSchema: cannedOutputSchema(),
+		}, (*Engine).teamWeeks},
+		{Tool{
+			Name:  toolLeague,
+			Title: "League",
+			Description: "The teams on the floor ranked by a metric over a period, with the whole floor's figure. " +
+				"Each team counts only for its days on the floor. A league over days that are not final (such as today) is refused.",
+			InputSchema: object(schema{
+				argPeriod: periodSchema(cat),
+				argMetrics: schema{"type": "array", "items": schema{"type": "string", "enum": league}, "minItems": 1,
+					"maxItems": maxLeagueMetrics, "uniqueItems": true,
+					"description": "metrics to show, ranked by the first unless sort says otherwise; if omitted, " + joinIDs(e.leagueDefaults())},
+				argSort: object(schema{
+					"metric":    enum("a metric this call returns", league),
+					"direction": schema{"type": "string", "enum": []string{"desc", "asc"}, "default": "desc"},
+				}, "metric"),
+				argCompact: compact, argKnownDefinitions: known,
+			}, argPeriod),
+			OutputSchema: cannedOutputSchema(),
+		}, (*Engine).league},
+		{Tool{
+			Name:  toolRoster,
+			Title: "Roster",
+			Description: "Who is on which team on a day, and which teams count as the floor, with who decided it and why; " +
+				"for one agent, their teams over time.",
+			InputSchema: object(schema{
+				argWho: oneOfWho(true),
+				"day":  dateSchema("the day, YYYY-MM-DD; if omitted, today"),
+			}, argWho),
+			OutputSchema: answerSchema(schema{"day": schema{"type": "string"}, "teams": schema{"type": "array"},
+				"columns": schema{"type": "array"}, "rows": schema{"type": "array"}, "truncated": schema{"type": "boolean"}}),
+		}, (*Engine).roster},
+		{Tool{
+			Name:  toolFindPeople,
+			Title: "Find people",
+			Description: "Agents matching a name (or part of one), an email or an agent_key, with their team; " +
+				"use the agent_key in who.agent.",
+			InputSchema: object(schema{"query": schema{"type": "string", "minLength": 1, "maxLength": maxNameLength,
+				"description": "a name or part of one, an email or an agent_key"}}, "query"),
+			OutputSchema: answerSchema(schema{"people": schema{"type": "array"}, "truncated": schema{"type": "boolean"}}),
+		}, (*Engine).findPeople},
+		{Tool{
+			Name:         toolFreshness,
+			Title:        "Freshness",
+			Description:  "How far every source's data runs (runs_to), how far it is final (complete_through), and what it holds of today.",
+			InputSchema:  object(schema{}),
+			OutputSchema: answerSchema(schema{"today": schema{"type": "string"}, "sources": schema{"type": "object"}}),
+		}, func(e *Engine, ctx context.Context, c *call, raw json.RawMessage) *Answer {
+			return e.freshness(ctx, c, raw)
+		}},
+		{Tool{
+			Name:  toolMetricDefinitions,
+			Title: "Metric definitions",
+			Description: "The full definition of every metric (or the ones named): label, unit, definition, formula as sums, " +
+				"source, counting basis, when a day's figures become final, and which reports offer it; plus the counting bases.",
+			InputSchema: object(schema{"metrics": schema{"type": "array", "items": schema{"type": "string", "enum": allMetrics},
+				"minItems": 1, "uniqueItems": true, "description": "metric ids; if omitted, all"}}),
+			OutputSchema: answerSchema(schema{"metrics": schema{"type": "object"}, "bases": schema{"type": "object"}}),
+		}, func(e *Engine, _ context.Context, c *call, raw json.RawMessage) *Answer {
+			return e.metricDefinitions(c, raw)
+		}},
+		{Tool{
+			Name:         toolHealth,
+			Title:        "Health",
+			Description:  "Whether plumbline can reach its database, and the catalogue version it answers from.",
+			InputSchema:  object(schema{}),
+			OutputSchema: answerSchema(schema{"status": schema{"type": "string"}, "database": schema{"type": "string"}}),
+		}, (*Engine).health},
+	}
 }
 
 // Tools lists every tool: the catalogue's reports first, then plumbline's own.
@@ -34,31 +158,9 @@ func (e *Engine) Tools() []Tool {
 			OutputSchema: reportOutputSchema(),
 		})
 	}
-	var ids []string
-	for _, m := range e.cat.Metrics() {
-		ids = append(ids, m.ID)
+	for _, b := range e.builtins() {
+		tools = append(tools, b.Tool)
 	}
-	tools = append(tools,
-		Tool{
-			Name:  toolMetricDefinitions,
-			Title: "Metric definitions",
-			Description: "The full definition of every metric (or the ones named): label, unit, definition, formula as sums, " +
-				"source, counting basis, when a day's figures become final, and which reports offer it; plus the counting bases.",
-			InputSchema: object(schema{"metrics": schema{"type": "array", "items": schema{"type": "string", "enum": ids},
-				"minItems": 1, "uniqueItems": true, "description": "metric ids; if omitted, all"}}),
-			OutputSchema: answerSchema(schema{
-				"metrics": schema{"type": "object"},
-				"bases":   schema{"type": "object"},
-			}),
-		},
-		Tool{
-			Name:         toolHealth,
-			Title:        "Health",
-			Description:  "Whether plumbline can reach its database, and the catalogue version it answers from.",
-			InputSchema:  object(schema{}),
-			OutputSchema: answerSchema(schema{"status": schema{"type": "string"}, "database": schema{"type": "string"}}),
-		},
-	)
 	return tools
 }
 
@@ -69,6 +171,14 @@ func (e *Engine) ToolNames() []string {
 		names = append(names, t.Name)
 	}
 	return names
+}
+
+func reportList(cat *catalog.Catalog) string {
+	var ids []string
+	for _, r := range cat.Reports() {
+		ids = append(ids, r.ID)
+	}
+	return strings.Join(ids, ", ")
 }
 
 const grammarNote = "Arguments: who (floor, team or agent), period (named, day, week or start/end), " +
@@ -85,7 +195,9 @@ func Instructions() string {
 - Sales are counted on different bases (board = live, submitted = nightly, approved = carrier-confirmed). Every sales figure names its sales_basis; never add, subtract or compare figures across bases.
 - Figures listed in partial_metrics (partial: true) cover days that are not over or not final; say so, and do not rank or compare them with whole days.
 - Ratios are given with their summed numerator and denominator; quote the ratio as returned (as a percentage for unit "share") and never average ratios across rows yourself.
-- If an answer lists candidates, several people or teams matched the name: ask which one is meant. Do not pick one.
+- If an answer lists candidates, several people or teams matched the name: ask which one is meant. Do not pick one. find_people looks people up by part of a name or an email.
+- For the usual questions use one call: team_day (a team's or the floor's day), team_weeks (week by week), league (teams ranked). Each states every definition once for all its sections.
+- A ranking or league over days that are not final is refused; use the period the refusal suggests rather than ranking partial figures.
 - An error names the argument, the rule and the valid choices: fix the call and try again.
 - compact: true drops definitions and standing notes and keeps rows, data_through and warnings; use it only after you have read the definitions in this conversation. known_definitions: pass the catalog_version of an earlier answer to get short references instead of definition texts.`
 }

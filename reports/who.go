@@ -15,11 +15,29 @@ import (
 // here, in Go, against a directory read with no caller input: typed text
 // never reaches SQL.
 
-// Directory is the roster as of now: every team and every agent, including
-// those who left.
+// Directory is the roster: every team and every agent, including those who
+// left, with the dated history of who was on which team and which teams
+// counted as the floor.
 type Directory struct {
-	Teams  []Team
-	Agents []Agent
+	Teams       []Team
+	Agents      []Agent
+	Memberships []Membership    // by agent, then date
+	Floor       []FloorDecision // by team, then date
+}
+
+// Membership dates an agent's move to a team.
+type Membership struct {
+	Agent, Team string
+	From        time.Time
+}
+
+// FloorDecision dates a team's place on the floor, and who decided it.
+type FloorDecision struct {
+	Team          string
+	From          time.Time
+	CountsAsSales bool
+	DecidedBy     string
+	Reason        string
 }
 
 // Team is a team in the directory.
@@ -30,7 +48,7 @@ type Team struct {
 // Agent is an agent in the directory.
 type Agent struct {
 	Key, Name, Email string
-	Team             string // key of the agent's latest team; empty if none
+	Team             string // key of the agent's team today; empty if none
 	Hired            time.Time
 	Left             *time.Time
 }
@@ -57,6 +75,39 @@ type Scope struct {
 	Key  string // team or agent key; empty for the floor
 	Name string // team or agent name, from the directory
 	Team string // for an agent: the key of their latest team
+}
+
+// settle sets each agent's team as of day.
+func (d *Directory) settle(day time.Time) {
+	for i := range d.Agents {
+		if m, ok := d.membership(d.Agents[i].Key, day); ok {
+			d.Agents[i].Team = m.Team
+		}
+	}
+}
+
+// membership returns the agent's team on day: the latest move on or before it.
+func (d *Directory) membership(agent string, day time.Time) (Membership, bool) {
+	var found Membership
+	ok := false
+	for _, m := range d.Memberships {
+		if m.Agent == agent && !m.From.After(day) && (!ok || m.From.After(found.From)) {
+			found, ok = m, true
+		}
+	}
+	return found, ok
+}
+
+// floorDecision returns the decision in force for a team on day.
+func (d *Directory) floorDecision(team string, day time.Time) (FloorDecision, bool) {
+	var found FloorDecision
+	ok := false
+	for _, f := range d.Floor {
+		if f.Team == team && !f.From.After(day) && (!ok || f.From.After(found.From)) {
+			found, ok = f, true
+		}
+	}
+	return found, ok
 }
 
 // team returns the team with a key.

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/catalog"
+	"plumbline/internal/bench"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/query"
 	"plumbline/reports"
@@ -80,4 +81,51 @@ func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkResponseBytes measures, per tool, how many bytes an answer takes
+// and how many of them are figures, in full, with compact, and on a second
+// call that passes known_definitions.
+func BenchmarkResponseBytes(b *testing.B) {
+	f := newFloor(b)
+	cs := f.client(b)
+	calls := []struct{ tool, args string }{
+		{"sales", `{"who":{"floor":true},"period":{"named":"last_week"},"group_by":"team"`},
+		{"hours", `{"who":{"agent":"a005"},"period":{"named":"last_week"},"group_by":"day"`},
+		{"quality", `{"who":{"team":"hawks"},"period":{"named":"last_28_days"},"group_by":"week"`},
+		{"team_day", `{"who":{"team":"hawks"}`},
+		{"team_weeks", `{"who":{"team":"hawks"}`},
+		{"league", `{"period":{"named":"last_week"}`},
+		{"roster", `{"who":{"team":"hawks"}`},
+		{"find_people", `{"query":"maria"`},
+		{"freshness", `{`},
+		{"metric_definitions", `{`},
+		{"health", `{`},
+	}
+	for _, c := range calls {
+		takesCompact := c.tool != "roster" && c.tool != "find_people" && c.tool != "freshness" && c.tool != "metric_definitions" && c.tool != "health"
+		first, _ := call(b, cs, c.tool, c.args+"}")
+		modes := [][2]string{{"full", c.args + "}"}}
+		if takesCompact {
+			version := first["catalog_version"].(string)
+			modes = append(modes, [2]string{"compact", c.args + `,"compact":true}`},
+				[2]string{"known_definitions", c.args + `,"known_definitions":"` + version + `"}`})
+		}
+		for _, mode := range modes {
+			b.Run(c.tool+"/"+mode[0], func(b *testing.B) {
+				var total, figures int
+				for b.Loop() {
+					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(mode[1])})
+					if err != nil || res.IsError {
+						b.Fatal(err, res)
+					}
+					text := res.Content[0].(*mcp.TextContent).Text
+					total, figures = len(text), bench.FigureBytes(text)
+				}
+				b.ReportMetric(float64(total), "total_B")
+				b.ReportMetric(float64(figures), "figures_B")
+				b.ReportMetric(100*float64(figures)/float64(total), "figures_%")
+			})
+		}
+	}
 }

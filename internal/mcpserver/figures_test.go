@@ -200,3 +200,23 @@ func TestRowCap(t *testing.T) {
 		}
 	}
 }
+
+// Quality figures by week for a team, from summed audits.
+func TestQualityByWeek(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	a := report(t, cs, "quality", `{"who":{"team":"ospreys"},"period":{"start":"2026-10-05","end":"2026-11-15"},"group_by":"week","metrics":["audits","audit_pass_rate"]}`)
+	audits := f.sqlFloats(t, `SELECT to_char(date_trunc('week', day), 'YYYY-MM-DD'), sum(audits_passed + audits_failed) FROM metrics.agent_quality_daily s
+		WHERE day BETWEEN '2026-10-05' AND '2026-11-15' AND `+teamOfDay+` = 'ospreys' GROUP BY 1`)
+	rates := f.sqlFloats(t, `SELECT to_char(date_trunc('week', day), 'YYYY-MM-DD'), sum(audits_passed)::float8 / sum(audits_passed + audits_failed)
+		FROM metrics.agent_quality_daily s WHERE day BETWEEN '2026-10-05' AND '2026-11-15' AND `+teamOfDay+` = 'ospreys' GROUP BY 1`)
+	gotAudits, gotRates := a.column(t, "audits"), a.column(t, "audit_pass_rate")
+	if len(gotAudits) != 6 || len(audits) != 6 {
+		t.Fatalf("%d weeks answered, %d in the raw table; want 6", len(gotAudits), len(audits))
+	}
+	for week, w := range audits {
+		if gotAudits[week] != w || !near(gotRates[week].(float64), rates[week]) {
+			t.Errorf("week %s: %v audits at %v, want %v at %v", week, gotAudits[week], gotRates[week], w, rates[week])
+		}
+	}
+}

@@ -32,7 +32,10 @@ type floor struct {
 	server *mcp.Server
 }
 
-func newFloor(t testing.TB) *floor {
+func newFloor(t testing.TB) *floor { return newFloorWith(t, nil) }
+
+// newFloorWith lets a test adjust the engine's options.
+func newFloorWith(t testing.TB, adjust func(*reports.Options)) *floor {
 	t.Helper()
 	db := pgtest.NewDB(t)
 	cat, err := catalog.Demo()
@@ -47,10 +50,14 @@ func newFloor(t testing.TB) *floor {
 	}
 	t.Cleanup(st.Close)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
+	opts := &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
 		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet}),
-		Redact:   reqlog.Redactor([]byte("a test secret of some length"))})
-	return &floor{db: db, sql: db.Conn(t), store: st, engine: engine, server: mcpserver.New(engine, &mcpserver.Options{Logger: quiet})}
+		Redact:   reqlog.Redactor([]byte("a test secret of some length"))}
+	if adjust != nil {
+		adjust(opts)
+	}
+	engine := reports.New(cat, st, opts)
+	return &floor{db: db, sql: db.Conn(t), store: st, engine: engine, server: mcpserver.New(engine, &mcpserver.Options{Logger: opts.Logger})}
 }
 
 // client connects a go-sdk client over in-memory transports.

@@ -261,19 +261,30 @@ func Newest(cat *catalog.Catalog, sources []*catalog.Source) (string, []any) {
 	return "SELECT " + strings.Join(cols, ", "), args
 }
 
-// Directory compiles the statements that read the roster as of a day: the
-// teams, then the agents with the team each is on that day.
-func Directory(cat *catalog.Catalog, day time.Time) (teams string, agents string, args []any) {
+// DirectoryStatements read the roster: teams, agents, every agent's dated
+// team history and every team's dated place on the floor.
+type DirectoryStatements struct {
+	Teams, Agents, TeamHistory, FloorHistory string
+}
+
+// Directory compiles the statements that read the roster. They take no
+// parameters: the directory is read with no caller input.
+func Directory(cat *catalog.Catalog) DirectoryStatements {
 	r := cat.Roster()
-	t, a, h := r.Teams, r.Agents, r.TeamHistory
-	teams = fmt.Sprintf("SELECT %s, %s FROM %s ORDER BY 1", ident(t.Key), ident(t.Name), relation(t.Relation))
-	agents = fmt.Sprintf(`SELECT a.%s, a.%s, a.%s, a.%s, a.%s,
-	(SELECT h.%s FROM %s h WHERE h.%s = a.%s AND h.%s <= $1 ORDER BY h.%s DESC LIMIT 1)
-FROM %s a ORDER BY 1`,
-		ident(a.Key), ident(a.Name), ident(a.Email), ident(a.Hired), ident(a.Left),
-		ident(h.Team), relation(h.Relation), ident(h.Agent), ident(a.Key), ident(h.From), ident(h.From),
-		relation(a.Relation))
-	return teams, agents, []any{day}
+	t, a, h, f := r.Teams, r.Agents, r.TeamHistory, r.FloorHistory
+	cols := func(names ...string) string {
+		out := make([]string, len(names))
+		for i, n := range names {
+			out[i] = ident(n)
+		}
+		return strings.Join(out, ", ")
+	}
+	return DirectoryStatements{
+		Teams:        fmt.Sprintf("SELECT %s FROM %s ORDER BY 1", cols(t.Key, t.Name), relation(t.Relation)),
+		Agents:       fmt.Sprintf("SELECT %s FROM %s ORDER BY 1", cols(a.Key, a.Name, a.Email, a.Hired, a.Left), relation(a.Relation)),
+		TeamHistory:  fmt.Sprintf("SELECT %s FROM %s ORDER BY 1, 3", cols(h.Agent, h.Team, h.From), relation(h.Relation)),
+		FloorHistory: fmt.Sprintf("SELECT %s FROM %s ORDER BY 1, 2", cols(f.Team, f.From, f.CountsAsSales, f.DecidedBy, f.Reason), relation(f.Relation)),
+	}
 }
 
 func midnight(day time.Time, zone *time.Location) time.Time {

@@ -151,30 +151,35 @@ func queueNewest(b *pgx.Batch, cat *catalog.Catalog, sources []*catalog.Source, 
 	})
 }
 
-// Directory reads the roster as of a day.
-func (s *Store) Directory(ctx context.Context, day time.Time) (*reports.Directory, error) {
-	teamsSQL, agentsSQL, args := query.Directory(s.cat, day)
+// Directory reads the roster: teams, agents and their dated histories.
+func (s *Store) Directory(ctx context.Context) (*reports.Directory, error) {
+	q := query.Directory(s.cat)
 	dir := &reports.Directory{}
 	err := s.readOnly(ctx, func(b *pgx.Batch) {
-		b.Queue(teamsSQL).Query(func(rows pgx.Rows) (err error) {
-			dir.Teams, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (t reports.Team, err error) {
-				return t, r.Scan(&t.Key, &t.Name)
-			})
-			return err
+		collect(b, q.Teams, &dir.Teams, func(r pgx.CollectableRow, t *reports.Team) error {
+			return r.Scan(&t.Key, &t.Name)
 		})
-		b.Queue(agentsSQL, args...).Query(func(rows pgx.Rows) (err error) {
-			dir.Agents, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (a reports.Agent, err error) {
-				var team *string
-				err = r.Scan(&a.Key, &a.Name, &a.Email, &a.Hired, &a.Left, &team)
-				if team != nil {
-					a.Team = *team
-				}
-				return a, err
-			})
-			return err
+		collect(b, q.Agents, &dir.Agents, func(r pgx.CollectableRow, a *reports.Agent) error {
+			return r.Scan(&a.Key, &a.Name, &a.Email, &a.Hired, &a.Left)
+		})
+		collect(b, q.TeamHistory, &dir.Memberships, func(r pgx.CollectableRow, m *reports.Membership) error {
+			return r.Scan(&m.Agent, &m.Team, &m.From)
+		})
+		collect(b, q.FloorHistory, &dir.Floor, func(r pgx.CollectableRow, d *reports.FloorDecision) error {
+			return r.Scan(&d.Team, &d.From, &d.CountsAsSales, &d.DecidedBy, &d.Reason)
 		})
 	})
 	return dir, err
+}
+
+// collect queues a query whose rows scan into *out.
+func collect[T any](b *pgx.Batch, stmt string, out *[]T, scan func(pgx.CollectableRow, *T) error) {
+	b.Queue(stmt).Query(func(rows pgx.Rows) (err error) {
+		*out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (v T, err error) {
+			return v, scan(r, &v)
+		})
+		return err
+	})
 }
 
 // redact drops a connection string's text from a parse error, which may

@@ -1,0 +1,333 @@
+package reports
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"plumbline/catalog"
+)
+
+// This file answers the canned reports: a manager's usual questions, each
+// in one call, as labelled sections that state each definition once. Their
+// sections are the catalogue's reports with their default metrics.
+
+// Canned report names.
+const (
+	toolTeamDay   = "team_day"
+	toolTeamWeeks = "team_weeks"
+	toolLeague    = "league"
+)
+
+// Bounds of team_weeks.
+const (
+	defaultWeeks = 4
+	maxWeeks     = 8
+)
+
+// canned is one canned call in flight.
+type canned struct {
+	e      *Engine
+	c      *call
+	dir    *Directory
+	newest map[string]time.Time
+	ans    *CannedAnswer
+	gv     *governor
+}
+
+func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p Period, compact bool, known string) (*canned, *Answer) {
+	dir, err := e.directory(ctx, c.now)
+	if err != nil {
+		return nil, e.fault(c, err)
+	}
+	scope, cands, r := dir.resolveWho(who)
+	switch {
+	case r != nil:
+		return nil, c.refuse(r)
+	case cands != nil:
+		return nil, e.candidates(c, who, cands)
+	}
+	newest, err := e.sourcesNewest(ctx)
+	if err != nil {
+		return nil, e.fault(c, err)
+	}
+	k := &canned{e: e, c: c, dir: dir, newest: newest, ans: &CannedAnswer{RequestID: c.id, Sections: []*Section{}}}
+	k.ans.Request = Echo{Tool: c.tool, Who: whoEcho(scope, dir), Compact: compact}
+	k.gv = e.governor(&k.ans.Governed, c.now, p, compact, known)
+	return k, nil
+}
+
+// section runs one plan and adds it as a labelled section with its total.
+func (k *canned) section(ctx context.Context, id, title string, plan *Plan) *Answer {
+	res, err := k.e.store.Run(ctx, plan)
+	if err != nil {
+		return k.e.fault(k.c, err)
+	}
+	s := &Section{ID: id, Title: title, Columns: columnsFor(plan.GroupBy, plan.Metrics), Rows: [][]any{}}
+	rows := res.Rows
+	if len(rows) > plan.Limit-1 {
+		rows, s.Truncated = rows[:plan.Limit-1], true
+	}
+	for _, r := range rows {
+		s.Rows = append(s.Rows, rowFor(plan.GroupBy, r, plan.Metrics, k.dir))
+	}
+	if !s.Truncated && plan.GroupBy != "" {
+		keys := make([]any, len(columnsFor(plan.GroupBy, nil)))
+		keys[0] = "total"
+		if len(keys) == 2 {
+			keys[1] = plan.Scope.Name
+		}
+		s.Total = append(keys, rowFor("", totalOf(rows, len(plan.Parts())), plan.Metrics, k.dir)...)
+	}
+	k.ans.Sections = append(k.ans.Sections, s)
+	k.gv.describe(plan.Metrics, res.Newest)
+	k.gv.stand(countingNotes(plan.Scope, plan.GroupBy, plan.Metrics)...)
+	return nil
+}
+
+func (k *canned) finish(totalNote string) *Answer {
+	rows := 0
+	for _, s := range k.ans.Sections {
+		rows += len(s.Rows)
+		if s.Truncated {
+			k.gv.warn(fmt.Sprintf("Section %s lists only its first %d rows and so has no total; ask about one team to see them all.", s.ID, len(s.Rows)))
+		}
+	}
+	k.gv.stand(totalNote)
+	k.gv.finish()
+	return &Answer{Body: k.ans, Rows: rows}
+}
+
+// totalOf sums rows' parts: the group's total, from the same parts, so a
+// ratio's total is still a sum over a sum.
+func totalOf(rows []Row, parts int) Row {
+	total := Row{Sums: make([]*float64, parts)}
+	for _, r := range rows {
+		for i, v := range r.Sums {
+			if v == nil {
+				continue
+			}
+			if total.Sums[i] == nil {
+				total.Sums[i] = new(float64)
+			}
+			*total.Sums[i] += *v
+		}
+	}
+	return total
+}
+
+// cannedArgs reads the arguments every canned report shares.
+func cannedArgs(a *args) (compact bool, known string, r *Refusal) {
+	if compact, r = a.flag(argCompact); r == nil {
+		known, _, r = a.text(argKnownDefinitions, maxVersionLen)
+	}
+	return compact, known, r
+}
+
+func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Answer {
+	a, r := parseArgs(raw)
+	if r == nil {
+		r = a.only(argWho, argPeriod, argCompact, argKnownDefinitions)
+	}
+	var who WhoArg
+	if r == nil {
+		who, r = decodeWho(a)
+	}
+	if r == nil && who.Agent != "" {
+		r = invalid(argWho, "team_day is about a team or the floor; for one agent use hours, sales or quality with who.agent", "floor", "team")
+	}
+	arg := PeriodArg{Named: "yesterday"}
+	if r == nil && a.has(argPeriod) {
+		if arg, r = decodePeriod(a); r == nil && arg.Day == "" && arg.Named != "today" && arg.Named != "yesterday" {
+			r = invalid(argPeriod, `team_day covers one day: {"day": "YYYY-MM-DD"} or {"named": "today"} or {"named": "yesterday"}`, "today", "yesterday", "day")
+		}
+	}
+	compact, known, r2 := cannedArgs(a)
+	if r == nil {
+		r = r2
+	}
+	var p Period
+	if r == nil {
+		p, r = resolvePeriod(arg, c.now, e.cat)
+	}
+	if r != nil {
+		return c.refuse(r)
+	}
+	k, stop := e.startCanned(ctx, c, who, p, compact, known)
+	if stop != nil {
+		return stop
+	}
+	scope, _, _ := k.dir.resolveWho(who)
+	k.ans.Request.Day = p.Start.Format(time.DateOnly)
+	group := catalog.GroupAgent
+	if scope.Kind == ScopeFloor {
+		group = catalog.GroupTeam
+	}
+	for _, rep := range e.cat.Reports() {
+		metrics, notes := e.liveInstead(rep, rep.Defaults, p, k.newest)
+		k.gv.warn(notes...)
+		plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: p, GroupBy: group, Limit: e.cat.Limits().MaxRows + 1}
+		if stop := k.section(ctx, rep.ID, rep.Title, plan); stop != nil {
+			return stop
+		}
+	}
+	return k.finish("Each section lists one row per " + group + ", and its total is the " + scope.Kind + "'s figure for the day.")
+}
+
+func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *Answer {
+	a, r := parseArgs(raw)
+	if r == nil {
+		r = a.only(argWho, "weeks", argCompact, argKnownDefinitions)
+	}
+	var who WhoArg
+	if r == nil {
+		who, r = decodeWho(a)
+	}
+	weeks := defaultWeeks
+	if r == nil && a.has("weeks") {
+		weeks, r = a.whole("weeks", 1, maxWeeks)
+	}
+	compact, known, r2 := cannedArgs(a)
+	if r == nil {
+		r = r2
+	}
+	if r != nil {
+		return c.refuse(r)
+	}
+	newest, err := e.sourcesNewest(ctx)
+	if err != nil {
+		return e.fault(c, err)
+	}
+	// The weeks end with the last week whose every day is final for every
+	// section, so no week in the comparison is half a week.
+	end := weekOf(today(c.now, e.cat.Zone()), e.cat.WeekStart()).AddDate(0, 0, -1)
+	final := end
+	for _, rep := range e.cat.Reports() {
+		for _, m := range rep.Defaults {
+			if th := metricThrough(m, newest, c.now, e.cat.Zone()); th.complete.Before(final) {
+				final = th.complete
+			}
+		}
+	}
+	var shifted []string
+	for end.After(final) {
+		end = end.AddDate(0, 0, -7)
+		shifted = []string{fmt.Sprintf("Last week is not final yet for every figure (final through %s), so the weeks end on %s.",
+			dateOrNever(final), end.Format(time.DateOnly))}
+	}
+	p := Period{Start: end.AddDate(0, 0, 1-7*weeks), End: end}
+	k, stop := e.startCanned(ctx, c, who, p, compact, known)
+	if stop != nil {
+		return stop
+	}
+	scope, _, _ := k.dir.resolveWho(who)
+	k.ans.Request.Weeks = weeks
+	k.gv.warn(shifted...)
+	for _, rep := range e.cat.Reports() {
+		plan := &Plan{Catalog: e.cat, Metrics: rep.Defaults, Scope: scope, Period: p, GroupBy: catalog.GroupWeek, Limit: e.cat.Limits().MaxRows + 1}
+		if stop := k.section(ctx, rep.ID, rep.Title, plan); stop != nil {
+			return stop
+		}
+	}
+	return k.finish(fmt.Sprintf("Each section lists one row per whole week (weeks start on %s); its total covers all %d weeks.", e.cat.WeekStart(), weeks))
+}
+
+// leagueDefaults are the metrics a league ranks by when none are named: the
+// defaults of the first report that counts sales, else of the first report.
+func (e *Engine) leagueDefaults() []*catalog.Metric {
+	reps := e.cat.Reports()
+	for _, rep := range reps {
+		if slices.ContainsFunc(rep.Metrics, func(m *catalog.Metric) bool { return m.Basis != nil }) {
+			return rep.Defaults
+		}
+	}
+	return reps[0].Defaults
+}
+
+// leagueMetricIDs are every metric a league may rank by.
+func (e *Engine) leagueMetricIDs() []string {
+	var ids []string
+	for _, rep := range e.cat.Reports() {
+		for _, m := range rep.Metrics {
+			if !slices.Contains(ids, m.ID) {
+				ids = append(ids, m.ID)
+			}
+		}
+	}
+	return ids
+}
+
+const maxLeagueMetrics = 3
+
+func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answer {
+	a, r := parseArgs(raw)
+	if r == nil {
+		r = a.only(argPeriod, argMetrics, argSort, argCompact, argKnownDefinitions)
+	}
+	var arg PeriodArg
+	if r == nil {
+		arg, r = decodePeriod(a)
+	}
+	metrics := e.leagueDefaults()
+	if r == nil && a.has(argMetrics) {
+		var ids []string
+		if ids, r = a.metricList(argMetrics, e.leagueMetricIDs()); r == nil && len(ids) > maxLeagueMetrics {
+			r = invalid(argMetrics, "lists more than "+itoa(maxLeagueMetrics)+" metrics; a league ranks by a few", e.leagueMetricIDs()...)
+		}
+		metrics = nil
+		for _, id := range ids {
+			m, _ := e.cat.Metric(id)
+			metrics = append(metrics, m)
+		}
+	}
+	sort := &SortArg{Direction: "desc"}
+	if r == nil {
+		var s *SortArg
+		if s, r = decodeSort(a, &catalog.Report{Metrics: metrics}); s != nil {
+			sort = s
+		}
+	}
+	compact, known, r2 := cannedArgs(a)
+	if r == nil {
+		r = r2
+	}
+	var p Period
+	if r == nil {
+		p, r = resolvePeriod(arg, c.now, e.cat)
+	}
+	if r != nil {
+		return c.refuse(r)
+	}
+	if sort.Metric == "" {
+		sort.Metric = metrics[0].ID
+	}
+	newest, err := e.sourcesNewest(ctx)
+	if err != nil {
+		return e.fault(c, err)
+	}
+	if r := e.unfinished(metrics, p, newest, c.now, "a league"); r != nil {
+		return c.refuse(r)
+	}
+	k, stop := e.startCanned(ctx, c, WhoArg{Floor: true}, p, compact, known)
+	if stop != nil {
+		return stop
+	}
+	k.ans.Request.Metrics = metricIDs(metrics)
+	k.ans.Request.Sort = &SortEcho{Metric: sort.Metric, Direction: sort.Direction}
+	plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: Scope{Kind: ScopeFloor, Name: "the floor"}, Period: p,
+		GroupBy: catalog.GroupTeam, Sort: sort, Limit: e.cat.Limits().MaxRows + 1}
+	if stop := k.section(ctx, "league", "Teams on the floor, ranked by "+sort.Metric, plan); stop != nil {
+		return stop
+	}
+	s := k.ans.Sections[0]
+	s.Columns = append([]string{"rank"}, s.Columns...)
+	for i := range s.Rows {
+		s.Rows[i] = append([]any{i + 1}, s.Rows[i]...)
+	}
+	if s.Total != nil {
+		s.Total = append([]any{nil}, s.Total...)
+	}
+	return k.finish("Teams are ranked by " + sort.Metric + " (" + sort.Direction + "ending), counting only the days each team was on the floor; total is the whole floor's figure over the same days.")
+}

@@ -1,0 +1,224 @@
+package reports
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// This file answers the roster questions: who is on which team on a day,
+// which teams count as the floor, and who a name might mean.
+
+// RosterAnswer is roster's answer.
+type RosterAnswer struct {
+	RequestID      string       `json:"request_id"`
+	Request        Echo         `json:"request"`
+	Day            string       `json:"day"`
+	TimeZone       string       `json:"time_zone"`
+	Teams          []RosterTeam `json:"teams"`
+	Columns        []string     `json:"columns"`
+	Rows           [][]any      `json:"rows"`
+	Truncated      bool         `json:"truncated"`
+	Notes          []string     `json:"notes"`
+	CatalogVersion string       `json:"catalog_version"`
+}
+
+// RosterTeam is a team's place on the floor on the roster's day, with the
+// decision that put it there.
+type RosterTeam struct {
+	Team      string `json:"team"`
+	Name      string `json:"team_name"`
+	OnFloor   *bool  `json:"on_floor"`
+	Since     string `json:"decided_from,omitempty"`
+	DecidedBy string `json:"decided_by,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Agents    int    `json:"agents"`
+}
+
+// PeopleAnswer is find_people's answer.
+type PeopleAnswer struct {
+	RequestID      string   `json:"request_id"`
+	People         []Person `json:"people"`
+	Truncated      bool     `json:"truncated"`
+	Notes          []string `json:"notes"`
+	CatalogVersion string   `json:"catalog_version"`
+}
+
+// Person is a directory entry a search matched.
+type Person struct {
+	AgentKey string `json:"agent_key"`
+	Name     string `json:"name"`
+	Email    string `json:"email"`
+	Team     string `json:"team,omitempty"`
+	TeamName string `json:"team_name,omitempty"`
+	Hired    string `json:"hired_on"`
+	Left     string `json:"left_on,omitempty"`
+}
+
+// maxPeople caps find_people's list.
+const maxPeople = 20
+
+func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answer {
+	a, r := parseArgs(raw)
+	if r == nil {
+		r = a.only(argWho, "day")
+	}
+	var who WhoArg
+	if r == nil {
+		who, r = decodeWho(a)
+	}
+	var dayText string
+	if r == nil {
+		dayText, r = a.date("day")
+	}
+	if r != nil {
+		return c.refuse(r)
+	}
+	t := today(c.now, e.cat.Zone())
+	day := t
+	if dayText != "" {
+		d, ok := parseDate(dayText)
+		switch {
+		case !ok:
+			return c.refuse(invalid("day", "is not a calendar date"))
+		case d.After(t):
+			return c.refuse(invalid("day", "is after today ("+t.Format(time.DateOnly)+"); the roster is known only up to today"))
+		}
+		day = d
+	}
+	dir, err := e.directory(ctx, c.now)
+	if err != nil {
+		return e.fault(c, err)
+	}
+	scope, cands, r := dir.resolveWho(who)
+	switch {
+	case r != nil:
+		return c.refuse(r)
+	case cands != nil:
+		return e.candidates(c, who, cands)
+	}
+	ans := &RosterAnswer{RequestID: c.id, Day: day.Format(time.DateOnly), TimeZone: e.cat.Zone().String(),
+		Teams: []RosterTeam{}, Rows: [][]any{}, CatalogVersion: e.cat.Version()}
+	ans.Request = Echo{Tool: c.tool, Who: whoEcho(scope, dir), Day: ans.Day}
+	if scope.Kind == ScopeAgent {
+		e.agentHistory(ans, dir, scope.Key, day)
+	} else {
+		e.teamsOn(ans, dir, scope, day)
+	}
+	return &Answer{Body: ans, Rows: len(ans.Rows)}
+}
+
+// teamsOn lists the floor's teams (or one team) on a day, and their agents.
+func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope Scope, day time.Time) {
+	ans.Columns = []string{"agent", "agent_name", "team", "team_name", "on_team_since", "hired_on"}
+	for _, t := range dir.Teams {
+		if scope.Kind == ScopeTeam && t.Key != scope.Key {
+			continue
+		}
+		rt := RosterTeam{Team: t.Key, Name: t.Name}
+		if f, ok := dir.floorDecision(t.Key, day); ok {
+			on := f.CountsAsSales
+			rt.OnFloor, rt.Since, rt.DecidedBy, rt.Reason = &on, f.From.Format(time.DateOnly), f.DecidedBy, f.Reason
+		}
+		if scope.Kind == ScopeFloor && (rt.OnFloor == nil || !*rt.OnFloor) {
+			continue
+		}
+		for _, a := range dir.Agents {
+			m, ok := dir.membership(a.Key, day)
+			if !ok || m.Team != t.Key || a.Hired.After(day) || a.Left != nil && a.Left.Before(day) {
+				continue
+			}
+			rt.Agents++
+			if len(ans.Rows) == e.cat.Limits().MaxRows {
+				ans.Truncated = true
+				continue
+			}
+			ans.Rows = append(ans.Rows, []any{a.Key, a.Name, t.Key, t.Name, m.From.Format(time.DateOnly), a.Hired.Format(time.DateOnly)})
+		}
+		ans.Teams = append(ans.Teams, rt)
+	}
+	ans.Notes = []string{"The floor on a day is the teams whose latest decision on or before that day counts them as sales teams; each team shows that decision, who made it and why."}
+	if scope.Kind == ScopeTeam {
+		ans.Notes = []string{"on_floor says whether the team counted as a sales team on this day, by the decision shown."}
+	}
+	if ans.Truncated {
+		ans.Notes = append(ans.Notes, fmt.Sprintf("Only the first %d agents are listed; ask about one team to see all of its agents. Each team's agents count is complete.", e.cat.Limits().MaxRows))
+	}
+}
+
+// agentHistory lists an agent's teams over time, marking the one on day.
+func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, day time.Time) {
+	ans.Columns = []string{"team", "team_name", "from", "until", "current_on_day"}
+	var moves []Membership
+	for _, m := range dir.Memberships {
+		if m.Agent == agent {
+			moves = append(moves, m)
+		}
+	}
+	slices.SortFunc(moves, func(a, b Membership) int { return a.From.Compare(b.From) })
+	on, _ := dir.membership(agent, day)
+	for i, m := range moves {
+		t, _ := dir.team(m.Team)
+		var until any
+		if i+1 < len(moves) {
+			until = moves[i+1].From.AddDate(0, 0, -1).Format(time.DateOnly)
+		}
+		ans.Rows = append(ans.Rows, []any{m.Team, nullable(t.Name), m.From.Format(time.DateOnly), until, m == on})
+	}
+	a, _ := dir.agent(agent)
+	ans.Notes = []string{"An agent's figures count for the team they were on each day."}
+	if a.Left != nil {
+		ans.Notes = append(ans.Notes, "This agent left on "+a.Left.Format(time.DateOnly)+".")
+	}
+}
+
+func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *Answer {
+	a, r := parseArgs(raw)
+	if r == nil {
+		r = a.only("query")
+	}
+	var q string
+	var present bool
+	if r == nil {
+		q, present, r = a.text("query", maxNameLength)
+	}
+	if r == nil && !present {
+		r = invalid("query", "is required: a name or part of one, an email or an agent_key")
+	}
+	if r != nil {
+		return c.refuse(r)
+	}
+	dir, err := e.directory(ctx, c.now)
+	if err != nil {
+		return e.fault(c, err)
+	}
+	ans := &PeopleAnswer{RequestID: c.id, People: []Person{}, CatalogVersion: e.cat.Version()}
+	for _, m := range dir.matchAgents(q) {
+		if len(ans.People) == maxPeople {
+			ans.Truncated = true
+			break
+		}
+		p := Person{AgentKey: m.Key, Name: m.Name, Email: m.Email, Team: m.Team, Hired: m.Hired.Format(time.DateOnly)}
+		if t, ok := dir.team(m.Team); ok {
+			p.TeamName = t.Name
+		}
+		if m.Left != nil {
+			p.Left = m.Left.Format(time.DateOnly)
+		}
+		ans.People = append(ans.People, p)
+	}
+	switch {
+	case len(ans.People) == 0:
+		ans.Notes = []string{"No one matches. Try part of the name, a different spelling, or an email."}
+	case len(ans.People) > 1:
+		ans.Notes = []string{"Several people match; ask which one is meant, then use their agent_key in who.agent."}
+	default:
+		ans.Notes = []string{"Use this agent_key in who.agent to ask about this person."}
+	}
+	if ans.Truncated {
+		ans.Notes = append(ans.Notes, fmt.Sprintf("Only the first %d matches are listed; give more of the name.", maxPeople))
+	}
+	return &Answer{Body: ans, Rows: len(ans.People)}
+}
