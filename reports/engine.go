@@ -147,6 +147,9 @@ func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.
 	rec := &Record{ID: c.id, Caller: caller, Tool: tool, Arguments: e.loggable(raw), Started: time.Now()}
 	if e.opts.Recorder != nil {
 		if err := e.opts.Recorder.Begin(ctx, rec); err != nil {
+			if errors.Is(err, ErrBusy) {
+				return e.fault(c, err)
+			}
 			e.opts.Logger.Error("request log: cannot record a call; refusing it", "request_id", c.id, "tool", tool, "err", err)
 			return c.refuse(unavailable(CodeUnavailable, "the call could not be put on record, so it was not run; try again in a minute"))
 		}

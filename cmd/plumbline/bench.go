@@ -13,6 +13,7 @@ import (
 
 	"plumbline/internal/bench"
 	"plumbline/internal/demofloor"
+	"plumbline/internal/grants"
 	"plumbline/internal/pgcluster"
 )
 
@@ -84,11 +85,19 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	}
 	defer cluster.Stop()
 	opts := demofloor.Options{Seed: uint64(*seed), Now: time.Now(), Agents: *agents, Days: *days}
-	if err := prepareDemo(ctx, cluster, opts, &streams{out: s.err, err: s.err}); err != nil {
+	roles := grants.DefaultRoles()
+	gs, err := loadGrants("")
+	if err != nil {
 		return err
 	}
+	if err := prepareDemo(ctx, cluster, opts, roles, gs, &streams{out: s.err, err: s.err}); err != nil {
+		return err
+	}
+	// The server signs in as plumbline's login, as in production, with no
+	// per-person limit: every call of the bench comes from one person.
+	server := bench.Process(bin, cluster.LoginDSN(roles.App, demoDatabase), "--calls-per-minute", "0")
 	res, err := bench.Run(ctx, bench.Options{
-		DSN: cluster.DSN(demoDatabase), Server: bench.Process(bin, cluster.DSN(demoDatabase)),
+		DSN: cluster.DSN(demoDatabase), Server: server,
 		Calls: *calls, Levels: lv, Tools: only, Progress: s.err,
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -149,6 +150,15 @@ func (f *flags) int(name string, def int, usage string) *int {
 		fmt.Sscan(v, &def)
 	}
 	return f.Int(name, def, usage+" ($"+envName(name)+")")
+}
+
+func (f *flags) boolean(name string, def bool, usage string) *bool {
+	if v, ok := os.LookupEnv(envName(name)); ok {
+		if b, err := strconv.ParseBool(v); err == nil {
+			def = b
+		}
+	}
+	return f.Bool(name, def, usage+" ($"+envName(name)+")")
 }
 
 // parse parses args and returns the positional arguments.

@@ -52,7 +52,7 @@ func TestHelp(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "plumbline demo") {
 		t.Errorf("help: exit %d\n%s", code, out)
 	}
-	for _, cmd := range []string{"serve", "check", "demo"} {
+	for _, cmd := range []string{"serve", "check", "demo", "guard", "setup"} {
 		code, out, _ := runCLI(t, "help", cmd)
 		if code != 0 || !strings.Contains(out, "Usage: plumbline "+cmd) || !strings.Contains(out, "$PLUMBLINE_") {
 			t.Errorf("help %s: exit %d\n%s", cmd, code, out)
@@ -125,7 +125,7 @@ func TestServeOverStdio(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
 	db := pgtest.NewDB(t)
-	cmd := exec.Command(bin, "serve", "--transport", "stdio", "--db", db.DSN, "--log-level", "warn")
+	cmd := exec.Command(bin, "serve", "--transport", "stdio", "--db", db.AppDSN, "--log-level", "warn")
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -184,7 +184,8 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("run %d: sales on the demo: %v %v", run, res, err)
 		}
 		cs.Close()
-		for _, want := range []string{"claude mcp add --transport http plumbline " + url, `"mcpServers"`, "Database, for psql:"} {
+		for _, want := range []string{"claude mcp add --transport http plumbline " + url, `"mcpServers"`, "Database, for psql:",
+			"signed in as plumbline_app", `"postgres://plumbline_app@127.0.0.1:`} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("run %d: the demo does not print %q", run, want)
 			}

@@ -96,7 +96,8 @@ func TestCatalogueWorkflow(t *testing.T) {
 	}
 	for _, want := range []string{
 		`check --format github "$CATALOG"`,
-		`check --format github --db "$DSN" "$CATALOG"`,
+		`setup --db "$DSN" --grants sql/grants`,
+		`check --format github --db "$DSN" --grants sql/grants "$CATALOG"`,
 		`check --format github --contract "$CONTRACT" "$CATALOG"`,
 		`check --diff "$RUNNER_TEMP/base/$CATALOG"`,
 		`docs "$CATALOG" -o "$RUNNER_TEMP/site"`,

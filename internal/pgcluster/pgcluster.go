@@ -108,8 +108,12 @@ func (c *Cluster) StartReplica(ctx context.Context, dir string, opts Options) (*
 }
 
 // DSN returns a connection string for the superuser to database db.
-func (c *Cluster) DSN(db string) string {
-	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", Superuser, c.port, db)
+func (c *Cluster) DSN(db string) string { return c.LoginDSN(Superuser, db) }
+
+// LoginDSN returns a connection string for a login to database db. The
+// cluster trusts local connections, so it needs no password.
+func (c *Cluster) LoginDSN(login, db string) string {
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", login, c.port, db)
 }
 
 // Port is the loopback TCP port the cluster listens on.
