@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,5 +227,32 @@ func waitFor(t *testing.T, out *syncBuffer, re *regexp.Regexp, done chan int) st
 			t.Fatalf("the demo did not start serving:\n%s", out.String())
 		case <-time.After(50 * time.Millisecond):
 		}
+	}
+}
+
+// Flags come from the environment when the command line leaves them unset,
+// and --help never shows a value taken from the environment.
+func TestFlagsFromTheEnvironment(t *testing.T) {
+	t.Setenv("PLUMBLINE_DB", "postgres://app:s3cretpassword@db/floor")
+	t.Setenv("PLUMBLINE_STATEMENT_TIMEOUT", "7s")
+	_, out, _ := runCLI(t, "help", "serve")
+	if strings.Contains(out, "s3cretpassword") {
+		t.Errorf("--help shows a value from the environment:\n%s", out)
+	}
+	f := newFlags("x", "", &streams{out: io.Discard, err: io.Discard})
+	db := f.string("db", "", "database")
+	timeout := f.duration("statement-timeout", time.Second, "timeout")
+	addr := f.string("addr", "127.0.0.1:8080", "address")
+	if _, err := f.parse([]string{"--addr", "127.0.0.1:9"}); err != nil {
+		t.Fatal(err)
+	}
+	if *db != "postgres://app:s3cretpassword@db/floor" || *timeout != 7*time.Second || *addr != "127.0.0.1:9" {
+		t.Errorf("db %q, timeout %v, addr %q", *db, *timeout, *addr)
+	}
+	t.Setenv("PLUMBLINE_STATEMENT_TIMEOUT", "soon")
+	f = newFlags("x", "", &streams{out: io.Discard, err: io.Discard})
+	f.duration("statement-timeout", time.Second, "timeout")
+	if _, err := f.parse(nil); err == nil || strings.Contains(err.Error(), "soon") {
+		t.Errorf("a bad environment value: %v", err)
 	}
 }
