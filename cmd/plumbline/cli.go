@@ -133,13 +133,17 @@ func envName(flagName string) string {
 
 func withEnv(name, usage string) string { return usage + " ($" + envName(name) + ")" }
 
-func (f *flags) string(name, def, usage string) *string { return f.String(name, def, withEnv(name, usage)) }
+func (f *flags) string(name, def, usage string) *string {
+	return f.String(name, def, withEnv(name, usage))
+}
 
 func (f *flags) duration(name string, def time.Duration, usage string) *time.Duration {
 	return f.Duration(name, def, withEnv(name, usage))
 }
 
-func (f *flags) int(name string, def int, usage string) *int { return f.Int(name, def, withEnv(name, usage)) }
+func (f *flags) int(name string, def int, usage string) *int {
+	return f.Int(name, def, withEnv(name, usage))
+}
 
 func (f *flags) boolean(name string, def bool, usage string) *bool {
 	return f.Bool(name, def, withEnv(name, usage))
