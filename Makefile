@@ -5,7 +5,7 @@ BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CLIENTS     := internal/oauth/testdata/clients
 
-.PHONY: all build demo test lint unit fuzz bench clean
+.PHONY: all build demo test lint unit fuzz bench contract clean
 
 all: build
 
@@ -38,9 +38,16 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeReport$$' -fuzztime $(FUZZTIME) ./reports
 	$(GO) test -run '^$$' -fuzz '^FuzzResolveWho$$' -fuzztime $(FUZZTIME) ./reports
 
-## bench: the benchmarks, side by side with the raw SQL
-bench:
+## bench: the Go benchmarks, then plumbline bench on the demo floor and on
+## one ten times its size (results and charts under bin/)
+bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	./$(BIN) bench --json bin/bench-demo.json --png bin/bench-demo
+	./$(BIN) bench --agents 960 --json bin/bench-10x.json --png bin/bench-10x
+
+## contract: regenerate the committed snapshot of the demo catalogue's contract
+contract:
+	$(GO) run ./cmd/plumbline contract catalog/demo -o testdata/contract/demo.json
 
 clean:
 	rm -rf bin

@@ -37,7 +37,7 @@ type canned struct {
 	gv     *governor
 }
 
-func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p Period, compact bool, known string) (*canned, *Answer) {
+func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p Period, metrics []*catalog.Metric, compact bool, known string) (*canned, *Answer) {
 	dir, err := e.directory(ctx, c.now)
 	if err != nil {
 		return nil, e.fault(c, err)
@@ -49,7 +49,7 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p Period,
 	case cands != nil:
 		return nil, e.candidates(c, who, cands)
 	}
-	newest, err := e.sourcesNewest(ctx)
+	newest, err := e.sourcesNewest(ctx, metrics)
 	if err != nil {
 		return nil, e.fault(c, err)
 	}
@@ -155,7 +155,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 	if r != nil {
 		return c.refuse(r)
 	}
-	k, stop := e.startCanned(ctx, c, who, p, compact, known)
+	k, stop := e.startCanned(ctx, c, who, p, e.allReportMetrics(), compact, known)
 	if stop != nil {
 		return stop
 	}
@@ -196,7 +196,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	if r != nil {
 		return c.refuse(r)
 	}
-	newest, err := e.sourcesNewest(ctx)
+	newest, err := e.sourcesNewest(ctx, e.allReportMetrics())
 	if err != nil {
 		return e.fault(c, err)
 	}
@@ -218,7 +218,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 			dateOrNever(final), end.Format(time.DateOnly))}
 	}
 	p := Period{Start: end.AddDate(0, 0, 1-7*weeks), End: end}
-	k, stop := e.startCanned(ctx, c, who, p, compact, known)
+	k, stop := e.startCanned(ctx, c, who, p, e.allReportMetrics(), compact, known)
 	if stop != nil {
 		return stop
 	}
@@ -244,6 +244,20 @@ func (e *Engine) leagueDefaults() []*catalog.Metric {
 		}
 	}
 	return reps[0].Defaults
+}
+
+// allReportMetrics are the metrics of every report, each once: what the
+// canned reports built from them may read.
+func (e *Engine) allReportMetrics() []*catalog.Metric {
+	var out []*catalog.Metric
+	for _, rep := range e.cat.Reports() {
+		for _, m := range rep.Metrics {
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // leagueMetricIDs are every metric a league may rank by.
@@ -303,14 +317,14 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if sort.Metric == "" {
 		sort.Metric = metrics[0].ID
 	}
-	newest, err := e.sourcesNewest(ctx)
+	newest, err := e.sourcesNewest(ctx, metrics)
 	if err != nil {
 		return e.fault(c, err)
 	}
 	if r := e.unfinished(metrics, p, newest, c.now, "a league"); r != nil {
 		return c.refuse(r)
 	}
-	k, stop := e.startCanned(ctx, c, WhoArg{Floor: true}, p, compact, known)
+	k, stop := e.startCanned(ctx, c, WhoArg{Floor: true}, p, metrics, compact, known)
 	if stop != nil {
 		return stop
 	}

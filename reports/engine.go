@@ -64,8 +64,13 @@ type Engine struct {
 	dir       *Directory
 	dirDay    time.Time
 	dirLoaded time.Time
-	newest    map[string]time.Time
-	newestAt  time.Time
+	newest    map[string]newestReading // by source id
+}
+
+// newestReading is how far a source ran when it was last read; a zero day
+// means it held no rows.
+type newestReading struct {
+	day, at time.Time
 }
 
 // Caller is who is calling, from the token; never from arguments.
@@ -87,7 +92,7 @@ type Answer struct {
 
 // New returns an engine over a loaded catalogue and a store.
 func New(cat *catalog.Catalog, store Store, opts *Options) *Engine {
-	e := &Engine{cat: cat, store: store}
+	e := &Engine{cat: cat, store: store, newest: map[string]newestReading{}}
 	if opts != nil {
 		e.opts = *opts
 	}
@@ -151,6 +156,9 @@ func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.
 	rec := &Record{ID: c.id, Caller: caller, Tool: tool, Arguments: e.loggable(raw), Started: time.Now()}
 	if e.opts.Recorder != nil {
 		if err := e.opts.Recorder.Begin(ctx, rec); err != nil {
+			if errors.Is(err, ErrBusy) {
+				return e.fault(c, err)
+			}
 			e.opts.Logger.Error("request log: cannot record a call; refusing it", "request_id", c.id, "tool", tool, "err", err)
 			return c.refuse(unavailable(CodeUnavailable, "the call could not be put on record, so it was not run; try again in a minute"))
 		}
@@ -237,20 +245,36 @@ func (e *Engine) directory(ctx context.Context, now time.Time) (*Directory, erro
 	return dir, nil
 }
 
-// sourcesNewest returns how far each source runs, read at most once per
-// newestTTL.
-func (e *Engine) sourcesNewest(ctx context.Context) (map[string]time.Time, error) {
+// sourcesNewest returns how far the sources the metrics read run, reading
+// each source at most once per newestTTL and only the sources asked for, so
+// a slow source slows only the reports that read it.
+func (e *Engine) sourcesNewest(ctx context.Context, metrics []*catalog.Metric) (map[string]time.Time, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.newest != nil && time.Since(e.newestAt) < newestTTL {
-		return e.newest, nil
+	var stale []*catalog.Source
+	for _, m := range metrics {
+		for _, s := range m.Sources() {
+			if r, ok := e.newest[s.ID]; (!ok || time.Since(r.at) >= newestTTL) && !slices.Contains(stale, s) {
+				stale = append(stale, s)
+			}
+		}
 	}
-	newest, err := e.store.Newest(ctx, e.cat.Sources())
-	if err != nil {
-		return nil, err
+	if len(stale) > 0 {
+		newest, err := e.store.Newest(ctx, stale)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range stale {
+			e.newest[s.ID] = newestReading{day: newest[s.ID], at: time.Now()}
+		}
 	}
-	e.newest, e.newestAt = newest, time.Now()
-	return newest, nil
+	out := map[string]time.Time{}
+	for id, r := range e.newest {
+		if !r.day.IsZero() {
+			out[id] = r.day
+		}
+	}
+	return out, nil
 }
 
 func newRequestID() string {

@@ -33,7 +33,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if r != nil {
 		return c.refuse(r)
 	}
-	newest, err := e.sourcesNewest(ctx)
+	newest, err := e.sourcesNewest(ctx, rep.Metrics)
 	if err != nil {
 		return e.fault(c, err)
 	}

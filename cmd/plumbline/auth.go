@@ -36,10 +36,12 @@ type authFlags struct {
 	registration                       *bool
 }
 
-func addAuthFlags(f *flags) *authFlags {
+// addAuthFlags adds the sign-in flags; role is the --auth-role flag, the
+// role the token store's statements run as (SET LOCAL ROLE).
+func addAuthFlags(f *flags, role *string) *authFlags {
 	return &authFlags{
 		publicURL:     f.string("public-url", "", "the public base `URL` clients reach plumbline at, e.g. https://reports.example.com; the OAuth issuer is exactly this and the resource is it plus /mcp (default: http:// and the address served on)"),
-		role:          f.string("auth-role", "", "database `role` the token store's statements run as (SET LOCAL ROLE); empty runs them as the login"),
+		role:          role,
 		tokenTTL:      f.duration("token-ttl", oauth.DefaultTokenTTL, "how long an access token issued through sign-in lives"),
 		membershipTTL: f.duration("membership-ttl", oauth.DefaultMembershipTTL, "how long a person's membership status is cached between requests"),
 		clients:       f.string("clients", "", "YAML `file` of pre-registered OAuth clients (client_id, client_name, redirect_uris, optional client_secret_sha256)"),
@@ -49,7 +51,7 @@ func addAuthFlags(f *flags) *authFlags {
 		oidcIssuer:    f.string("oidc-issuer", "", "OpenID Connect provider `URL` people sign in with; without it, only a loopback server offers the development sign-in"),
 		oidcClient:    f.string("oidc-client-id", "", "plumbline's client `id` at the OpenID Connect provider"),
 		oidcSecret:    f.string("oidc-client-secret", "", "plumbline's client `secret` at the OpenID Connect provider"),
-		registration:  f.bool("registration", false, "turn on Dynamic Client Registration (RFC 7591; deprecated, for clients without Client ID Metadata Document support)"),
+		registration:  f.boolean("registration", false, "turn on Dynamic Client Registration (RFC 7591; deprecated, for clients without Client ID Metadata Document support)"),
 	}
 }
 

@@ -28,7 +28,7 @@ func TestDevSignInOnlyOnLoopback(t *testing.T) {
 		{"", false, false},
 	} {
 		f := newFlags("serve", serveHelp, &streams{out: io.Discard, err: io.Discard})
-		af := addAuthFlags(f)
+		af := addAuthFlags(f, new(string))
 		if _, err := f.parse([]string{"--public-url", tc.publicURL}); err != nil {
 			t.Fatal(err)
 		}

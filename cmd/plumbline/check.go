@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"plumbline/catalog"
+	"plumbline/internal/guard"
 )
 
 const checkHelp = `
@@ -22,18 +25,43 @@ Every problem is printed with file:line:column and a hint, and the command
 exits 1 if there are any. --format github prints them as GitHub Actions
 annotations, so a pull request shows them on the lines at fault.
 
+With --db it also checks the catalogue against that database: every relation
+and column it reads exists, summed columns are numeric, the reader role
+(--reader-role) can read them all and the login of --db can become it, every
+relation has a reviewed grant file in --grants, and the reader can read no
+column that looks like member data (phone, member, address, birth, dob,
+transcript, recording, ssn, medicare).
+
+--contract FILE compares the tools' contract with a snapshot written by
+"plumbline contract" and lists breaking changes (a removed tool or metric, a
+narrowed enum, a newly required argument, a removed output field) apart
+from additive ones; only breaking ones fail the check.
+
+--diff OLD_DIR previews the change from the catalogue in OLD_DIR: every
+metric whose definition or formula changed, old and new side by side, and
+with --db the old and new value over the floor's last complete week, both
+run against that one database.
+
 Examples:
   plumbline check catalog/demo
   plumbline check --format github ./catalog
+  plumbline check --db postgres://plumbline_app@db/floor --grants ./grants ./catalog
+  plumbline check --contract contract.json ./catalog
+  plumbline check --diff ../main/catalog --db "$DSN" ./catalog
 `
 
 func init() {
 	register("check", command{summary: "check a catalogue directory against the rules", help: checkHelp, run: check})
 }
 
-func check(_ context.Context, args []string, s *streams) error {
+func check(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("check", checkHelp, s)
 	format := f.string("format", "text", "output `format`: text or github")
+	contractFile := f.string("contract", "", "compare the tools' contract with this snapshot `file` (see plumbline contract)")
+	oldDir := f.string("diff", "", "preview the change from the catalogue in this `directory`")
+	db := f.string("db", "", "PostgreSQL connection `string` (plumbline's login): check the catalogue against this database, and preview values with --diff")
+	grantsDir := addGrantsFlag(f)
+	reader := addReaderFlag(f)
 	rest, err := f.parse(args)
 	if err != nil {
 		return err
@@ -58,7 +86,59 @@ func check(_ context.Context, args []string, s *streams) error {
 	}
 	fmt.Fprintf(s.out, "%s: ok (%d reports, %d metrics, %d sources; catalog_version %s)\n",
 		rest[0], len(cat.Reports()), len(cat.Metrics()), len(cat.Sources()), cat.Version())
+	dbProblems := false
+	if *db != "" {
+		ok, err := checkDatabase(ctx, s, cat, *db, *grantsDir, *reader, *format)
+		if err != nil {
+			return err
+		}
+		dbProblems = !ok
+	}
+	if *oldDir != "" {
+		if err := previewChanges(ctx, *oldDir, cat, *db, s.out); err != nil {
+			return err
+		}
+	}
+	if *contractFile != "" {
+		if err := checkContract(cat, *contractFile, *format, s.out); err != nil {
+			return err
+		}
+	}
+	if dbProblems {
+		return exitError{1}
+	}
 	return nil
+}
+
+// checkDatabase checks the catalogue against a database, prints each
+// problem, and reports whether there were none.
+func checkDatabase(ctx context.Context, s *streams, cat *catalog.Catalog, dsn, grantsDir, reader, format string) (bool, error) {
+	gs, err := loadGrants(grantsDir)
+	if err != nil {
+		return false, err
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return false, fmt.Errorf("cannot reach the database: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	problems, err := guard.CheckCatalog(ctx, conn, cat, gs, reader)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range problems {
+		if format == "github" {
+			fmt.Fprintf(s.out, "::error title=plumbline check --db::%s\n", escapeData(p))
+		} else {
+			fmt.Fprintln(s.out, "database: "+p)
+		}
+	}
+	if len(problems) > 0 {
+		fmt.Fprintf(s.err, "%d problem(s) in the database\n", len(problems))
+		return false, nil
+	}
+	fmt.Fprintf(s.out, "database: ok (%d relations exist, are granted with a review and readable by %s)\n", len(cat.Relations()), reader)
+	return true, nil
 }
 
 // formatError renders one problem as text or as a GitHub annotation.

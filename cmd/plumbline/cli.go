@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -106,6 +105,9 @@ func run(ctx context.Context, args []string, s *streams) int {
 }
 
 // flags is a command's flag set; every flag may come from the environment.
+// Environment values are applied after parsing, to the flags the command
+// line left unset, so --help shows the real defaults and never a value
+// (a password in a connection string, say) taken from the environment.
 type flags struct {
 	*flag.FlagSet
 	s *streams
@@ -129,39 +131,26 @@ func envName(flagName string) string {
 	return "PLUMBLINE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
+func withEnv(name, usage string) string { return usage + " ($" + envName(name) + ")" }
+
 func (f *flags) string(name, def, usage string) *string {
-	if v, ok := os.LookupEnv(envName(name)); ok {
-		def = v
-	}
-	return f.String(name, def, usage+" ($"+envName(name)+")")
+	return f.String(name, def, withEnv(name, usage))
 }
 
 func (f *flags) duration(name string, def time.Duration, usage string) *time.Duration {
-	if v, ok := os.LookupEnv(envName(name)); ok {
-		if d, err := time.ParseDuration(v); err == nil {
-			def = d
-		}
-	}
-	return f.Duration(name, def, usage+" ($"+envName(name)+")")
+	return f.Duration(name, def, withEnv(name, usage))
 }
 
 func (f *flags) int(name string, def int, usage string) *int {
-	if v, ok := os.LookupEnv(envName(name)); ok {
-		fmt.Sscan(v, &def)
-	}
-	return f.Int(name, def, usage+" ($"+envName(name)+")")
+	return f.Int(name, def, withEnv(name, usage))
 }
 
-func (f *flags) bool(name string, def bool, usage string) *bool {
-	if v, ok := os.LookupEnv(envName(name)); ok {
-		if b, err := strconv.ParseBool(v); err == nil {
-			def = b
-		}
-	}
-	return f.Bool(name, def, usage+" ($"+envName(name)+")")
+func (f *flags) boolean(name string, def bool, usage string) *bool {
+	return f.Bool(name, def, withEnv(name, usage))
 }
 
-// parse parses args and returns the positional arguments.
+// parse parses args, then sets every flag the command line left unset from
+// its environment variable, and returns the positional arguments.
 func (f *flags) parse(args []string) ([]string, error) {
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -169,7 +158,20 @@ func (f *flags) parse(args []string) ([]string, error) {
 		}
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	return f.Args(), nil
+	set := map[string]bool{}
+	f.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	var err error
+	f.VisitAll(func(fl *flag.Flag) {
+		v, ok := os.LookupEnv(envName(fl.Name))
+		if set[fl.Name] || !ok || err != nil || !strings.Contains(fl.Usage, "$"+envName(fl.Name)) {
+			return
+		}
+		if serr := fl.Value.Set(v); serr != nil {
+			// The value is not repeated: it may be a secret.
+			err = fmt.Errorf("%w: $%s is not a valid value for --%s", errUsage, envName(fl.Name), fl.Name)
+		}
+	})
+	return f.Args(), err
 }
 
 // logger writes JSON logs to stderr at a level named by a flag.

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/internal/demofloor"
+	"plumbline/internal/grants"
 	"plumbline/internal/migrate"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
@@ -22,20 +23,22 @@ Usage: plumbline demo [flags]
 
 Run plumbline on the demo floor in one command. It starts a private
 PostgreSQL cluster under --dir (or reuses the one there), migrates it,
-generates the demo floor up to now, prints how to connect a client and serves
-http://ADDR/mcp until Ctrl-C, when it stops the cluster again. The data stays
-in --dir for the next run; delete the directory to start afresh.
+generates the demo floor up to now, creates plumbline's roles and login and
+applies the grants (as plumbline setup does), prints how to connect a client
+and serves http://ADDR/mcp, signed in as the login, until Ctrl-C, when it
+stops the cluster again. The data stays in --dir for the next run; delete the
+directory to start afresh.
+
+The demo floor is six teams and about a hundred agents over 400 days, with
+the traps a naive report engine falls into: transfers, teams joining and
+leaving the floor, near-identical names, hours not in yet, approvals that
+settle late and a live board that runs to now.
 
 The floor's team leads are the demo's members. The demo prints a ready
 access token for the first of them, and the client configurations it prints
 carry it, so a client connects without signing in. A client that signs in
 through the browser instead gets the development sign-in, which lists the
 members (it exists only because the demo listens on loopback).
-
-The demo floor is six teams and about a hundred agents over 400 days, with
-the traps a naive report engine falls into: transfers, teams joining and
-leaving the floor, near-identical names, hours not in yet, approvals that
-settle late and a live board that runs to now.
 
 The cluster trusts local connections and listens on 127.0.0.1 only: it is
 for trying plumbline, not for real data.
@@ -58,8 +61,8 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	seed := f.int("seed", demofloor.DefaultSeed, "seed of the generated floor")
 	agents := f.int("agents", demofloor.DefaultAgents, "agents on the generated floor")
 	days := f.int("days", demofloor.DefaultDays, "days of history on the generated floor")
-	sf := addServerFlags(f)
-	af := addAuthFlags(f)
+	sf := addServerFlags(f, true)
+	af := addAuthFlags(f, sf.roles.auth)
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -75,6 +78,14 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
+	roles, err := sf.roles.roles()
+	if err != nil {
+		return err
+	}
+	gs, err := loadGrants(*sf.grantsDir)
+	if err != nil {
+		return err
+	}
 
 	fmt.Fprintf(s.out, "Starting PostgreSQL in %s ...\n", *dir)
 	cluster, err := pgcluster.Start(ctx, *dir, pgcluster.Options{})
@@ -87,32 +98,34 @@ func demo(ctx context.Context, args []string, s *streams) error {
 			fmt.Fprintln(s.err, "plumbline demo: stop PostgreSQL:", err)
 		}
 	}()
-	dsn := cluster.DSN(demoDatabase)
 	opts := demofloor.Options{Seed: uint64(*seed), Now: now, Agents: *agents, Days: *days}
-	if err := prepareDemo(ctx, cluster, opts, s); err != nil {
+	if err := prepareDemo(ctx, cluster, opts, roles, gs, s); err != nil {
 		return err
 	}
-	manager, err := demoMembers(ctx, dsn)
+	manager, err := demoMembers(ctx, cluster.DSN(demoDatabase))
 	if err != nil {
 		return err
 	}
-	srv, closeStore, err := sf.open(ctx, dsn, clock, log, httpCallers)
+	// plumbline signs in as its login; the superuser is for psql.
+	appDSN := cluster.LoginDSN(roles.App, demoDatabase)
+	srv, closeStore, err := sf.open(ctx, appDSN, clock, log, httpCallers)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	return serveHTTP(ctx, srv, dsn, *sf.addr, af, log, func(cfg *oauth.Config) error {
-		token, err := demoToken(ctx, dsn, af, cfg, manager)
+	return serveHTTP(ctx, srv, appDSN, *sf.addr, af, log, func(cfg *oauth.Config) error {
+		token, err := demoToken(ctx, appDSN, af, cfg, manager)
 		if err != nil {
 			return err
 		}
-		printConnect(s, dsn, cfg, token, manager, *sf.catalogDir)
+		printConnect(s, cluster.DSN(demoDatabase), appDSN, cfg, token, manager, sf)
 		return nil
 	})
 }
 
-// prepareDemo creates and migrates the demo database and loads a fresh floor.
-func prepareDemo(ctx context.Context, cluster *pgcluster.Cluster, opts demofloor.Options, s *streams) error {
+// prepareDemo creates and migrates the demo database, loads a fresh floor,
+// and creates the roles and applies the grants.
+func prepareDemo(ctx context.Context, cluster *pgcluster.Cluster, opts demofloor.Options, roles grants.Roles, gs []*grants.Grant, s *streams) error {
 	admin, err := pgx.Connect(ctx, cluster.DSN("postgres"))
 	if err != nil {
 		return err
@@ -146,6 +159,12 @@ func prepareDemo(ctx context.Context, cluster *pgcluster.Cluster, opts demofloor
 	if err := demofloor.Load(ctx, conn, floor); err != nil {
 		return err
 	}
+	if err := grants.CreateRoles(ctx, conn, roles); err != nil {
+		return err
+	}
+	if err := grants.Apply(ctx, conn, roles, gs); err != nil {
+		return err
+	}
 	fmt.Fprintf(s.out, "Generated the demo floor up to %s: %d teams, %d agents, %d agent-days of sales, %d board entries (%.1fs).\n",
 		opts.Now.In(mustZone()).Format("Mon 2 Jan 2006 15:04 MST"), len(floor.Teams), len(floor.Agents), len(floor.Sales), len(floor.Board),
 		time.Since(start).Seconds())
@@ -162,23 +181,25 @@ func mustZone() *time.Location {
 
 // printConnect tells a newcomer how to point a client at the demo, with
 // the ready token in every configuration.
-func printConnect(s *streams, dsn string, cfg *oauth.Config, token string, manager oauth.Member, catalogDir string) {
+func printConnect(s *streams, adminDSN, appDSN string, cfg *oauth.Config, token string, manager oauth.Member, sf *serverFlags) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "plumbline"
 	}
 	exe, _ = filepath.Abs(exe)
-	stdioArgs := []string{"serve", "--transport", "stdio", "--db", dsn, "--public-url", cfg.BaseURL}
-	if catalogDir != "" {
-		abs, _ := filepath.Abs(catalogDir)
-		stdioArgs = append(stdioArgs, "--catalog", abs)
+	stdioArgs := append([]string{"serve", "--transport", "stdio", "--db", appDSN, "--public-url", cfg.BaseURL}, sf.roles.args()...)
+	for _, dir := range []struct{ flag, value string }{{"--catalog", *sf.catalogDir}, {"--grants", *sf.grantsDir}} {
+		if dir.value != "" {
+			abs, _ := filepath.Abs(dir.value)
+			stdioArgs = append(stdioArgs, dir.flag, abs)
+		}
 	}
 	desktop, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
 		"plumbline": map[string]any{"command": exe, "args": stdioArgs, "env": map[string]string{tokenEnv: token}},
 	}}, "", "  ")
 	url := cfg.Resource()
 	fmt.Fprintf(s.out, `
-plumbline is serving the demo floor.
+plumbline is serving the demo floor, signed in as %s.
 
   MCP endpoint (Streamable HTTP): %s
   Database, for psql:             %s
@@ -199,7 +220,7 @@ A client that signs in through the browser instead finds the sign-in from
 the URL alone and offers the floor's team leads to sign in as.
 
 Press Ctrl-C to stop.
-`, url, dsn, manager.Name, manager.Email, durationWords(cfg.TokenTTL), token, url, token, desktop, url, token)
+`, *sf.roles.app, url, adminDSN, manager.Name, manager.Email, durationWords(cfg.TokenTTL), token, url, token, desktop, url, token)
 }
 
 // durationWords says a token lifetime in days or hours.

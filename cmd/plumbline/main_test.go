@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -53,7 +54,7 @@ func TestHelp(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "plumbline demo") {
 		t.Errorf("help: exit %d\n%s", code, out)
 	}
-	for _, cmd := range []string{"serve", "check", "demo", "token"} {
+	for _, cmd := range []string{"serve", "check", "demo", "guard", "setup", "token"} {
 		code, out, _ := runCLI(t, "help", cmd)
 		if code != 0 || !strings.Contains(out, "Usage: plumbline "+cmd) || !strings.Contains(out, "$PLUMBLINE_") {
 			t.Errorf("help %s: exit %d\n%s", cmd, code, out)
@@ -127,21 +128,21 @@ func TestServeOverStdio(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
 	db := pgtest.NewDB(t)
 	// Without a token, stdio refuses to start.
-	cmd := exec.Command(bin, "serve", "--transport", "stdio", "--db", db.DSN, "--log-level", "warn")
+	cmd := exec.Command(bin, "serve", "--transport", "stdio", "--db", db.AppDSN, "--log-level", "warn")
 	cmd.Env = append(os.Environ(), "PLUMBLINE_TOKEN=")
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "needs a token in $PLUMBLINE_TOKEN") {
 		t.Errorf("stdio without a token: %v\n%s", err, out)
 	}
-	cmd = exec.Command(bin, "serve", "--transport", "stdio", "--db", db.DSN, "--log-level", "warn")
+	cmd = exec.Command(bin, "serve", "--transport", "stdio", "--db", db.AppDSN, "--log-level", "warn")
 	cmd.Env = append(os.Environ(), "PLUMBLINE_TOKEN=plb_not-a-token")
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "is not a valid token") {
 		t.Errorf("stdio with a bad token: %v\n%s", err, out)
 	}
-	code, token, errOut := runCLI(t, "token", "create", "--service", "stdio-test", "--db", db.DSN)
+	code, token, errOut := runCLI(t, "token", "create", "--service", "stdio-test", "--db", db.AppDSN)
 	if code != 0 || !strings.HasPrefix(token, "plb_") {
 		t.Fatalf("token create: exit %d\n%s%s", code, token, errOut)
 	}
-	cmd = exec.Command(bin, "serve", "--transport", "stdio", "--db", db.DSN, "--log-level", "warn")
+	cmd = exec.Command(bin, "serve", "--transport", "stdio", "--db", db.AppDSN, "--log-level", "warn")
 	cmd.Env = append(os.Environ(), "PLUMBLINE_TOKEN="+strings.TrimSpace(token))
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -198,7 +199,7 @@ func TestDemo(t *testing.T) {
 		if _, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, tr, nil); err == nil {
 			t.Error("the demo answered without a token")
 		}
-		tr = &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer(token)}}
+		tr = &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}}}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, tr, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -209,7 +210,8 @@ func TestDemo(t *testing.T) {
 		}
 		cs.Close()
 		for _, want := range []string{"claude mcp add --transport http plumbline " + url + ` --header "Authorization: Bearer ` + token + `"`,
-			`"mcpServers"`, `"PLUMBLINE_TOKEN": "` + token + `"`, "Database, for psql:"} {
+			`"mcpServers"`, `"PLUMBLINE_TOKEN": "` + token + `"`, "Database, for psql:",
+			"signed in as plumbline_app", `"postgres://plumbline_app@127.0.0.1:`} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("run %d: the demo does not print %q", run, want)
 			}
@@ -232,15 +234,6 @@ func TestDemo(t *testing.T) {
 	}
 }
 
-// bearer sends a token on every request.
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 func runWith(ctx context.Context, args []string, out, errw *syncBuffer) int {
 	return run(ctx, args, &streams{in: strings.NewReader(""), out: out, err: errw})
 }
@@ -259,5 +252,32 @@ func waitFor(t *testing.T, out *syncBuffer, re *regexp.Regexp, done chan int) st
 			t.Fatalf("the demo did not start serving:\n%s", out.String())
 		case <-time.After(50 * time.Millisecond):
 		}
+	}
+}
+
+// Flags come from the environment when the command line leaves them unset,
+// and --help never shows a value taken from the environment.
+func TestFlagsFromTheEnvironment(t *testing.T) {
+	t.Setenv("PLUMBLINE_DB", "postgres://app:s3cretpassword@db/floor")
+	t.Setenv("PLUMBLINE_STATEMENT_TIMEOUT", "7s")
+	_, out, _ := runCLI(t, "help", "serve")
+	if strings.Contains(out, "s3cretpassword") {
+		t.Errorf("--help shows a value from the environment:\n%s", out)
+	}
+	f := newFlags("x", "", &streams{out: io.Discard, err: io.Discard})
+	db := f.string("db", "", "database")
+	timeout := f.duration("statement-timeout", time.Second, "timeout")
+	addr := f.string("addr", "127.0.0.1:8080", "address")
+	if _, err := f.parse([]string{"--addr", "127.0.0.1:9"}); err != nil {
+		t.Fatal(err)
+	}
+	if *db != "postgres://app:s3cretpassword@db/floor" || *timeout != 7*time.Second || *addr != "127.0.0.1:9" {
+		t.Errorf("db %q, timeout %v, addr %q", *db, *timeout, *addr)
+	}
+	t.Setenv("PLUMBLINE_STATEMENT_TIMEOUT", "soon")
+	f = newFlags("x", "", &streams{out: io.Discard, err: io.Discard})
+	f.duration("statement-timeout", time.Second, "timeout")
+	if _, err := f.parse(nil); err == nil || strings.Contains(err.Error(), "soon") {
+		t.Errorf("a bad environment value: %v", err)
 	}
 }

@@ -7,13 +7,20 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/catalog"
+	"plumbline/internal/grants"
+	"plumbline/internal/guard"
+	"plumbline/internal/limits"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
+	"plumbline/internal/reqlog"
 	"plumbline/internal/store"
 	"plumbline/reports"
 )
@@ -41,11 +48,27 @@ one.
 The catalogue is read from --catalog (a directory of YAML files); without it
 the embedded demo catalogue is used, which only fits the demo floor.
 
+Permissions live in the database. --db signs in as plumbline's login (set up
+with plumbline setup), a member of exactly the reader, logger and auth roles.
+At start plumbline checks what that login can reach and refuses to start,
+listing it, if it can read a relation no grant file (--grants) names, write
+anything but the request log, create objects, hold other roles or role
+attributes, or run security-definer functions (plumbline guard prints the
+same report). Every report runs read-only as the reader, with
+--statement-timeout, named after the person asking (application_name).
+
+Every call is put on record in plumbline.request_log before any report SQL
+runs, and refused if that fails; free text in its arguments is kept as an
+HMAC under --log-secret plus its length. Each person may make
+--calls-per-minute calls in any minute, counted in the request log, so the
+limit holds across replicas sharing the database. A call that waits longer
+than --acquire-timeout for a connection is answered "busy".
+
 Examples:
-  plumbline serve --db postgres://plumbline_app@db/floor --catalog ./catalog \
+  plumbline serve --db postgres://plumbline_app@db/floor --catalog ./catalog --grants ./grants \
       --public-url https://reports.example.com --oidc-issuer https://login.example.com \
       --oidc-client-id plumbline --oidc-client-secret ...
-  PLUMBLINE_TOKEN=plb_... PLUMBLINE_DB=postgres://... plumbline serve --transport stdio
+  PLUMBLINE_TOKEN=plb_... PLUMBLINE_DB=postgres://... PLUMBLINE_LOG_SECRET=... plumbline serve --transport stdio
 `
 
 func init() {
@@ -55,11 +78,15 @@ func init() {
 // serverFlags are the flags serve and demo share.
 type serverFlags struct {
 	addr, catalogDir, logLevel    *string
+	grantsDir, logSecret          *string
 	statementTimeout, acquireWait *time.Duration
-	maxConns                      *int
+	maxConns, perMinute           *int
+	roles                         *roleFlags
 }
 
-func addServerFlags(f *flags) *serverFlags {
+// addServerFlags adds the server's flags; login adds the login's name, for
+// the demo, which creates it.
+func addServerFlags(f *flags, login bool) *serverFlags {
 	return &serverFlags{
 		addr:             f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
 		catalogDir:       f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
@@ -67,6 +94,13 @@ func addServerFlags(f *flags) *serverFlags {
 		statementTimeout: f.duration("statement-timeout", store.DefaultStatementTimeout, "longest a report query may run"),
 		acquireWait:      f.duration("acquire-timeout", store.DefaultAcquireTimeout, "longest a call waits for a database connection before it is answered busy"),
 		maxConns:         f.int("max-conns", 0, "most database connections (default: pgx's, 4 or the number of CPUs)"),
+		grantsDir:        addGrantsFlag(f),
+		// Read from the environment at start rather than as the flag's
+		// default, which --help would print.
+		logSecret: f.String("log-secret", "", "`secret` (at least 16 bytes) keying the hashes of free text in the request log; "+
+			"prefer $"+envName("log-secret")+"; if neither is set, a key made for this run, so hashes match no other run or replica"),
+		perMinute: f.int("calls-per-minute", limits.DefaultPerMinute, "calls each person may make in any minute, across all replicas; 0 for no limit"),
+		roles:     addRoleFlags(f, login),
 	}
 }
 
@@ -74,8 +108,8 @@ func serve(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("serve", serveHelp, s)
 	db := f.string("db", "", "PostgreSQL connection `string` (required)")
 	transport := f.string("transport", "http", "`transport`: http or stdio")
-	sf := addServerFlags(f)
-	af := addAuthFlags(f)
+	sf := addServerFlags(f, false)
+	af := addAuthFlags(f, sf.roles.auth)
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -130,17 +164,30 @@ func loadCatalog(dir string) (*catalog.Catalog, error) {
 	return catalog.LoadDir(dir)
 }
 
-// open loads the catalogue, connects to the database and builds the MCP
-// server, whose calls callers names from the engine's tool names. The
-// returned func closes the database pool.
+// open loads the catalogue and the grant files, connects to the database,
+// refuses to go on if the login can reach more than it should, and builds
+// the MCP server, whose calls callers names from the engine's tool names.
+// The returned func closes the database pool.
 func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Time, log *slog.Logger,
 	callers func(tools []string) (func(*mcp.CallToolRequest) reports.Caller, error)) (*mcp.Server, func(), error) {
 	cat, err := loadCatalog(*sf.catalogDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load catalogue:\n%w", err)
 	}
+	roles, err := sf.roles.roles()
+	if err != nil {
+		return nil, nil, err
+	}
+	gs, err := loadGrants(*sf.grantsDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	secret, err := sf.secret(log)
+	if err != nil {
+		return nil, nil, err
+	}
 	st, err := store.Open(ctx, dsn, cat, &store.Options{
-		StatementTimeout: *sf.statementTimeout, AcquireTimeout: *sf.acquireWait, MaxConns: int32(*sf.maxConns),
+		StatementTimeout: *sf.statementTimeout, AcquireTimeout: *sf.acquireWait, MaxConns: int32(*sf.maxConns), Role: roles.Reader,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -151,7 +198,16 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		st.Close()
 		return nil, nil, fmt.Errorf("cannot reach the database: %w", err)
 	}
-	engine := reports.New(cat, st, &reports.Options{Now: now, Logger: log})
+	if err := startGuard(pingCtx, st, cat, roles, gs, log); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret),
+		Recorder: reqlog.New(st, &reqlog.Options{Role: roles.Logger, Logger: log})}
+	if *sf.perMinute > 0 {
+		opts.Limiter = limits.New(st, &limits.Options{PerMinute: *sf.perMinute, Role: roles.Logger})
+	}
+	engine := reports.New(cat, st, opts)
 	log.Info("catalogue loaded", "version", cat.Version(), "reports", len(cat.Reports()), "metrics", len(cat.Metrics()))
 	caller, err := callers(engine.ToolNames())
 	if err != nil {
@@ -159,6 +215,58 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		return nil, nil, err
 	}
 	return mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller}), st.Close, nil
+}
+
+// secret returns the key for hashing free text in the request log.
+func (sf *serverFlags) secret(log *slog.Logger) ([]byte, error) {
+	secret := *sf.logSecret
+	if secret == "" {
+		secret = os.Getenv(envName("log-secret"))
+	}
+	if secret == "" {
+		log.Info("no --log-secret: free text in the request log is hashed with a key made for this run, so its hashes match no other run or replica")
+		return reqlog.NewSecret(), nil
+	}
+	if len(secret) < reqlog.MinSecretLen {
+		return nil, fmt.Errorf("%w: --log-secret must be at least %d bytes; make one with: openssl rand -hex 32", errUsage, reqlog.MinSecretLen)
+	}
+	return []byte(secret), nil
+}
+
+// guardLines is how many extras a refusal to start lists before it points
+// to plumbline guard for the rest.
+const guardLines = 20
+
+// startGuard refuses to start when the login can reach more than the grant
+// files, plumbline's own tables and its roles allow.
+func startGuard(ctx context.Context, st *store.Store, cat *catalog.Catalog, roles grants.Roles, gs []*grants.Grant, log *slog.Logger) error {
+	rep, err := guard.Inspect(ctx, st.Pool(), guard.Policy{Read: grants.Relations(gs), Roles: roles.Held()})
+	if err != nil {
+		return err
+	}
+	if !rep.OK() {
+		var b strings.Builder
+		fmt.Fprintf(&b, "the database login %s can reach more than plumbline needs, so plumbline will not start; revoke these:", rep.Login)
+		for i, line := range rep.Extra {
+			if i == guardLines {
+				fmt.Fprintf(&b, "\n  ... and %d more (plumbline guard lists them all)", len(rep.Extra)-guardLines)
+				break
+			}
+			b.WriteString("\n  " + line)
+		}
+		return errors.New(b.String())
+	}
+	for _, m := range rep.Missing {
+		log.Warn("the login lacks a grant; calls that need it will fail", "missing", m)
+	}
+	granted := grants.Relations(gs)
+	for _, rel := range cat.Relations() {
+		if !slices.Contains(granted, rel) {
+			log.Warn("the catalogue reads a relation no grant file names; reports that need it will fail", "relation", rel)
+		}
+	}
+	log.Info("startup guard passed: the login reaches only what it needs", "login", rep.Login, "database", rep.Database)
+	return nil
 }
 
 // serveHTTP serves srv on addr, behind the authorization server, until ctx

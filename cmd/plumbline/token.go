@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"plumbline/internal/grants"
 	"plumbline/internal/oauth"
 )
 
@@ -56,7 +57,7 @@ func tokenCmd(ctx context.Context, args []string, s *streams) error {
 	}
 	f := newFlags("token "+action, tokenHelp, s)
 	db := f.string("db", "", "PostgreSQL connection `string` (required)")
-	af := addAuthFlags(f)
+	af := addAuthFlags(f, f.string("auth-role", grants.DefaultRoles().Auth, "`role` that keeps the token store"))
 	addr := f.string("addr", "127.0.0.1:8080", "`host:port` the server listens on; names the default --public-url")
 	var service, scope, person *string
 	var ttl *time.Duration
@@ -67,7 +68,7 @@ func tokenCmd(ctx context.Context, args []string, s *streams) error {
 		scope = f.string("scope", strings.Join(oauth.ServiceScopes, " "), "space- or comma-separated `scopes`: "+strings.Join(oauth.Scopes, ", "))
 		ttl = f.duration("ttl", 365*24*time.Hour, "how long the token lives")
 	case "list":
-		all = f.bool("all", false, "list revoked and expired tokens too")
+		all = f.boolean("all", false, "list revoked and expired tokens too")
 	case "revoke":
 		service = f.string("service", "", "revoke every live token of this service `name`")
 		person = f.string("person", "", "revoke every live token of this `person` id")

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -180,6 +181,9 @@ func TestRowCap(t *testing.T) {
 	got := report(t, cs, "hours", `{"who":{"floor":true},"period":{"named":"last_week"},"group_by":"agent"}`)
 	if n := len(got["rows"].([]any)); n != 50 || got["truncated"] != true {
 		t.Errorf("%d rows, truncated %v; want 50 and true", n, got["truncated"])
+	}
+	if notes := fmt.Sprint(got["notes"]); !strings.Contains(notes, "narrow the call") {
+		t.Errorf("a truncated answer does not tell the client to narrow the call: %s", notes)
 	}
 	top := report(t, cs, "hours", `{"who":{"floor":true},"period":{"named":"last_week"},"group_by":"agent","top_n":3,"sort":{"metric":"logged_hours"}}`)
 	rows := top["rows"].([]any)

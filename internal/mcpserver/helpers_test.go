@@ -16,6 +16,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
+	"plumbline/internal/reqlog"
 	"plumbline/internal/store"
 	"plumbline/reports"
 )
@@ -26,6 +27,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 type floor struct {
 	db     *pgtest.DB
 	sql    *pgx.Conn // for expected figures, computed independently
+	store  *store.Store
 	engine *reports.Engine
 	server *mcp.Server
 }
@@ -40,17 +42,22 @@ func newFloorWith(t testing.TB, adjust func(*reports.Options)) *floor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), db.DSN, cat, nil)
+	// Signed in as plumbline's login with the real grants, reports running
+	// as the reader and every call on record, as in production.
+	st, err := store.Open(context.Background(), db.AppDSN, cat, &store.Options{Role: pgtest.Roles.Reader})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
-	opts := &reports.Options{Now: func() time.Time { return db.Now }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	opts := &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
+		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet}),
+		Redact:   reqlog.Redactor([]byte("a test secret of some length"))}
 	if adjust != nil {
 		adjust(opts)
 	}
 	engine := reports.New(cat, st, opts)
-	return &floor{db: db, sql: db.Conn(t), engine: engine, server: mcpserver.New(engine, &mcpserver.Options{Logger: opts.Logger})}
+	return &floor{db: db, sql: db.Conn(t), store: st, engine: engine, server: mcpserver.New(engine, &mcpserver.Options{Logger: opts.Logger})}
 }
 
 // client connects a go-sdk client over in-memory transports.

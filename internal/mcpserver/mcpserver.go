@@ -2,7 +2,8 @@
 // Protocol, on the official go-sdk: every tool the engine offers, registered
 // with plumbline's own schemas and validation (the SDK's typed tools would
 // answer bad arguments with their own text, which quotes the caller), over
-// stdio or Streamable HTTP.
+// stdio or Streamable HTTP. Every answer is scrubbed of long digit runs on
+// its way out (package scrub).
 package mcpserver
 
 import (
@@ -13,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"plumbline/internal/scrub"
 	"plumbline/reports"
 )
 
@@ -72,6 +74,9 @@ func handler(engine *reports.Engine, o Options) mcp.ToolHandler {
 		if err != nil {
 			return nil, err
 		}
+		// The backstop: no long digit run leaves the server, except inside
+		// plumbline's own identifiers.
+		body = scrub.JSON(body, ans.RequestID, engine.Catalog().Version())
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
 			StructuredContent: json.RawMessage(body),

@@ -254,3 +254,32 @@ func TestMetricDefinitionsAndHealth(t *testing.T) {
 		t.Error("health accepted an unknown argument")
 	}
 }
+
+// The backstop: a long digit run that reaches an answer (here a phone
+// number typed into a team's name upstream) leaves as its last four digits,
+// in the structured and the text content alike, while the request id and
+// catalogue version survive whole and the figures are untouched.
+func TestAnswersAreScrubbed(t *testing.T) {
+	f := newFloor(t)
+	ctx := context.Background()
+	if _, err := f.sql.Exec(ctx, "UPDATE analytics.dim_team SET team_name = 'Hawks 5551234567' WHERE team_key = 'hawks'"); err != nil {
+		t.Fatal(err)
+	}
+	cs := f.client(t)
+	a := report(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"last_week"},"metrics":["submitted_sales"]}`)
+	if name := a["request"].(map[string]any)["who"].(map[string]any)["name"]; name != "Hawks 4567" {
+		t.Errorf("the team's name came through as %v", name)
+	}
+	var logged string
+	if err := f.sql.QueryRow(ctx, "SELECT request_id FROM plumbline.request_log ORDER BY started_at DESC LIMIT 1").Scan(&logged); err != nil {
+		t.Fatal(err)
+	}
+	if a["request_id"] != logged || a["catalog_version"] != f.engine.Catalog().Version() {
+		t.Errorf("identifiers changed: request_id %v (logged %s), catalog_version %v", a["request_id"], logged, a["catalog_version"])
+	}
+	want := f.sqlFloats(t, `SELECT 'total', sum(submitted) FROM metrics.agent_sales_daily s
+		WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND `+teamOfDay+` = 'hawks'`)
+	if got := a.total(t, "submitted_sales"); got != want["total"] {
+		t.Errorf("submitted %v, want %v", got, want["total"])
+	}
+}

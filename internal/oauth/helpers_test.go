@@ -87,8 +87,9 @@ func newEnv(t testing.TB, adjust func(*oauth.Config)) *env {
 // envOptions vary a test's server.
 type envOptions struct {
 	adjust func(*oauth.Config)
-	role   string   // the token store runs its statements as this role
-	setUp  []string // SQL run first, as the superuser
+	// asApp has the token store sign in as plumbline's login and run its
+	// statements as the auth role, holding the real grants.
+	asApp bool
 	// signIn returns the sign-in method for a server at base; if nil, the
 	// development sign-in.
 	signIn func(base string) signin.Method
@@ -117,15 +118,20 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	e := &env{t: t, db: db, sql: db.Conn(t), store: oauth.NewStore(pool, o.role), records: rec}
+	e := &env{t: t, db: db, sql: db.Conn(t), store: oauth.NewStore(pool, ""), records: rec}
+	if o.asApp {
+		app, err := pgxpool.New(ctx, db.AppDSN)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(app.Close)
+		e.store = oauth.NewStore(app, pgtest.Roles.Auth)
+	}
 	directory := oauth.NewStore(pool, "") // the directory sync
 	for _, m := range []oauth.Member{dana, ravi, gone} {
 		if err := directory.PutMember(ctx, m); err != nil {
 			t.Fatal(err)
 		}
-	}
-	for _, stmt := range o.setUp {
-		e.exec(stmt)
 	}
 	var handler http.Handler
 	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))

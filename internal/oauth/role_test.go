@@ -2,8 +2,6 @@ package oauth_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,34 +10,12 @@ import (
 	"plumbline/internal/oauth"
 )
 
-// authGrants is everything the token store's role needs, and no more:
-// the grants the roles mechanism gives plumbline's auth role.
-const authGrants = `
-GRANT USAGE ON SCHEMA plumbline TO {{auth}};
-GRANT SELECT (person_id, email, display_name, status) ON plumbline.members TO {{auth}};
-GRANT SELECT, INSERT ON plumbline.oauth_clients TO {{auth}};
-GRANT SELECT, INSERT, DELETE ON plumbline.oauth_sessions TO {{auth}};
-GRANT SELECT, INSERT ON plumbline.oauth_consents TO {{auth}};
-GRANT UPDATE (scope, granted_at) ON plumbline.oauth_consents TO {{auth}};
-GRANT SELECT, INSERT, DELETE ON plumbline.oauth_codes TO {{auth}};
-GRANT UPDATE (used_at) ON plumbline.oauth_codes TO {{auth}};
-GRANT SELECT, INSERT ON plumbline.oauth_tokens TO {{auth}};
-GRANT UPDATE (revoked_at) ON plumbline.oauth_tokens TO {{auth}};
-`
-
-// The token store works as a role holding only authGrants: sign-in,
-// consent, codes, tokens, revocation, registration and the token commands.
-// The role cannot change the membership table.
+// The token store works signed in as plumbline's login, as the auth role
+// with the grants of sql/roles/database.sql: sign-in, consent, codes,
+// tokens, revocation, registration and the token commands. It cannot change
+// the membership table.
 func TestStoreRunsAsAuthRole(t *testing.T) {
-	b := make([]byte, 4)
-	rand.Read(b)
-	role := "plumbline_auth_test_" + hex.EncodeToString(b)
-	e := newEnvWith(t, envOptions{role: role, adjust: func(c *oauth.Config) { c.Registration = true },
-		setUp: []string{"CREATE ROLE " + role + " NOLOGIN", strings.ReplaceAll(authGrants, "{{auth}}", role)}})
-	t.Cleanup(func() {
-		e.exec("DROP OWNED BY " + role)
-		e.exec("DROP ROLE " + role)
-	})
+	e := newEnvWith(t, envOptions{asApp: true, adjust: func(c *oauth.Config) { c.Registration = true }})
 	ctx := context.Background()
 
 	code, verifier := e.code(t)

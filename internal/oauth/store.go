@@ -309,13 +309,6 @@ func (s *Store) newSession(ctx context.Context, personID string) (string, error)
 	id, hash := newSecret("")
 	csrf, _ := newSecret("")
 	err := s.tx(ctx, false, func(tx pgx.Tx) error {
-		// Sweep expired sessions and codes while here.
-		if _, err := tx.Exec(ctx, "DELETE FROM plumbline.oauth_sessions WHERE expires_at < now()"); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, "DELETE FROM plumbline.oauth_codes WHERE expires_at < now() - interval '1 day'"); err != nil {
-			return err
-		}
 		_, err := tx.Exec(ctx, `INSERT INTO plumbline.oauth_sessions (session_hash, person_id, csrf, expires_at)
 			VALUES ($1, $2, $3, now() + make_interval(secs => $4))`, hash, personID, csrf, sessionTTL.Seconds())
 		return err

@@ -79,9 +79,41 @@ func Start(ctx context.Context, dir string, opts Options) (*Cluster, error) {
 	return c, c.start(ctx, opts)
 }
 
+// StartReplica starts a streaming replica of c kept in dir: a hot standby
+// made from a base backup of c, which answers read-only queries and follows
+// c's changes. A replica already running from dir is reused.
+func (c *Cluster) StartReplica(ctx context.Context, dir string, opts Options) (*Cluster, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Cluster{dir: dir, bin: c.bin, cred: c.cred}
+	if err := r.prepareDir(); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(r.dataDir("PG_VERSION")); errors.Is(err, os.ErrNotExist) {
+		// -R writes the standby settings; -X stream brings the WAL needed to
+		// start consistent.
+		err := r.run(ctx, "pg_basebackup", "-D", r.dataDir(), "-h", "127.0.0.1", "-p", strconv.Itoa(c.port),
+			"-U", Superuser, "-X", "stream", "-R", "--no-sync")
+		if err != nil {
+			return nil, fmt.Errorf("copy the primary into %s: %w", dir, err)
+		}
+	}
+	if port, ok := r.runningPort(ctx); ok {
+		r.port = port
+		return r, nil
+	}
+	return r, r.start(ctx, opts)
+}
+
 // DSN returns a connection string for the superuser to database db.
-func (c *Cluster) DSN(db string) string {
-	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", Superuser, c.port, db)
+func (c *Cluster) DSN(db string) string { return c.LoginDSN(Superuser, db) }
+
+// LoginDSN returns a connection string for a login to database db. The
+// cluster trusts local connections, so it needs no password.
+func (c *Cluster) LoginDSN(login, db string) string {
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", login, c.port, db)
 }
 
 // Port is the loopback TCP port the cluster listens on.

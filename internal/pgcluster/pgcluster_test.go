@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -57,4 +58,52 @@ func TestStartStopReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec(c, "INSERT INTO kept VALUES (1)")
+}
+
+// A replica follows its primary and refuses writes.
+func TestReplica(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "plumbline-primary-test-")
+	primary, err := pgcluster.Start(ctx, dir, pgcluster.Options{Ephemeral: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { primary.Destroy() })
+	rdir, _ := os.MkdirTemp("", "plumbline-replica-test-")
+	replica, err := primary.StartReplica(ctx, rdir, pgcluster.Options{Ephemeral: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { replica.Destroy() })
+	pc, err := pgx.Connect(ctx, primary.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close(ctx)
+	if _, err := pc.Exec(ctx, "CREATE TABLE followed AS SELECT 42 AS answer"); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := pgx.Connect(ctx, replica.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close(ctx)
+	var standby bool
+	if err := rc.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&standby); err != nil || !standby {
+		t.Fatalf("the replica is not a standby: %v %v", standby, err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var answer int
+		if rc.QueryRow(ctx, "SELECT answer FROM followed").Scan(&answer) == nil && answer == 42 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the replica did not receive the primary's change")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := rc.Exec(ctx, "CREATE TABLE refused (x int)"); err == nil {
+		t.Error("the replica accepted a write")
+	}
 }

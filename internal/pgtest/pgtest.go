@@ -7,6 +7,13 @@
 // server instead. Either way the floor is generated once into a template
 // database, and every test gets its own copy, so tests may write freely.
 //
+// The template holds plumbline's roles and real grants too (package grants,
+// with the default role names), so a test that signs in as plumbline's login
+// (DB.AppDSN) proves the grants along with whatever else it tests. Roles
+// belong to the whole cluster and test binaries may share one server: a test
+// that changes a role's memberships or attributes takes roles of its own
+// (DB.PrivateRoles) and leaves the shared ones alone.
+//
 // There is no skip: a test that needs PostgreSQL and cannot get it fails with
 // the reason. Wire the cleanup into the package's TestMain:
 //
@@ -22,6 +29,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -29,6 +37,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/internal/demofloor"
+	"plumbline/internal/grants"
 	"plumbline/internal/migrate"
 	"plumbline/internal/pgcluster"
 	"plumbline/sql"
@@ -41,10 +50,22 @@ var Now = time.Date(2026, 11, 18, 14, 30, 0, 0, mustZone(demofloor.Zone))
 // Seed is the test floor's seed.
 const Seed = demofloor.DefaultSeed
 
+// Roles are the role names the template's grants go to; AppDSN signs in as
+// Roles.App.
+var Roles = grants.DefaultRoles()
+
+// loginPassword is the password of the logins pgtest creates, for servers
+// (PLUMBLINE_TEST_DSN) that ask logins for one. It guards nothing but test
+// data.
+const loginPassword = "pgtest-login"
+
 // DB is one test's private database.
 type DB struct {
 	// DSN connects as a superuser to this database.
 	DSN string
+	// AppDSN connects as plumbline's login (Roles.App), which holds the
+	// real grants.
+	AppDSN string
 	// Name is the database name.
 	Name string
 	// Now is the moment the floor in it was generated up to.
@@ -60,6 +81,51 @@ func (db *DB) Conn(t testing.TB) *pgx.Conn {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
+}
+
+// LoginDSN returns a connection string for a login pgtest created (such as
+// one of PrivateRoles) to this database.
+func (db *DB) LoginDSN(login string) string {
+	return withLogin(db.DSN, login, loginPassword)
+}
+
+// PrivateRoles creates a set of plumbline's roles of this test's own, gives
+// them the real grants in this database and drops them when the test ends.
+// A test that changes role memberships or attributes uses these, so that
+// tests running at the same time in the same cluster are undisturbed.
+func (db *DB) PrivateRoles(t testing.TB) grants.Roles {
+	t.Helper()
+	ctx := context.Background()
+	prefix := "pt" + randomHex(4)
+	r := grants.Roles{Reader: prefix + "_reader", Logger: prefix + "_logger", Auth: prefix + "_auth", App: prefix + "_app"}
+	gs, err := grants.Load(sql.Grants())
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	conn := db.Conn(t)
+	if err := createLogin(ctx, conn, r); err != nil {
+		t.Fatalf("pgtest: create private roles: %v", err)
+	}
+	t.Cleanup(func() {
+		// Privileges in this database, then the roles and their memberships.
+		names := strings.Join([]string{r.App, r.Reader, r.Logger, r.Auth}, ", ")
+		if _, err := conn.Exec(ctx, fmt.Sprintf("DROP OWNED BY %s; DROP ROLE %s", names, names)); err != nil {
+			t.Errorf("pgtest: drop private roles: %v", err)
+		}
+	})
+	if err := grants.Apply(ctx, conn, r, gs); err != nil {
+		t.Fatalf("pgtest: grant private roles: %v", err)
+	}
+	return r
+}
+
+// createLogin creates the roles and gives the login its test password.
+func createLogin(ctx context.Context, conn *pgx.Conn, r grants.Roles) error {
+	if err := grants.CreateRoles(ctx, conn, r); err != nil {
+		return err
+	}
+	_, err := conn.Exec(ctx, fmt.Sprintf("ALTER ROLE %s PASSWORD '%s'", r.App, loginPassword))
+	return err
 }
 
 type server struct {
@@ -96,7 +162,10 @@ func NewDB(t testing.TB) *DB {
 	}
 	ctx := context.Background()
 	name := "t_" + randomHex(6)
-	if err := shared.exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, shared.template)); err != nil {
+	// A new database grants temporary tables to everyone again: the
+	// template's setting is not copied.
+	if err := shared.exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, shared.template),
+		fmt.Sprintf("REVOKE TEMPORARY ON DATABASE %s FROM PUBLIC", name)); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
 	t.Cleanup(func() {
@@ -104,7 +173,8 @@ func NewDB(t testing.TB) *DB {
 			t.Errorf("pgtest: drop database %s: %v", name, err)
 		}
 	})
-	return &DB{DSN: withDatabase(shared.dsn, name), Name: name, Now: Now}
+	dsn := withDatabase(shared.dsn, name)
+	return &DB{DSN: dsn, AppDSN: withLogin(dsn, Roles.App, loginPassword), Name: name, Now: Now}
 }
 
 func (s *server) setUp() error {
@@ -146,6 +216,9 @@ func (s *server) ensureTemplate(ctx context.Context) error {
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtext('plumbline.pgtest'))"); err != nil {
 		return err
 	}
+	if err := createLogin(ctx, conn, Roles); err != nil {
+		return fmt.Errorf("create plumbline's roles: %w", err)
+	}
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", s.template).Scan(&exists); err != nil || exists {
 		return err
@@ -173,17 +246,30 @@ func (s *server) fill(ctx context.Context, database string) error {
 	if _, err := migrate.Apply(ctx, conn, migrate.Set{Name: "demo", Files: sql.Demo()}, migrate.Set{Name: "plumbline", Files: sql.Migrations()}); err != nil {
 		return err
 	}
-	return demofloor.Load(ctx, conn, s.floor)
+	if err := demofloor.Load(ctx, conn, s.floor); err != nil {
+		return err
+	}
+	gs, err := grants.Load(sql.Grants())
+	if err != nil {
+		return err
+	}
+	return grants.Apply(ctx, conn, Roles, gs)
 }
 
-func (s *server) exec(ctx context.Context, stmt string) error {
+// exec runs statements one by one on one connection to the maintenance
+// database.
+func (s *server) exec(ctx context.Context, stmts ...string) error {
 	conn, err := pgx.Connect(ctx, s.dsn)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, stmt)
-	return err
+	for _, stmt := range stmts {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fingerprint names the template after everything that shapes it, so that a
@@ -191,18 +277,27 @@ func (s *server) exec(ctx context.Context, stmt string) error {
 // server.
 func fingerprint(floor *demofloor.Floor) string {
 	h := sha256.New()
-	for _, f := range []fs.FS{sql.Demo(), sql.Migrations()} {
-		fs.WalkDir(f, ".", func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				b, _ := fs.ReadFile(f, path)
-				h.Write([]byte(path))
-				h.Write(b)
-			}
-			return nil
-		})
-	}
+	fs.WalkDir(sql.Files(), ".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := fs.ReadFile(sql.Files(), path)
+			h.Write([]byte(path))
+			h.Write(b)
+		}
+		return nil
+	})
+	fmt.Fprint(h, Roles)
 	h.Write([]byte(floor.Digest()))
 	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// withLogin makes a connection string, in URL or keyword form, sign in as
+// another login.
+func withLogin(dsn, login, password string) string {
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		u.User = url.UserPassword(login, password)
+		return u.String()
+	}
+	return fmt.Sprintf("%s user=%s password=%s", dsn, login, password)
 }
 
 // withDatabase points a connection string, in URL or keyword form, at

@@ -1,8 +1,9 @@
 // Package store runs report plans against PostgreSQL. It implements
 // reports.Store over a pgx connection pool: every report runs in its own
-// read-only transaction with a statement timeout, and database errors are
-// turned into the few faults the engine names (busy, timeout) or passed on
-// for the engine to log; their text never reaches a caller.
+// read-only transaction with a statement timeout, as the reader role, named
+// after the person asking, and database errors are turned into the few
+// faults the engine names (busy, timeout) or passed on for the engine to
+// log; their text never reaches a caller.
 package store
 
 import (
@@ -36,6 +37,9 @@ type Options struct {
 	AcquireTimeout time.Duration
 	// MaxConns caps the pool. If zero, pgx's default.
 	MaxConns int32
+	// Role is the role reports run as (SET LOCAL ROLE), the reader. If
+	// empty, they run as the login.
+	Role string
 }
 
 // Store is a report store over a PostgreSQL pool.
@@ -81,33 +85,10 @@ func (s *Store) Close() { s.pool.Close() }
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
-// readOnly runs the queries queue adds in one read-only transaction with the
-// statement timeout set, sent to the server as one batch: one round trip
-// for the whole report.
+// readOnly runs the queries queue adds in one read-only transaction as the
+// report role: one round trip for the whole report.
 func (s *Store) readOnly(ctx context.Context, queue func(*pgx.Batch)) error {
-	actx, cancel := context.WithTimeout(ctx, s.opts.AcquireTimeout)
-	conn, err := s.pool.Acquire(actx)
-	cancel()
-	if err != nil {
-		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("%w: %w", reports.ErrBusy, err)
-		}
-		return err
-	}
-	defer conn.Release()
-	b := &pgx.Batch{}
-	b.Queue("BEGIN READ ONLY")
-	b.Queue(fmt.Sprintf("SET LOCAL statement_timeout = %d", s.opts.StatementTimeout.Milliseconds()))
-	queue(b)
-	// After a failed statement the transaction is aborted, and COMMIT ends
-	// it with a rollback.
-	b.Queue("COMMIT")
-	err = conn.SendBatch(ctx, b).Close()
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
-		return fmt.Errorf("%w: %w", reports.ErrTimeout, err)
-	}
-	return err
+	return s.Batch(ctx, Tx{Role: s.opts.Role}, queue)
 }
 
 // Run runs a plan and reads its sources' newest days in the same snapshot.

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"plumbline/catalog"
+	"plumbline/internal/contract"
+	"plumbline/reports"
+)
+
+const contractHelp = `
+Usage: plumbline contract [flags] [DIR]
+
+Write the contract a server over the catalogue in DIR (default: the
+embedded demo catalogue) offers its clients, as JSON: every tool's name,
+title, description, input and output JSON Schema, and the server
+instructions. The output is deterministic (tools by name, keys sorted), so a
+committed snapshot changes only when the contract does.
+
+Clients cache tool schemas. Commit the snapshot beside the catalogue, and
+"plumbline check --contract FILE DIR" tells a change that breaks cached
+clients (a removed tool or metric, a narrowed enum, a newly required
+argument, a removed output field) from one that only adds.
+
+Examples:
+  plumbline contract catalog/demo -o contract.json
+  plumbline check --contract contract.json catalog/demo
+`
+
+func init() {
+	register("contract", command{summary: "write the tools' contract (names, schemas, instructions) as JSON", help: contractHelp, run: writeContract})
+}
+
+func writeContract(_ context.Context, args []string, s *streams) error {
+	f := newFlags("contract", contractHelp, s)
+	out := f.string("o", "", "`file` to write the snapshot to (default: standard output)")
+	rest, err := f.parseInterspersed(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 1 {
+		return fmt.Errorf("%w: give at most one catalogue directory", errUsage)
+	}
+	dir := ""
+	if len(rest) == 1 {
+		dir = rest[0]
+	}
+	cat, err := loadCatalog(dir)
+	if err != nil {
+		return fmt.Errorf("load catalogue:\n%w", err)
+	}
+	snap, err := snapshotOf(cat)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		_, err = s.out.Write(snap.JSON())
+		return err
+	}
+	return os.WriteFile(*out, snap.JSON(), 0o644)
+}
+
+// snapshotOf is the contract a server over cat offers.
+func snapshotOf(cat *catalog.Catalog) (*contract.Snapshot, error) {
+	return contract.Of(reports.New(cat, nil, nil).Tools(), reports.Instructions())
+}
+
+// checkContract compares cat's contract with the snapshot in file, prints
+// breaking changes apart from additive ones, and fails on breaking ones.
+func checkContract(cat *catalog.Catalog, file, format string, w io.Writer) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("%w: --contract: %v; write one with: plumbline contract DIR -o FILE", errUsage, err)
+	}
+	old, err := contract.Parse(data)
+	if err != nil {
+		return fmt.Errorf("--contract %s: %w", file, err)
+	}
+	now, err := snapshotOf(cat)
+	if err != nil {
+		return err
+	}
+	changes := contract.Compare(old, now)
+	var breaking, additive []contract.Change
+	for _, c := range changes {
+		if c.Breaking {
+			breaking = append(breaking, c)
+		} else {
+			additive = append(additive, c)
+		}
+	}
+	if format == "github" {
+		for _, c := range changes {
+			level, title := "notice", "additive contract change"
+			if c.Breaking {
+				level, title = "error", "breaking contract change"
+			}
+			fmt.Fprintf(w, "::%s file=%s,title=%s::%s\n", level, escapeProperty(file), title, escapeData(c.String()))
+		}
+	} else {
+		if len(changes) == 0 {
+			fmt.Fprintf(w, "contract: no changes from %s\n", file)
+		}
+		if len(breaking) > 0 {
+			fmt.Fprintf(w, "Breaking contract changes (%d): clients that cached the tools of %s will fail\n", len(breaking), file)
+			for _, c := range breaking {
+				fmt.Fprintln(w, "  "+c.String())
+			}
+		}
+		if len(additive) > 0 {
+			fmt.Fprintf(w, "Additive contract changes (%d): cached clients keep working\n", len(additive))
+			for _, c := range additive {
+				fmt.Fprintln(w, "  "+c.String())
+			}
+		}
+	}
+	if len(breaking) > 0 {
+		return exitError{1}
+	}
+	if len(additive) > 0 && format != "github" {
+		fmt.Fprintf(w, "Update the snapshot once the change is agreed: plumbline contract DIR -o %s\n", file)
+	}
+	return nil
+}

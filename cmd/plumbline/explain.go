@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+
+	"plumbline/catalog"
+	"plumbline/internal/query"
+	"plumbline/internal/store"
+	"plumbline/reports"
+)
+
+const explainHelp = `
+Usage: plumbline explain [flags] TOOL [ARGUMENTS]
+
+Show what a report call compiles to, so an analyst can see what a definition
+becomes: the request as plumbline resolves it (who by key and name, the
+period as dates, the metrics and grouping) and the exact SQL with its bound
+parameters. ARGUMENTS is the JSON object a client sends as the tool's
+arguments; without it, it is read from standard input. Nothing is put on
+record and no report runs.
+
+Names are matched against the directory in the database, as on the server:
+give --db (or --run). Without a database, who.team and who.agent must be
+keys, and are taken as given.
+
+--run DSN also runs the statement under EXPLAIN (ANALYZE, BUFFERS), in a
+read-only transaction, and prints the plan PostgreSQL chose.
+
+Examples:
+  plumbline explain sales '{"who":{"team":"falcons"},"period":{"named":"last_week"},"group_by":"week"}'
+  plumbline explain --db "$DSN" sales '{"who":{"agent":"Maria Lopez"},"period":{"named":"yesterday"}}'
+  echo '{"who":{"floor":true},"period":{"named":"last_week"}}' | plumbline explain --run "$DSN" hours
+`
+
+func init() {
+	register("explain", command{summary: "show the resolved request and the SQL a report call compiles to", help: explainHelp, run: explain})
+}
+
+func explain(ctx context.Context, args []string, s *streams) error {
+	f := newFlags("explain", explainHelp, s)
+	db := f.string("db", "", "PostgreSQL connection `string`, to match names against the directory")
+	run := f.string("run", "", "PostgreSQL connection `string`: also run the statement under EXPLAIN ANALYZE")
+	catalogDir := f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)")
+	nowFlag := f.string("now", "", "resolve periods as of this RFC 3339 `moment` instead of the clock")
+	rest, err := f.parseInterspersed(args)
+	if err != nil {
+		return err
+	}
+	tool, raw, err := toolCall(rest, s.in)
+	if err != nil {
+		return err
+	}
+	now, err := moment(*nowFlag)
+	if err != nil {
+		return err
+	}
+	cat, err := loadCatalog(*catalogDir)
+	if err != nil {
+		return fmt.Errorf("load catalogue:\n%w", err)
+	}
+	dsn := *run
+	if dsn == "" {
+		dsn = *db
+	}
+	dry := &dryRun{}
+	var st *store.Store
+	if dsn != "" {
+		if st, err = store.Open(ctx, dsn, cat, nil); err != nil {
+			return err
+		}
+		defer st.Close()
+		dry.Store = st
+	} else {
+		if dry.Store, err = keysOnly(cat, tool, raw); err != nil {
+			return err
+		}
+	}
+	engine := reports.New(cat, dry, &reports.Options{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
+	ans := engine.Call(ctx, reports.Caller{Person: "explain", Client: "plumbline explain"}, tool, raw)
+	switch ans.Body.(type) {
+	case *reports.RefusalAnswer, *reports.CandidatesAnswer:
+		// Nothing was planned: say why, as ask would.
+		body, err := json.Marshal(ans.Body)
+		if err == nil {
+			err = printAnswer(body, s.err, s.err)
+		}
+		if err != nil {
+			return err
+		}
+		return exitError{1}
+	}
+	fmt.Fprintf(s.out, "As of %s in %s, the call resolves to:\n", now.In(cat.Zone()).Format(time.RFC3339), cat.Zone())
+
+	if body, ok := ans.Body.(*reports.ReportAnswer); ok {
+		resolved, _ := json.MarshalIndent(map[string]any{"request": body.Request, "period": body.Period}, "", "  ")
+		fmt.Fprintf(s.out, "%s\n", resolved)
+	}
+	if len(dry.plans) == 0 {
+		fmt.Fprintf(s.out, "\nThe %s tool runs no report query.\n", tool)
+		return nil
+	}
+	for i, plan := range dry.plans {
+		stmt, params, err := query.Build(plan)
+		if err != nil {
+			return err
+		}
+		if len(dry.plans) > 1 {
+			fmt.Fprintf(s.out, "\nQuery %d of %d", i+1, len(dry.plans))
+		}
+		fmt.Fprintf(s.out, "\nSQL:\n%s\n\nParameters:\n", stmt)
+		for j, p := range params {
+			fmt.Fprintf(s.out, "  $%d = %s\n", j+1, param(p))
+		}
+		if *run == "" {
+			continue
+		}
+		lines, err := st.Explain(ctx, plan)
+		if err != nil {
+			return fmt.Errorf("EXPLAIN ANALYZE: %w", err)
+		}
+		fmt.Fprintf(s.out, "\nEXPLAIN (ANALYZE, BUFFERS):\n%s\n", strings.Join(lines, "\n"))
+	}
+	if dsn == "" {
+		fmt.Fprintln(s.out, "\nWithout a database, team and agent keys are taken as given: not checked against the directory.")
+	}
+	return nil
+}
+
+// toolCall reads TOOL and its JSON arguments, from the second positional
+// argument or else standard input.
+func toolCall(rest []string, in io.Reader) (string, json.RawMessage, error) {
+	if len(rest) == 0 || len(rest) > 2 {
+		return "", nil, fmt.Errorf("%w: give a tool name and its JSON arguments (or the arguments on standard input)", errUsage)
+	}
+	var raw []byte
+	if len(rest) == 2 {
+		raw = []byte(rest[1])
+	} else {
+		var err error
+		if raw, err = io.ReadAll(in); err != nil {
+			return "", nil, err
+		}
+	}
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		raw = []byte("{}")
+	}
+	if !json.Valid(raw) {
+		return "", nil, fmt.Errorf("%w: the arguments must be one JSON object, as a client sends them", errUsage)
+	}
+	return rest[0], raw, nil
+}
+
+// moment is --now, or the clock.
+func moment(flag string) (time.Time, error) {
+	if flag == "" {
+		return time.Now(), nil
+	}
+	t, err := time.Parse(time.RFC3339, flag)
+	if err != nil {
+		return t, fmt.Errorf("%w: --now must be an RFC 3339 time such as 2026-11-18T14:30:00-05:00", errUsage)
+	}
+	return t, nil
+}
+
+// param writes a bound parameter as PostgreSQL would read it.
+func param(v any) string {
+	switch v := v.(type) {
+	case time.Time:
+		if v.Location() == time.UTC && v.Equal(v.Truncate(24*time.Hour)) {
+			return "'" + v.Format(time.DateOnly) + "' (date)"
+		}
+		return "'" + v.Format(time.RFC3339) + "' (timestamptz)"
+	case string:
+		return "'" + strings.ReplaceAll(v, "'", "''") + "' (text)"
+	}
+	return fmt.Sprintf("%v (%T)", v, v)
+}
+
+// dryRun is a report store that records the plans the engine asks it to
+// run instead of running them, so explain follows the engine's own path;
+// the directory (and anything else) comes from the store it wraps.
+type dryRun struct {
+	reports.Store
+	plans []*reports.Plan
+}
+
+func (d *dryRun) Run(_ context.Context, p *reports.Plan) (*reports.Result, error) {
+	d.plans = append(d.plans, p)
+	return &reports.Result{Newest: map[string]time.Time{}}, nil
+}
+
+// keyShape is what a key looks like: no spaces, no @.
+var keyShape = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
+
+// keyDirectory answers the directory without a database: the one team or
+// agent key a call names, taken as given. It implements only Directory and
+// Newest; the nil store it embeds is never reached, because without a
+// database explain takes only catalogue reports, whose plans it records
+// rather than runs.
+type keyDirectory struct {
+	reports.Store
+	dir *reports.Directory
+	cat *catalog.Catalog
+}
+
+func (k keyDirectory) Directory(context.Context) (*reports.Directory, error) {
+	return k.dir, nil
+}
+
+// Newest says every source runs to today: without a database nothing is
+// known to be missing, so the plan is the one a fresh floor gets.
+func (k keyDirectory) Newest(_ context.Context, sources []*catalog.Source) (map[string]time.Time, error) {
+	now := time.Now().In(k.cat.Zone())
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	out := map[string]time.Time{}
+	for _, s := range sources {
+		out[s.ID] = today
+	}
+	return out, nil
+}
+
+// keysOnly builds the directory for a call explained without a database.
+func keysOnly(cat *catalog.Catalog, tool string, raw json.RawMessage) (reports.Store, error) {
+	if _, ok := cat.Report(tool); !ok {
+		var ids []string
+		for _, r := range cat.Reports() {
+			ids = append(ids, r.ID)
+		}
+		return nil, fmt.Errorf("%w: without a database, explain takes the catalogue's report tools (%s); add --db DSN for the others",
+			errUsage, strings.Join(ids, ", "))
+	}
+	var call struct {
+		Who struct{ Team, Agent any }
+	}
+	json.Unmarshal(raw, &call) // a malformed call is the engine's to refuse
+	dir := &reports.Directory{}
+	for _, w := range []struct {
+		arg string
+		v   any
+		add func(key string)
+	}{
+		{"who.team", call.Who.Team, func(k string) { dir.Teams = append(dir.Teams, reports.Team{Key: k}) }},
+		{"who.agent", call.Who.Agent, func(k string) { dir.Agents = append(dir.Agents, reports.Agent{Key: k}) }},
+	} {
+		key, ok := w.v.(string)
+		switch {
+		case !ok:
+		case !keyShape.MatchString(key):
+			return nil, fmt.Errorf("%w: %s: without a database explain takes only a key (no spaces, no @); "+
+				"names and emails are matched against the directory, so add --db DSN", errUsage, w.arg)
+		default:
+			w.add(key)
+		}
+	}
+	return keyDirectory{dir: dir, cat: cat}, nil
+}

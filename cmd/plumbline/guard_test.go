@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/internal/grants"
+	"plumbline/internal/pgtest"
+)
+
+// roleArgs are the flags naming a test's private roles.
+func roleArgs(r grants.Roles) []string {
+	return []string{"--reader-role", r.Reader, "--logger-role", r.Logger, "--auth-role", r.Auth}
+}
+
+// Each kind of over-grant makes the server refuse to start, naming what is
+// extra, and `plumbline guard` print it and exit 1; with the correct grants
+// both pass and the server answers.
+func TestServeRefusesOverGrants(t *testing.T) {
+	for _, tc := range []struct{ name, grant, want string }{
+		{"an extra SELECT", "GRANT USAGE ON SCHEMA crm TO {reader}; GRANT SELECT ON crm.member_calls TO {reader}",
+			"SELECT on relation crm.member_calls, which no grant file names"},
+		{"an INSERT elsewhere", "GRANT INSERT ON metrics.agent_sales_daily TO {app}", "INSERT on relation metrics.agent_sales_daily"},
+		{"rewriting who in the log", "GRANT UPDATE (person) ON plumbline.request_log TO {logger}",
+			"UPDATE (person) on relation plumbline.request_log"},
+		{"deleting from the log", "GRANT DELETE ON plumbline.request_log TO {logger}", "DELETE on relation plumbline.request_log"},
+		{"CREATE on a schema", "GRANT CREATE ON SCHEMA analytics TO {app}", "CREATE on schema analytics"},
+		{"CREATE on the database", "GRANT CREATE ON DATABASE {db} TO {app}", "CREATE on database {db}"},
+		{"temporary tables", "GRANT TEMPORARY ON DATABASE {db} TO PUBLIC", "TEMPORARY on database {db}"},
+		{"an extra role membership", "GRANT pg_monitor TO {app}", "membership in role pg_monitor"},
+		{"a security-definer function", "CREATE FUNCTION public.as_owner() RETURNS text LANGUAGE sql SECURITY DEFINER AS 'SELECT current_user::text'",
+			"EXECUTE on security-definer function public.as_owner()"},
+		{"superuser", "ALTER ROLE {app} SUPERUSER", "SUPERUSER on role {app}"},
+		{"createrole", "ALTER ROLE {app} CREATEROLE", "CREATEROLE on role {app}"},
+		{"createdb", "ALTER ROLE {app} CREATEDB", "CREATEDB on role {app}"},
+		{"bypassrls on a role it can become", "ALTER ROLE {reader} BYPASSRLS", "BYPASSRLS on role {reader}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := pgtest.NewDB(t)
+			r := db.PrivateRoles(t)
+			names := strings.NewReplacer("{reader}", r.Reader, "{logger}", r.Logger, "{app}", r.App, "{db}", db.Name)
+			if _, err := db.Conn(t).Exec(context.Background(), names.Replace(tc.grant)); err != nil {
+				t.Fatal(err)
+			}
+			want := names.Replace(tc.want)
+			code, out, _ := runCLI(t, append([]string{"guard", "--db", db.LoginDSN(r.App)}, roleArgs(r)...)...)
+			if code != 1 || !strings.Contains(out, "\n  "+want) {
+				t.Errorf("guard: exit %d, want 1 naming %q:\n%s", code, want, out)
+			}
+			code, _, errOut := runCLI(t, append([]string{"serve", "--db", db.LoginDSN(r.App), "--addr", "127.0.0.1:0", "--log-level", "error"}, roleArgs(r)...)...)
+			if code != 1 || !strings.Contains(errOut, "will not start") || !strings.Contains(errOut, "\n  "+want) {
+				t.Errorf("serve: exit %d, want 1 naming %q:\n%s", code, want, errOut)
+			}
+		})
+	}
+	t.Run("the correct grants", func(t *testing.T) {
+		t.Parallel()
+		db := pgtest.NewDB(t)
+		r := db.PrivateRoles(t)
+		code, out, _ := runCLI(t, append([]string{"guard", "--db", db.LoginDSN(r.App)}, roleArgs(r)...)...)
+		if code != 0 || !strings.Contains(out, "nothing extra") {
+			t.Errorf("guard: exit %d\n%s", code, out)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var stdout, stderr syncBuffer
+		done := make(chan int, 1)
+		go func() {
+			done <- runWith(ctx, append([]string{"serve", "--db", db.LoginDSN(r.App), "--addr", "127.0.0.1:0"}, roleArgs(r)...), &stdout, &stderr)
+		}()
+		url := waitFor(t, &stderr, regexp.MustCompile(`"url":"([^"]+)"`), done)
+		if !strings.Contains(stderr.String(), "startup guard passed") {
+			t.Errorf("the server does not say the guard passed:\n%s", stderr.String())
+		}
+		// A token, issued through the login as the auth role.
+		code, token, errOut := runCLI(t, "token", "create", "--service", "guard-test", "--db", db.LoginDSN(r.App),
+			"--auth-role", r.Auth, "--public-url", strings.TrimSuffix(url, "/mcp"))
+		if code != 0 {
+			t.Fatalf("token create as the login: exit %d\n%s", code, errOut)
+		}
+		client := &http.Client{Transport: bearer{token: strings.TrimSpace(token), next: http.DefaultTransport}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: client}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sales", Arguments: json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`)})
+		if err != nil || res.IsError {
+			t.Fatalf("the server started on the correct grants does not answer: %v %v", res, err)
+		}
+		cs.Close()
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("serve exited %d\n%s", code, stderr.String())
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("serve did not stop")
+		}
+	})
+}
+
+// check --db: the demo catalogue against the demo floor passes; a broken
+// database fails with each problem, as text or as annotations.
+func TestCheckDatabase(t *testing.T) {
+	t.Chdir("../..")
+	db := pgtest.NewDB(t)
+	code, out, _ := runCLI(t, "check", "--db", db.AppDSN, "catalog/demo")
+	if code != 0 || !strings.Contains(out, "catalog/demo: ok") || !strings.Contains(out, "database: ok (8 relations") {
+		t.Errorf("check --db on the demo floor: exit %d\n%s", code, out)
+	}
+	if _, err := db.Conn(t).Exec(context.Background(), "ALTER TABLE metrics.agent_time_daily ALTER COLUMN talk_hours TYPE text"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "check", "--db", db.AppDSN, "catalog/demo")
+	if code != 1 || !strings.Contains(out, "database: metrics.agent_time_daily.talk_hours (source agent_time_daily): is text, not a number") ||
+		!strings.Contains(errOut, "1 problem(s) in the database") {
+		t.Errorf("check --db with a text column: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "check", "--format", "github", "--db", db.AppDSN, "catalog/demo")
+	if code != 1 || !strings.Contains(out, "::error title=plumbline check --db::metrics.agent_time_daily.talk_hours") {
+		t.Errorf("check --db --format github: exit %d\n%s", code, out)
+	}
+}
+
+// setup creates the roles and the login and applies the grants; the login
+// then passes the guard. --print shows the same SQL with the names filled in.
+func TestSetup(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	r := grants.Roles{Reader: "st_reader_" + db.Name, Logger: "st_logger_" + db.Name, Auth: "st_auth_" + db.Name, App: "st_app_" + db.Name}
+	admin := db.Conn(t)
+	t.Cleanup(func() {
+		names := strings.Join([]string{r.App, r.Reader, r.Logger, r.Auth}, ", ")
+		if _, err := admin.Exec(ctx, fmt.Sprintf("DROP OWNED BY %s; DROP ROLE %s", names, names)); err != nil {
+			t.Errorf("drop the roles setup made: %v", err)
+		}
+	})
+	args := append([]string{"--app-login", r.App}, roleArgs(r)...)
+	for run := 1; run <= 2; run++ {
+		code, out, errOut := runCLI(t, append([]string{"setup", "--db", db.DSN}, args...)...)
+		if code != 0 || !strings.Contains(out, "The reader may read 8 relations") {
+			t.Fatalf("setup run %d: exit %d\n%s%s", run, code, out, errOut)
+		}
+	}
+	if _, err := admin.Exec(ctx, "ALTER ROLE "+r.App+" PASSWORD 'pgtest-login'"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, append([]string{"guard", "--db", db.LoginDSN(r.App)}, roleArgs(r)...)...)
+	if code != 0 || strings.Contains(out, "missing") {
+		t.Errorf("the login setup made does not pass the guard: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, append([]string{"setup", "--print"}, args...)...)
+	if code != 0 || !strings.Contains(out, "GRANT SELECT ON live.sales_board TO "+r.Reader+";") ||
+		!strings.Contains(out, "CREATE ROLE "+r.App+" LOGIN") || strings.Contains(out, "{{") {
+		t.Errorf("setup --print: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := runCLI(t, "setup", "--reader-role", "Bad-Name"); code != 2 || !strings.Contains(errOut, "lower-case SQL identifier") {
+		t.Errorf("a bad role name: exit %d, %s", code, errOut)
+	}
+}
+
+// The request log's secret comes from the environment without showing up
+// in --help, and a short one is refused before anything starts.
+func TestLogSecret(t *testing.T) {
+	t.Setenv("PLUMBLINE_LOG_SECRET", "zq9SECRETzq9-long-enough")
+	if _, out, _ := runCLI(t, "help", "serve"); strings.Contains(out, "zq9SECRETzq9") {
+		t.Errorf("--help shows the secret:\n%s", out)
+	}
+	code, _, errOut := runCLI(t, "serve", "--db", "postgres://nowhere.invalid/x", "--log-secret", "short")
+	if code != 2 || !strings.Contains(errOut, "--log-secret must be at least 16 bytes") {
+		t.Errorf("a short secret: exit %d, %s", code, errOut)
+	}
+}

@@ -1,0 +1,122 @@
+// Package docsite renders a catalogue as a static HTML site, for analysts
+// and managers who would rather look than read YAML: an index of the
+// metrics by report, one page per metric (label, unit, definition, formula
+// as sums, source relation and grain, counting basis, settle rule, the
+// reports and tools that offer it, the grant's review), the concepts, the
+// sources with their freshness rules, and a search box.
+//
+// The site has no external assets: styles, script and the search index are
+// files of the site itself, so it works opened from disk as well as served.
+package docsite
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"plumbline/catalog"
+	"plumbline/reports"
+)
+
+//go:embed templates/*.html assets/*
+var files embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"join": strings.Join,
+}).ParseFS(files, "templates/*.html"))
+
+// Site is what a site is rendered from.
+type Site struct {
+	Catalog *catalog.Catalog
+	// Tools are the tools a server of this catalogue offers: the source of
+	// truth for tool names, and for which plumbline tools (canned reports)
+	// take a metric.
+	Tools []reports.Tool
+	// Grants are the grant files' review headers, by relation.
+	Grants map[string]*Grant
+}
+
+// Build writes the site into dir, creating it if needed. It returns the
+// files written, relative to dir.
+func Build(s *Site, dir string) ([]string, error) {
+	out := map[string][]byte{}
+	idx := s.index()
+	render := func(name, tmpl string, data any) error {
+		var b bytes.Buffer
+		if err := pages.ExecuteTemplate(&b, tmpl, data); err != nil {
+			return fmt.Errorf("render %s: %w", name, err)
+		}
+		out[name] = b.Bytes()
+		return nil
+	}
+	if err := render("index.html", "index.html", s.page("", "Metrics by report", idx)); err != nil {
+		return nil, err
+	}
+	for _, m := range idx.Metrics {
+		if err := render("metrics/"+m.ID+".html", "metric.html", s.page("../", m.Label, m)); err != nil {
+			return nil, err
+		}
+	}
+	if err := render("concepts.html", "concepts.html", s.page("", "Concepts", idx)); err != nil {
+		return nil, err
+	}
+	if err := render("sources.html", "sources.html", s.page("", "Sources", idx)); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"style.css", "search.js"} {
+		b, err := files.ReadFile("assets/" + name)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = b
+	}
+	search, err := json.Marshal(idx.search())
+	if err != nil {
+		return nil, err
+	}
+	// A script, not a JSON file: pages opened from disk may load scripts
+	// but not fetch files.
+	out["search-index.js"] = []byte("window.plumblineSearch = " + string(search) + ";\n")
+
+	var names []string
+	for name, body := range out {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			return nil, err
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// page is one page's data: the path back to the site's root, its title and
+// its content.
+type page struct {
+	Root    string
+	Title   string
+	Catalog catalogInfo
+	Data    any
+}
+
+type catalogInfo struct {
+	Version, Zone, WeekStart string
+	MaxDays, MaxRows         int
+}
+
+func (s *Site) page(root, title string, data any) page {
+	c := s.Catalog
+	return page{Root: root, Title: title, Data: data, Catalog: catalogInfo{
+		Version: c.Version(), Zone: c.Zone().String(), WeekStart: c.WeekStart().String(),
+		MaxDays: c.Limits().MaxDays, MaxRows: c.Limits().MaxRows,
+	}}
+}

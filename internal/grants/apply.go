@@ -1,0 +1,88 @@
+package grants
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"plumbline/sql"
+)
+
+// This file applies the roles and grants to a database.
+
+// CreateRoles creates the roles and the login that do not exist yet, and
+// makes the login a member of the reader, the logger and auth. Roles belong
+// to the whole cluster; existing ones are left as they are, so it is safe to
+// run again. It needs a role that may create roles.
+func CreateRoles(ctx context.Context, conn *pgx.Conn, r Roles) error {
+	script, err := rolesScript(r, "roles.sql")
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, script, pgx.QueryExecModeSimpleProtocol); err != nil {
+		return fmt.Errorf("create roles: %w", err)
+	}
+	return nil
+}
+
+// Apply gives the roles what they hold in the connected database: the
+// logger's privileges on the request log, no temporary tables for anyone by
+// default, and exactly the reader grants gs, in one transaction. The
+// database must be migrated and the roles must exist. It is safe to run
+// again, and a grant file removed since the last run is revoked.
+func Apply(ctx context.Context, conn *pgx.Conn, r Roles, gs []*Grant) error {
+	script, err := databaseScript(r, gs)
+	if err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, script, pgx.QueryExecModeSimpleProtocol); err != nil {
+			return fmt.Errorf("apply grants: %w", err)
+		}
+		return nil
+	})
+}
+
+// Script renders everything CreateRoles and Apply run as one SQL script, for
+// a DBA to read or to apply by hand after plumbline's migrations.
+func Script(r Roles, gs []*Grant) (string, error) {
+	roles, err := rolesScript(r, "roles.sql")
+	if err != nil {
+		return "", err
+	}
+	db, err := databaseScript(r, gs)
+	if err != nil {
+		return "", err
+	}
+	return roles + "\n" + db, nil
+}
+
+func rolesScript(r Roles, file string) (string, error) {
+	if err := r.Check(); err != nil {
+		return "", err
+	}
+	body, err := fs.ReadFile(sql.Roles(), file)
+	if err != nil {
+		return "", err
+	}
+	return r.render("roles/"+file, string(body))
+}
+
+func databaseScript(r Roles, gs []*Grant) (string, error) {
+	db, err := rolesScript(r, "database.sql")
+	if err != nil {
+		return "", err
+	}
+	parts := []string{db}
+	for _, g := range gs {
+		text, err := r.render(g.File, g.sql)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, "-- "+strings.Repeat("-", 20)+" "+g.File+"\n"+text)
+	}
+	return strings.Join(parts, "\n"), nil
+}

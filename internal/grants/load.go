@@ -1,0 +1,194 @@
+package grants
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"plumbline/sql"
+)
+
+// This file reads and checks grant files.
+
+// Grains a granted relation may have.
+const (
+	GrainAgent = "agent" // rows name or key one agent
+	GrainTeam  = "team"  // rows are teams
+	GrainAlias = "alias" // rows carry only an alias, never a person
+)
+
+// Grains lists every grain.
+var Grains = []string{GrainAgent, GrainTeam, GrainAlias}
+
+// Grant is one reviewed grant file.
+type Grant struct {
+	File       string
+	Relation   string   // schema.name
+	Columns    []string // the columns granted; nil for every column
+	Grain      string
+	ReviewedBy string
+	ReviewedOn time.Time
+	Why        string
+	sql        string
+}
+
+// Load reads every grant file in fsys, sorted by relation. It reports every
+// file that breaks the rules at once.
+func Load(fsys fs.FS) ([]*Grant, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("read grant files: %w", err)
+	}
+	var out []*Grant
+	var errs []error
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") {
+			errs = append(errs, fmt.Errorf("%s: the grants directory holds only <schema>.<relation>.sql files", e.Name()))
+			continue
+		}
+		body, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		g, err := parse(e.Name(), string(body))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, g)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no grant files: the reader could read nothing; add one <schema>.<relation>.sql per relation the catalogue reads")
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Relation < out[j].Relation })
+	return out, nil
+}
+
+// LoadDir reads the grant files in dir, or the embedded demo floor's when
+// dir is empty.
+func LoadDir(dir string) ([]*Grant, error) {
+	if dir == "" {
+		return Load(sql.Grants())
+	}
+	return Load(os.DirFS(dir))
+}
+
+// Relations returns the relations the grants name, sorted.
+func Relations(gs []*Grant) []string {
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = g.Relation
+	}
+	sort.Strings(out)
+	return out
+}
+
+var (
+	relationName = regexp.MustCompile(`^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$`)
+	headerLine   = regexp.MustCompile(`^--\s*([A-Za-z][A-Za-z ]*?)\s*:\s*(.*)$`)
+	continuation = regexp.MustCompile(`^--\s{2,}(\S.*)$`)
+	usageStmt    = regexp.MustCompile(`^(?i)grant usage on schema ([a-z0-9_]+) to \{\{reader\}\}$`)
+	selectStmt   = regexp.MustCompile(`^(?i)grant select(?: ?\(([a-z0-9_, ]+)\))? on (?:table )?([a-z0-9_.]+) to \{\{reader\}\}$`)
+	spaces       = regexp.MustCompile(`\s+`)
+)
+
+var headerKeys = []string{"relation", "grain", "reviewed by", "reviewed on", "why"}
+
+// parse reads one grant file: its header, then its statements.
+func parse(file, body string) (*Grant, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %s", file, fmt.Sprintf(format, args...))
+	}
+	lines := strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n")
+	header := map[string]string{}
+	last, n := "", 0
+	for ; n < len(lines) && strings.HasPrefix(lines[n], "--"); n++ {
+		line := strings.TrimRight(lines[n], " \t")
+		if m := continuation.FindStringSubmatch(line); m != nil && last != "" {
+			header[last] += " " + m[1]
+			continue
+		}
+		m := headerLine.FindStringSubmatch(line)
+		if m == nil {
+			return nil, fail("line %d: header lines read `-- Key: value`, with the keys Relation, Grain, Reviewed by, Reviewed on and Why", n+1)
+		}
+		key := strings.ToLower(m[1])
+		if !slices.Contains(headerKeys, key) {
+			return nil, fail("line %d: unknown header key %q; the keys are Relation, Grain, Reviewed by, Reviewed on and Why", n+1, m[1])
+		}
+		if _, dup := header[key]; dup {
+			return nil, fail("line %d: %s is given twice", n+1, m[1])
+		}
+		header[key], last = strings.TrimSpace(m[2]), key
+	}
+	for _, key := range headerKeys {
+		if header[key] == "" {
+			return nil, fail("the header lacks %q; every grant names its relation, its grain and its review (who, when and why)", key)
+		}
+	}
+	g := &Grant{File: file, Relation: header["relation"], Grain: header["grain"],
+		ReviewedBy: header["reviewed by"], Why: header["why"], sql: body}
+	var err error
+	if g.ReviewedOn, err = time.Parse(time.DateOnly, header["reviewed on"]); err != nil {
+		return nil, fail("Reviewed on must be a date, YYYY-MM-DD")
+	}
+	if !relationName.MatchString(g.Relation) {
+		return nil, fail("Relation must be schema.name in lower case")
+	}
+	if file != g.Relation+".sql" {
+		return nil, fail("the file for %s must be named %s.sql", g.Relation, g.Relation)
+	}
+	if !slices.Contains(Grains, g.Grain) {
+		return nil, fail("Grain must be one of %s", strings.Join(Grains, ", "))
+	}
+	return g, g.statements(strings.Join(lines[n:], "\n"), fail)
+}
+
+// statements checks that a file grants its own relation to the reader and
+// nothing else.
+func (g *Grant) statements(body string, fail func(string, ...any) error) error {
+	schema, _, _ := strings.Cut(g.Relation, ".")
+	rule := fmt.Sprintf("a grant file holds only `GRANT USAGE ON SCHEMA %s TO {{reader}};` and `GRANT SELECT [(columns)] ON %s TO {{reader}};`", schema, g.Relation)
+	usage, selects := false, 0
+	for _, stmt := range strings.Split(stripComments(body), ";") {
+		stmt = strings.TrimSpace(spaces.ReplaceAllString(stmt, " "))
+		switch m, s := usageStmt.FindStringSubmatch(stmt), selectStmt.FindStringSubmatch(stmt); {
+		case stmt == "":
+		case m != nil && m[1] == schema:
+			usage = true
+		case s != nil && s[2] == g.Relation:
+			selects++
+			if s[1] != "" {
+				for _, c := range strings.Split(s[1], ",") {
+					g.Columns = append(g.Columns, strings.TrimSpace(c))
+				}
+			}
+		default:
+			return fail("%s", rule)
+		}
+	}
+	if !usage || selects != 1 {
+		return fail("%s", rule)
+	}
+	return nil
+}
+
+func stripComments(body string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(body, "\n") {
+		if i := strings.Index(line, "--"); i >= 0 {
+			line = line[:i]
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,144 @@
+package guard
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+
+	"plumbline/catalog"
+	"plumbline/internal/grants"
+)
+
+// This file checks a database against a catalogue: `plumbline check --db`.
+
+// column is one column the catalogue reads, and where it says so.
+type column struct {
+	relation, name, use string
+	summed              bool
+}
+
+// columnsOf lists every column the catalogue reads: the roster's and each
+// source's keys and summed columns.
+func columnsOf(cat *catalog.Catalog) []column {
+	var out []column
+	add := func(rel, use string, summed bool, names ...string) {
+		for _, n := range names {
+			if n != "" {
+				out = append(out, column{rel, n, use, summed})
+			}
+		}
+	}
+	ro := cat.Roster()
+	add(ro.Teams.Relation, "roster teams", false, ro.Teams.Key, ro.Teams.Name)
+	a := ro.Agents
+	add(a.Relation, "roster agents", false, a.Key, a.Name, a.Email, a.Hired, a.Left)
+	h := ro.TeamHistory
+	add(h.Relation, "roster team_history", false, h.Agent, h.Team, h.From)
+	f := ro.FloorHistory
+	add(f.Relation, "roster floor_history", false, f.Team, f.From, f.CountsAsSales, f.DecidedBy, f.Reason)
+	for _, s := range cat.Sources() {
+		use := "source " + s.ID
+		add(s.Relation, use, false, s.AgentKey, s.DayKey, s.TimeKey)
+		add(s.Relation, use, true, s.Columns...)
+	}
+	return out
+}
+
+// columnFacts reads, for each column, whether its relation and it exist,
+// its type, and whether the reader may select it.
+const columnFacts = `
+SELECT c.oid IS NOT NULL, a.attnum IS NOT NULL, coalesce(t.typcategory = 'N', false),
+       coalesce(format_type(a.atttypid, a.atttypmod), ''),
+       coalesce(r.oid IS NOT NULL AND a.attnum IS NOT NULL AND has_column_privilege(r.oid, c.oid, a.attnum, 'SELECT'), false)
+FROM unnest($1::text[], $2::text[]) WITH ORDINALITY w(rel, col, i)
+LEFT JOIN pg_namespace n ON n.nspname = split_part(w.rel, '.', 1)
+LEFT JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = split_part(w.rel, '.', 2)
+LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = w.col AND a.attnum > 0 AND NOT a.attisdropped
+LEFT JOIN pg_type t ON t.oid = a.atttypid
+LEFT JOIN pg_roles r ON r.rolname = $3
+ORDER BY w.i`
+
+// readerFacts reads whether the reader exists, whether the login may become
+// it, and which columns it can read that look like member data.
+const readerFacts = `
+SELECT r.oid IS NOT NULL, coalesce(pg_has_role(session_user, r.oid, 'MEMBER'), false),
+       coalesce((SELECT array_agg(n.nspname || '.' || c.relname || '.' || a.attname ORDER BY 1)
+                 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                 JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                 WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_(toast|temp_)'
+                   AND c.relkind IN ('r', 'v', 'm', 'f', 'p') AND a.attname ~ $2
+                   AND has_column_privilege(r.oid, c.oid, a.attnum, 'SELECT')), '{}')
+FROM (SELECT $1::text AS name) want LEFT JOIN pg_roles r ON r.rolname = want.name`
+
+// CheckCatalog checks that every relation and column the catalogue reads
+// exists, that summed columns are numeric, that the reader (the role
+// reports run as) can read them and the login can become the reader, that
+// every relation has a reviewed grant file, and that the reader can read no
+// column that looks like member data. It returns one line per problem.
+func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*grants.Grant, reader string) ([]string, error) {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	var exists, member bool
+	var looksLikeMemberData []string
+	err := q.QueryRow(ctx, readerFacts, reader, grants.MemberData.String()).Scan(&exists, &member, &looksLikeMemberData)
+	if err != nil {
+		return nil, fmt.Errorf("check the reader role: %w", err)
+	}
+	switch {
+	case !exists:
+		add("the reader role %s does not exist; create it with plumbline setup", reader)
+	case !member:
+		add("this login is not a member of the reader role %s, which reports run as", reader)
+	}
+	for _, col := range looksLikeMemberData {
+		add("%s: the reader can read it and its name looks like member data; revoke it", col)
+	}
+
+	cols := columnsOf(cat)
+	rels, names := make([]string, len(cols)), make([]string, len(cols))
+	for i, c := range cols {
+		rels[i], names[i] = c.relation, c.name
+	}
+	rows, err := q.Query(ctx, columnFacts, rels, names, reader)
+	if err != nil {
+		return nil, fmt.Errorf("check the catalogue's columns: %w", err)
+	}
+	i := 0
+	missingRel := map[string]bool{}
+	var relExists, colExists, numeric, readable bool
+	var typ string
+	_, err = pgx.ForEachRow(rows, []any{&relExists, &colExists, &numeric, &typ, &readable}, func() error {
+		c := cols[i]
+		i++
+		switch {
+		case !relExists:
+			if !missingRel[c.relation] {
+				add("%s (%s): the relation does not exist", c.relation, c.use)
+			}
+			missingRel[c.relation] = true
+		case !colExists:
+			add("%s.%s (%s): the column does not exist", c.relation, c.name, c.use)
+		case c.summed && !numeric:
+			add("%s.%s (%s): is %s, not a number; a summed column must be numeric", c.relation, c.name, c.use, typ)
+		case !readable && exists:
+			add("%s.%s (%s): the reader role %s cannot read it; grant it in the relation's grant file and apply the grants", c.relation, c.name, c.use, reader)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("check the catalogue's columns: %w", err)
+	}
+
+	granted := grants.Relations(gs)
+	for _, rel := range cat.Relations() {
+		if !slices.Contains(granted, rel) {
+			add("%s: no grant file names it; add %s.sql with its grain and review to the grants directory", rel, rel)
+		}
+	}
+	sort.Strings(problems)
+	return slices.Compact(problems), nil
+}

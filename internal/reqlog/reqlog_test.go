@@ -1,0 +1,220 @@
+package reqlog_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"plumbline/catalog"
+	"plumbline/internal/pgtest"
+	"plumbline/internal/reqlog"
+	"plumbline/internal/store"
+	"plumbline/reports"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+var secret = []byte("a secret of at least sixteen bytes")
+
+// server is an engine over a test database, signed in as plumbline's login,
+// recording as the logger.
+func server(t *testing.T, db *pgtest.DB) *reports.Engine {
+	t.Helper()
+	cat, err := catalog.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), db.AppDSN, cat, &store.Options{Role: pgtest.Roles.Reader})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	return reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
+		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet}), Redact: reqlog.Redactor(secret)})
+}
+
+type logRow struct {
+	Person, Client, Tool string
+	Arguments            string
+	Started              time.Time
+	Outcome              *string
+	Duration             *float64
+	Rows                 *int
+}
+
+func readLog(t *testing.T, conn *pgx.Conn, id string) *logRow {
+	t.Helper()
+	var r logRow
+	err := conn.QueryRow(context.Background(), `SELECT person, client, tool, arguments::text, started_at, outcome, duration_ms, row_count
+		FROM plumbline.request_log WHERE request_id = $1`, id).
+		Scan(&r.Person, &r.Client, &r.Tool, &r.Arguments, &r.Started, &r.Outcome, &r.Duration, &r.Rows)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+// A call is on record with who, what and when, free text as a keyed hash
+// and its length, and its outcome.
+func TestCallsAreOnRecord(t *testing.T) {
+	db := pgtest.NewDB(t)
+	e := server(t, db)
+	sql := db.Conn(t)
+	ctx := context.Background()
+	ana := reports.Caller{Person: "ana@floor.example", Client: "claude-code"}
+	before := time.Now()
+	a := e.Call(ctx, ana, "sales", json.RawMessage(`{"who":{"team":"Falcons"},"period":{"named":"last_week"},"group_by":"day"}`))
+	if a.Refusal != nil {
+		t.Fatal(a.Refusal)
+	}
+	r := readLog(t, sql, a.RequestID)
+	if r == nil {
+		t.Fatal("the call is not in the request log")
+	}
+	if r.Person != ana.Person || r.Client != ana.Client || r.Tool != "sales" || r.Started.Before(before.Add(-time.Minute)) {
+		t.Errorf("logged %+v", r)
+	}
+	if r.Outcome == nil || *r.Outcome != "ok" || r.Rows == nil || *r.Rows != 7 || r.Duration == nil || *r.Duration <= 0 {
+		t.Errorf("outcome %v, rows %v, duration %v; want ok, 7 and a duration", r.Outcome, r.Rows, r.Duration)
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(r.Arguments), &args); err != nil {
+		t.Fatal(err)
+	}
+	team := args["who"].(map[string]any)["team"].(map[string]any)
+	if strings.Contains(r.Arguments, "Falcons") || team["length"] != float64(7) || team["hash"] != hmacHex("Falcons")[:32] {
+		t.Errorf("the free text is logged as %v, want its keyed hash and length", team)
+	}
+	if args["group_by"] != "day" || args["period"].(map[string]any)["named"] != "last_week" {
+		t.Errorf("fixed choices are not logged as given: %s", r.Arguments)
+	}
+
+	bad := e.Call(ctx, ana, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"someday"}}`))
+	if r := readLog(t, sql, bad.RequestID); r == nil || r.Outcome == nil || *r.Outcome != reports.CodeInvalidArgument {
+		t.Errorf("a refused call is logged as %+v", r)
+	}
+}
+
+// hmacHex is HMAC-SHA-256 under the test's secret, hex-encoded.
+func hmacHex(text string) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(text))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// The hash is HMAC-SHA-256 (test case 2 of RFC 4231, key "Jefe") cut to 128
+// bits, and the length counts characters.
+func TestRedactor(t *testing.T) {
+	got := reqlog.Redactor([]byte("Jefe"))("what do ya want for nothing?").(reports.Redacted)
+	if got.Hash != "5bdcc146bf60754e6a042426089575c7" || got.Length != 28 {
+		t.Errorf("Redactor = %+v, want the RFC 4231 HMAC cut to 128 bits and length 28", got)
+	}
+	if other := reqlog.Redactor([]byte("another key"))("what do ya want for nothing?").(reports.Redacted); other.Hash == got.Hash {
+		t.Error("the hash does not depend on the key")
+	}
+	if l := reqlog.Redactor(secret)("José").(reports.Redacted).Length; l != 4 {
+		t.Errorf("length of José = %d characters, want 4", l)
+	}
+}
+
+// When the call cannot be put on record it is refused before any report SQL
+// runs: the report asked for would run past the statement timeout, yet the
+// refusal is immediate and says why, with no database text.
+func TestUnwritableLogRefusesTheCall(t *testing.T) {
+	db := pgtest.NewDB(t)
+	sql := db.Conn(t)
+	ctx := context.Background()
+	// A source that cannot answer within the timeout, and a log the
+	// logger may no longer write to (table privileges belong to this
+	// database alone).
+	if _, err := sql.Exec(ctx, `
+		ALTER TABLE metrics.agent_sales_daily RENAME TO agent_sales_daily_fast;
+		CREATE VIEW metrics.agent_sales_daily AS SELECT s.* FROM metrics.agent_sales_daily_fast s CROSS JOIN (SELECT pg_sleep(30)) AS slow;
+		GRANT SELECT ON metrics.agent_sales_daily TO `+pgtest.Roles.Reader+`;
+		REVOKE INSERT ON plumbline.request_log FROM `+pgtest.Roles.Logger); err != nil {
+		t.Fatal(err)
+	}
+	e := server(t, db)
+	a := e.Call(ctx, reports.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
+	body, _ := json.Marshal(a.Body)
+	if a.Refusal == nil || a.Refusal.Code != reports.CodeUnavailable || !strings.Contains(a.Refusal.Rule, "could not be put on record") {
+		t.Fatalf("with the log unwritable the call was answered %s", body)
+	}
+	if strings.Contains(string(body), "permission") || strings.Contains(string(body), "request_log") {
+		t.Errorf("the refusal carries database text: %s", body)
+	}
+	var n int
+	if err := sql.QueryRow(ctx, "SELECT count(*) FROM plumbline.request_log").Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d rows in the log, %v", n, err)
+	}
+}
+
+// The logger writes who, what and when once and afterwards only the
+// outcome: it cannot delete a row, rewrite who/what/when, or stamp its own
+// time. Nor can the login itself.
+func TestLoggerCannotRewriteTheLog(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	app, err := pgx.Connect(ctx, db.AppDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close(ctx)
+	asLogger := func(stmt string) error {
+		return pgx.BeginFunc(ctx, app, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "SET LOCAL ROLE "+pgtest.Roles.Logger); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, stmt)
+			return err
+		})
+	}
+	if err := asLogger(`INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments) VALUES ('r1', 'ana', 'c', 'sales', '{}')`); err != nil {
+		t.Fatalf("the logger cannot put a call on record: %v", err)
+	}
+	if err := asLogger(`UPDATE plumbline.request_log SET outcome = 'ok', duration_ms = 3.5, row_count = 7 WHERE request_id = 'r1'`); err != nil {
+		t.Fatalf("the logger cannot record an outcome: %v", err)
+	}
+	for _, stmt := range []string{
+		`DELETE FROM plumbline.request_log WHERE request_id = 'r1'`,
+		`TRUNCATE plumbline.request_log`,
+		`UPDATE plumbline.request_log SET person = 'bo' WHERE request_id = 'r1'`,
+		`UPDATE plumbline.request_log SET client = 'x' WHERE request_id = 'r1'`,
+		`UPDATE plumbline.request_log SET tool = 'hours' WHERE request_id = 'r1'`,
+		`UPDATE plumbline.request_log SET arguments = '{}' WHERE request_id = 'r1'`,
+		`UPDATE plumbline.request_log SET started_at = now() - interval '1 day' WHERE request_id = 'r1'`,
+		`UPDATE plumbline.request_log SET request_id = 'r2' WHERE request_id = 'r1'`,
+		`INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at) VALUES ('r3', 'ana', 'c', 'sales', '{}', '2020-01-01')`,
+		`SELECT arguments FROM plumbline.request_log`,
+	} {
+		for who, run := range map[string]func(string) error{
+			"the logger": asLogger,
+			"the login":  func(s string) error { _, err := app.Exec(ctx, s); return err },
+		} {
+			var pgErr *pgconn.PgError
+			if err := run(stmt); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+				t.Errorf("%s: %s: %v, want permission denied", who, stmt, err)
+			}
+		}
+	}
+	var person, outcome string
+	if err := db.Conn(t).QueryRow(ctx, "SELECT person, outcome FROM plumbline.request_log WHERE request_id = 'r1'").Scan(&person, &outcome); err != nil || person != "ana" || outcome != "ok" {
+		t.Errorf("the row now reads %s, %s (%v)", person, outcome, err)
+	}
+}

@@ -1,0 +1,224 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"plumbline/catalog"
+	"plumbline/internal/pgtest"
+	"plumbline/internal/reqlog"
+	"plumbline/internal/store"
+	"plumbline/reports"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func demo(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func open(t *testing.T, db *pgtest.DB, cat *catalog.Catalog, opts *store.Options) *store.Store {
+	t.Helper()
+	o := store.Options{Role: pgtest.Roles.Reader}
+	if opts != nil {
+		o = *opts
+		o.Role = pgtest.Roles.Reader
+	}
+	st, err := store.Open(context.Background(), db.AppDSN, cat, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	return st
+}
+
+// engine is the report engine over st, putting every call on record as the
+// logger, as the server does.
+func engine(db *pgtest.DB, cat *catalog.Catalog, st *store.Store) *reports.Engine {
+	rec := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet})
+	return reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet, Recorder: rec})
+}
+
+func refusal(t *testing.T, a *reports.Answer) *reports.Refusal {
+	t.Helper()
+	if a.Refusal == nil {
+		body, _ := json.Marshal(a.Body)
+		t.Fatalf("the call was answered: %s", body)
+	}
+	return a.Refusal
+}
+
+const lastWeek = `{"who":{"floor":true},"period":{"named":"last_week"},"group_by":"team"}`
+
+// Every report transaction is read-only, runs as the reader with the
+// statement timeout, and names the person, in a form PostgreSQL keeps.
+func TestReportTransactions(t *testing.T) {
+	db := pgtest.NewDB(t)
+	st := open(t, db, demo(t), &store.Options{StatementTimeout: 1500 * time.Millisecond})
+	ctx := reports.WithCaller(context.Background(), reports.Caller{Person: "ana.lópez@floor.example\n" + strings.Repeat("x", 80)})
+	var user, login, app, readOnly, timeout string
+	err := st.Batch(ctx, store.Tx{Role: pgtest.Roles.Reader}, func(b *pgx.Batch) {
+		b.Queue(`SELECT current_user, session_user, current_setting('application_name'),
+			current_setting('transaction_read_only'), current_setting('statement_timeout')`).QueryRow(func(r pgx.Row) error {
+			return r.Scan(&user, &login, &app, &readOnly, &timeout)
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "plumbline: ana.l?pez@floor.example?xxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	if user != pgtest.Roles.Reader || login != pgtest.Roles.App || app != want || readOnly != "on" || timeout != "1500ms" {
+		t.Errorf("ran as %s (login %s), application_name %q, read only %s, timeout %s; want %s, %s, %q, on, 1500ms",
+			user, login, app, readOnly, timeout, pgtest.Roles.Reader, pgtest.Roles.App, want)
+	}
+	err = st.Batch(context.Background(), store.Tx{Role: pgtest.Roles.Reader}, func(b *pgx.Batch) {
+		b.Queue("INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments) VALUES ('x', 'x', 'x', 'x', '{}')")
+	})
+	if code := pgCode(err); code != "25006" { // read_only_sql_transaction
+		t.Errorf("a write in a report transaction: %v", err)
+	}
+}
+
+// The reader cannot read member data, even with a query written by hand on
+// the server's own connection: as the reader, as the login, or column by
+// column; nor can the login become a role that could.
+func TestMemberDataIsOutOfReach(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	var n int
+	if err := db.Conn(t).QueryRow(ctx, "SELECT count(*) FROM crm.member_calls").Scan(&n); err != nil || n == 0 {
+		t.Fatalf("the floor holds no member data to protect: %v", err)
+	}
+	st := open(t, db, demo(t), nil)
+	for _, q := range []string{"SELECT * FROM crm.member_calls", "SELECT member_phone FROM crm.member_calls LIMIT 1",
+		"SELECT count(*) FROM crm.member_calls", "SELECT call_id FROM crm.member_calls"} {
+		err := st.Batch(ctx, store.Tx{Role: pgtest.Roles.Reader}, func(b *pgx.Batch) { b.Queue(q) })
+		if code := pgCode(err); code != "42501" { // insufficient_privilege
+			t.Errorf("as the reader, %s: %v", q, err)
+		}
+		conn, err := st.Pool().Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = conn.Exec(ctx, q)
+		conn.Release()
+		if code := pgCode(err); code != "42501" {
+			t.Errorf("as the login, %s: %v", q, err)
+		}
+	}
+	for _, role := range []string{"postgres", "pg_read_all_data"} {
+		_, err := st.Pool().Exec(ctx, "SET ROLE "+role)
+		if code := pgCode(err); code != "42501" {
+			t.Errorf("the login could become %s: %v", role, err)
+		}
+	}
+}
+
+// With every connection taken, a call waits the configured time and is
+// answered "busy"; once a connection is free, calls are answered again.
+func TestPoolExhaustionIsBusy(t *testing.T) {
+	db := pgtest.NewDB(t)
+	cat := demo(t)
+	st := open(t, db, cat, &store.Options{MaxConns: 1, AcquireTimeout: 100 * time.Millisecond})
+	e := engine(db, cat, st)
+	ctx := context.Background()
+	held, err := st.Pool().Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := refusal(t, e.Call(ctx, reports.Caller{Person: "ana"}, "sales", json.RawMessage(lastWeek)))
+	if r.Code != reports.CodeBusy || !strings.Contains(r.Rule, "busy") {
+		t.Errorf("with the pool exhausted: %+v, want busy", r)
+	}
+	held.Release()
+	if a := e.Call(ctx, reports.Caller{Person: "ana"}, "sales", json.RawMessage(lastWeek)); a.Refusal != nil {
+		t.Errorf("with a connection free again: %+v", a.Refusal)
+	}
+}
+
+// slowCatalog is the demo catalogue with the quality source read through a
+// view that takes seconds to answer.
+func slowCatalog(t *testing.T, db *pgtest.DB) *catalog.Catalog {
+	t.Helper()
+	_, err := db.Conn(t).Exec(context.Background(), `
+		CREATE VIEW metrics.slow_quality AS
+		    SELECT q.* FROM metrics.agent_quality_daily q CROSS JOIN (SELECT pg_sleep(30)) AS slow;
+		GRANT SELECT ON metrics.slow_quality TO `+pgtest.Roles.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files, _ := filepath.Glob("../../catalog/demo/*.yaml")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = []byte(strings.ReplaceAll(string(b), "relation: metrics.agent_quality_daily", "relation: metrics.slow_quality"))
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat, err := catalog.LoadDir(dir)
+	if err != nil || cat.Relations()[len(cat.Relations())-1] != "metrics.slow_quality" {
+		t.Fatalf("the slow catalogue: %v %v", err, cat.Relations())
+	}
+	return cat
+}
+
+// A query past the statement timeout is stopped and answered "timeout",
+// without database text; the server goes on answering, and once the source
+// is quick again its reports come back.
+func TestStatementTimeout(t *testing.T) {
+	db := pgtest.NewDB(t)
+	cat := slowCatalog(t, db)
+	st := open(t, db, cat, &store.Options{StatementTimeout: 300 * time.Millisecond, MaxConns: 2})
+	e := engine(db, cat, st)
+	ctx := context.Background()
+	ana := reports.Caller{Person: "ana"}
+	for i := 0; i < 3; i++ {
+		a := e.Call(ctx, ana, "quality", json.RawMessage(lastWeek))
+		r := refusal(t, a)
+		body, _ := json.Marshal(a.Body)
+		if r.Code != reports.CodeTimeout || strings.Contains(string(body), "cancel") || strings.Contains(string(body), "statement") {
+			t.Errorf("a slow query: %s", body)
+		}
+		if a := e.Call(ctx, ana, "health", json.RawMessage(`{}`)); a.Refusal != nil || a.Body.(*reports.HealthAnswer).Database != "reachable" {
+			t.Fatalf("after a timeout the server does not answer: %+v", a.Body)
+		}
+	}
+	if _, err := db.Conn(t).Exec(ctx, "CREATE OR REPLACE VIEW metrics.slow_quality AS SELECT q.* FROM metrics.agent_quality_daily q"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"quality", "sales"} {
+		if a := e.Call(ctx, ana, tool, json.RawMessage(lastWeek)); a.Refusal != nil {
+			t.Errorf("%s, with every source quick again: %+v", tool, a.Refusal)
+		}
+	}
+}
+
+func pgCode(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return ""
+}

@@ -1,0 +1,52 @@
+-- What plumbline's roles hold in one database, besides the reader's grants
+-- in sql/grants/. Applied after plumbline's migrations, in one transaction
+-- with the grant files, and safe to apply again: afterwards the reader holds
+-- exactly what sql/grants/ gives it. Names in double braces are the
+-- configured role names.
+
+-- The reader starts from nothing in every schema, so a grant file that is
+-- removed is revoked on the next apply.
+DO $$
+DECLARE
+    s name;
+BEGIN
+    FOR s IN SELECT nspname FROM pg_namespace
+             WHERE nspname NOT IN ('pg_catalog', 'information_schema') AND nspname !~ '^pg_(toast|temp_)'
+    LOOP
+        EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA %I FROM {{reader}}', s);
+        EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA %I FROM {{reader}}', s);
+        EXECUTE format('REVOKE ALL ON SCHEMA %I FROM {{reader}}', s);
+    END LOOP;
+END $$;
+
+-- Temporary tables are objects too. PostgreSQL lets every role create them
+-- by default; plumbline's login must not be able to.
+DO $$ BEGIN EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', current_database()); END $$;
+
+-- The request log: the logger writes who, what and when once (the database
+-- stamps when), reads back what the per-person limit counts, and afterwards
+-- may update only the outcome. It can neither delete a row nor rewrite who,
+-- what or when.
+GRANT USAGE ON SCHEMA plumbline TO {{logger}};
+REVOKE ALL ON plumbline.request_log FROM {{logger}};
+GRANT INSERT (request_id, person, client, tool, arguments) ON plumbline.request_log TO {{logger}};
+GRANT SELECT (request_id, person, started_at, outcome) ON plumbline.request_log TO {{logger}};
+GRANT UPDATE (outcome, duration_ms, row_count) ON plumbline.request_log TO {{logger}};
+
+-- The token store (sql/migrations/0100_oauth.sql): auth reads the
+-- membership table the directory sync keeps, registers clients, keeps
+-- sign-in sessions and consents, issues codes and marks them used, issues
+-- tokens and revokes them. It can change no member, delete nothing, and
+-- rewrite no code, token or session beyond those marks.
+GRANT USAGE ON SCHEMA plumbline TO {{auth}};
+REVOKE ALL ON plumbline.members, plumbline.oauth_clients, plumbline.oauth_sessions,
+    plumbline.oauth_consents, plumbline.oauth_codes, plumbline.oauth_tokens FROM {{auth}};
+GRANT SELECT (person_id, email, display_name, status) ON plumbline.members TO {{auth}};
+GRANT SELECT, INSERT ON plumbline.oauth_clients TO {{auth}};
+GRANT SELECT, INSERT ON plumbline.oauth_sessions TO {{auth}};
+GRANT SELECT, INSERT ON plumbline.oauth_consents TO {{auth}};
+GRANT UPDATE (scope, granted_at) ON plumbline.oauth_consents TO {{auth}};
+GRANT SELECT, INSERT ON plumbline.oauth_codes TO {{auth}};
+GRANT UPDATE (used_at) ON plumbline.oauth_codes TO {{auth}};
+GRANT SELECT, INSERT ON plumbline.oauth_tokens TO {{auth}};
+GRANT UPDATE (revoked_at) ON plumbline.oauth_tokens TO {{auth}};
