@@ -77,8 +77,8 @@ type serverFlags struct {
 // the demo, which creates it.
 func addServerFlags(f *flags, login bool) *serverFlags {
 	return &serverFlags{
-		addr:             f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
-		catalogDir:       f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
+		addr:       f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
+		catalogDir: f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
 		reportsDSN: f.string("reports-dsn", "", "connection `string` of a read replica for report queries; the request log, "+
 			"limits and tokens stay on --db (default: --db)"),
 		logLevel:         f.string("log-level", "info", "log `level`: debug, info, warn or error"),
