@@ -129,14 +129,9 @@ export function seriesOf(t: Table, g: Governed): Series[] {
   return metricsOf(t, g).map((metric) => {
     const info = g.metrics[metric];
     const ratio = t.columns.includes(metric + "_numerator");
-    const point = (row: Cell[], key: string, label: string): Point => {
+    const point = (row: Cell[], key: string, label: string, span: Span): Point => {
       const v = row[at(metric)];
-      const p: Point = {
-        key,
-        label,
-        value: typeof v === "number" ? v : null,
-        partial: isPartial(metric, spanOf(grouping, key, g.period), g),
-      };
+      const p: Point = { key, label, value: typeof v === "number" ? v : null, partial: isPartial(metric, span, g) };
       if (ratio) {
         p.numerator = row[at(metric + "_numerator")];
         p.denominator = row[at(metric + "_denominator")];
@@ -151,13 +146,12 @@ export function seriesOf(t: Table, g: Governed): Series[] {
       points: t.rows.map((row) => {
         const key = String(row[keyAt] ?? "");
         const name = nameAt >= 0 && row[nameAt] != null ? String(row[nameAt]) : key;
-        return point(row, key, name);
+        return point(row, key, name, spanOf(grouping, key, g.period));
       }),
     };
     if (t.total) {
       const name = nameAt >= 0 && t.total[nameAt] != null ? String(t.total[nameAt]) : "total";
-      s.total = point(t.total, "total", name);
-      s.total.partial = isPartial(metric, { from: g.period.start, to: g.period.end }, g);
+      s.total = point(t.total, "total", name, { from: g.period.start, to: g.period.end });
     }
     return s;
   });

@@ -183,7 +183,12 @@ function applyContext(ctx: McpUiHostContext | undefined) {
 const app = new App({ name: "plumbline-chart", version: "1" }, {}, { autoResize: true });
 app.ontoolresult = (r) => {
   const a = answerOf(r);
-  show(content(a), a === null ? "empty" : r.isError ? "refusal" : "figures");
+  try {
+    show(content(a), a === null ? "empty" : r.isError ? "refusal" : "figures");
+  } catch (e) {
+    // Say so rather than leave a half-drawn picture; the client still has the answer's text.
+    show([h("p", { class: "warning" }, `This answer could not be drawn (${e instanceof Error ? e.message : String(e)}); its figures are in the text of the answer.`)], "failed");
+  }
 };
 app.ontoolcancelled = () => show([h("p", { class: "warning" }, "The call was cancelled; there are no figures.")], "cancelled");
 app.onhostcontextchanged = applyContext;
