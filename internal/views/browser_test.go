@@ -128,10 +128,10 @@ type answer struct {
 }
 
 type section struct {
-	ID      string  `json:"id"`
+	ID      string   `json:"id"`
 	Columns []string `json:"columns"`
-	Rows    [][]any `json:"rows"`
-	Total   []any   `json:"total"`
+	Rows    [][]any  `json:"rows"`
+	Total   []any    `json:"total"`
 }
 
 // facts is what the rendered page shows, read from its DOM.
