@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build demo test lint unit fuzz bench clean
+.PHONY: all build demo test lint unit fuzz bench views clean
 
 all: build
 
@@ -31,6 +31,10 @@ FUZZTIME ?= 10s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeReport$$' -fuzztime $(FUZZTIME) ./reports
 	$(GO) test -run '^$$' -fuzz '^FuzzResolveWho$$' -fuzztime $(FUZZTIME) ./reports
+
+## views: rebuild the chart view (internal/views/dist) from its sources; needs `npm ci` in internal/views
+views:
+	cd internal/views && npm run build
 
 ## bench: the benchmarks, side by side with the raw SQL
 bench:

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -80,7 +79,7 @@ func browser(t *testing.T, harness string) context.Context {
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(900, 1200))
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(900, 6000)) // tall: a frame paints only what is on screen
 	t.Cleanup(cancel)
 	ctx, cancel := chromedp.NewContext(alloc)
 	t.Cleanup(cancel)
@@ -323,5 +322,3 @@ func (v *view) tables(t *testing.T) {
 }
 
 func contains(s []string, v string) bool { return slices.Contains(s, v) }
-
-func lines(s string) string { return strings.Join(strings.Fields(s), " ") }
