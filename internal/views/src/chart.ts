@@ -37,7 +37,8 @@ export function niceMax(values: number[]): number {
     return 1;
   }
   const step = Math.pow(10, Math.floor(Math.log10(max)));
-  for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) {
+  // Tops whose quarters are round too, for the four grid lines.
+  for (const m of [1, 1.2, 1.6, 2, 2.4, 3.2, 4, 6, 8, 10]) {
     if (m * step >= max) {
       return m * step;
     }
