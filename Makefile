@@ -4,7 +4,7 @@ GO          ?= go
 BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build demo test lint unit fuzz bench contract clean
+.PHONY: all build demo test lint unit fuzz bench contract views clean
 
 all: build
 
@@ -31,6 +31,10 @@ FUZZTIME ?= 10s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeReport$$' -fuzztime $(FUZZTIME) ./reports
 	$(GO) test -run '^$$' -fuzz '^FuzzResolveWho$$' -fuzztime $(FUZZTIME) ./reports
+
+## views: rebuild the chart view (internal/views/dist) from its sources; needs `npm ci` in internal/views
+views:
+	cd internal/views && npm run build
 
 ## bench: the Go benchmarks, then plumbline bench on the demo floor and on
 ## one ten times its size (results and charts under bin/)
