@@ -5,7 +5,7 @@ BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CLIENTS     := internal/oauth/testdata/clients
 
-.PHONY: all build demo test lint unit fuzz bench contract clean
+.PHONY: all build demo test lint unit fuzz bench contract views clean
 
 all: build
 
@@ -37,6 +37,10 @@ FUZZTIME ?= 10s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeReport$$' -fuzztime $(FUZZTIME) ./reports
 	$(GO) test -run '^$$' -fuzz '^FuzzResolveWho$$' -fuzztime $(FUZZTIME) ./reports
+
+## views: rebuild the chart view (internal/views/dist) from its sources; needs `npm ci` in internal/views
+views:
+	cd internal/views && npm run build
 
 ## bench: the Go benchmarks, then plumbline bench on the demo floor and on
 ## one ten times its size (results and charts under bin/)

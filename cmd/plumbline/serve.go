@@ -64,6 +64,10 @@ HMAC under --log-secret plus its length. Each person may make
 limit holds across replicas sharing the database. A call that waits longer
 than --acquire-timeout for a connection is answered "busy".
 
+Replicas of plumbline are stateless: run several behind a load balancer on
+one database. --reports-dsn sends report queries to a read replica of the
+database; the request log and the limits stay on --db.
+
 Examples:
   plumbline serve --db postgres://plumbline_app@db/floor --catalog ./catalog --grants ./grants \
       --public-url https://reports.example.com --oidc-issuer https://login.example.com \
@@ -78,6 +82,7 @@ func init() {
 // serverFlags are the flags serve and demo share.
 type serverFlags struct {
 	addr, catalogDir, logLevel    *string
+	reportsDSN                    *string
 	grantsDir, logSecret          *string
 	statementTimeout, acquireWait *time.Duration
 	maxConns, perMinute           *int
@@ -88,8 +93,10 @@ type serverFlags struct {
 // the demo, which creates it.
 func addServerFlags(f *flags, login bool) *serverFlags {
 	return &serverFlags{
-		addr:             f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
-		catalogDir:       f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
+		addr:       f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
+		catalogDir: f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
+		reportsDSN: f.string("reports-dsn", "", "connection `string` of a read replica for report queries; the request log, "+
+			"limits and tokens stay on --db (default: --db)"),
 		logLevel:         f.string("log-level", "info", "log `level`: debug, info, warn or error"),
 		statementTimeout: f.duration("statement-timeout", store.DefaultStatementTimeout, "longest a report query may run"),
 		acquireWait:      f.duration("acquire-timeout", store.DefaultAcquireTimeout, "longest a call waits for a database connection before it is answered busy"),
@@ -186,35 +193,57 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 	if err != nil {
 		return nil, nil, err
 	}
+	// The primary takes the request log and the limits; reports read from
+	// the replica when one is named. Both logins must pass the guard.
+	primary, err := sf.connect(ctx, dsn, "the database", cat, roles, gs, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	reader, closeAll := primary, primary.Close
+	if *sf.reportsDSN != "" {
+		if reader, err = sf.connect(ctx, *sf.reportsDSN, "the reports replica", cat, roles, gs, log); err != nil {
+			primary.Close()
+			return nil, nil, err
+		}
+		closeAll = func() { reader.Close(); primary.Close() }
+		log.Info("report queries go to the replica named by --reports-dsn; the request log and limits stay on --db")
+	}
+	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret),
+		Recorder: reqlog.New(primary, &reqlog.Options{Role: roles.Logger, Logger: log})}
+	if *sf.perMinute > 0 {
+		opts.Limiter = limits.New(primary, &limits.Options{PerMinute: *sf.perMinute, Role: roles.Logger})
+	}
+	engine := reports.New(cat, reader, opts)
+	log.Info("catalogue loaded", "version", cat.Version(), "reports", len(cat.Reports()), "metrics", len(cat.Metrics()))
+	caller, err := callers(engine.ToolNames())
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	return mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller}), closeAll, nil
+}
+
+// connect opens a store on dsn, checks the database answers and runs the
+// startup guard on its login.
+func (sf *serverFlags) connect(ctx context.Context, dsn, what string, cat *catalog.Catalog, roles grants.Roles,
+	gs []*grants.Grant, log *slog.Logger) (*store.Store, error) {
 	st, err := store.Open(ctx, dsn, cat, &store.Options{
 		StatementTimeout: *sf.statementTimeout, AcquireTimeout: *sf.acquireWait, MaxConns: int32(*sf.maxConns), Role: roles.Reader,
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := st.Ping(pingCtx); err != nil {
 		st.Close()
-		return nil, nil, fmt.Errorf("cannot reach the database: %w", err)
+		return nil, fmt.Errorf("cannot reach %s: %w", what, err)
 	}
 	if err := startGuard(pingCtx, st, cat, roles, gs, log); err != nil {
 		st.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret),
-		Recorder: reqlog.New(st, &reqlog.Options{Role: roles.Logger, Logger: log})}
-	if *sf.perMinute > 0 {
-		opts.Limiter = limits.New(st, &limits.Options{PerMinute: *sf.perMinute, Role: roles.Logger})
-	}
-	engine := reports.New(cat, st, opts)
-	log.Info("catalogue loaded", "version", cat.Version(), "reports", len(cat.Reports()), "metrics", len(cat.Metrics()))
-	caller, err := callers(engine.ToolNames())
-	if err != nil {
-		st.Close()
-		return nil, nil, err
-	}
-	return mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller}), st.Close, nil
+	return st, nil
 }
 
 // secret returns the key for hashing free text in the request log.

@@ -14,12 +14,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"plumbline/catalog"
 	"plumbline/internal/limits"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
-	"plumbline/internal/store"
 	"plumbline/reports"
 )
 
@@ -30,15 +28,8 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 func replica(t *testing.T, db *pgtest.DB, perMinute int, person *atomic.Value) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
-	cat, err := catalog.Demo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, db.AppDSN, cat, &store.Options{Role: pgtest.Roles.Reader})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
+	st := db.Store(t)
+	cat := st.Catalog()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
 		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet}),
@@ -111,16 +102,8 @@ func TestTwoServersHoldAPersonToTheLimit(t *testing.T) {
 // The wait is until enough of the person's calls leave the minute.
 func TestRetryAfter(t *testing.T) {
 	db := pgtest.NewDB(t)
-	cat, err := catalog.Demo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(context.Background(), db.AppDSN, cat, &store.Options{Role: pgtest.Roles.Reader})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	_, err = db.Conn(t).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at)
+	st := db.Store(t)
+	_, err := db.Conn(t).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at)
 		VALUES ('old', 'ana', 'c', 'sales', '{}', now() - interval '50 seconds'),
 		       ('new', 'ana', 'c', 'sales', '{}', now() - interval '10 seconds'),
 		       ('this', 'ana', 'c', 'sales', '{}', now()),
@@ -146,16 +129,8 @@ func TestRetryAfter(t *testing.T) {
 // one indexed count over their last minute in the request log.
 func BenchmarkAllow(b *testing.B) {
 	db := pgtest.NewDB(b)
-	cat, err := catalog.Demo()
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, err := store.Open(context.Background(), db.AppDSN, cat, &store.Options{Role: pgtest.Roles.Reader})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	_, err = db.Conn(b).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments)
+	st := db.Store(b)
+	_, err := db.Conn(b).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments)
 		SELECT 'r' || i, CASE WHEN i <= 60 THEN 'ana' ELSE 'p' || i END, 'c', 'sales', '{}' FROM generate_series(1, 10000) i`)
 	if err != nil {
 		b.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"plumbline/catalog"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
@@ -38,17 +37,10 @@ func newFloor(t testing.TB) *floor { return newFloorWith(t, nil) }
 func newFloorWith(t testing.TB, adjust func(*reports.Options)) *floor {
 	t.Helper()
 	db := pgtest.NewDB(t)
-	cat, err := catalog.Demo()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Signed in as plumbline's login with the real grants, reports running
 	// as the reader and every call on record, as in production.
-	st, err := store.Open(context.Background(), db.AppDSN, cat, &store.Options{Role: pgtest.Roles.Reader})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
+	st := db.Store(t)
+	cat := st.Catalog()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	opts := &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
 		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet}),

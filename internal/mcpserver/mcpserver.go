@@ -11,10 +11,12 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/scrub"
+	"plumbline/internal/views"
 	"plumbline/reports"
 )
 
@@ -30,7 +32,8 @@ type Options struct {
 	Caller func(*mcp.CallToolRequest) reports.Caller
 }
 
-// New returns an MCP server offering every tool of engine.
+// New returns an MCP server offering every tool of engine, and the MCP Apps
+// view that draws the answers of the tools that name it.
 func New(engine *reports.Engine, opts *Options) *mcp.Server {
 	var o Options
 	if opts != nil {
@@ -42,18 +45,26 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 	if o.Caller == nil {
 		o.Caller = func(*mcp.CallToolRequest) reports.Caller { return reports.Caller{Person: "local", Client: "local"} }
 	}
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(views.Extension, map[string]any{"mimeTypes": []string{views.MIMEType}})
 	srv := mcp.NewServer(
 		&mcp.Implementation{Name: "plumbline", Title: "plumbline: governed sales-floor reports", Version: Version},
 		&mcp.ServerOptions{
 			Instructions: reports.Instructions(),
 			// The SDK logs every stateless request at info; keep its warnings.
 			Logger:       slog.New(atLeast{o.Logger.Handler(), slog.LevelWarn}),
-			Capabilities: &mcp.ServerCapabilities{},
+			Capabilities: caps,
 		},
 	)
+	addView(srv, views.Chart)
 	closed := false
 	for _, t := range engine.Tools() {
+		var meta mcp.Meta
+		if v, ok := views.For(engine.Catalog(), t.Name); ok {
+			meta = v.ToolMeta()
+		}
 		srv.AddTool(&mcp.Tool{
+			Meta:         meta,
 			Name:         t.Name,
 			Title:        t.Title,
 			Description:  t.Description,
@@ -65,6 +76,24 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 		}, handler(engine, o))
 	}
 	return srv
+}
+
+// viewTTL is how long a host may cache a view: its URI changes whenever its
+// content does, so what a URI names never goes stale.
+const viewTTL = 365 * 24 * time.Hour
+
+// addView offers a view as a UI resource. Its contents are built once; every
+// read answers with the same text.
+func addView(srv *mcp.Server, v *views.View) {
+	meta := views.ResourceMeta()
+	srv.AddResource(&mcp.Resource{URI: v.URI, Name: v.Name, Title: v.Title, Description: v.Description,
+		MIMEType: views.MIMEType, Size: int64(len(v.HTML)), Meta: meta},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{
+				Contents:  []*mcp.ResourceContents{{URI: v.URI, MIMEType: views.MIMEType, Text: v.HTML, Meta: meta}},
+				Cacheable: mcp.Cacheable{TTLMs: int(viewTTL.Milliseconds()), CacheScope: "public"},
+			}, nil
+		})
 }
 
 func handler(engine *reports.Engine, o Options) mcp.ToolHandler {

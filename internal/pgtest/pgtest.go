@@ -36,10 +36,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"plumbline/catalog"
 	"plumbline/internal/demofloor"
 	"plumbline/internal/grants"
 	"plumbline/internal/migrate"
 	"plumbline/internal/pgcluster"
+	"plumbline/internal/store"
 	"plumbline/sql"
 )
 
@@ -81,6 +83,23 @@ func (db *DB) Conn(t testing.TB) *pgx.Conn {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
+}
+
+// Store opens a report store over the demo catalogue, signed in as
+// plumbline's login and running reports as the reader, as a server does.
+// It is closed when the test ends.
+func (db *DB) Store(t testing.TB) *store.Store {
+	t.Helper()
+	cat, err := catalog.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), db.AppDSN, cat, &store.Options{Role: Roles.Reader})
+	if err != nil {
+		t.Fatalf("pgtest: open a store: %v", err)
+	}
+	t.Cleanup(st.Close)
+	return st
 }
 
 // LoginDSN returns a connection string for a login pgtest created (such as

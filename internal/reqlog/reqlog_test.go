@@ -17,10 +17,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"plumbline/catalog"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
-	"plumbline/internal/store"
 	"plumbline/reports"
 )
 
@@ -32,15 +30,8 @@ var secret = []byte("a secret of at least sixteen bytes")
 // recording as the logger.
 func server(t *testing.T, db *pgtest.DB) *reports.Engine {
 	t.Helper()
-	cat, err := catalog.Demo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(context.Background(), db.AppDSN, cat, &store.Options{Role: pgtest.Roles.Reader})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
+	st := db.Store(t)
+	cat := st.Catalog()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	return reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
 		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet}), Redact: reqlog.Redactor(secret)})

@@ -76,6 +76,9 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opts *Options) 
 	return s, nil
 }
 
+// Catalog returns the catalogue the store runs plans of.
+func (s *Store) Catalog() *catalog.Catalog { return s.cat }
+
 // Pool returns the underlying pool.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
