@@ -3,6 +3,7 @@
 GO          ?= go
 BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+CLIENTS     := internal/oauth/testdata/clients
 
 .PHONY: all build demo test lint unit fuzz bench contract views clean
 
@@ -23,8 +24,13 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
-unit:
+unit: $(CLIENTS)/node_modules/.package-lock.json
 	$(GO) test -count=1 ./...
+
+## the third-party clients the oauth tests run: the MCP conformance suite and
+## a TypeScript SDK client, pinned by their lockfile
+$(CLIENTS)/node_modules/.package-lock.json: $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
+	cd $(CLIENTS) && npm ci --no-audit --no-fund
 
 ## fuzz: a short run of each fuzz target (FUZZTIME=1m for a longer one)
 FUZZTIME ?= 10s

@@ -75,8 +75,11 @@ type newestReading struct {
 
 // Caller is who is calling, from the token; never from arguments.
 type Caller struct {
-	Person string // the person, or the service identity's name
+	Person string // the person's id, or service:NAME for a service identity
 	Client string // the OAuth client the call came through
+	// Tools are the tools this caller's token allows; nil allows every
+	// tool. A call to any other is refused, and recorded.
+	Tools []string
 }
 
 // Answer is a tool call's result: a JSON object for the client.
@@ -191,6 +194,10 @@ func (e *Engine) limited(ctx context.Context, c *call, raw json.RawMessage) *Ans
 
 // dispatch routes a call to its tool.
 func (e *Engine) dispatch(ctx context.Context, c *call, raw json.RawMessage) *Answer {
+	if c.caller.Tools != nil && !slices.Contains(c.caller.Tools, c.tool) {
+		return c.refuse(&Refusal{Code: CodeForbidden, Argument: "tool",
+			Rule: "is not among the tools this token allows (choices); ask whoever issued the token for one that allows it", Choices: c.caller.Tools})
+	}
 	if rep, ok := e.cat.Report(c.tool); ok {
 		return e.report(ctx, c, rep, raw)
 	}

@@ -9,6 +9,7 @@ const (
 	CodeBusy            = "busy"             // no connection came free in time; retry later
 	CodeTimeout         = "timeout"          // the query ran too long; narrow the call
 	CodeRateLimited     = "rate_limited"     // too many calls this minute
+	CodeForbidden       = "forbidden"        // the caller's token does not allow the tool
 	CodeInternal        = "internal"         // a fault on our side
 )
 

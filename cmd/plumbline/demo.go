@@ -13,6 +13,7 @@ import (
 	"plumbline/internal/demofloor"
 	"plumbline/internal/grants"
 	"plumbline/internal/migrate"
+	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
 	"plumbline/sql"
 )
@@ -32,6 +33,12 @@ The demo floor is six teams and about a hundred agents over 400 days, with
 the traps a naive report engine falls into: transfers, teams joining and
 leaving the floor, near-identical names, hours not in yet, approvals that
 settle late and a live board that runs to now.
+
+The floor's team leads are the demo's members. The demo prints a ready
+access token for the first of them, and the client configurations it prints
+carry it, so a client connects without signing in. A client that signs in
+through the browser instead gets the development sign-in, which lists the
+members (it exists only because the demo listens on loopback).
 
 The cluster trusts local connections and listens on 127.0.0.1 only: it is
 for trying plumbline, not for real data.
@@ -55,6 +62,7 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	agents := f.int("agents", demofloor.DefaultAgents, "agents on the generated floor")
 	days := f.int("days", demofloor.DefaultDays, "days of history on the generated floor")
 	sf := addServerFlags(f, true)
+	af := addAuthFlags(f, sf.roles.auth)
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -94,15 +102,24 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if err := prepareDemo(ctx, cluster, opts, roles, gs, s); err != nil {
 		return err
 	}
+	manager, err := demoMembers(ctx, cluster.DSN(demoDatabase))
+	if err != nil {
+		return err
+	}
 	// plumbline signs in as its login; the superuser is for psql.
 	appDSN := cluster.LoginDSN(roles.App, demoDatabase)
-	srv, closeStore, err := sf.open(ctx, appDSN, clock, log)
+	srv, closeStore, err := sf.open(ctx, appDSN, clock, log, httpCallers)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	return serveHTTP(ctx, srv, *sf.addr, log, func(url string) {
-		printConnect(s, cluster.DSN(demoDatabase), appDSN, url, sf)
+	return serveHTTP(ctx, srv, appDSN, *sf.addr, af, log, func(cfg *oauth.Config) error {
+		token, err := demoToken(ctx, appDSN, af, cfg, manager)
+		if err != nil {
+			return err
+		}
+		printConnect(s, cluster.DSN(demoDatabase), appDSN, cfg, token, manager, sf)
+		return nil
 	})
 }
 
@@ -162,14 +179,15 @@ func mustZone() *time.Location {
 	return z
 }
 
-// printConnect tells a newcomer how to point a client at the demo.
-func printConnect(s *streams, adminDSN, appDSN, url string, sf *serverFlags) {
+// printConnect tells a newcomer how to point a client at the demo, with
+// the ready token in every configuration.
+func printConnect(s *streams, adminDSN, appDSN string, cfg *oauth.Config, token string, manager oauth.Member, sf *serverFlags) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "plumbline"
 	}
 	exe, _ = filepath.Abs(exe)
-	stdioArgs := append([]string{"serve", "--transport", "stdio", "--db", appDSN}, sf.roles.args()...)
+	stdioArgs := append([]string{"serve", "--transport", "stdio", "--db", appDSN, "--public-url", cfg.BaseURL}, sf.roles.args()...)
 	for _, dir := range []struct{ flag, value string }{{"--catalog", *sf.catalogDir}, {"--grants", *sf.grantsDir}} {
 		if dir.value != "" {
 			abs, _ := filepath.Abs(dir.value)
@@ -177,24 +195,38 @@ func printConnect(s *streams, adminDSN, appDSN, url string, sf *serverFlags) {
 		}
 	}
 	desktop, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
-		"plumbline": map[string]any{"command": exe, "args": stdioArgs},
+		"plumbline": map[string]any{"command": exe, "args": stdioArgs, "env": map[string]string{tokenEnv: token}},
 	}}, "", "  ")
+	url := cfg.Resource()
 	fmt.Fprintf(s.out, `
 plumbline is serving the demo floor, signed in as %s.
 
   MCP endpoint (Streamable HTTP): %s
   Database, for psql:             %s
+  Access token, for %s (%s), valid %s:
+    %s
 
 Claude Code:
-  claude mcp add --transport http plumbline %s
+  claude mcp add --transport http plumbline %s --header "Authorization: Bearer %s"
 
 Claude Desktop (claude_desktop_config.json, runs plumbline over stdio
 against this demo's database while it is running):
 %s
 
 MCP Inspector:
-  npx @modelcontextprotocol/inspector --cli %s --method tools/list
+  npx @modelcontextprotocol/inspector --cli %s --header "Authorization: Bearer %s" --method tools/list
+
+A client that signs in through the browser instead finds the sign-in from
+the URL alone and offers the floor's team leads to sign in as.
 
 Press Ctrl-C to stop.
-`, *sf.roles.app, url, adminDSN, url, desktop, url)
+`, *sf.roles.app, url, adminDSN, manager.Name, manager.Email, durationWords(cfg.TokenTTL), token, url, token, desktop, url, token)
+}
+
+// durationWords says a token lifetime in days or hours.
+func durationWords(d time.Duration) string {
+	if d >= 48*time.Hour {
+		return fmt.Sprintf("%d days", int(d.Hours()/24))
+	}
+	return d.String()
 }

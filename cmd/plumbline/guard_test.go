@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -80,8 +81,15 @@ func TestServeRefusesOverGrants(t *testing.T) {
 		if !strings.Contains(stderr.String(), "startup guard passed") {
 			t.Errorf("the server does not say the guard passed:\n%s", stderr.String())
 		}
+		// A token, issued through the login as the auth role.
+		code, token, errOut := runCLI(t, "token", "create", "--service", "guard-test", "--db", db.LoginDSN(r.App),
+			"--auth-role", r.Auth, "--public-url", strings.TrimSuffix(url, "/mcp"))
+		if code != 0 {
+			t.Fatalf("token create as the login: exit %d\n%s", code, errOut)
+		}
+		client := &http.Client{Transport: bearer{token: strings.TrimSpace(token), next: http.DefaultTransport}}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
-			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: client}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,7 +54,7 @@ func TestHelp(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "plumbline demo") {
 		t.Errorf("help: exit %d\n%s", code, out)
 	}
-	for _, cmd := range []string{"serve", "check", "demo", "guard", "setup"} {
+	for _, cmd := range []string{"serve", "check", "demo", "guard", "setup", "token"} {
 		code, out, _ := runCLI(t, "help", cmd)
 		if code != 0 || !strings.Contains(out, "Usage: plumbline "+cmd) || !strings.Contains(out, "$PLUMBLINE_") {
 			t.Errorf("help %s: exit %d\n%s", cmd, code, out)
@@ -126,7 +127,23 @@ func TestServeOverStdio(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
 	db := pgtest.NewDB(t)
+	// Without a token, stdio refuses to start.
 	cmd := exec.Command(bin, "serve", "--transport", "stdio", "--db", db.AppDSN, "--log-level", "warn")
+	cmd.Env = append(os.Environ(), "PLUMBLINE_TOKEN=")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "needs a token in $PLUMBLINE_TOKEN") {
+		t.Errorf("stdio without a token: %v\n%s", err, out)
+	}
+	cmd = exec.Command(bin, "serve", "--transport", "stdio", "--db", db.AppDSN, "--log-level", "warn")
+	cmd.Env = append(os.Environ(), "PLUMBLINE_TOKEN=plb_not-a-token")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "is not a valid token") {
+		t.Errorf("stdio with a bad token: %v\n%s", err, out)
+	}
+	code, token, errOut := runCLI(t, "token", "create", "--service", "stdio-test", "--db", db.AppDSN)
+	if code != 0 || !strings.HasPrefix(token, "plb_") {
+		t.Fatalf("token create: exit %d\n%s%s", code, token, errOut)
+	}
+	cmd = exec.Command(bin, "serve", "--transport", "stdio", "--db", db.AppDSN, "--log-level", "warn")
+	cmd.Env = append(os.Environ(), "PLUMBLINE_TOKEN="+strings.TrimSpace(token))
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -175,7 +192,14 @@ func TestDemo(t *testing.T) {
 			done <- runWith(ctx, []string{"demo", "--dir", dir, "--addr", "127.0.0.1:0", "--now", "2026-11-18T14:30:00-05:00"}, &out, &errb)
 		}()
 		url := waitFor(t, &out, regexp.MustCompile(`MCP endpoint \(Streamable HTTP\): (\S+)`), done)
+		token := waitFor(t, &out, regexp.MustCompile(`--header "Authorization: Bearer (plb_\S+)"`), done)
+		// Without the token the endpoint answers 401; with it, the printed
+		// configuration connects.
 		tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}
+		if _, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, tr, nil); err == nil {
+			t.Error("the demo answered without a token")
+		}
+		tr = &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}}}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, tr, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -185,7 +209,8 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("run %d: sales on the demo: %v %v", run, res, err)
 		}
 		cs.Close()
-		for _, want := range []string{"claude mcp add --transport http plumbline " + url, `"mcpServers"`, "Database, for psql:",
+		for _, want := range []string{"claude mcp add --transport http plumbline " + url + ` --header "Authorization: Bearer ` + token + `"`,
+			`"mcpServers"`, `"PLUMBLINE_TOKEN": "` + token + `"`, "Database, for psql:",
 			"signed in as plumbline_app", `"postgres://plumbline_app@127.0.0.1:`} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("run %d: the demo does not print %q", run, want)

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,8 +76,15 @@ func TestReportsFromAReplica(t *testing.T) {
 			"--reports-dsn", replica.LoginDSN(roles.App, demoDatabase), "--addr", "127.0.0.1:0", "--calls-per-minute", "0"}, &out, &logs)
 	}()
 	url := waitFor(t, &logs, regexp.MustCompile(`"url":"([^"]+)"`), done)
+	// Tokens live on the primary, like the request log.
+	code, token, errOut := runCLI(t, "token", "create", "--service", "replica-test", "--db", primary.LoginDSN(roles.App, demoDatabase),
+		"--public-url", strings.TrimSuffix(url, "/mcp"))
+	if code != 0 {
+		t.Fatalf("token create: exit %d\n%s", code, errOut)
+	}
+	client := &http.Client{Transport: bearer{token: strings.TrimSpace(token), next: http.DefaultTransport}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: client}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

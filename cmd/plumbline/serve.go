@@ -19,6 +19,7 @@ import (
 	"plumbline/internal/guard"
 	"plumbline/internal/limits"
 	"plumbline/internal/mcpserver"
+	"plumbline/internal/oauth"
 	"plumbline/internal/reqlog"
 	"plumbline/internal/store"
 	"plumbline/reports"
@@ -30,6 +31,19 @@ Usage: plumbline serve [flags]
 Serve the reports over the Model Context Protocol, on Streamable HTTP at
 http://ADDR/mcp (the default) or on stdin/stdout (--transport stdio, for a
 client that starts plumbline itself).
+
+Over HTTP every /mcp request needs an OAuth access token. plumbline is its
+own authorization server: a client that knows only the URL discovers it
+(/.well-known/oauth-protected-resource/mcp), registers by Client ID Metadata
+Document (or is pre-registered with --clients), and the person signs in with
+the OpenID Connect provider (--oidc-issuer) and approves on a consent page.
+Only active members of the membership table (plumbline.members, kept by the
+directory sync) may sign in or use a token. Behind a proxy, set --public-url
+to the URL clients use; it names the issuer and the resource exactly.
+
+Over stdio, the token comes from $PLUMBLINE_TOKEN (plumbline token create
+--service NAME makes one), and plumbline refuses to start without a valid
+one.
 
 The catalogue is read from --catalog (a directory of YAML files); without it
 the embedded demo catalogue is used, which only fits the demo floor.
@@ -55,8 +69,10 @@ one database. --reports-dsn sends report queries to a read replica of the
 database; the request log and the limits stay on --db.
 
 Examples:
-  plumbline serve --db postgres://plumbline_app@db/floor --catalog ./catalog --grants ./grants
-  PLUMBLINE_DB=postgres://... PLUMBLINE_LOG_SECRET=... plumbline serve --transport stdio
+  plumbline serve --db postgres://plumbline_app@db/floor --catalog ./catalog --grants ./grants \
+      --public-url https://reports.example.com --oidc-issuer https://login.example.com \
+      --oidc-client-id plumbline --oidc-client-secret ...
+  PLUMBLINE_TOKEN=plb_... PLUMBLINE_DB=postgres://... PLUMBLINE_LOG_SECRET=... plumbline serve --transport stdio
 `
 
 func init() {
@@ -100,6 +116,7 @@ func serve(ctx context.Context, args []string, s *streams) error {
 	db := f.string("db", "", "PostgreSQL connection `string` (required)")
 	transport := f.string("transport", "http", "`transport`: http or stdio")
 	sf := addServerFlags(f, false)
+	af := addAuthFlags(f, sf.roles.auth)
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -113,16 +130,37 @@ func serve(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	srv, closeStore, err := sf.open(ctx, *db, time.Now, log)
+	if *transport == "stdio" {
+		var recheck mcp.Middleware
+		closeAuth := func() {}
+		srv, closeStore, err := sf.open(ctx, *db, time.Now, log, func(tools []string) (func(*mcp.CallToolRequest) reports.Caller, error) {
+			caller, mw, closeStore, err := af.stdioIdentity(ctx, *db, *sf.addr, tools, log)
+			if err != nil {
+				return nil, err
+			}
+			recheck, closeAuth = mw, closeStore
+			return func(*mcp.CallToolRequest) reports.Caller { return caller }, nil
+		})
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		defer closeAuth()
+		srv.AddReceivingMiddleware(recheck)
+		log.Info("serving MCP on stdio")
+		return srv.Run(ctx, &mcp.StdioTransport{})
+	}
+	srv, closeStore, err := sf.open(ctx, *db, time.Now, log, httpCallers)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	if *transport == "stdio" {
-		log.Info("serving MCP on stdio")
-		return srv.Run(ctx, &mcp.StdioTransport{})
-	}
-	return serveHTTP(ctx, srv, *sf.addr, log, nil)
+	return serveHTTP(ctx, srv, *db, *sf.addr, af, log, nil)
+}
+
+// httpCallers names each call's caller from its verified token.
+func httpCallers(tools []string) (func(*mcp.CallToolRequest) reports.Caller, error) {
+	return oauth.Caller(tools), nil
 }
 
 // loadCatalog loads the catalogue in dir, or the embedded demo catalogue.
@@ -135,8 +173,10 @@ func loadCatalog(dir string) (*catalog.Catalog, error) {
 
 // open loads the catalogue and the grant files, connects to the database,
 // refuses to go on if the login can reach more than it should, and builds
-// the MCP server. The returned func closes the database pool.
-func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Time, log *slog.Logger) (*mcp.Server, func(), error) {
+// the MCP server, whose calls callers names from the engine's tool names.
+// The returned func closes the database pool.
+func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Time, log *slog.Logger,
+	callers func(tools []string) (func(*mcp.CallToolRequest) reports.Caller, error)) (*mcp.Server, func(), error) {
 	cat, err := loadCatalog(*sf.catalogDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load catalogue:\n%w", err)
@@ -175,7 +215,12 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 	}
 	engine := reports.New(cat, reader, opts)
 	log.Info("catalogue loaded", "version", cat.Version(), "reports", len(cat.Reports()), "metrics", len(cat.Metrics()))
-	return mcpserver.New(engine, &mcpserver.Options{Logger: log}), closeAll, nil
+	caller, err := callers(engine.ToolNames())
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	return mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller}), closeAll, nil
 }
 
 // connect opens a store on dsn, checks the database answers and runs the
@@ -253,18 +298,27 @@ func startGuard(ctx context.Context, st *store.Store, cat *catalog.Catalog, role
 	return nil
 }
 
-// serveHTTP serves srv on addr until ctx ends, then drains in-flight calls.
-// ready, if set, is called once the listener is open.
-func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, log *slog.Logger, ready func(url string)) error {
+// serveHTTP serves srv on addr, behind the authorization server, until ctx
+// ends, then drains in-flight calls. ready, if set, is called once the
+// listener is open.
+func serveHTTP(ctx context.Context, srv *mcp.Server, dsn, addr string, af *authFlags, log *slog.Logger, ready func(*oauth.Config) error) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	hs := &http.Server{Handler: mcpserver.HTTPHandler(srv), ReadHeaderTimeout: 10 * time.Second}
-	url := "http://" + ln.Addr().String() + "/mcp"
-	log.Info("serving MCP over Streamable HTTP", "url", url)
+	handler, cfg, closeAuth, err := af.httpHandler(ctx, dsn, srv, ln, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer closeAuth()
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	log.Info("serving MCP over Streamable HTTP", "url", cfg.Resource())
 	if ready != nil {
-		ready(url)
+		if err := ready(cfg); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -47,14 +47,45 @@ type Table struct {
 }
 
 // Own lists plumbline's own tables the login may touch, and how; it is
-// exactly what sql/roles/database.sql grants. The login may do nothing else
+// exactly what sql/roles/database.sql grants: the request log (the logger)
+// and the membership table and token store (auth). The login may do nothing else
 // to them, and nothing at all to the rest of plumbline's schema.
 var Own = []Table{{
 	Relation: "plumbline.request_log",
 	Select:   []string{"request_id", "person", "started_at", "outcome"},
 	Insert:   []string{"request_id", "person", "client", "tool", "arguments"},
 	Update:   []string{"outcome", "duration_ms", "row_count"},
+}, {
+	Relation: "plumbline.members",
+	Select:   []string{"person_id", "email", "display_name", "status"},
+}, {
+	Relation: "plumbline.oauth_clients",
+	Select:   oauthClients, Insert: oauthClients,
+}, {
+	Relation: "plumbline.oauth_sessions",
+	Select:   oauthSessions, Insert: oauthSessions,
+}, {
+	Relation: "plumbline.oauth_consents",
+	Select:   oauthConsents, Insert: oauthConsents, Update: []string{"scope", "granted_at"},
+}, {
+	Relation: "plumbline.oauth_codes",
+	Select:   oauthCodes, Insert: oauthCodes, Update: []string{"used_at"},
+}, {
+	Relation: "plumbline.oauth_tokens",
+	Select:   oauthTokens, Insert: oauthTokens, Update: []string{"revoked_at"},
 }}
+
+// The token store's tables' columns, every one of which auth reads and
+// writes once.
+var (
+	oauthClients  = []string{"client_id", "secret_hash", "auth_method", "client_name", "redirect_uris", "application_type", "created_at"}
+	oauthSessions = []string{"session_hash", "person_id", "csrf", "created_at", "expires_at"}
+	oauthConsents = []string{"person_id", "client_id", "redirect_uri", "scope", "granted_at"}
+	oauthCodes    = []string{"code_hash", "client_id", "person_id", "redirect_uri", "code_challenge", "scope", "resource",
+		"created_at", "expires_at", "used_at"}
+	oauthTokens = []string{"token_id", "token_hash", "kind", "subject", "client_id", "scope", "issuer", "resource",
+		"code_hash", "created_at", "expires_at", "revoked_at"}
+)
 
 func (t Table) columns(priv string) []string {
 	switch priv {

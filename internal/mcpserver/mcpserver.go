@@ -129,6 +129,17 @@ func HTTPHandler(srv *mcp.Server) http.Handler {
 	return mux
 }
 
+// StreamableHTTP is the bare Streamable HTTP handler for /mcp, stateless,
+// for a caller that puts its own guards in front (package oauth: a Host
+// allow-list, Origin validation and the token check). The go-sdk's own
+// DNS-rebinding check, which refuses every non-loopback Host on a loopback
+// listener, is off: it would refuse a deployment behind a proxy on the same
+// machine, and the Host allow-list in front does its job for any listener.
+func StreamableHTTP(srv *mcp.Server) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
+}
+
 // atLeast passes on only records at or above a level.
 type atLeast struct {
 	slog.Handler

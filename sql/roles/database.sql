@@ -32,3 +32,21 @@ REVOKE ALL ON plumbline.request_log FROM {{logger}};
 GRANT INSERT (request_id, person, client, tool, arguments) ON plumbline.request_log TO {{logger}};
 GRANT SELECT (request_id, person, started_at, outcome) ON plumbline.request_log TO {{logger}};
 GRANT UPDATE (outcome, duration_ms, row_count) ON plumbline.request_log TO {{logger}};
+
+-- The token store (sql/migrations/0100_oauth.sql): auth reads the
+-- membership table the directory sync keeps, registers clients, keeps
+-- sign-in sessions and consents, issues codes and marks them used, issues
+-- tokens and revokes them. It can change no member, delete nothing, and
+-- rewrite no code, token or session beyond those marks.
+GRANT USAGE ON SCHEMA plumbline TO {{auth}};
+REVOKE ALL ON plumbline.members, plumbline.oauth_clients, plumbline.oauth_sessions,
+    plumbline.oauth_consents, plumbline.oauth_codes, plumbline.oauth_tokens FROM {{auth}};
+GRANT SELECT (person_id, email, display_name, status) ON plumbline.members TO {{auth}};
+GRANT SELECT, INSERT ON plumbline.oauth_clients TO {{auth}};
+GRANT SELECT, INSERT ON plumbline.oauth_sessions TO {{auth}};
+GRANT SELECT, INSERT ON plumbline.oauth_consents TO {{auth}};
+GRANT UPDATE (scope, granted_at) ON plumbline.oauth_consents TO {{auth}};
+GRANT SELECT, INSERT ON plumbline.oauth_codes TO {{auth}};
+GRANT UPDATE (used_at) ON plumbline.oauth_codes TO {{auth}};
+GRANT SELECT, INSERT ON plumbline.oauth_tokens TO {{auth}};
+GRANT UPDATE (revoked_at) ON plumbline.oauth_tokens TO {{auth}};

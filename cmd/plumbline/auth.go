@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/internal/mcpserver"
+	"plumbline/internal/oauth"
+	"plumbline/internal/oauth/cimd"
+	"plumbline/internal/signin"
+	"plumbline/reports"
+)
+
+// tokenEnv is where the stdio transport reads its token from. A token is
+// never a flag: flags show in process listings.
+const tokenEnv = "PLUMBLINE_TOKEN"
+
+// authFlags configure sign-in and tokens; serve, demo and token share them.
+type authFlags struct {
+	publicURL, role                    *string
+	tokenTTL, membershipTTL            *time.Duration
+	clients, clientDomains             *string
+	hosts, origins                     *string
+	oidcIssuer, oidcClient, oidcSecret *string
+	registration                       *bool
+}
+
+// addAuthFlags adds the sign-in flags; role is the --auth-role flag, the
+// role the token store's statements run as (SET LOCAL ROLE).
+func addAuthFlags(f *flags, role *string) *authFlags {
+	return &authFlags{
+		publicURL:     f.string("public-url", "", "the public base `URL` clients reach plumbline at, e.g. https://reports.example.com; the OAuth issuer is exactly this and the resource is it plus /mcp (default: http:// and the address served on)"),
+		role:          role,
+		tokenTTL:      f.duration("token-ttl", oauth.DefaultTokenTTL, "how long an access token issued through sign-in lives"),
+		membershipTTL: f.duration("membership-ttl", oauth.DefaultMembershipTTL, "how long a person's membership status is cached between requests"),
+		clients:       f.string("clients", "", "YAML `file` of pre-registered OAuth clients (client_id, client_name, redirect_uris, optional client_secret_sha256)"),
+		clientDomains: f.string("client-domains", "", "comma-separated `hosts` whose Client ID Metadata Documents are accepted (.example.com allows subdomains); empty accepts any public https host"),
+		hosts:         f.string("allow-hosts", "", "comma-separated Host `names` served besides the public URL's host (loopback is always served on a loopback public URL)"),
+		origins:       f.string("allow-origins", "", "comma-separated browser `origins` allowed to call /mcp besides the public URL's own"),
+		oidcIssuer:    f.string("oidc-issuer", "", "OpenID Connect provider `URL` people sign in with; without it, only a loopback server offers the development sign-in"),
+		oidcClient:    f.string("oidc-client-id", "", "plumbline's client `id` at the OpenID Connect provider"),
+		oidcSecret:    f.string("oidc-client-secret", "", "plumbline's client `secret` at the OpenID Connect provider"),
+		registration:  f.boolean("registration", false, "turn on Dynamic Client Registration (RFC 7591; deprecated, for clients without Client ID Metadata Document support)"),
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// config returns the authorization server's configuration for a server
+// listening on addr (the public URL defaults to it).
+func (af *authFlags) config(addr string, log *slog.Logger) (oauth.Config, error) {
+	cfg := oauth.Config{
+		BaseURL: strings.TrimSuffix(*af.publicURL, "/"), TokenTTL: *af.tokenTTL, MembershipTTL: *af.membershipTTL,
+		Registration: *af.registration, CIMD: cimd.Options{Domains: splitList(*af.clientDomains)},
+		Hosts: splitList(*af.hosts), Origins: splitList(*af.origins), Logger: log,
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://" + addr
+	}
+	if *af.clients != "" {
+		clients, err := oauth.LoadClients(*af.clients)
+		if err != nil {
+			return cfg, fmt.Errorf("%w: --clients: %v", errUsage, err)
+		}
+		cfg.Clients = clients
+	}
+	return cfg, nil
+}
+
+// authStore opens the token store's own small pool.
+func (af *authFlags) authStore(ctx context.Context, dsn string) (*oauth.Store, func(), error) {
+	pc, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: --db: %v", errUsage, err)
+	}
+	pc.MaxConns = 4
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return oauth.NewStore(pool, *af.role), pool.Close, nil
+}
+
+// authServer builds the authorization server for a server listening on
+// ln: OpenID Connect sign-in when configured, else the development sign-in
+// when both the listener and the public URL are loopback.
+func (af *authFlags) authServer(ctx context.Context, store *oauth.Store, addr string, loopbackListener bool, log *slog.Logger) (*oauth.Server, error) {
+	cfg, err := af.config(addr, log)
+	if err != nil {
+		return nil, err
+	}
+	var method signin.Method
+	switch {
+	case *af.oidcIssuer != "":
+		method, err = signin.NewOIDC(ctx, signin.OIDCConfig{Issuer: *af.oidcIssuer, ClientID: *af.oidcClient,
+			ClientSecret: *af.oidcSecret, RedirectURL: cfg.BaseURL + "/signin/oidc/callback"})
+		if err != nil {
+			return nil, fmt.Errorf("OpenID Connect provider: %w", err)
+		}
+	case loopbackListener && cfg.Loopback():
+		method = signin.NewDev(store)
+	}
+	srv, err := oauth.New(cfg, store, method)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if method == nil {
+		log.Warn("no sign-in is configured: people cannot connect through the browser; set --oidc-issuer")
+	}
+	return srv, nil
+}
+
+// httpHandler is what serve and demo serve: srv behind the authorization
+// server, on listener ln.
+func (af *authFlags) httpHandler(ctx context.Context, dsn string, srv *mcp.Server, ln net.Listener, log *slog.Logger) (http.Handler, *oauth.Config, func(), error) {
+	store, closeStore, err := af.authStore(ctx, dsn)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tcp, _ := ln.Addr().(*net.TCPAddr)
+	as, err := af.authServer(ctx, store, ln.Addr().String(), tcp != nil && tcp.IP.IsLoopback(), log)
+	if err != nil {
+		closeStore()
+		return nil, nil, nil, err
+	}
+	return as.Handler(mcpserver.StreamableHTTP(srv)), as.Config(), closeStore, nil
+}
+
+// stdioIdentity checks the token the stdio transport was given and returns
+// the caller it speaks for, and the middleware that checks it again on
+// every call.
+func (af *authFlags) stdioIdentity(ctx context.Context, dsn, addr string, tools []string, log *slog.Logger) (reports.Caller, mcp.Middleware, func(), error) {
+	token := os.Getenv(tokenEnv)
+	if token == "" {
+		return reports.Caller{}, nil, nil, fmt.Errorf("%w: the stdio transport needs a token in $%s; create one with: plumbline token create --service NAME", errUsage, tokenEnv)
+	}
+	store, closeStore, err := af.authStore(ctx, dsn)
+	if err != nil {
+		return reports.Caller{}, nil, nil, err
+	}
+	as, err := af.authServer(ctx, store, addr, false, log)
+	if err != nil {
+		closeStore()
+		return reports.Caller{}, nil, nil, err
+	}
+	id, err := as.Verify(ctx, token)
+	if err != nil {
+		closeStore()
+		if errors.Is(err, oauth.ErrInvalidToken) {
+			return reports.Caller{}, nil, nil, fmt.Errorf("$%s is not a valid token for %s: %w", tokenEnv, as.Config().Resource(), err)
+		}
+		return reports.Caller{}, nil, nil, err
+	}
+	log.Info("stdio token accepted", "principal", id.Principal(), "client", id.ClientID)
+	return oauth.IdentityCaller(id, tools), as.Recheck(token), closeStore, nil
+}
+
+// demoMembers puts the demo floor's team leads in the membership table,
+// standing in for a directory sync, and returns the first of them by name.
+func demoMembers(ctx context.Context, dsn string) (oauth.Member, error) {
+	var m oauth.Member
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return m, err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `INSERT INTO plumbline.members (person_id, email, display_name, status)
+		SELECT a.agent_key, lower(a.email), a.full_name, 'active'
+		FROM analytics.dim_team t JOIN analytics.dim_agent a ON a.agent_key = t.lead_agent_key
+		ON CONFLICT (person_id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
+			status = 'active', updated_at = now()`); err != nil {
+		return m, fmt.Errorf("add the demo's members: %w", err)
+	}
+	err = conn.QueryRow(ctx, `SELECT m.person_id, m.email, m.display_name, m.status FROM plumbline.members m
+		JOIN analytics.dim_team t ON t.lead_agent_key = m.person_id ORDER BY m.display_name LIMIT 1`).Scan(&m.PersonID, &m.Email, &m.Name, &m.Status)
+	if err != nil {
+		return m, fmt.Errorf("find the demo's manager: %w", err)
+	}
+	return m, nil
+}
+
+// demoToken issues the demo's ready token for the manager.
+func demoToken(ctx context.Context, dsn string, af *authFlags, cfg *oauth.Config, manager oauth.Member) (string, error) {
+	store, closeStore, err := af.authStore(ctx, dsn)
+	if err != nil {
+		return "", err
+	}
+	defer closeStore()
+	token, _, err := store.CreatePersonToken(ctx, cfg, manager.PersonID, cfg.TokenTTL)
+	return token, err
+}

@@ -1,0 +1,117 @@
+package oauth_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromium starts a headless Chromium for a test. PLUMBLINE_CHROMIUM names
+// the binary; otherwise chromium is looked for on PATH.
+func chromium(t *testing.T) context.Context {
+	t.Helper()
+	path := os.Getenv("PLUMBLINE_CHROMIUM")
+	if path == "" {
+		var err error
+		if path, err = exec.LookPath("chromium"); err != nil {
+			t.Fatal("this test needs Chromium: install Debian's chromium package (.ci/run does) or set PLUMBLINE_CHROMIUM")
+		}
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	// The browser lives as long as the context of its first run, so that
+	// one has no timeout; the actions after it do.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	tctx, cancelTimeout := context.WithTimeout(ctx, time.Minute)
+	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	return tctx
+}
+
+// signInWithBrowser takes the browser from an authorization URL through
+// the development sign-in (as email) and the consent page, approving, and
+// returns the consent page's redirect host as the browser showed it.
+func signInWithBrowser(t *testing.T, ctx context.Context, authURL, email string) string {
+	t.Helper()
+	person := chromedp.CSS(`button[value="` + email + `"]`)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(authURL),
+		chromedp.WaitVisible(person),
+		chromedp.Click(person),
+		chromedp.WaitVisible(chromedp.ID("approve")),
+	)
+	var redirectHost string
+	if err == nil {
+		redirectHost, err = chromedp.Run(ctx, chromedp.Text(chromedp.ID("redirect-host")))
+	}
+	if err == nil {
+		err = chromedp.Do(ctx, chromedp.Click(chromedp.ID("approve")))
+	}
+	if err != nil {
+		page, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("html")))
+		t.Fatalf("sign in with the browser: %v\n%s", err, page)
+	}
+	return redirectHost
+}
+
+// The whole sign-in in a real browser: a client starts authorization, the
+// development sign-in signs a person in, the consent page shows the
+// redirect host, the approval brings a code to the client's loopback
+// callback, and the client redeems it and calls a report.
+func TestBrowserSignIn(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := chromium(t)
+	callbacks := make(chan url.Values, 1)
+	client := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/callback" {
+			callbacks <- r.URL.Query()
+		}
+		w.Write([]byte("signed in; you can close this page"))
+	}))
+	defer client.Close()
+	clientHost := strings.TrimPrefix(client.URL, "http://")
+
+	verifier, challenge := pkce("browser")
+	p := authParams(challenge)
+	p.Set("redirect_uri", client.URL+"/callback")
+	shown := signInWithBrowser(t, ctx, e.authorizeURL(p), dana.Email)
+	if shown != clientHost {
+		t.Errorf("the consent page showed %q as the redirect host, want %q", shown, clientHost)
+	}
+	var q url.Values
+	select {
+	case q = <-callbacks:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the client's callback was never reached")
+	}
+	if q.Get("state") != "st-123" || q.Get("iss") != e.base || q.Get("code") == "" {
+		t.Fatalf("the callback got %v", q)
+	}
+	tr := e.redeem(t, q.Get("code"), verifier, url.Values{"redirect_uri": {client.URL + "/callback"}})
+	if tr.status != 200 {
+		t.Fatalf("redeem the code: %+v", tr)
+	}
+	cs := e.connect(t, tr.Access)
+	out, isErr := callTool(t, cs, "sales", `{"who":{"team":"falcons"},"period":{"named":"last_week"},"group_by":"week"}`)
+	if isErr || len(out["rows"].([]any)) != 1 {
+		t.Fatalf("a report with the browser-issued token: %v", out)
+	}
+	if got := e.records.last().Caller; got.Person != dana.PersonID || got.Client != known.ID {
+		t.Errorf("the report was recorded as %+v", got)
+	}
+}

@@ -1,0 +1,465 @@
+package oauth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"plumbline/internal/signin"
+)
+
+// Store keeps plumbline's sign-in state in PostgreSQL: the membership table
+// the directory sync maintains, and the authorization server's clients,
+// sessions, consents, codes and tokens. Secrets are stored only as SHA-256
+// hashes, and every expiry is judged by the database's clock. It is safe for
+// concurrent use.
+type Store struct {
+	pool *pgxpool.Pool
+	role string
+}
+
+// NewStore returns a store on pool. When role is set, every transaction runs
+// its statements as that role (SET LOCAL ROLE), so the login needs nothing
+// on the sign-in tables beyond membership of the role.
+func NewStore(pool *pgxpool.Pool, role string) *Store {
+	return &Store{pool: pool, role: role}
+}
+
+// Limits of the token store.
+const (
+	// MaxPersonTokens is how many live tokens a person may hold; issuing
+	// one more revokes the oldest.
+	MaxPersonTokens = 10
+	codeTTL         = 5 * time.Minute
+	sessionTTL      = time.Hour
+)
+
+// Token kinds.
+const (
+	KindPerson  = "person"
+	KindService = "service"
+)
+
+// Statuses of a member. Only an active member may sign in or use a token.
+const (
+	StatusActive  = "active"
+	StatusRemoved = "removed"
+	StatusBanned  = "banned"
+	StatusLocked  = "locked"
+)
+
+// Member is one row of the membership table.
+type Member struct {
+	PersonID string
+	Email    string
+	Name     string
+	Status   string
+}
+
+// errNotFound means no row matched.
+var errNotFound = errors.New("not found")
+
+func (s *Store) tx(ctx context.Context, readOnly bool, fn func(pgx.Tx) error) error {
+	opts := pgx.TxOptions{}
+	if readOnly {
+		opts.AccessMode = pgx.ReadOnly
+	}
+	return pgx.BeginTxFunc(ctx, s.pool, opts, func(tx pgx.Tx) error {
+		if s.role != "" {
+			if _, err := tx.Exec(ctx, "SET LOCAL ROLE "+pgx.Identifier{s.role}.Sanitize()); err != nil {
+				return err
+			}
+		}
+		return fn(tx)
+	})
+}
+
+// newSecret returns 256 random bits, base64url-encoded after prefix, and
+// the SHA-256 hash under which it is stored.
+func newSecret(prefix string) (string, []byte) {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand)
+	s := prefix + base64.RawURLEncoding.EncodeToString(b)
+	return s, hashSecret(s)
+}
+
+func hashSecret(s string) []byte {
+	h := sha256.Sum256([]byte(s))
+	return h[:]
+}
+
+// Member returns the member with a person id.
+func (s *Store) Member(ctx context.Context, personID string) (Member, error) {
+	return s.memberWhere(ctx, "person_id = $1", personID)
+}
+
+// MemberByEmail returns the member with an email address (any case).
+func (s *Store) MemberByEmail(ctx context.Context, email string) (Member, error) {
+	return s.memberWhere(ctx, "email = lower($1)", email)
+}
+
+func (s *Store) memberWhere(ctx context.Context, where, arg string) (Member, error) {
+	var m Member
+	err := s.tx(ctx, true, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT person_id, email, display_name, status FROM plumbline.members WHERE "+where, arg).
+			Scan(&m.PersonID, &m.Email, &m.Name, &m.Status)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return m, errNotFound
+	}
+	return m, err
+}
+
+// ActivePeople lists the active members by name, for the development
+// sign-in page.
+func (s *Store) ActivePeople(ctx context.Context) ([]signin.Person, error) {
+	var out []signin.Person
+	err := s.tx(ctx, true, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, "SELECT email, display_name FROM plumbline.members WHERE status = 'active' ORDER BY display_name, person_id")
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, pgx.RowToStructByPos[signin.Person])
+		return err
+	})
+	return out, err
+}
+
+// PutMember inserts or updates a member. The directory sync owns the
+// membership table; the demo and tests use this to stand in for it.
+func (s *Store) PutMember(ctx context.Context, m Member) error {
+	return s.tx(ctx, false, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO plumbline.members (person_id, email, display_name, status) VALUES ($1, lower($2), $3, $4)
+			ON CONFLICT (person_id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
+				status = excluded.status, updated_at = now()`, m.PersonID, m.Email, m.Name, m.Status)
+		return err
+	})
+}
+
+// grant is what a token is issued for.
+type grant struct {
+	kind     string
+	subject  string
+	clientID string
+	scope    []string
+	issuer   string
+	resource string
+	ttl      time.Duration
+	codeHash []byte
+}
+
+// issue stores a new token for g and returns it with its expiry. A person
+// holding more than MaxPersonTokens live tokens loses the oldest.
+func issue(ctx context.Context, tx pgx.Tx, g grant) (string, time.Time, error) {
+	if g.kind == KindPerson {
+		// Serialise a person's issuances so that the cap holds under races.
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('plumbline.tokens:' || $1))", g.subject); err != nil {
+			return "", time.Time{}, err
+		}
+	}
+	token, hash := newSecret("plb_")
+	var expires time.Time
+	err := tx.QueryRow(ctx, `INSERT INTO plumbline.oauth_tokens
+			(token_hash, kind, subject, client_id, scope, issuer, resource, code_hash, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
+		RETURNING expires_at`,
+		hash, g.kind, g.subject, g.clientID, strings.Join(g.scope, " "), g.issuer, g.resource, g.codeHash, g.ttl.Seconds()).Scan(&expires)
+	if err != nil || g.kind != KindPerson {
+		return token, expires, err
+	}
+	_, err = tx.Exec(ctx, `UPDATE plumbline.oauth_tokens SET revoked_at = now()
+		WHERE token_hash IN (SELECT token_hash FROM plumbline.oauth_tokens
+			WHERE kind = 'person' AND subject = $1 AND revoked_at IS NULL AND expires_at > now()
+			ORDER BY created_at DESC, token_id DESC OFFSET $2)`, g.subject, MaxPersonTokens)
+	return token, expires, err
+}
+
+// tokenRow is what a request's token row says.
+type tokenRow struct {
+	kind, subject, clientID string
+	scope                   []string
+	issuer, resource        string
+	expires                 time.Time
+	live                    bool // neither revoked nor expired
+}
+
+// token reads a token's row by the token itself.
+func (s *Store) token(ctx context.Context, token string) (tokenRow, error) {
+	var r tokenRow
+	var scope string
+	err := s.tx(ctx, true, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT kind, subject, client_id, scope, issuer, resource, expires_at,
+				revoked_at IS NULL AND expires_at > now()
+			FROM plumbline.oauth_tokens WHERE token_hash = $1`, hashSecret(token)).
+			Scan(&r.kind, &r.subject, &r.clientID, &scope, &r.issuer, &r.resource, &r.expires, &r.live)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, errNotFound
+	}
+	r.scope = strings.Fields(scope)
+	return r, err
+}
+
+// revokeToken revokes a token if it was issued to clientID; it reports
+// nothing either way (RFC 7009 lets no one probe for tokens).
+func (s *Store) revokeToken(ctx context.Context, token, clientID string) error {
+	return s.tx(ctx, false, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE plumbline.oauth_tokens SET revoked_at = now()
+			WHERE token_hash = $1 AND client_id = $2 AND revoked_at IS NULL`, hashSecret(token), clientID)
+		return err
+	})
+}
+
+// TokenInfo is a token as `plumbline token list` shows it.
+type TokenInfo struct {
+	ID       int64
+	Kind     string
+	Subject  string
+	ClientID string
+	Scope    []string
+	Created  time.Time
+	Expires  time.Time
+	Revoked  *time.Time
+}
+
+// CreateServiceToken issues a token for a background agent, named service,
+// for the resource and issuer of cfg.
+func (s *Store) CreateServiceToken(ctx context.Context, cfg *Config, service string, scope []string, ttl time.Duration) (string, TokenInfo, error) {
+	return s.mint(ctx, grant{kind: KindService, subject: service, clientID: CLIClient, scope: scope,
+		issuer: cfg.Issuer(), resource: cfg.Resource(), ttl: ttl})
+}
+
+// CreatePersonToken issues a token for a member without the browser flow,
+// for the demo's ready-made token. The member must be active.
+func (s *Store) CreatePersonToken(ctx context.Context, cfg *Config, personID string, ttl time.Duration) (string, TokenInfo, error) {
+	m, err := s.Member(ctx, personID)
+	if err != nil || m.Status != StatusActive {
+		return "", TokenInfo{}, errors.New("only an active member can be given a token")
+	}
+	return s.mint(ctx, grant{kind: KindPerson, subject: personID, clientID: CLIClient, scope: PersonScopes,
+		issuer: cfg.Issuer(), resource: cfg.Resource(), ttl: ttl})
+}
+
+func (s *Store) mint(ctx context.Context, g grant) (string, TokenInfo, error) {
+	var token string
+	var info TokenInfo
+	err := s.tx(ctx, false, func(tx pgx.Tx) error {
+		var err error
+		if token, _, err = issue(ctx, tx, g); err != nil {
+			return err
+		}
+		info, err = scanToken(tx.QueryRow(ctx, tokenColumns+" WHERE token_hash = $1", hashSecret(token)))
+		return err
+	})
+	return token, info, err
+}
+
+const tokenColumns = "SELECT token_id, kind, subject, client_id, scope, created_at, expires_at, revoked_at FROM plumbline.oauth_tokens"
+
+func scanToken(row pgx.Row) (TokenInfo, error) {
+	var t TokenInfo
+	var scope string
+	err := row.Scan(&t.ID, &t.Kind, &t.Subject, &t.ClientID, &scope, &t.Created, &t.Expires, &t.Revoked)
+	t.Scope = strings.Fields(scope)
+	return t, err
+}
+
+// ListTokens lists tokens newest first: live ones only, unless all.
+func (s *Store) ListTokens(ctx context.Context, all bool) ([]TokenInfo, error) {
+	q := tokenColumns + " WHERE revoked_at IS NULL AND expires_at > now() ORDER BY token_id DESC"
+	if all {
+		q = tokenColumns + " ORDER BY token_id DESC"
+	}
+	var out []TokenInfo
+	err := s.tx(ctx, true, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (TokenInfo, error) { return scanToken(r) })
+		return err
+	})
+	return out, err
+}
+
+// RevokeTokens revokes live tokens chosen by id, by service name or by
+// person id, and returns how many it revoked.
+func (s *Store) RevokeTokens(ctx context.Context, ids []int64, service, personID string) (int64, error) {
+	var n int64
+	err := s.tx(ctx, false, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE plumbline.oauth_tokens SET revoked_at = now()
+			WHERE revoked_at IS NULL AND (token_id = ANY($1)
+				OR (kind = 'service' AND subject = $2) OR (kind = 'person' AND subject = $3))`, ids, service, personID)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// newSession signs a person in for the consent page and returns the
+// session's cookie value.
+func (s *Store) newSession(ctx context.Context, personID string) (string, error) {
+	id, hash := newSecret("")
+	csrf, _ := newSecret("")
+	err := s.tx(ctx, false, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO plumbline.oauth_sessions (session_hash, person_id, csrf, expires_at)
+			VALUES ($1, $2, $3, now() + make_interval(secs => $4))`, hash, personID, csrf, sessionTTL.Seconds())
+		return err
+	})
+	return id, err
+}
+
+// session returns the person and CSRF token of a live session.
+func (s *Store) session(ctx context.Context, id string) (personID, csrf string, err error) {
+	err = s.tx(ctx, true, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT person_id, csrf FROM plumbline.oauth_sessions WHERE session_hash = $1 AND expires_at > now()",
+			hashSecret(id)).Scan(&personID, &csrf)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = errNotFound
+	}
+	return personID, csrf, err
+}
+
+// consented returns the scope a person last granted a client for a
+// redirect URI.
+func (s *Store) consented(ctx context.Context, personID, clientID, redirectURI string) ([]string, error) {
+	var scope string
+	err := s.tx(ctx, true, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT scope FROM plumbline.oauth_consents WHERE person_id = $1 AND client_id = $2 AND redirect_uri = $3",
+			personID, clientID, redirectURI).Scan(&scope)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errNotFound
+	}
+	return strings.Fields(scope), err
+}
+
+// codeGrant is an authorization request a person approved.
+type codeGrant struct {
+	clientID, personID, redirectURI, challenge string
+	scope                                      []string
+	resource                                   string
+}
+
+// newCode records consent (when remember is set) and an authorization code
+// for c, and returns the code.
+func (s *Store) newCode(ctx context.Context, c codeGrant, remember bool) (string, error) {
+	secret, hash := newSecret("")
+	err := s.tx(ctx, false, func(tx pgx.Tx) error {
+		if remember {
+			if _, err := tx.Exec(ctx, `INSERT INTO plumbline.oauth_consents (person_id, client_id, redirect_uri, scope) VALUES ($1, $2, $3, $4)
+				ON CONFLICT (person_id, client_id, redirect_uri) DO UPDATE SET scope = excluded.scope, granted_at = now()`,
+				c.personID, c.clientID, c.redirectURI, strings.Join(c.scope, " ")); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO plumbline.oauth_codes
+				(code_hash, client_id, person_id, redirect_uri, code_challenge, scope, resource, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))`,
+			hash, c.clientID, c.personID, c.redirectURI, c.challenge, strings.Join(c.scope, " "), c.resource, codeTTL.Seconds())
+		return err
+	})
+	return secret, err
+}
+
+// Reasons a code is not redeemed.
+var (
+	errCodeInvalid = errors.New("the code is unknown, expired, or was issued for another client, verifier or redirect URI")
+	errCodeReused  = errors.New("the code was already redeemed; the tokens issued for it are revoked")
+	errNotMember   = errors.New("the person is not an active member")
+	errWrongTarget = errors.New("the resource is not the one the code was issued for")
+)
+
+// redemption is a token request for a code.
+type redemption struct {
+	code        string
+	clientID    string
+	challenge   string // S256 of the verifier sent
+	redirectURI string // as sent; empty if not sent
+	resource    string // as sent; empty if not sent
+	issuer      string
+	ttl         time.Duration
+}
+
+// redeem exchanges a code for a token. One conditional UPDATE marks the
+// code used, so of two racing redemptions exactly one wins; a redemption of
+// a used code revokes every token issued for it.
+func (s *Store) redeem(ctx context.Context, r redemption) (token string, expires time.Time, scope []string, err error) {
+	hash := hashSecret(r.code)
+	var reused bool
+	err = s.tx(ctx, false, func(tx pgx.Tx) error {
+		var personID, scopeText, resource string
+		err := tx.QueryRow(ctx, `UPDATE plumbline.oauth_codes SET used_at = now()
+			WHERE code_hash = $1 AND used_at IS NULL AND expires_at > now()
+				AND client_id = $2 AND code_challenge = $3 AND ($4 = '' OR redirect_uri = $4)
+			RETURNING person_id, scope, resource`, hash, r.clientID, r.challenge, r.redirectURI).Scan(&personID, &scopeText, &resource)
+		if errors.Is(err, pgx.ErrNoRows) {
+			tag, err := tx.Exec(ctx, `UPDATE plumbline.oauth_tokens SET revoked_at = now()
+				WHERE code_hash = $1 AND revoked_at IS NULL
+					AND EXISTS (SELECT 1 FROM plumbline.oauth_codes WHERE code_hash = $1 AND used_at IS NOT NULL)`, hash)
+			if err != nil {
+				return err
+			}
+			var used bool
+			if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM plumbline.oauth_codes WHERE code_hash = $1 AND used_at IS NOT NULL)", hash).Scan(&used); err != nil {
+				return err
+			}
+			reused = used || tag.RowsAffected() > 0
+			return nil // commit the revocation
+		}
+		if err != nil {
+			return err
+		}
+		if r.resource != "" && r.resource != resource {
+			return errWrongTarget
+		}
+		var status string
+		if err := tx.QueryRow(ctx, "SELECT status FROM plumbline.members WHERE person_id = $1", personID).Scan(&status); err != nil || status != StatusActive {
+			return errNotMember
+		}
+		scope = strings.Fields(scopeText)
+		token, expires, err = issue(ctx, tx, grant{kind: KindPerson, subject: personID, clientID: r.clientID, scope: scope,
+			issuer: r.issuer, resource: resource, ttl: r.ttl, codeHash: hash})
+		return err
+	})
+	switch {
+	case err != nil:
+		return "", time.Time{}, nil, err
+	case token == "" && reused:
+		return "", time.Time{}, nil, errCodeReused
+	case token == "":
+		return "", time.Time{}, nil, errCodeInvalid
+	}
+	return token, expires, scope, nil
+}
+
+// client is a client registered through Dynamic Client Registration.
+func (s *Store) registeredClient(ctx context.Context, clientID string) (*Client, error) {
+	c := &Client{ID: clientID}
+	err := s.tx(ctx, true, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "SELECT secret_hash, auth_method, client_name, redirect_uris FROM plumbline.oauth_clients WHERE client_id = $1", clientID).
+			Scan(&c.secretHash, &c.AuthMethod, &c.Name, &c.RedirectURIs)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, errNotFound
+	}
+	return c, err
+}
+
+// register stores a client registered through Dynamic Client
+// Registration.
+func (s *Store) register(ctx context.Context, c *Client, applicationType string) error {
+	return s.tx(ctx, false, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO plumbline.oauth_clients (client_id, secret_hash, auth_method, client_name, redirect_uris, application_type)
+			VALUES ($1, $2, $3, $4, $5, $6)`, c.ID, c.secretHash, c.AuthMethod, c.Name, c.RedirectURIs, applicationType)
+		return err
+	})
+}

@@ -1,0 +1,244 @@
+package oauth
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"plumbline/internal/oauth/cimd"
+)
+
+var pkceVerifier = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
+
+// readForm parses a form-encoded POST body of at most 64 KiB.
+func readForm(w http.ResponseWriter, r *http.Request) error {
+	if r.Method != http.MethodPost {
+		return fail(http.StatusMethodNotAllowed, "invalid_request", "use POST")
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+		return fail(http.StatusBadRequest, "invalid_request", "send the parameters as application/x-www-form-urlencoded")
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		return fail(http.StatusBadRequest, "invalid_request", "the form could not be read")
+	}
+	if len(r.URL.RawQuery) > 0 {
+		return fail(http.StatusBadRequest, "invalid_request", "send parameters in the body, not the URL")
+	}
+	for k, v := range r.PostForm {
+		if len(v) > 1 && k != "resource" {
+			return fail(http.StatusBadRequest, "invalid_request", "a parameter is repeated; each may appear once")
+		}
+	}
+	return nil
+}
+
+// authenticateClient identifies the calling client by HTTP Basic, by
+// client_id and client_secret in the body, or, for a public client, by
+// client_id alone.
+func (s *Server) authenticateClient(r *http.Request) (*Client, error) {
+	id, secret, basic := r.BasicAuth()
+	if basic {
+		id, _ = url.QueryUnescape(id)
+		secret, _ = url.QueryUnescape(secret)
+		if r.PostForm.Get("client_secret") != "" {
+			return nil, fail(http.StatusBadRequest, "invalid_request", "use one way to authenticate the client")
+		}
+	} else {
+		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	bad := fail(http.StatusUnauthorized, "invalid_client", "the client is unknown or its credentials are wrong")
+	if id == "" {
+		return nil, bad
+	}
+	if body := r.PostForm.Get("client_id"); body != "" && body != id {
+		return nil, bad
+	}
+	// A metadata-document client is public: its code is bound to its
+	// client_id and PKCE verifier, so nothing needs fetching here.
+	if cimd.IsURL(id) {
+		if secret != "" {
+			return nil, bad
+		}
+		return &Client{ID: id, AuthMethod: "none", Document: true}, nil
+	}
+	c, err := s.client(r.Context(), id)
+	if errors.Is(err, errUnknownClient) || err == nil && !c.authenticate(secret) {
+		return nil, bad
+	}
+	return c, err
+}
+
+// token is the token endpoint: the authorization code grant only, with
+// PKCE. There are no refresh tokens; a client signs in again when its token
+// expires.
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	if err := readForm(w, r); err != nil {
+		s.writeError(w, err)
+		return
+	}
+	c, err := s.authenticateClient(r)
+	if err != nil {
+		if _, _, basic := r.BasicAuth(); basic {
+			w.Header().Set("WWW-Authenticate", `Basic realm="plumbline"`)
+		}
+		s.writeError(w, err)
+		return
+	}
+	f := r.PostForm
+	switch {
+	case f.Get("grant_type") != "authorization_code":
+		s.writeError(w, fail(http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code"))
+		return
+	case f.Get("code") == "":
+		s.writeError(w, fail(http.StatusBadRequest, "invalid_request", "send the code"))
+		return
+	case !pkceVerifier.MatchString(f.Get("code_verifier")):
+		s.writeError(w, fail(http.StatusBadRequest, "invalid_grant", "PKCE is required: send the code_verifier, 43 to 128 characters"))
+		return
+	}
+	resource := ""
+	if len(f["resource"]) > 0 {
+		if resource = s.resource(f["resource"]); resource == "" {
+			s.writeError(w, fail(http.StatusBadRequest, "invalid_target", "resource must be this server's MCP endpoint, %s", s.cfg.Resource()))
+			return
+		}
+	}
+	sum := sha256.Sum256([]byte(f.Get("code_verifier")))
+	token, expires, scope, err := s.store.redeem(r.Context(), redemption{
+		code: f.Get("code"), clientID: c.ID, challenge: base64.RawURLEncoding.EncodeToString(sum[:]),
+		redirectURI: f.Get("redirect_uri"), resource: resource, issuer: s.cfg.Issuer(), ttl: s.cfg.TokenTTL,
+	})
+	switch {
+	case errors.Is(err, errCodeInvalid), errors.Is(err, errCodeReused), errors.Is(err, errNotMember), errors.Is(err, errWrongTarget):
+		s.writeError(w, fail(http.StatusBadRequest, "invalid_grant", "%s", err.Error()))
+		return
+	case err != nil:
+		s.writeError(w, err)
+		return
+	}
+	w.Header().Set("Pragma", "no-cache")
+	writeJSON(w, http.StatusOK, map[string]any{
+		"access_token": token,
+		"token_type":   "Bearer",
+		"expires_in":   int64(time.Until(expires).Seconds()),
+		"scope":        strings.Join(scope, " "),
+	})
+}
+
+// revoke is the revocation endpoint (RFC 7009). It answers 200 whether or
+// not the token existed or was the client's, so it reveals nothing; only
+// the client a token was issued to can revoke it.
+func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+	if err := readForm(w, r); err != nil {
+		s.writeError(w, err)
+		return
+	}
+	c, err := s.authenticateClient(r)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	if r.PostForm.Get("token") == "" {
+		s.writeError(w, fail(http.StatusBadRequest, "invalid_request", "send the token to revoke"))
+		return
+	}
+	if err := s.store.revokeToken(r.Context(), r.PostForm.Get("token"), c.ID); err != nil {
+		s.writeError(w, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+}
+
+// registerClient is Dynamic Client Registration (RFC 7591): deprecated
+// in MCP, off unless configured, rate-limited, and it requires
+// application_type. It never issues an id that looks like a URL.
+func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		s.writeError(w, fail(http.StatusMethodNotAllowed, "invalid_request", "use POST"))
+		return
+	}
+	if !s.register.Allow() {
+		w.Header().Set("Retry-After", "180")
+		s.writeError(w, fail(http.StatusTooManyRequests, "invalid_request", "too many registrations; try again in a few minutes"))
+		return
+	}
+	var m struct {
+		RedirectURIs    []string `json:"redirect_uris"`
+		ClientName      string   `json:"client_name"`
+		AuthMethod      string   `json:"token_endpoint_auth_method"`
+		GrantTypes      []string `json:"grant_types"`
+		ResponseTypes   []string `json:"response_types"`
+		ApplicationType string   `json:"application_type"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<10)).Decode(&m); err != nil {
+		s.writeError(w, fail(http.StatusBadRequest, "invalid_client_metadata", "the body must be a JSON object of client metadata"))
+		return
+	}
+	if m.ApplicationType != "native" && m.ApplicationType != "web" {
+		s.writeError(w, fail(http.StatusBadRequest, "invalid_client_metadata", "application_type is required: native or web"))
+		return
+	}
+	if m.AuthMethod == "" {
+		m.AuthMethod = "client_secret_basic"
+	}
+	if m.AuthMethod != "none" && m.AuthMethod != "client_secret_basic" && m.AuthMethod != "client_secret_post" {
+		s.writeError(w, fail(http.StatusBadRequest, "invalid_client_metadata", "token_endpoint_auth_method must be none, client_secret_basic or client_secret_post"))
+		return
+	}
+	if len(m.GrantTypes) > 0 && !slices.Contains(m.GrantTypes, "authorization_code") || len(m.ResponseTypes) > 0 && !slices.Contains(m.ResponseTypes, "code") {
+		s.writeError(w, fail(http.StatusBadRequest, "invalid_client_metadata", "this server offers only the authorization_code grant and the code response type"))
+		return
+	}
+	if len(m.RedirectURIs) == 0 || len(m.RedirectURIs) > 10 {
+		s.writeError(w, fail(http.StatusBadRequest, "invalid_redirect_uri", "register between one and ten redirect_uris"))
+		return
+	}
+	for _, u := range m.RedirectURIs {
+		if !cimd.ValidRedirect(u) || m.ApplicationType == "web" && !strings.HasPrefix(u, "https://") {
+			s.writeError(w, fail(http.StatusBadRequest, "invalid_redirect_uri",
+				"every redirect URI must be https (or, for a native app, http on a loopback address), without a fragment"))
+			return
+		}
+	}
+	name := strings.TrimSpace(m.ClientName)
+	if name == "" {
+		name = "an unnamed app"
+	}
+	if len([]rune(name)) > 100 {
+		name = string([]rune(name)[:100])
+	}
+	id, _ := newSecret("dcr_")
+	c := &Client{ID: id[:26], Name: name, RedirectURIs: m.RedirectURIs, AuthMethod: m.AuthMethod}
+	var secret string
+	if m.AuthMethod != "none" {
+		secret, c.secretHash = newSecret("plcs_")
+	}
+	if err := s.store.register(r.Context(), c, m.ApplicationType); err != nil {
+		s.writeError(w, err)
+		return
+	}
+	out := map[string]any{
+		"client_id":                  c.ID,
+		"client_id_issued_at":        time.Now().Unix(),
+		"client_name":                c.Name,
+		"redirect_uris":              c.RedirectURIs,
+		"grant_types":                []string{"authorization_code"},
+		"response_types":             []string{"code"},
+		"token_endpoint_auth_method": c.AuthMethod,
+		"application_type":           m.ApplicationType,
+	}
+	if secret != "" {
+		out["client_secret"] = secret
+		out["client_secret_expires_at"] = 0
+	}
+	writeJSON(w, http.StatusCreated, out)
+}
