@@ -5,15 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"plumbline/internal/bench"
 	"plumbline/internal/demofloor"
 	"plumbline/internal/grants"
+	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
 )
 
@@ -94,10 +98,16 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	// The server signs in as plumbline's login, as in production, with no
-	// per-person limit: every call of the bench comes from one person.
-	server := bench.Process(bin, cluster.LoginDSN(roles.App, demoDatabase), "--calls-per-minute", "0")
+	// per-person limit: every call of the bench comes from one service,
+	// whose token is bound to the address the server will listen on.
+	appDSN := cluster.LoginDSN(roles.App, demoDatabase)
+	addr, token, err := benchToken(ctx, appDSN, roles.Auth)
+	if err != nil {
+		return err
+	}
+	server := bench.Process(bin, appDSN, "--addr", addr, "--calls-per-minute", "0")
 	res, err := bench.Run(ctx, bench.Options{
-		DSN: cluster.DSN(demoDatabase), Server: server,
+		DSN: cluster.DSN(demoDatabase), Server: server, Token: token,
 		Calls: *calls, Levels: lv, Tools: only, Progress: s.err,
 	})
 	if err != nil {
@@ -151,4 +161,23 @@ func printBench(w io.Writer, res *bench.Result, agents, days int) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\noverhead: the share of the MCP call's median not spent in the report SQL (governance, request log, HTTP, JSON).")
+}
+
+// benchToken picks a free loopback address for the server and mints a
+// service token for it, with every scope, so the bench calls every tool.
+func benchToken(ctx context.Context, appDSN, authRole string) (addr, token string, err error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", "", err
+	}
+	addr = l.Addr().String()
+	l.Close()
+	pool, err := pgxpool.New(ctx, appDSN)
+	if err != nil {
+		return "", "", err
+	}
+	defer pool.Close()
+	cfg := oauth.Config{BaseURL: "http://" + addr}
+	token, _, err = oauth.NewStore(pool, authRole).CreateServiceToken(ctx, &cfg, "bench", oauth.Scopes, 24*time.Hour)
+	return addr, token, err
 }

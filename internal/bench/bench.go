@@ -65,6 +65,8 @@ type Options struct {
 	// Server starts a plumbline server on the database and returns its MCP
 	// URL, its process id and a func that stops it.
 	Server func(ctx context.Context) (url string, pid int, stop func() error, err error)
+	// Token is the bearer token the MCP clients send, if the server wants one.
+	Token string
 	// Calls per tool at each concurrency level. If zero, 200.
 	Calls int
 	// Levels of concurrency. If nil, 1, 8 and 64.
@@ -158,12 +160,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	res := &Result{When: time.Now().UTC(), Levels: opts.Levels}
 	for _, c := range calls {
 		tr := &ToolResult{Call: c, Statements: len(statements[c.Tool])}
-		if err := measureBytes(ctx, url, tr); err != nil {
+		if err := measureBytes(ctx, url, opts.Token, tr); err != nil {
 			return nil, err
 		}
 		for _, level := range opts.Levels {
 			fmt.Fprintf(opts.Progress, "%-18s %2d clients: MCP over HTTP ...", c.Tool, level)
-			m, err := measureMCP(ctx, url, c, opts.Calls, level)
+			m, err := measureMCP(ctx, url, opts.Token, c, opts.Calls, level)
 			if err != nil {
 				return nil, err
 			}
@@ -246,16 +248,16 @@ func replay(ctx context.Context, pool *pgxpool.Pool, stmts []statement) error {
 	return nil
 }
 
-func connect(ctx context.Context, url string) (*mcp.ClientSession, error) {
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+func connect(ctx context.Context, url, token string) (*mcp.ClientSession, error) {
+	hc := &http.Client{Transport: bearer{token: token, next: &http.Transport{MaxIdleConnsPerHost: 256}}}
 	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}
 	return mcp.NewClient(&mcp.Implementation{Name: "plumbline-bench", Version: "1"}, nil).Connect(ctx, tr, nil)
 }
 
-func measureMCP(ctx context.Context, url string, c Call, calls, level int) (*Stats, error) {
+func measureMCP(ctx context.Context, url, token string, c Call, calls, level int) (*Stats, error) {
 	sessions := make([]*mcp.ClientSession, level)
 	for i := range sessions {
-		cs, err := connect(ctx, url)
+		cs, err := connect(ctx, url, token)
 		if err != nil {
 			return nil, err
 		}
@@ -271,8 +273,8 @@ func measureMCP(ctx context.Context, url string, c Call, calls, level int) (*Sta
 	}), nil
 }
 
-func measureBytes(ctx context.Context, url string, tr *ToolResult) error {
-	cs, err := connect(ctx, url)
+func measureBytes(ctx context.Context, url, token string, tr *ToolResult) error {
+	cs, err := connect(ctx, url, token)
 	if err != nil {
 		return err
 	}
@@ -287,6 +289,21 @@ func measureBytes(ctx context.Context, url string, tr *ToolResult) error {
 	text := res.Content[0].(*mcp.TextContent).Text
 	tr.Bytes, tr.FigureBytes = len(text), FigureBytes(text)
 	return nil
+}
+
+// bearer adds a bearer token to every request, when there is one.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if b.token == "" {
+		return b.next.RoundTrip(r)
+	}
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 // measure runs fn calls times over level workers and summarises the
