@@ -14,6 +14,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/internal/mcpserver"
+	"plumbline/reports"
 )
 
 // The metric definitions are resources too, one per metric and one for all,
@@ -87,6 +90,30 @@ func TestTeamRosterResource(t *testing.T) {
 	if err := f.sql.QueryRow(context.Background(), "SELECT tool FROM plumbline.request_log WHERE request_id = $1",
 		roster["request_id"]).Scan(&tool); err != nil || tool != "roster" {
 		t.Errorf("the read is on record as %q: %v", tool, err)
+	}
+}
+
+// A read is allowed or refused as the call it stands for: a caller whose
+// token allows the definitions but not the people directory reads a metric
+// and is refused a roster.
+func TestResourceReadsAreScoped(t *testing.T) {
+	f := newFloor(t)
+	f.server = mcpserver.New(f.engine, &mcpserver.Options{Caller: func(*mcp.CallToolRequest) reports.Caller {
+		return reports.Caller{Person: "service:digest", Tools: []string{"metric_definitions", "sales"}}
+	}})
+	cs := f.client(t)
+	if def := readJSON(t, cs, "plumbline://metrics/close_rate"); def["metrics"] == nil {
+		t.Errorf("the definition was not read: %v", def)
+	}
+	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "plumbline://teams/hawks"})
+	var jerr *jsonrpc.Error
+	if !errors.As(err, &jerr) || !strings.Contains(string(jerr.Data), `"code":"forbidden"`) {
+		t.Errorf("a roster without the people directory: %v", err)
+	}
+	var outcome string
+	if err := f.sql.QueryRow(context.Background(), `SELECT outcome FROM plumbline.request_log
+		WHERE tool = 'roster' AND person = 'service:digest'`).Scan(&outcome); err != nil || outcome != "forbidden" {
+		t.Errorf("the refused read is on record as %q: %v", outcome, err)
 	}
 }
 
