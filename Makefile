@@ -3,9 +3,9 @@
 GO          ?= go
 BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-CLIENTS     := internal/oauth/testdata/clients
+CLIENTS     := internal/clienttest
 
-.PHONY: all build demo test lint unit fuzz bench contract views clean
+.PHONY: all build demo test lint unit conformance fuzz bench contract views clean
 
 all: build
 
@@ -16,8 +16,9 @@ build:
 demo: build
 	./$(BIN) demo $(DEMO_FLAGS)
 
-## test: everything CI runs: formatting, vet, staticcheck, every test and a short fuzz run
-test: lint unit fuzz
+## test: everything CI runs: formatting, vet, staticcheck, every test (the
+## conformance suite's verbosely, to show its pass list) and a short fuzz run
+test: lint unit conformance fuzz
 
 lint:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
@@ -25,10 +26,16 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 
 unit: $(CLIENTS)/node_modules/.package-lock.json
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -skip '^TestConformance$$' ./...
 
-## the third-party clients the oauth tests run: the MCP conformance suite and
-## a TypeScript SDK client, pinned by their lockfile
+## conformance: the official MCP conformance suite against the demo, verbose so
+## that the suite's line for every scenario shows
+conformance: $(CLIENTS)/node_modules/.package-lock.json
+	$(GO) test -count=1 -v -run '^TestConformance$$' ./cmd/plumbline
+
+## the programs nobody on plumbline wrote that the tests run against it (the MCP
+## conformance suite, the TypeScript SDK, the MCP Inspector, an OpenID Connect
+## provider) and the Node.js 22 they need, pinned by their lockfile
 $(CLIENTS)/node_modules/.package-lock.json: $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
 	cd $(CLIENTS) && npm ci --no-audit --no-fund
 

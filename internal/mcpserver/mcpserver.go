@@ -1,9 +1,10 @@
 // Package mcpserver serves the report engine over the Model Context
 // Protocol, on the official go-sdk: every tool the engine offers, registered
 // with plumbline's own schemas and validation (the SDK's typed tools would
-// answer bad arguments with their own text, which quotes the caller), over
-// stdio or Streamable HTTP. Every answer is scrubbed of long digit runs on
-// its way out (package scrub).
+// answer bad arguments with their own text, which quotes the caller), the
+// metric definitions and team rosters as resources with completion of their
+// arguments, and logging to the client, over stdio or Streamable HTTP. Every
+// answer is scrubbed of long digit runs on its way out (package scrub).
 package mcpserver
 
 import (
@@ -45,18 +46,26 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 	if o.Caller == nil {
 		o.Caller = func(*mcp.CallToolRequest) reports.Caller { return reports.Caller{Person: "local", Client: "local"} }
 	}
-	caps := &mcp.ServerCapabilities{}
+	// The tools and resources never change while plumbline runs. There are
+	// no prompts, but the go-sdk answers prompts/list (with none) all the
+	// same, so the capability is declared to say what is answered.
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{},
+		Prompts: &mcp.PromptCapabilities{}}
 	caps.AddExtension(views.Extension, map[string]any{"mimeTypes": []string{views.MIMEType}})
+	advertiseLogging(caps)
 	srv := mcp.NewServer(
 		&mcp.Implementation{Name: "plumbline", Title: "plumbline: governed sales-floor reports", Version: Version},
 		&mcp.ServerOptions{
 			Instructions: reports.Instructions(),
 			// The SDK logs every stateless request at info; keep its warnings.
-			Logger:       slog.New(atLeast{o.Logger.Handler(), slog.LevelWarn}),
-			Capabilities: caps,
+			Logger:            slog.New(atLeast{o.Logger.Handler(), slog.LevelWarn}),
+			Capabilities:      caps,
+			CompletionHandler: complete(engine),
 		},
 	)
+	srv.AddReceivingMiddleware(unechoed)
 	addView(srv, views.Chart)
+	addResources(srv, engine, o)
 	closed := false
 	for _, t := range engine.Tools() {
 		var meta mcp.Meta
@@ -98,20 +107,32 @@ func addView(srv *mcp.Server, v *views.View) {
 
 func handler(engine *reports.Engine, o Options) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ans := engine.Call(ctx, o.Caller(req), req.Params.Name, req.Params.Arguments)
-		body, err := json.Marshal(ans.Body)
+		ans, body, err := answer(ctx, engine, o, req)
 		if err != nil {
 			return nil, err
 		}
-		// The backstop: no long digit run leaves the server, except inside
-		// plumbline's own identifiers.
-		body = scrub.JSON(body, ans.RequestID, engine.Catalog().Version())
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
 			StructuredContent: json.RawMessage(body),
 			IsError:           ans.Refusal != nil,
 		}, nil
 	}
+}
+
+// answer runs a tool call and returns the answer with its JSON, scrubbed,
+// and tells the client how it went (see logOutcome).
+func answer(ctx context.Context, engine *reports.Engine, o Options, req *mcp.CallToolRequest) (*reports.Answer, []byte, error) {
+	start := time.Now()
+	ans := engine.Call(ctx, o.Caller(req), req.Params.Name, req.Params.Arguments)
+	body, err := json.Marshal(ans.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The backstop: no long digit run leaves the server, except inside
+	// plumbline's own identifiers.
+	body = scrub.JSON(body, ans.RequestID, engine.Catalog().Version())
+	logOutcome(ctx, req.Session, req.Params.Name, ans, time.Since(start))
+	return ans, body, nil
 }
 
 // HTTPHandler serves the server over Streamable HTTP at /mcp, statelessly

@@ -40,10 +40,17 @@ func TestChartViewOverMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lr.Resources) != 1 {
-		t.Fatalf("want one resource, the chart view; got %d", len(lr.Resources))
+	// Beside the metric definitions, one view.
+	var views []*mcp.Resource
+	for _, r := range lr.Resources {
+		if strings.HasPrefix(r.URI, "ui://") {
+			views = append(views, r)
+		}
 	}
-	listed := lr.Resources[0]
+	if len(views) != 1 {
+		t.Fatalf("want one view, the chart view; got %d", len(views))
+	}
+	listed := views[0]
 	if !strings.HasPrefix(listed.URI, "ui://plumbline/chart/") || listed.MIMEType != uiMIMEType {
 		t.Errorf("resource %s (%s)", listed.URI, listed.MIMEType)
 	}

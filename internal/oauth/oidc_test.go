@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"plumbline/internal/clienttest"
 	"plumbline/internal/signin"
 )
 
@@ -23,8 +24,8 @@ import (
 func startProvider(t *testing.T, redirectURI string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, node(t), "oidc-provider.mjs", fmt.Sprint(freePort(t)), "plumbline", "op-secret", redirectURI)
-	cmd.Dir = clientsDir
+	cmd := exec.CommandContext(ctx, clienttest.Node(t), "oidc-provider.mjs", fmt.Sprint(freePort(t)), "plumbline", "op-secret", redirectURI)
+	cmd.Dir = clienttest.Dir
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,7 @@
 // completes the authorization code flow with PKCE through its loopback
 // callback, and calls a report.
 //
-// Usage: node sdk-client.mjs MCP_URL CALLBACK_PORT (CLIENT_METADATA_URL | --client-id ID)
+// Usage: node signin-client.mjs MCP_URL CALLBACK_PORT (CLIENT_METADATA_URL | --client-id ID)
 // It prints "AUTHORIZE <url>" when the person must sign in in a browser,
 // and "RESULT <json>" with the report's structured content at the end.
 import http from "node:http";

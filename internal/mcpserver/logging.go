@@ -1,0 +1,50 @@
+//lint:file-ignore SA1019 MCP logging is deprecated as of the 2026-07-28 revision, but clients of the earlier revisions still read it.
+
+package mcpserver
+
+import (
+	"context"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/reports"
+)
+
+// advertiseLogging declares MCP logging: a client that sets a level
+// (logging/setLevel, or the level in a request's _meta) hears how each call
+// went. The go-sdk keeps the level and drops what is below it.
+func advertiseLogging(caps *mcp.ServerCapabilities) {
+	caps.Logging = &mcp.LoggingCapabilities{}
+}
+
+// logOutcome tells the client how a call went, at info when it was answered,
+// warning when it was refused and error when the server could not answer:
+// the request id, the tool, the outcome code, the rows, the time taken, and
+// for a refusal plumbline's own rule, never the arguments. Only a client
+// that holds a stream open for it hears it (stdio, or a session that
+// answers in event streams); plumbline's HTTP transport answers each request
+// with one JSON response, so over HTTP the request log is the record.
+func logOutcome(ctx context.Context, ss *mcp.ServerSession, tool string, ans *reports.Answer, took time.Duration) {
+	if ss == nil {
+		return
+	}
+	level, outcome := mcp.LoggingLevel("info"), "ok"
+	data := map[string]any{"request_id": ans.RequestID, "tool": tool, "rows": ans.Rows, "ms": took.Milliseconds()}
+	if r := ans.Refusal; r != nil {
+		level, outcome = "warning", r.Code
+		switch r.Code {
+		case reports.CodeUnavailable, reports.CodeBusy, reports.CodeTimeout, reports.CodeInternal:
+			level = "error"
+		}
+		data["rule"] = r.Rule
+		if r.Argument != "" {
+			data["argument"] = r.Argument
+		}
+	} else if _, ok := ans.Body.(*reports.CandidatesAnswer); ok {
+		outcome = "candidates"
+	}
+	data["outcome"] = outcome
+	// A client that cannot hear it is no fault of the call's.
+	_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "plumbline", Data: data})
+}
