@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -113,6 +112,17 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 // teamsOn lists the floor's teams (or one team) on a day, and their agents.
 func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope Scope, day time.Time) {
 	ans.Columns = []string{"agent", "agent_name", "team", "team_name", "on_team_since", "hired_on"}
+	// Who was on which team that day, worked out once for every agent.
+	type onTeam struct {
+		agent Agent
+		since time.Time
+	}
+	members := map[string][]onTeam{}
+	for _, a := range dir.Agents {
+		if m, ok := dir.membership(a.Key, day); ok && !a.Hired.After(day) && (a.Left == nil || !a.Left.Before(day)) {
+			members[m.Team] = append(members[m.Team], onTeam{a, m.From})
+		}
+	}
 	for _, t := range dir.Teams {
 		if scope.Kind == ScopeTeam && t.Key != scope.Key {
 			continue
@@ -125,17 +135,13 @@ func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope Scope, day tim
 		if scope.Kind == ScopeFloor && (rt.OnFloor == nil || !*rt.OnFloor) {
 			continue
 		}
-		for _, a := range dir.Agents {
-			m, ok := dir.membership(a.Key, day)
-			if !ok || m.Team != t.Key || a.Hired.After(day) || a.Left != nil && a.Left.Before(day) {
-				continue
-			}
+		for _, m := range members[t.Key] {
 			rt.Agents++
 			if len(ans.Rows) == e.cat.Limits().MaxRows {
 				ans.Truncated = true
 				continue
 			}
-			ans.Rows = append(ans.Rows, []any{a.Key, a.Name, t.Key, t.Name, m.From.Format(time.DateOnly), a.Hired.Format(time.DateOnly)})
+			ans.Rows = append(ans.Rows, []any{m.agent.Key, m.agent.Name, t.Key, t.Name, m.since.Format(time.DateOnly), m.agent.Hired.Format(time.DateOnly)})
 		}
 		ans.Teams = append(ans.Teams, rt)
 	}
@@ -151,13 +157,7 @@ func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope Scope, day tim
 // agentHistory lists an agent's teams over time, marking the one on day.
 func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, day time.Time) {
 	ans.Columns = []string{"team", "team_name", "from", "until", "current_on_day"}
-	var moves []Membership
-	for _, m := range dir.Memberships {
-		if m.Agent == agent {
-			moves = append(moves, m)
-		}
-	}
-	slices.SortFunc(moves, func(a, b Membership) int { return a.From.Compare(b.From) })
+	moves := dir.moves[agent]
 	on, _ := dir.membership(agent, day)
 	for i, m := range moves {
 		t, _ := dir.team(m.Team)

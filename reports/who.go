@@ -23,6 +23,14 @@ type Directory struct {
 	Agents      []Agent
 	Memberships []Membership    // by agent, then date
 	Floor       []FloorDecision // by team, then date
+
+	// Indexes, built once by settle: the directory is read for every call
+	// and must stay cheap on a floor of thousands.
+	teamAt, agentAt map[string]int
+	moves           map[string][]Membership    // by agent, in date order
+	decisions       map[string][]FloorDecision // by team, in date order
+	names           [][]string                 // each agent's name as tokens
+	teamNames       [][]string                 // each team's name as tokens
 }
 
 // Membership dates an agent's move to a team.
@@ -77,57 +85,76 @@ type Scope struct {
 	Team string // for an agent: the key of their latest team
 }
 
-// settle sets each agent's team as of day.
+// settle indexes the directory and sets each agent's team as of day.
 func (d *Directory) settle(day time.Time) {
+	d.teamAt, d.agentAt = map[string]int{}, map[string]int{}
+	d.moves, d.decisions = map[string][]Membership{}, map[string][]FloorDecision{}
+	d.teamNames = make([][]string, len(d.Teams))
+	for i, t := range d.Teams {
+		d.teamAt[t.Key] = i
+		d.teamNames[i] = tokens(t.Name)
+	}
+	for _, m := range d.Memberships {
+		d.moves[m.Agent] = append(d.moves[m.Agent], m)
+	}
+	for _, f := range d.Floor {
+		d.decisions[f.Team] = append(d.decisions[f.Team], f)
+	}
+	for _, ms := range d.moves {
+		slices.SortFunc(ms, func(a, b Membership) int { return a.From.Compare(b.From) })
+	}
+	for _, fs := range d.decisions {
+		slices.SortFunc(fs, func(a, b FloorDecision) int { return a.From.Compare(b.From) })
+	}
+	d.names = make([][]string, len(d.Agents))
 	for i := range d.Agents {
-		if m, ok := d.membership(d.Agents[i].Key, day); ok {
-			d.Agents[i].Team = m.Team
+		a := &d.Agents[i]
+		d.agentAt[a.Key] = i
+		d.names[i] = tokens(a.Name)
+		if m, ok := d.membership(a.Key, day); ok {
+			a.Team = m.Team
 		}
 	}
 }
 
 // membership returns the agent's team on day: the latest move on or before it.
 func (d *Directory) membership(agent string, day time.Time) (Membership, bool) {
-	var found Membership
-	ok := false
-	for _, m := range d.Memberships {
-		if m.Agent == agent && !m.From.After(day) && (!ok || m.From.After(found.From)) {
-			found, ok = m, true
+	moves := d.moves[agent]
+	for i := len(moves) - 1; i >= 0; i-- {
+		if !moves[i].From.After(day) {
+			return moves[i], true
 		}
 	}
-	return found, ok
+	return Membership{}, false
 }
 
 // floorDecision returns the decision in force for a team on day.
 func (d *Directory) floorDecision(team string, day time.Time) (FloorDecision, bool) {
-	var found FloorDecision
-	ok := false
-	for _, f := range d.Floor {
-		if f.Team == team && !f.From.After(day) && (!ok || f.From.After(found.From)) {
-			found, ok = f, true
+	fs := d.decisions[team]
+	for i := len(fs) - 1; i >= 0; i-- {
+		if !fs[i].From.After(day) {
+			return fs[i], true
 		}
 	}
-	return found, ok
+	return FloorDecision{}, false
 }
 
 // team returns the team with a key.
 func (d *Directory) team(key string) (Team, bool) {
-	for _, t := range d.Teams {
-		if t.Key == key {
-			return t, true
-		}
+	i, ok := d.teamAt[key]
+	if !ok {
+		return Team{}, false
 	}
-	return Team{}, false
+	return d.Teams[i], true
 }
 
 // agent returns the agent with a key.
 func (d *Directory) agent(key string) (Agent, bool) {
-	for _, a := range d.Agents {
-		if a.Key == key {
-			return a, true
-		}
+	i, ok := d.agentAt[key]
+	if !ok {
+		return Agent{}, false
 	}
-	return Agent{}, false
+	return d.Agents[i], true
 }
 
 // resolveWho turns a who argument into a scope, or candidates when a name
@@ -146,11 +173,11 @@ func (d *Directory) resolveWho(w WhoArg) (Scope, []Candidate, *Refusal) {
 func (d *Directory) resolveTeam(text string) (Scope, []Candidate, *Refusal) {
 	typed := tokens(text)
 	var exact, loose []Team
-	for _, t := range d.Teams {
+	for i, t := range d.Teams {
 		switch {
-		case strings.EqualFold(t.Key, text) || slices.Equal(tokens(t.Name), typed):
+		case strings.EqualFold(t.Key, text) || slices.Equal(d.teamNames[i], typed):
 			exact = append(exact, t)
-		case matchesTokens(typed, tokens(t.Name)):
+		case matchesTokens(typed, d.teamNames[i]):
 			loose = append(loose, t)
 		}
 	}
@@ -192,6 +219,9 @@ func (d *Directory) resolveAgent(text string) (Scope, []Candidate, *Refusal) {
 // starts a different word of the agent's name, ignoring case and accents. An
 // agent whose whole name is exactly what was typed wins over looser matches.
 func (d *Directory) matchAgents(text string) []Agent {
+	if a, ok := d.agent(text); ok {
+		return []Agent{a}
+	}
 	for _, a := range d.Agents {
 		if strings.EqualFold(a.Key, text) {
 			return []Agent{a}
@@ -211,8 +241,8 @@ func (d *Directory) matchAgents(text string) []Agent {
 		return nil
 	}
 	var exact, loose []Agent
-	for _, a := range d.Agents {
-		name := tokens(a.Name)
+	for i, a := range d.Agents {
+		name := d.names[i]
 		switch {
 		case slices.Equal(name, typed):
 			exact = append(exact, a)

@@ -3,9 +3,10 @@ package reports
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
-var testDir = &Directory{
+var testDir = settled(&Directory{
 	Teams: []Team{{"falcons", "Falcons"}, {"hawks", "Hawks"}, {"retention", "Retention & Service"}, {"red_team", "Red Team"}, {"red_sales", "Red Sales"}},
 	Agents: []Agent{
 		{Key: "a001", Name: "Maria Lopez", Email: "maria.lopez@floor.example", Team: "falcons"},
@@ -16,6 +17,12 @@ var testDir = &Directory{
 		{Key: "a006", Name: "Ann Lee", Email: "ann.lee@floor.example", Team: "hawks"},
 		{Key: "a007", Name: "Ann Leeman", Email: "ann.leeman@floor.example", Team: "hawks"},
 	},
+})
+
+// settled indexes a directory as the engine does when it reads one.
+func settled(d *Directory) *Directory {
+	d.settle(time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC))
+	return d
 }
 
 func TestResolveAgent(t *testing.T) {
