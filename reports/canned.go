@@ -59,13 +59,32 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p Period,
 	return k, nil
 }
 
-// section runs one plan and adds it as a labelled section with its total.
-func (k *canned) section(ctx context.Context, id, title string, plan *Plan) *Answer {
-	res, err := k.e.store.Run(ctx, plan)
+// section is one labelled table a canned report asks for.
+type section struct {
+	id, title string
+	plan      *Plan
+}
+
+// sections runs every section's plan, in one snapshot and one round trip,
+// and adds each as a labelled table with its total.
+func (k *canned) sections(ctx context.Context, specs []section) *Answer {
+	plans := make([]*Plan, len(specs))
+	for i, sp := range specs {
+		plans[i] = sp.plan
+	}
+	results, err := k.e.store.Run(ctx, plans...)
 	if err != nil {
 		return k.e.fault(k.c, err)
 	}
-	s := &Section{ID: id, Title: title, Columns: columnsFor(plan.GroupBy, plan.Metrics), Rows: [][]any{}}
+	for i, sp := range specs {
+		k.add(sp, results[i])
+	}
+	return nil
+}
+
+func (k *canned) add(sp section, res *Result) {
+	plan := sp.plan
+	s := &Section{ID: sp.id, Title: sp.title, Columns: columnsFor(plan.GroupBy, plan.Metrics), Rows: [][]any{}}
 	rows := res.Rows
 	if len(rows) > plan.Limit-1 {
 		rows, s.Truncated = rows[:plan.Limit-1], true
@@ -84,7 +103,6 @@ func (k *canned) section(ctx context.Context, id, title string, plan *Plan) *Ans
 	k.ans.Sections = append(k.ans.Sections, s)
 	k.gv.describe(plan.Metrics, res.Newest)
 	k.gv.stand(countingNotes(plan.Scope, plan.GroupBy, plan.Metrics)...)
-	return nil
 }
 
 func (k *canned) finish(totalNote string) *Answer {
@@ -165,13 +183,15 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 	if scope.Kind == ScopeFloor {
 		group = catalog.GroupTeam
 	}
+	var specs []section
 	for _, rep := range e.cat.Reports() {
 		metrics, notes := e.liveInstead(rep, rep.Defaults, p, k.newest)
 		k.gv.warn(notes...)
 		plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: p, GroupBy: group, Limit: e.cat.Limits().MaxRows + 1}
-		if stop := k.section(ctx, rep.ID, rep.Title, plan); stop != nil {
-			return stop
-		}
+		specs = append(specs, section{rep.ID, rep.Title, plan})
+	}
+	if stop := k.sections(ctx, specs); stop != nil {
+		return stop
 	}
 	return k.finish("Each section lists one row per " + group + ", and its total is the " + scope.Kind + "'s figure for the day.")
 }
@@ -225,11 +245,13 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	scope, _, _ := k.dir.resolveWho(who)
 	k.ans.Request.Weeks = weeks
 	k.gv.warn(shifted...)
+	var specs []section
 	for _, rep := range e.cat.Reports() {
 		plan := &Plan{Catalog: e.cat, Metrics: rep.Defaults, Scope: scope, Period: p, GroupBy: catalog.GroupWeek, Limit: e.cat.Limits().MaxRows + 1}
-		if stop := k.section(ctx, rep.ID, rep.Title, plan); stop != nil {
-			return stop
-		}
+		specs = append(specs, section{rep.ID, rep.Title, plan})
+	}
+	if stop := k.sections(ctx, specs); stop != nil {
+		return stop
 	}
 	return k.finish(fmt.Sprintf("Each section lists one row per whole week (weeks start on %s); its total covers all %d weeks.", e.cat.WeekStart(), weeks))
 }
@@ -332,7 +354,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	k.ans.Request.Sort = &SortEcho{Metric: sort.Metric, Direction: sort.Direction}
 	plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: Scope{Kind: ScopeFloor, Name: "the floor"}, Period: p,
 		GroupBy: catalog.GroupTeam, Sort: sort, Limit: e.cat.Limits().MaxRows + 1}
-	if stop := k.section(ctx, "league", "Teams on the floor, ranked by "+sort.Metric, plan); stop != nil {
+	if stop := k.sections(ctx, []section{{"league", "Teams on the floor, ranked by " + sort.Metric, plan}}); stop != nil {
 		return stop
 	}
 	s := k.ans.Sections[0]

@@ -61,8 +61,9 @@ type Row struct {
 type Store interface {
 	// Directory reads the roster: teams, agents and their dated histories.
 	Directory(ctx context.Context) (*Directory, error)
-	// Run runs a plan and returns its rows, at most plan.Limit of them.
-	Run(ctx context.Context, plan *Plan) (*Result, error)
+	// Run runs plans in one snapshot and returns each plan's rows, at most
+	// its Limit of them, in the order of the plans.
+	Run(ctx context.Context, plans ...*Plan) ([]*Result, error)
 	// Newest returns the newest day each source has rows for.
 	Newest(ctx context.Context, sources []*catalog.Source) (map[string]time.Time, error)
 	// Ping reports whether the database answers.

@@ -62,10 +62,11 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	} else {
 		plan.Metrics = append(slices.Clip(metrics), activity)
 	}
-	res, err := e.store.Run(ctx, plan)
+	results, err := e.store.Run(ctx, plan)
 	if err != nil {
 		return e.fault(c, err)
 	}
+	res := results[0]
 	ans := e.assemble(c, req, plan, res, dir, activity)
 	ans.Notes = append(notes, ans.Notes...)
 	return &Answer{Body: ans, Rows: len(ans.Rows)}

@@ -169,12 +169,12 @@ func previewValues(ctx context.Context, dsn string, old, cat *catalog.Catalog, c
 	}{{oldStore, old, oldMs}, {newStore, cat, newMs}} {
 		plan := &reports.Plan{Catalog: side.cat, Metrics: side.ms, Scope: reports.Scope{Kind: reports.ScopeFloor},
 			Period: week, Limit: 1}
-		res, err := side.st.Run(ctx, plan)
+		results, err := side.st.Run(ctx, plan)
 		if err != nil {
 			return week, fmt.Errorf("run the %s catalogue's plan: %w", []string{"old", "new"}[i], err)
 		}
 		var sums []*float64
-		if len(res.Rows) == 1 {
+		if res := results[0]; len(res.Rows) == 1 {
 			sums = res.Rows[0].Sums
 		}
 		for j, c := range changed {

@@ -191,9 +191,13 @@ type dryRun struct {
 	plans []*reports.Plan
 }
 
-func (d *dryRun) Run(_ context.Context, p *reports.Plan) (*reports.Result, error) {
-	d.plans = append(d.plans, p)
-	return &reports.Result{Newest: map[string]time.Time{}}, nil
+func (d *dryRun) Run(_ context.Context, plans ...*reports.Plan) ([]*reports.Result, error) {
+	d.plans = append(d.plans, plans...)
+	results := make([]*reports.Result, len(plans))
+	for i := range results {
+		results[i] = &reports.Result{Newest: map[string]time.Time{}}
+	}
+	return results, nil
 }
 
 // keyShape is what a key looks like: no spaces, no @.

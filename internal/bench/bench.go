@@ -198,11 +198,11 @@ type recorder struct {
 	plans []*reports.Plan
 }
 
-func (r *recorder) Run(ctx context.Context, p *reports.Plan) (*reports.Result, error) {
+func (r *recorder) Run(ctx context.Context, plans ...*reports.Plan) ([]*reports.Result, error) {
 	r.mu.Lock()
-	r.plans = append(r.plans, p)
+	r.plans = append(r.plans, plans...)
 	r.mu.Unlock()
-	return r.Store.Run(ctx, p)
+	return r.Store.Run(ctx, plans...)
 }
 
 // capture answers each call once in process and returns the report SQL it

@@ -65,7 +65,9 @@ func (l *Log) Begin(ctx context.Context, r *reports.Record) error {
 // Finish records a call's outcome, duration and row count. A failure is
 // logged, not returned: the answer is already made.
 func (l *Log) Finish(ctx context.Context, r *reports.Record) {
-	err := l.st.Batch(ctx, store.Tx{Role: l.opts.Role, Write: true}, func(b *pgx.Batch) {
+	// The call's row is already on record, durably; its outcome need not
+	// make the caller wait for a disk flush.
+	err := l.st.Batch(ctx, store.Tx{Role: l.opts.Role, Write: true, Lazy: true}, func(b *pgx.Batch) {
 		b.Queue(`UPDATE plumbline.request_log SET outcome = $2, duration_ms = $3, row_count = $4 WHERE request_id = $1`,
 			r.ID, r.Outcome, float64(r.Duration.Microseconds())/1000, r.Rows)
 	})

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -94,32 +95,55 @@ func (s *Store) readOnly(ctx context.Context, queue func(*pgx.Batch)) error {
 	return s.Batch(ctx, Tx{Role: s.opts.Role}, queue)
 }
 
-// Run runs a plan and reads its sources' newest days in the same snapshot.
-func (s *Store) Run(ctx context.Context, plan *reports.Plan) (*reports.Result, error) {
-	stmt, args, err := query.Build(plan)
-	if err != nil {
-		return nil, fmt.Errorf("build report query: %w", err)
+// Run runs plans and reads their sources' newest days, all in one snapshot
+// and one round trip.
+func (s *Store) Run(ctx context.Context, plans ...*reports.Plan) ([]*reports.Result, error) {
+	results := make([]*reports.Result, len(plans))
+	stmts := make([]string, len(plans))
+	args := make([][]any, len(plans))
+	var sources []*catalog.Source
+	for i, plan := range plans {
+		var err error
+		if stmts[i], args[i], err = query.Build(plan); err != nil {
+			return nil, fmt.Errorf("build report query: %w", err)
+		}
+		for _, src := range plan.Sources() {
+			if !slices.Contains(sources, src) {
+				sources = append(sources, src)
+			}
+		}
+		results[i] = &reports.Result{}
 	}
-	res := &reports.Result{}
-	grouped, parts := plan.GroupBy != "", len(plan.Parts())
-	err = s.readOnly(ctx, func(b *pgx.Batch) {
-		b.Queue(stmt, args...).Query(func(rows pgx.Rows) (err error) {
-			res.Rows, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (reports.Row, error) {
-				row := reports.Row{Sums: make([]*float64, parts)}
-				dest := make([]any, 0, parts+1)
-				if grouped {
-					dest = append(dest, &row.Key)
-				}
-				for i := range row.Sums {
-					dest = append(dest, &row.Sums[i])
-				}
-				return row, r.Scan(dest...)
-			})
-			return err
-		})
-		queueNewest(b, s.cat, plan.Sources(), &res.Newest)
+	var newest map[string]time.Time
+	err := s.readOnly(ctx, func(b *pgx.Batch) {
+		for i, plan := range plans {
+			queueRows(b, stmts[i], args[i], plan, results[i])
+		}
+		queueNewest(b, s.cat, sources, &newest)
 	})
-	return res, err
+	for _, r := range results {
+		r.Newest = newest
+	}
+	return results, err
+}
+
+// queueRows queues a plan's statement, scanning its rows into res.
+func queueRows(b *pgx.Batch, stmt string, args []any, plan *reports.Plan, res *reports.Result) {
+	grouped, parts := plan.GroupBy != "", len(plan.Parts())
+	b.Queue(stmt, args...).Query(func(rows pgx.Rows) (err error) {
+		res.Rows, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (reports.Row, error) {
+			row := reports.Row{Sums: make([]*float64, parts)}
+			dest := make([]any, 0, parts+1)
+			if grouped {
+				dest = append(dest, &row.Key)
+			}
+			for i := range row.Sums {
+				dest = append(dest, &row.Sums[i])
+			}
+			return row, r.Scan(dest...)
+		})
+		return err
+	})
 }
 
 // Newest returns the newest day each source holds rows for.

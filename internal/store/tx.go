@@ -23,6 +23,10 @@ type Tx struct {
 	Role string
 	// Write makes the transaction read-write; otherwise it is read-only.
 	Write bool
+	// Lazy commits without waiting for the write-ahead log to reach disk
+	// (synchronous_commit off): a crash may lose the last moment of such
+	// writes, never corrupt them. For writes nothing waits on.
+	Lazy bool
 }
 
 // Batch runs the statements queue adds in one transaction, sent to the
@@ -58,6 +62,9 @@ func (s *Store) Batch(ctx context.Context, tx Tx, queue func(*pgx.Batch)) error 
 	} else {
 		b.Queue("SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true), set_config('role', $3, true)",
 			timeout, appName(ctx), tx.Role)
+	}
+	if tx.Lazy {
+		b.Queue("SELECT set_config('synchronous_commit', 'off', true)")
 	}
 	queue(b)
 	// After a failed statement the transaction is aborted; the pool drops a
