@@ -4,16 +4,11 @@
 // Every figure is a sum over fact rows, so a plan compiles to one shape:
 //
 //	WITH team_spans AS (…), floor_spans AS (…),
-//	     spans AS (…),  -- when each agent counts for which team, in scope
 //	     facts AS (<one branch per source> UNION ALL …)
 //	SELECT <group key>, sum(p0), sum(p1), … FROM facts
-//	  JOIN spans       -- the team the agent was on that day
+//	  JOIN team_spans  -- the team the agent was on that day
+//	  JOIN floor_spans -- whether that team counted as sales that day
 //	GROUP BY … ORDER BY … LIMIT …
-//
-// The spans are worked out on the small history tables before any fact is
-// read: an agent's [since, until) spans on a team, and for the floor, their
-// overlap with the spans in which the team counted as sales. Each fact row
-// then meets one range join.
 //
 // Each source contributes a branch that yields (agent, day, p0, p1, …): its
 // own parts as column arithmetic and NULL for every other source's parts, so
@@ -42,10 +37,9 @@ func Build(p *reports.Plan) (string, []any, error) {
 	var ctes []string
 	if b.needsTeams() {
 		ctes = append(ctes, b.add("team_spans", b.teamSpans()))
-		if p.Scope.Kind == reports.ScopeFloor {
-			ctes = append(ctes, b.add("floor_spans", b.floorSpans()))
-		}
-		ctes = append(ctes, b.add("spans", b.spans()))
+	}
+	if p.Scope.Kind == reports.ScopeFloor {
+		ctes = append(ctes, b.add("floor_spans", b.floorSpans()))
 	}
 	if p.GroupBy == catalog.GroupDay || p.GroupBy == catalog.GroupWeek {
 		ctes = append(ctes, b.add("keys", b.calendar()))
@@ -103,7 +97,7 @@ func (b *builder) teamSpans() sq.Sqlizer {
 		"h."+ident(h.Agent)+" AS agent",
 		"h."+ident(h.Team)+" AS team",
 		"h."+ident(h.From)+" AS since",
-		fmt.Sprintf("coalesce(lead(h.%s) OVER (PARTITION BY h.%s ORDER BY h.%s), 'infinity') AS until", ident(h.From), ident(h.Agent), ident(h.From)),
+		fmt.Sprintf("lead(h.%s) OVER (PARTITION BY h.%s ORDER BY h.%s) AS until", ident(h.From), ident(h.Agent), ident(h.From)),
 	).From(relation(h.Relation) + " h")
 }
 
@@ -114,28 +108,8 @@ func (b *builder) floorSpans() sq.Sqlizer {
 		"f."+ident(f.Team)+" AS team",
 		"f."+ident(f.CountsAsSales)+" AS counts",
 		"f."+ident(f.From)+" AS since",
-		fmt.Sprintf("coalesce(lead(f.%s) OVER (PARTITION BY f.%s ORDER BY f.%s), 'infinity') AS until", ident(f.From), ident(f.Team), ident(f.From)),
+		fmt.Sprintf("lead(f.%s) OVER (PARTITION BY f.%s ORDER BY f.%s) AS until", ident(f.From), ident(f.Team), ident(f.From)),
 	).From(relation(f.Relation) + " f")
-}
-
-// spans narrows the agents' team spans to the scope: for the floor, to
-// where they overlap a span in which the team counted as sales; for a team,
-// to that team's; for an agent, to theirs. (Narrowing them to the period as
-// well misleads the planner's row estimates into a nested loop over the
-// facts, several times slower on a large floor.)
-func (b *builder) spans() sq.Sqlizer {
-	p := b.plan
-	q := sq.Select("t.agent", "t.team").From("team_spans t")
-	switch p.Scope.Kind {
-	case reports.ScopeFloor:
-		return q.Columns("greatest(t.since, f.since) AS since", "least(t.until, f.until) AS until").
-			Join("floor_spans f ON f.team = t.team AND f.counts AND f.since < t.until AND t.since < f.until")
-	case reports.ScopeTeam:
-		q = q.Where(sq.Eq{"t.team": p.Scope.Key})
-	case reports.ScopeAgent:
-		q = q.Where(sq.Eq{"t.agent": p.Scope.Key})
-	}
-	return q.Columns("t.since", "t.until")
 }
 
 // branch selects one source's fact rows in the period as (agent, day, p…).
@@ -179,7 +153,14 @@ func (b *builder) outer() sq.Sqlizer {
 	p := b.plan
 	grouped := sq.Select().From("facts x")
 	if b.needsTeams() {
-		grouped = grouped.Join("spans t ON t.agent = x.agent AND x.day >= t.since AND x.day < t.until")
+		grouped = grouped.Join("team_spans t ON t.agent = x.agent AND x.day >= t.since AND (t.until IS NULL OR x.day < t.until)")
+	}
+	switch p.Scope.Kind {
+	case reports.ScopeFloor:
+		grouped = grouped.Join("floor_spans f ON f.team = t.team AND x.day >= f.since AND (f.until IS NULL OR x.day < f.until)").
+			Where("f.counts")
+	case reports.ScopeTeam:
+		grouped = grouped.Where(sq.Eq{"t.team": p.Scope.Key})
 	}
 	var sums []string
 	for i := range p.Parts() {

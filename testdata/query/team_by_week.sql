@@ -1,9 +1,7 @@
-WITH team_spans AS (SELECT h."agent_key" AS agent, h."team_key" AS team, h."effective_from" AS since, coalesce(lead(h."effective_from") OVER (PARTITION BY h."agent_key" ORDER BY h."effective_from"), 'infinity') AS until FROM "analytics"."agent_team_history" h), spans AS (SELECT t.agent, t.team, t.since, t.until FROM team_spans t WHERE t.since < $1 AND t.until > $2 AND t.team = $3), keys AS (SELECT to_char(d, 'YYYY-MM-DD') AS k FROM generate_series($4::date, $5::date, '7 days'::interval) d), facts AS (SELECT s."agent_key" AS agent, s."day" AS day, ((s."audits_passed" + s."audits_failed"))::numeric AS p0, (s."audits_passed")::numeric AS p1, ((s."audits_passed" + s."audits_failed"))::numeric AS p2 FROM "metrics"."agent_quality_daily" s WHERE s."day" BETWEEN $6 AND $7) SELECT keys.k, g.p0, g.p1, g.p2 FROM keys LEFT JOIN ( SELECT sum(x.p0)::float8 AS p0, sum(x.p1)::float8 AS p1, sum(x.p2)::float8 AS p2, (to_char(x.day - ((extract(isodow FROM x.day)::int + 7 - $8) % 7), 'YYYY-MM-DD')) AS k FROM facts x JOIN spans t ON t.agent = x.agent AND x.day >= t.since AND x.day < t.until GROUP BY k ) g ON g.k = keys.k ORDER BY 1 LIMIT 51
--- $1 = 2026-11-16T00:00:00Z
--- $2 = 2026-10-19T00:00:00Z
--- $3 = falcons
--- $4 = 2026-10-19T00:00:00Z
--- $5 = 2026-11-15T00:00:00Z
--- $6 = 2026-10-19T00:00:00Z
--- $7 = 2026-11-15T00:00:00Z
--- $8 = 1
+WITH team_spans AS (SELECT h."agent_key" AS agent, h."team_key" AS team, h."effective_from" AS since, lead(h."effective_from") OVER (PARTITION BY h."agent_key" ORDER BY h."effective_from") AS until FROM "analytics"."agent_team_history" h), keys AS (SELECT to_char(d, 'YYYY-MM-DD') AS k FROM generate_series($1::date, $2::date, '7 days'::interval) d), facts AS (SELECT s."agent_key" AS agent, s."day" AS day, ((s."audits_passed" + s."audits_failed"))::numeric AS p0, (s."audits_passed")::numeric AS p1, ((s."audits_passed" + s."audits_failed"))::numeric AS p2 FROM "metrics"."agent_quality_daily" s WHERE s."day" BETWEEN $3 AND $4) SELECT keys.k, g.p0, g.p1, g.p2 FROM keys LEFT JOIN ( SELECT sum(x.p0)::float8 AS p0, sum(x.p1)::float8 AS p1, sum(x.p2)::float8 AS p2, (to_char(x.day - ((extract(isodow FROM x.day)::int + 7 - $5) % 7), 'YYYY-MM-DD')) AS k FROM facts x JOIN team_spans t ON t.agent = x.agent AND x.day >= t.since AND (t.until IS NULL OR x.day < t.until) WHERE t.team = $6 GROUP BY k ) g ON g.k = keys.k ORDER BY 1 LIMIT 51
+-- $1 = 2026-10-19T00:00:00Z
+-- $2 = 2026-11-15T00:00:00Z
+-- $3 = 2026-10-19T00:00:00Z
+-- $4 = 2026-11-15T00:00:00Z
+-- $5 = 1
+-- $6 = falcons
