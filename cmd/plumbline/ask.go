@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/mcpserver"
+	"plumbline/internal/oauth"
 	"plumbline/internal/store"
 	"plumbline/reports"
 )
@@ -92,7 +93,7 @@ func ask(ctx context.Context, args []string, s *streams) error {
 func askServer(ctx context.Context, url, token, tool string, raw json.RawMessage) ([]byte, bool, error) {
 	client := &http.Client{Timeout: 2 * time.Minute}
 	if token != "" {
-		client.Transport = bearer{token: token, next: http.DefaultTransport}
+		client.Transport = oauth.BearerTransport(token, http.DefaultTransport)
 	}
 	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxRetries: -1, DisableStandaloneSSE: true}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "plumbline-ask", Version: mcpserver.Version}, nil).Connect(ctx, tr, nil)
@@ -114,18 +115,6 @@ func askServer(ctx context.Context, url, token, tool string, raw json.RawMessage
 		}
 	}
 	return nil, res.IsError, errors.New("the server answered with no content")
-}
-
-// bearer adds an Authorization header to every request.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
 }
 
 // askDatabase answers a call with the engine in this process.

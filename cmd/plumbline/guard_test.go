@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/grants"
+	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
 )
 
@@ -87,7 +88,7 @@ func TestServeRefusesOverGrants(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("token create as the login: exit %d\n%s", code, errOut)
 		}
-		client := &http.Client{Transport: bearer{token: strings.TrimSpace(token), next: http.DefaultTransport}}
+		client := &http.Client{Transport: oauth.BearerTransport(strings.TrimSpace(token), http.DefaultTransport)}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
 			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: client}, nil)
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/catalog"
+	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
 )
 
@@ -199,7 +200,7 @@ func TestDemo(t *testing.T) {
 		if _, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, tr, nil); err == nil {
 			t.Error("the demo answered without a token")
 		}
-		tr = &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}}}
+		tr = &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: oauth.BearerTransport(token, http.DefaultTransport)}}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, tr, nil)
 		if err != nil {
 			t.Fatal(err)

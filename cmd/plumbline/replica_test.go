@@ -15,6 +15,7 @@ import (
 
 	"plumbline/internal/demofloor"
 	"plumbline/internal/grants"
+	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
 	"plumbline/internal/pgtest"
 )
@@ -82,7 +83,7 @@ func TestReportsFromAReplica(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("token create: exit %d\n%s", code, errOut)
 	}
-	client := &http.Client{Transport: bearer{token: strings.TrimSpace(token), next: http.DefaultTransport}}
+	client := &http.Client{Transport: oauth.BearerTransport(strings.TrimSpace(token), http.DefaultTransport)}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: client}, nil)
 	if err != nil {

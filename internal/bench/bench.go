@@ -31,6 +31,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/catalog"
+	"plumbline/internal/oauth"
 	"plumbline/internal/query"
 	"plumbline/internal/store"
 	"plumbline/reports"
@@ -249,7 +250,7 @@ func replay(ctx context.Context, pool *pgxpool.Pool, stmts []statement) error {
 }
 
 func connect(ctx context.Context, url, token string) (*mcp.ClientSession, error) {
-	hc := &http.Client{Transport: bearer{token: token, next: &http.Transport{MaxIdleConnsPerHost: 256}}}
+	hc := &http.Client{Transport: oauth.BearerTransport(token, &http.Transport{MaxIdleConnsPerHost: 256})}
 	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}
 	return mcp.NewClient(&mcp.Implementation{Name: "plumbline-bench", Version: "1"}, nil).Connect(ctx, tr, nil)
 }
@@ -289,21 +290,6 @@ func measureBytes(ctx context.Context, url, token string, tr *ToolResult) error 
 	text := res.Content[0].(*mcp.TextContent).Text
 	tr.Bytes, tr.FigureBytes = len(text), FigureBytes(text)
 	return nil
-}
-
-// bearer adds a bearer token to every request, when there is one.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if b.token == "" {
-		return b.next.RoundTrip(r)
-	}
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
 }
 
 // measure runs fn calls times over level workers and summarises the
