@@ -80,8 +80,8 @@ func TestAsk(t *testing.T) {
 	}
 	// Columns line up: every row's submitted figure ends where its heading does.
 	end := strings.Index(lines[0], "submitted_sales") + len("submitted_sales")
-	rows := rowsOf(t, db, `SELECT `+teamOfDay+`, sum(submitted)::float8 FROM metrics.agent_sales_daily s
-		WHERE day BETWEEN '2026-11-02' AND '2026-11-08' AND `+onFloor+` GROUP BY 1`)
+	rows := rowsOf(t, db, `SELECT `+pgtest.TeamOfDay+`, sum(submitted)::float8 FROM metrics.agent_sales_daily s
+		WHERE day BETWEEN '2026-11-02' AND '2026-11-08' AND `+pgtest.OnFloor+` GROUP BY 1`)
 	seen := 0
 	for _, l := range lines[2:] {
 		if l == "" {
@@ -148,7 +148,7 @@ func TestAsk(t *testing.T) {
 	code, out, errOut = runCLI(t, "ask", "--db", db.DSN, "--now", nowFlag, "--catalog", "testdata/diff/new", "hours",
 		`{"who":{"floor":true},"period":{"week":"2026-11-09"},"metrics":["talk_share"]}`)
 	want := rowsOf(t, db, `SELECT 'floor', sum(talk_hours)::float8 / sum(available_hours)::float8 FROM metrics.agent_time_daily s
-		WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND `+onFloor)["floor"]
+		WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND `+pgtest.OnFloor)["floor"]
 	if code != 0 || !strings.Contains(out, strconv.FormatFloat(want, 'g', 6, 64)) || !strings.Contains(out, "sum(talk_hours) / sum(available_hours)") {
 		t.Errorf("talk share over available hours, want %v: exit %d %s\n%s", want, code, errOut, out)
 	}

@@ -12,12 +12,6 @@ import (
 // Expected figures are plain SQL over the raw tables: an agent-day counts
 // for the team the agent was on that day, and only while that team was on
 // the floor.
-const (
-	teamOfDay = `(SELECT h.team_key FROM analytics.agent_team_history h
-	  WHERE h.agent_key = s.agent_key AND h.effective_from <= s.day ORDER BY h.effective_from DESC LIMIT 1)`
-	onFloor = `(SELECT f.counts_as_sales FROM analytics.team_floor_history f
-	  WHERE f.team_key = ` + teamOfDay + ` AND f.effective_from <= s.day ORDER BY f.effective_from DESC LIMIT 1)`
-)
 
 // check --diff shows, for each redefined metric, old and new text and
 // formula side by side and the value each gives over the last complete
@@ -65,7 +59,7 @@ func TestCheckDiffPreview(t *testing.T) {
 	ratio := func(num, den, table string) string {
 		var n, d float64
 		err := conn.QueryRow(ctx, `SELECT sum(`+num+`)::float8, sum(`+den+`)::float8 FROM `+table+` s
-			WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND `+onFloor).Scan(&n, &d)
+			WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND `+pgtest.OnFloor).Scan(&n, &d)
 		if err != nil {
 			t.Fatal(err)
 		}

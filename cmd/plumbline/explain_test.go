@@ -78,7 +78,7 @@ func TestExplain(t *testing.T) {
 	}
 	var submitted, conversations float64
 	if err := conn.QueryRow(context.Background(), `SELECT sum(submitted)::float8, sum(submitted + lost)::float8 FROM metrics.agent_sales_daily s
-		WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND `+teamOfDay+` = 'falcons'`).Scan(&submitted, &conversations); err != nil {
+		WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND `+pgtest.TeamOfDay+` = 'falcons'`).Scan(&submitted, &conversations); err != nil {
 		t.Fatal(err)
 	}
 	if sums[0] == nil || *sums[0] != submitted || *sums[1] != submitted || *sums[2] != conversations {

@@ -6,17 +6,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"plumbline/internal/pgtest"
 )
 
 // The expected figures below are computed with plain SQL over the raw demo
 // tables, in a different shape from plumbline's: the team of an agent-day
-// and a team's place on the floor are looked up with correlated subqueries.
-const (
-	teamOfDay = `(SELECT h.team_key FROM analytics.agent_team_history h
-	  WHERE h.agent_key = s.agent_key AND h.effective_from <= s.day ORDER BY h.effective_from DESC LIMIT 1)`
-	onFloor = `(SELECT f.counts_as_sales FROM analytics.team_floor_history f
-	  WHERE f.team_key = ` + teamOfDay + ` AND f.effective_from <= s.day ORDER BY f.effective_from DESC LIMIT 1)`
-)
+// and a team's place on the floor are looked up with correlated subqueries
+// (pgtest.TeamOfDay, pgtest.OnFloor).
 
 func dateOf(d time.Time) string { return d.Format(time.DateOnly) }
 
@@ -44,8 +41,8 @@ func TestTeamTotalsInATransferWeek(t *testing.T) {
 	}
 
 	got := report(t, cs, "sales", fmt.Sprintf(`{"who":{"floor":true},"period":{"week":%q},"group_by":"team","metrics":["submitted_sales","close_rate"]}`, dateOf(week)))
-	want := f.sqlFloats(t, `SELECT `+teamOfDay+`, sum(submitted) FROM metrics.agent_sales_daily s
-		WHERE day BETWEEN $1 AND $1::date + 6 AND `+onFloor+` GROUP BY 1`, week)
+	want := f.sqlFloats(t, `SELECT `+pgtest.TeamOfDay+`, sum(submitted) FROM metrics.agent_sales_daily s
+		WHERE day BETWEEN $1 AND $1::date + 6 AND `+pgtest.OnFloor+` GROUP BY 1`, week)
 	sums := got.column(t, "submitted_sales")
 	if len(sums) != len(want) {
 		t.Fatalf("teams %v, want %v", sums, want)
@@ -61,7 +58,7 @@ func TestTeamTotalsInATransferWeek(t *testing.T) {
 	for team := range teams {
 		got := report(t, cs, "sales", fmt.Sprintf(`{"who":{"team":%q},"period":{"week":%q},"metrics":["submitted_sales"]}`, team, dateOf(week)))
 		want := f.sqlFloats(t, `SELECT 'total', sum(submitted) FROM metrics.agent_sales_daily s
-			WHERE day BETWEEN $1 AND $1::date + 6 AND `+teamOfDay+` = $2`, week, team)
+			WHERE day BETWEEN $1 AND $1::date + 6 AND `+pgtest.TeamOfDay+` = $2`, week, team)
 		if g := got.total(t, "submitted_sales"); g != want["total"] {
 			t.Errorf("team %s, week of %s: %v, want %v", team, dateOf(week), g, want["total"])
 		}
@@ -85,20 +82,20 @@ func TestFloorTotalAcrossAJoin(t *testing.T) {
 	got := report(t, cs, "hours", fmt.Sprintf(`{"who":{"floor":true},"period":{"start":%q,"end":%q},"metrics":["logged_hours","talk_share"]}`,
 		dateOf(start), dateOf(end)))
 	want := f.sqlFloats(t, `SELECT 'total', sum(logged_hours) FROM metrics.agent_time_daily s
-		WHERE day BETWEEN $1 AND $2 AND `+onFloor, start, end)
+		WHERE day BETWEEN $1 AND $2 AND `+pgtest.OnFloor, start, end)
 	if g := got.total(t, "logged_hours").(float64); !near(g, want["total"]) {
 		t.Errorf("floor logged hours %s..%s = %v, want %v", dateOf(start), dateOf(end), g, want["total"])
 	}
 	// Counting the team for the whole period would be wrong: make sure the
 	// trap is real.
 	naive := f.sqlFloats(t, `SELECT 'total', sum(logged_hours) FROM metrics.agent_time_daily s
-		WHERE day BETWEEN $1 AND $2 AND (`+onFloor+` OR `+teamOfDay+` = $3)`, start, end, team)
+		WHERE day BETWEEN $1 AND $2 AND (`+pgtest.OnFloor+` OR `+pgtest.TeamOfDay+` = $3)`, start, end, team)
 	if near(naive["total"], want["total"]) {
 		t.Fatalf("the joining team logged no hours before it joined; the test proves nothing")
 	}
 	sales := report(t, cs, "sales", fmt.Sprintf(`{"who":{"floor":true},"period":{"start":%q,"end":%q},"metrics":["submitted_sales"]}`,
 		dateOf(start), dateOf(end)))
-	wantSales := f.sqlFloats(t, `SELECT 'total', sum(submitted) FROM metrics.agent_sales_daily s WHERE day BETWEEN $1 AND $2 AND `+onFloor, start, end)
+	wantSales := f.sqlFloats(t, `SELECT 'total', sum(submitted) FROM metrics.agent_sales_daily s WHERE day BETWEEN $1 AND $2 AND `+pgtest.OnFloor, start, end)
 	if g := sales.total(t, "submitted_sales"); g != wantSales["total"] {
 		t.Errorf("floor submitted %s..%s = %v, want %v", dateOf(start), dateOf(end), g, wantSales["total"])
 	}
@@ -111,9 +108,9 @@ func TestCloseRateIsARatioOfSums(t *testing.T) {
 	cs := f.client(t)
 	got := report(t, cs, "sales", `{"who":{"floor":true},"period":{"named":"last_28_days"},"metrics":["close_rate"]}`)
 	parts := f.sqlFloats(t, `SELECT 'num', sum(submitted)::float8 FROM metrics.agent_sales_daily s
-		WHERE day BETWEEN $1::date - 28 AND $1::date - 1 AND `+onFloor+`
+		WHERE day BETWEEN $1::date - 28 AND $1::date - 1 AND `+pgtest.OnFloor+`
 		UNION ALL SELECT 'den', sum(submitted + lost)::float8 FROM metrics.agent_sales_daily s
-		WHERE day BETWEEN $1::date - 28 AND $1::date - 1 AND `+onFloor, f.db.Now)
+		WHERE day BETWEEN $1::date - 28 AND $1::date - 1 AND `+pgtest.OnFloor, f.db.Now)
 	want := parts["num"] / parts["den"]
 	rate := got.total(t, "close_rate").(float64)
 	if !near(rate, want) {
@@ -123,8 +120,8 @@ func TestCloseRateIsARatioOfSums(t *testing.T) {
 		t.Errorf("summed parts %v / %v, want %v / %v", got.total(t, "close_rate_numerator"), got.total(t, "close_rate_denominator"), parts["num"], parts["den"])
 	}
 	teams := f.sqlFloats(t, `SELECT team, sum(submitted)::float8 / sum(submitted + lost) FROM
-		(SELECT `+teamOfDay+` AS team, submitted, lost FROM metrics.agent_sales_daily s
-		 WHERE day BETWEEN $1::date - 28 AND $1::date - 1 AND `+onFloor+`) x GROUP BY team`, f.db.Now)
+		(SELECT `+pgtest.TeamOfDay+` AS team, submitted, lost FROM metrics.agent_sales_daily s
+		 WHERE day BETWEEN $1::date - 28 AND $1::date - 1 AND `+pgtest.OnFloor+`) x GROUP BY team`, f.db.Now)
 	avg := 0.0
 	for _, r := range teams {
 		avg += r / float64(len(teams))
@@ -191,7 +188,7 @@ func TestRowCap(t *testing.T) {
 		t.Fatalf("top 3: %d rows, truncated %v", len(rows), top["truncated"])
 	}
 	want := f.sqlFloats(t, `SELECT s.agent_key, sum(logged_hours)::float8 FROM metrics.agent_time_daily s
-		WHERE day BETWEEN $1 AND $1::date + 6 AND `+onFloor+` GROUP BY 1 HAVING sum(logged_hours) IS NOT NULL
+		WHERE day BETWEEN $1 AND $1::date + 6 AND `+pgtest.OnFloor+` GROUP BY 1 HAVING sum(logged_hours) IS NOT NULL
 		ORDER BY 2 DESC, 1 LIMIT 3`, top["period"].(map[string]any)["start"])
 	for _, r := range rows {
 		row := r.([]any)
@@ -207,9 +204,9 @@ func TestQualityByWeek(t *testing.T) {
 	cs := f.client(t)
 	a := report(t, cs, "quality", `{"who":{"team":"ospreys"},"period":{"start":"2026-10-05","end":"2026-11-15"},"group_by":"week","metrics":["audits","audit_pass_rate"]}`)
 	audits := f.sqlFloats(t, `SELECT to_char(date_trunc('week', day), 'YYYY-MM-DD'), sum(audits_passed + audits_failed) FROM metrics.agent_quality_daily s
-		WHERE day BETWEEN '2026-10-05' AND '2026-11-15' AND `+teamOfDay+` = 'ospreys' GROUP BY 1`)
+		WHERE day BETWEEN '2026-10-05' AND '2026-11-15' AND `+pgtest.TeamOfDay+` = 'ospreys' GROUP BY 1`)
 	rates := f.sqlFloats(t, `SELECT to_char(date_trunc('week', day), 'YYYY-MM-DD'), sum(audits_passed)::float8 / sum(audits_passed + audits_failed)
-		FROM metrics.agent_quality_daily s WHERE day BETWEEN '2026-10-05' AND '2026-11-15' AND `+teamOfDay+` = 'ospreys' GROUP BY 1`)
+		FROM metrics.agent_quality_daily s WHERE day BETWEEN '2026-10-05' AND '2026-11-15' AND `+pgtest.TeamOfDay+` = 'ospreys' GROUP BY 1`)
 	gotAudits, gotRates := a.column(t, "audits"), a.column(t, "audit_pass_rate")
 	if len(gotAudits) != 6 || len(audits) != 6 {
 		t.Fatalf("%d weeks answered, %d in the raw table; want 6", len(gotAudits), len(audits))

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/mcpserver"
+	"plumbline/internal/pgtest"
 )
 
 // httpClient serves the floor over Streamable HTTP on loopback and connects
@@ -278,7 +279,7 @@ func TestAnswersAreScrubbed(t *testing.T) {
 		t.Errorf("identifiers changed: request_id %v (logged %s), catalog_version %v", a["request_id"], logged, a["catalog_version"])
 	}
 	want := f.sqlFloats(t, `SELECT 'total', sum(submitted) FROM metrics.agent_sales_daily s
-		WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND `+teamOfDay+` = 'hawks'`)
+		WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND `+pgtest.TeamOfDay+` = 'hawks'`)
 	if got := a.total(t, "submitted_sales"); got != want["total"] {
 		t.Errorf("submitted %v, want %v", got, want["total"])
 	}

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
+	"plumbline/internal/pgtest"
 	"slices"
 	"strings"
 	"testing"
@@ -117,8 +118,8 @@ func TestLeague(t *testing.T) {
 	}
 	s := a["sections"].([]any)[0].(map[string]any)
 	want := f.sqlFloats(t, `SELECT team, sum(submitted)::float8 / sum(submitted + lost) FROM
-		(SELECT `+teamOfDay+` AS team, submitted, lost FROM metrics.agent_sales_daily s
-		 WHERE day BETWEEN $1::date - 28 AND $1::date - 1 AND `+onFloor+`) x GROUP BY team`, f.db.Now)
+		(SELECT `+pgtest.TeamOfDay+` AS team, submitted, lost FROM metrics.agent_sales_daily s
+		 WHERE day BETWEEN $1::date - 28 AND $1::date - 1 AND `+pgtest.OnFloor+`) x GROUP BY team`, f.db.Now)
 	rows := s["rows"].([]any)
 	if len(rows) != len(want) {
 		t.Fatalf("league has %d teams, want %d", len(rows), len(want))
@@ -133,7 +134,7 @@ func TestLeague(t *testing.T) {
 		last = rate
 	}
 	floor := f.sqlFloats(t, `SELECT 'floor', sum(submitted)::float8 / sum(submitted + lost) FROM metrics.agent_sales_daily s
-		WHERE day BETWEEN $1::date - 28 AND $1::date - 1 AND `+onFloor, f.db.Now)
+		WHERE day BETWEEN $1::date - 28 AND $1::date - 1 AND `+pgtest.OnFloor, f.db.Now)
 	total := s["total"].([]any)
 	if total[1] != "total" || !near(total[3].(float64), floor["floor"]) {
 		t.Errorf("the floor's figure %v, want %v", total, floor["floor"])
@@ -157,9 +158,9 @@ func TestCompareCounts(t *testing.T) {
 	team := `(SELECT h.team_key FROM analytics.agent_team_history h WHERE h.agent_key = s.agent_key
 		AND h.effective_from <= ` + boardDay + ` ORDER BY h.effective_from DESC LIMIT 1)`
 	want := f.sqlFloats(t, `SELECT 'submitted_sales', sum(submitted) FROM metrics.agent_sales_daily s
-		WHERE day BETWEEN $1::date AND $1::date + 6 AND `+teamOfDay+` = 'falcons'
+		WHERE day BETWEEN $1::date AND $1::date + 6 AND `+pgtest.TeamOfDay+` = 'falcons'
 		UNION ALL SELECT 'approved_sales', sum(approved) FROM metrics.agent_sales_daily s
-		WHERE day BETWEEN $1::date AND $1::date + 6 AND `+teamOfDay+` = 'falcons'
+		WHERE day BETWEEN $1::date AND $1::date + 6 AND `+pgtest.TeamOfDay+` = 'falcons'
 		UNION ALL SELECT 'board_sales', sum(sales) FROM live.sales_board s
 		WHERE `+boardDay+` BETWEEN $1::date AND $1::date + 6 AND `+team+` = 'falcons'`, start)
 	for id, w := range want {
@@ -213,7 +214,7 @@ func TestRoster(t *testing.T) {
 	f.sql.QueryRow(context.Background(), `SELECT n.team_key, n.effective_from FROM analytics.team_floor_history n
 		JOIN analytics.team_floor_history o ON o.team_key = n.team_key AND o.effective_from < n.effective_from
 		WHERE n.counts_as_sales AND NOT o.counts_as_sales`).Scan(&team, &joined)
-	onFloor := func(day time.Time) []string {
+	teamsOnFloor := func(day time.Time) []string {
 		a, _ := call(t, cs, "roster", fmt.Sprintf(`{"who":{"floor":true},"day":%q}`, dateOf(day)))
 		var teams []string
 		for _, x := range a["teams"].([]any) {
@@ -221,7 +222,7 @@ func TestRoster(t *testing.T) {
 		}
 		return teams
 	}
-	if slices.Contains(onFloor(joined.AddDate(0, 0, -1)), team) || !slices.Contains(onFloor(joined), team) {
+	if slices.Contains(teamsOnFloor(joined.AddDate(0, 0, -1)), team) || !slices.Contains(teamsOnFloor(joined), team) {
 		t.Errorf("%s should join the floor on %s", team, dateOf(joined))
 	}
 	a, _ := call(t, cs, "roster", fmt.Sprintf(`{"who":{"team":%q},"day":%q}`, team, dateOf(joined)))
@@ -298,7 +299,7 @@ func TestTeamDay(t *testing.T) {
 		t.Fatalf("sections %v for period %v", len(sections), a["period"])
 	}
 	sales := sections["sales"]
-	want := f.sqlFloats(t, `SELECT agent_key, submitted FROM metrics.agent_sales_daily s WHERE day = '2026-11-17' AND `+teamOfDay+` = 'ospreys'`)
+	want := f.sqlFloats(t, `SELECT agent_key, submitted FROM metrics.agent_sales_daily s WHERE day = '2026-11-17' AND `+pgtest.TeamOfDay+` = 'ospreys'`)
 	rows := sales["rows"].([]any)
 	if len(rows) != len(want) {
 		t.Fatalf("%d agent rows, want %d", len(rows), len(want))
@@ -344,7 +345,7 @@ func TestTeamWeeks(t *testing.T) {
 		}
 	}
 	want := f.sqlFloats(t, `SELECT to_char(date_trunc('week', day), 'YYYY-MM-DD'), sum(logged_hours)::float8 FROM metrics.agent_time_daily s
-		WHERE day BETWEEN '2026-10-26' AND '2026-11-15' AND `+teamOfDay+` = 'hawks' GROUP BY 1`)
+		WHERE day BETWEEN '2026-10-26' AND '2026-11-15' AND `+pgtest.TeamOfDay+` = 'hawks' GROUP BY 1`)
 	rows := hours["rows"].([]any)
 	if len(rows) != 3 {
 		t.Fatalf("%d week rows", len(rows))

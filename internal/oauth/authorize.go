@@ -155,14 +155,8 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.signIn.Start(w, r, "/authorize?"+r.URL.RawQuery)
 		return
 	}
-	m, err := s.store.Member(r.Context(), personID)
-	if err != nil && !errors.Is(err, errNotFound) {
-		s.cfg.Logger.Error("read a member", "err", err)
-		signin.Problem(w, http.StatusServiceUnavailable, "The directory could not be read; try again shortly.")
-		return
-	}
-	if err != nil || m.Status != StatusActive {
-		s.sendError(w, r, req, &redirectError{"access_denied", "the person is not an active member of this plumbline"})
+	m, ok := s.activeMember(w, r, req, personID)
+	if !ok {
 		return
 	}
 	if granted, err := s.store.consented(r.Context(), personID, req.client.ID, req.redirectURI); err == nil && subset(req.scope, granted) {
@@ -170,6 +164,22 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.consentPage(w, req, m, csrf, r.URL.RawQuery)
+}
+
+// activeMember reads the person's membership afresh, past any cache, and
+// answers the request itself unless the person is an active member.
+func (s *Server) activeMember(w http.ResponseWriter, r *http.Request, req *authRequest, personID string) (Member, bool) {
+	m, err := s.store.Member(r.Context(), personID)
+	if err != nil && !errors.Is(err, errNotFound) {
+		s.cfg.Logger.Error("read a member", "err", err)
+		signin.Problem(w, http.StatusServiceUnavailable, "The directory could not be read; try again shortly.")
+		return Member{}, false
+	}
+	if err != nil || m.Status != StatusActive {
+		s.sendError(w, r, req, &redirectError{"access_denied", "the person is not an active member of this plumbline"})
+		return Member{}, false
+	}
+	return m, true
 }
 
 // decide takes the consent form's answer.
@@ -198,14 +208,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		signin.Problem(w, http.StatusForbidden, "This approval did not come from the consent page plumbline showed you. Start again from the app.")
 		return
 	}
-	m, err := s.store.Member(r.Context(), personID)
-	if err != nil && !errors.Is(err, errNotFound) {
-		s.cfg.Logger.Error("read a member", "err", err)
-		signin.Problem(w, http.StatusServiceUnavailable, "The directory could not be read; try again shortly.")
-		return
-	}
-	if err != nil || m.Status != StatusActive {
-		s.sendError(w, r, req, &redirectError{"access_denied", "the person is not an active member of this plumbline"})
+	if _, ok := s.activeMember(w, r, req, personID); !ok {
 		return
 	}
 	if r.PostForm.Get("decision") != "approve" {

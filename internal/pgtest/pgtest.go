@@ -49,6 +49,17 @@ import (
 // York, after the nightly build.
 var Now = time.Date(2026, 11, 18, 14, 30, 0, 0, mustZone(demofloor.Zone))
 
+// SQL for expected figures, written independently of plumbline's query
+// builder: correlated subqueries over the raw history tables, for a fact row
+// aliased s with agent_key and day. TeamOfDay is the team the agent was on
+// that day; OnFloor whether that team counted as sales that day.
+const (
+	TeamOfDay = `(SELECT h.team_key FROM analytics.agent_team_history h
+	  WHERE h.agent_key = s.agent_key AND h.effective_from <= s.day ORDER BY h.effective_from DESC LIMIT 1)`
+	OnFloor = `(SELECT f.counts_as_sales FROM analytics.team_floor_history f
+	  WHERE f.team_key = ` + TeamOfDay + ` AND f.effective_from <= s.day ORDER BY f.effective_from DESC LIMIT 1)`
+)
+
 // Seed is the test floor's seed.
 const Seed = demofloor.DefaultSeed
 
