@@ -4,6 +4,7 @@ GO          ?= go
 BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CLIENTS     := internal/clienttest
+VIEWS       := internal/views
 
 .PHONY: all build demo test lint unit conformance fuzz bench contract views clean
 
@@ -25,7 +26,7 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
-unit: $(CLIENTS)/node_modules/.package-lock.json
+unit: $(CLIENTS)/node_modules/.package-lock.json $(VIEWS)/node_modules/.package-lock.json
 	$(GO) test -count=1 -skip '^TestConformance$$' ./...
 
 ## conformance: the official MCP conformance suite against the demo, verbose so
@@ -39,6 +40,10 @@ conformance: $(CLIENTS)/node_modules/.package-lock.json
 $(CLIENTS)/node_modules/.package-lock.json: $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
 	cd $(CLIENTS) && npm ci --no-audit --no-fund
 
+## the chart view's build tools, pinned by their lockfile: its tests rebuild it
+$(VIEWS)/node_modules/.package-lock.json: $(VIEWS)/package.json $(VIEWS)/package-lock.json
+	cd $(VIEWS) && npm ci --no-audit --no-fund
+
 ## fuzz: a short run of each fuzz target (FUZZTIME=1m for a longer one)
 FUZZTIME ?= 10s
 fuzz:
@@ -46,8 +51,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzResolveWho$$' -fuzztime $(FUZZTIME) ./reports
 
 ## views: rebuild the chart view (internal/views/dist) from its sources; needs `npm ci` in internal/views
-views:
-	cd internal/views && npm run build
+views: $(VIEWS)/node_modules/.package-lock.json
+	cd $(VIEWS) && npm run build
 
 ## bench: the Go benchmarks, then plumbline bench on the demo floor and on
 ## one ten times its size (results and charts under bin/)
