@@ -92,6 +92,9 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
+	if abs, _ := filepath.Abs(*dir); cluster.Dir() != abs {
+		fmt.Fprintf(s.out, "(kept in %s: the postgres user it runs as cannot reach %s)\n", cluster.Dir(), *dir)
+	}
 	defer func() {
 		fmt.Fprintln(s.out, "Stopping PostgreSQL.")
 		if err := cluster.Stop(); err != nil {

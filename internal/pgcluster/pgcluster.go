@@ -12,6 +12,8 @@ package pgcluster
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -63,6 +65,14 @@ func Start(ctx context.Context, dir string, opts Options) (*Cluster, error) {
 	c := &Cluster{dir: dir, bin: bin}
 	if c.cred, err = runAs(); err != nil {
 		return nil, err
+	}
+	if c.cred != nil && !reachable(filepath.Dir(dir)) {
+		// A directory inside a private one (a root-only home or temporary
+		// directory) is out of the postgres user's reach: keep the cluster
+		// in a directory of its own named after dir, so that it is found
+		// again next time.
+		sum := sha256.Sum256([]byte(dir))
+		c.dir = filepath.Join(os.TempDir(), "plumbline-cluster-"+hex.EncodeToString(sum[:6]))
 	}
 	if err := c.prepareDir(); err != nil {
 		return nil, err
@@ -141,7 +151,12 @@ func (c *Cluster) dataDir(elem ...string) string {
 }
 
 func (c *Cluster) prepareDir() error {
-	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+	// Directories above the cluster stay searchable; the cluster's own is
+	// private to its owner.
+	if err := os.MkdirAll(filepath.Dir(c.dir), 0o755); err != nil {
+		return err
+	}
+	if err := os.Mkdir(c.dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
 	if c.cred == nil {
@@ -151,17 +166,28 @@ func (c *Cluster) prepareDir() error {
 	if err := os.Chown(c.dir, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
 		return err
 	}
-	for p := filepath.Dir(c.dir); p != "/"; p = filepath.Dir(p) {
-		info, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		if info.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("the postgres user cannot reach %s: %s is not searchable by others; "+
-				"put the cluster elsewhere or run `chmod o+x %s`", c.dir, p, p)
-		}
+	if !reachable(filepath.Dir(c.dir)) {
+		return fmt.Errorf("the postgres user cannot reach %s: a directory above it is not searchable by others; "+
+			"put the cluster elsewhere", c.dir)
 	}
 	return nil
+}
+
+// reachable reports whether any user can pass through dir and every
+// directory above it.
+func reachable(dir string) bool {
+	for p := dir; ; p = filepath.Dir(p) {
+		info, err := os.Stat(p)
+		if err != nil {
+			return !errors.Is(err, os.ErrPermission) && os.IsNotExist(err)
+		}
+		if info.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if p == "/" {
+			return true
+		}
+	}
 }
 
 func (c *Cluster) initdb(ctx context.Context) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,24 @@ func TestReplica(t *testing.T) {
 	}
 	if _, err := rc.Exec(ctx, "CREATE TABLE refused (x int)"); err == nil {
 		t.Error("the replica accepted a write")
+	}
+}
+
+// Running as root, a cluster asked for inside a private directory is kept
+// where the postgres user can reach it, and found there again.
+func TestPrivateParentDirectory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Log("not root: the cluster runs as this user, who can reach the directory")
+	}
+	private := t.TempDir() // 0700, as mktemp -d makes it
+	ctx := context.Background()
+	c, err := pgcluster.Start(ctx, filepath.Join(private, ".plumbline"), pgcluster.Options{Ephemeral: true})
+	if err != nil {
+		t.Fatalf("a cluster inside a private directory: %v", err)
+	}
+	t.Cleanup(func() { c.Destroy() })
+	again, err := pgcluster.Start(ctx, filepath.Join(private, ".plumbline"), pgcluster.Options{Ephemeral: true})
+	if err != nil || again.Dir() != c.Dir() || again.Port() != c.Port() {
+		t.Fatalf("the second start found %s on %d (%v), want the running cluster in %s on %d", again.Dir(), again.Port(), err, c.Dir(), c.Port())
 	}
 }
