@@ -137,13 +137,8 @@ func (s *Server) sendError(w http.ResponseWriter, r *http.Request, req *authRequ
 // request, has the person sign in, and shows the consent page unless the
 // person already consented to this client and redirect URI.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
-	req, problem, rerr := s.parseRequest(r.Context(), r.URL.Query())
-	switch {
-	case problem != "":
-		signin.Problem(w, http.StatusBadRequest, problem)
-		return
-	case rerr != nil:
-		s.sendError(w, r, req, rerr)
+	req, ok := s.request(w, r, r.URL.Query())
+	if !ok {
 		return
 	}
 	personID, csrf, ok := s.sessionOf(r)
@@ -164,6 +159,22 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.consentPage(w, req, m, csrf, r.URL.RawQuery)
+}
+
+// request parses an authorization request and, when it is bad, answers it:
+// an error page for a bad client or redirect, a redirect with the error
+// otherwise.
+func (s *Server) request(w http.ResponseWriter, r *http.Request, q url.Values) (*authRequest, bool) {
+	req, problem, rerr := s.parseRequest(r.Context(), q)
+	switch {
+	case problem != "":
+		signin.Problem(w, http.StatusBadRequest, problem)
+		return nil, false
+	case rerr != nil:
+		s.sendError(w, r, req, rerr)
+		return nil, false
+	}
+	return req, true
 }
 
 // activeMember reads the person's membership afresh, past any cache, and
@@ -194,13 +205,8 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		signin.Problem(w, http.StatusBadRequest, "The form could not be read.")
 		return
 	}
-	req, problem, rerr := s.parseRequest(r.Context(), q)
-	switch {
-	case problem != "":
-		signin.Problem(w, http.StatusBadRequest, problem)
-		return
-	case rerr != nil:
-		s.sendError(w, r, req, rerr)
+	req, ok := s.request(w, r, q)
+	if !ok {
 		return
 	}
 	personID, csrf, ok := s.sessionOf(r)
