@@ -136,8 +136,12 @@ func totalOf(rows []Row, parts int) Row {
 	return total
 }
 
-// cannedArgs reads the arguments every canned report shares.
-func cannedArgs(a *args) (compact bool, known string, r *Refusal) {
+// cannedArgs reads the arguments every canned report shares, unless an
+// earlier argument was already refused: the first refusal is the answer.
+func cannedArgs(a *args, earlier *Refusal) (compact bool, known string, r *Refusal) {
+	if earlier != nil {
+		return false, "", earlier
+	}
 	if compact, r = a.flag(argCompact); r == nil {
 		known, _, r = a.text(argKnownDefinitions, maxVersionLen)
 	}
@@ -162,10 +166,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 			r = invalid(argPeriod, `team_day covers one day: {"day": "YYYY-MM-DD"} or {"named": "today"} or {"named": "yesterday"}`, "today", "yesterday", "day")
 		}
 	}
-	compact, known, r2 := cannedArgs(a)
-	if r == nil {
-		r = r2
-	}
+	compact, known, r := cannedArgs(a, r)
 	var p Period
 	if r == nil {
 		p, r = resolvePeriod(arg, c.now, e.cat)
@@ -209,10 +210,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	if r == nil && a.has("weeks") {
 		weeks, r = a.whole("weeks", 1, maxWeeks)
 	}
-	compact, known, r2 := cannedArgs(a)
-	if r == nil {
-		r = r2
-	}
+	compact, known, r := cannedArgs(a, r)
 	if r != nil {
 		return c.refuse(r)
 	}
@@ -325,10 +323,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 			sort = s
 		}
 	}
-	compact, known, r2 := cannedArgs(a)
-	if r == nil {
-		r = r2
-	}
+	compact, known, r := cannedArgs(a, r)
 	var p Period
 	if r == nil {
 		p, r = resolvePeriod(arg, c.now, e.cat)
