@@ -44,11 +44,14 @@ $(CLIENTS)/node_modules/.package-lock.json: $(CLIENTS)/package.json $(CLIENTS)/p
 $(VIEWS)/node_modules/.package-lock.json: $(VIEWS)/package.json $(VIEWS)/package-lock.json
 	cd $(VIEWS) && npm ci --no-audit --no-fund
 
-## fuzz: a short run of each fuzz target (FUZZTIME=1m for a longer one)
+## fuzz: a short run of each fuzz target (FUZZTIME=1m for a longer one); each
+## new input gets FUZZMINIMIZE to shrink, as Go's default of 60s would spend a
+## short run shrinking inputs instead of trying new ones
 FUZZTIME ?= 10s
+FUZZMINIMIZE ?= 1s
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeReport$$' -fuzztime $(FUZZTIME) ./reports
-	$(GO) test -run '^$$' -fuzz '^FuzzResolveWho$$' -fuzztime $(FUZZTIME) ./reports
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeReport$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./reports
+	$(GO) test -run '^$$' -fuzz '^FuzzResolveWho$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./reports
 
 ## views: rebuild the chart view (internal/views/dist) from its sources; needs `npm ci` in internal/views
 views: $(VIEWS)/node_modules/.package-lock.json
