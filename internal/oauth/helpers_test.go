@@ -133,10 +133,11 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 			t.Fatal(err)
 		}
 	}
-	var handler http.Handler
-	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	// The server's address names its issuer, so the listener opens first;
+	// it serves only once the handler is set.
+	e.ts = httptest.NewUnstartedServer(nil)
 	t.Cleanup(e.ts.Close)
-	e.base = e.ts.URL
+	e.base = "http://" + e.ts.Listener.Addr().String()
 	cfg := oauth.Config{BaseURL: e.base, Clients: []oauth.Client{known}, Logger: quiet}
 	if o.adjust != nil {
 		o.adjust(&cfg)
@@ -149,7 +150,8 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	handler = e.server.Handler(mcpserver.StreamableHTTP(mcpSrv))
+	e.ts.Config.Handler = e.server.Handler(mcpserver.StreamableHTTP(mcpSrv))
+	e.ts.Start()
 	return e
 }
 
