@@ -25,18 +25,15 @@ type Record struct {
 	Rows     int
 }
 
-// Recorder keeps the request log. Begin writes a call's row before any
-// report SQL runs; when it fails, the call is refused. Finish records the
-// outcome; it must not fail the call.
+// Recorder keeps the request log, and with it each caller's limit, which
+// is counted in the log. Admit puts a call's row on record before any
+// report SQL runs and, in the same step, holds the caller to the limit: it
+// returns how long to wait when the caller is over it, or zero. When it
+// fails the call is refused. Finish records the outcome; it must neither
+// fail the call nor make it wait.
 type Recorder interface {
-	Begin(ctx context.Context, r *Record) error
+	Admit(ctx context.Context, r *Record) (retryAfter time.Duration, err error)
 	Finish(ctx context.Context, r *Record)
-}
-
-// Limiter holds each caller to a rate. Allow returns how long to wait when
-// the caller is over it, or zero.
-type Limiter interface {
-	Allow(ctx context.Context, c Caller) (retryAfter time.Duration, err error)
 }
 
 type callerKey struct{}

@@ -29,7 +29,7 @@ const tokenEnv = "PLUMBLINE_TOKEN"
 // authFlags configure sign-in and tokens; serve, demo and token share them.
 type authFlags struct {
 	publicURL, role                    *string
-	tokenTTL, membershipTTL            *time.Duration
+	tokenTTL                           *time.Duration
 	clients, clientDomains             *string
 	hosts, origins                     *string
 	oidcIssuer, oidcClient, oidcSecret *string
@@ -43,7 +43,6 @@ func addAuthFlags(f *flags, role *string) *authFlags {
 		publicURL:     f.string("public-url", "", "the public base `URL` clients reach plumbline at, e.g. https://reports.example.com; the OAuth issuer is exactly this and the resource is it plus /mcp (default: http:// and the address served on)"),
 		role:          role,
 		tokenTTL:      f.duration("token-ttl", oauth.DefaultTokenTTL, "how long an access token issued through sign-in lives"),
-		membershipTTL: f.duration("membership-ttl", oauth.DefaultMembershipTTL, "how long a person's membership status is cached between requests"),
 		clients:       f.string("clients", "", "YAML `file` of pre-registered OAuth clients (client_id, client_name, redirect_uris, optional client_secret_sha256)"),
 		clientDomains: f.string("client-domains", "", "comma-separated `hosts` whose Client ID Metadata Documents are accepted (.example.com allows subdomains); empty accepts any public https host"),
 		hosts:         f.string("allow-hosts", "", "comma-separated Host `names` served besides the public URL's host (loopback is always served on a loopback public URL)"),
@@ -69,7 +68,7 @@ func splitList(s string) []string {
 // listening on addr (the public URL defaults to it).
 func (af *authFlags) config(addr string, log *slog.Logger) (oauth.Config, error) {
 	cfg := oauth.Config{
-		BaseURL: strings.TrimSuffix(*af.publicURL, "/"), TokenTTL: *af.tokenTTL, MembershipTTL: *af.membershipTTL,
+		BaseURL: strings.TrimSuffix(*af.publicURL, "/"), TokenTTL: *af.tokenTTL,
 		Registration: *af.registration, CIMD: cimd.Options{Domains: splitList(*af.clientDomains)},
 		Hosts: splitList(*af.hosts), Origins: splitList(*af.origins), Logger: log,
 	}

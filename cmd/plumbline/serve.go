@@ -208,11 +208,12 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		closeAll = func() { reader.Close(); primary.Close() }
 		log.Info("report queries go to the replica named by --reports-dsn; the request log and limits stay on --db")
 	}
-	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret),
-		Recorder: reqlog.New(primary, &reqlog.Options{Role: roles.Logger, Logger: log})}
-	if *sf.perMinute > 0 {
-		opts.Limiter = limits.New(primary, &limits.Options{PerMinute: *sf.perMinute, Role: roles.Logger})
-	}
+	// The request log writes outcomes after their calls; closing it writes
+	// those still queued, before the pools close.
+	rl := reqlog.New(primary, &reqlog.Options{Role: roles.Logger, PerMinute: *sf.perMinute, Logger: log})
+	closePools := closeAll
+	closeAll = func() { rl.Close(); closePools() }
+	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret), Recorder: rl}
 	engine := reports.New(cat, reader, opts)
 	log.Info("catalogue loaded", "version", cat.Version(), "reports", len(cat.Reports()), "metrics", len(cat.Metrics()))
 	caller, err := callers(engine.ToolNames())

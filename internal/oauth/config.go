@@ -44,8 +44,7 @@ const CLIClient = "plumbline-cli"
 
 // Defaults.
 const (
-	DefaultTokenTTL      = 90 * 24 * time.Hour
-	DefaultMembershipTTL = 60 * time.Second
+	DefaultTokenTTL = 90 * 24 * time.Hour
 )
 
 // Config configures the authorization server and the resource it protects.
@@ -58,9 +57,6 @@ type Config struct {
 	// TokenTTL is how long an access token lives. If zero,
 	// DefaultTokenTTL.
 	TokenTTL time.Duration
-	// MembershipTTL is how long a member's status is cached between
-	// requests. If zero, DefaultMembershipTTL.
-	MembershipTTL time.Duration
 	// Clients are the pre-registered clients.
 	Clients []Client
 	// Registration turns on Dynamic Client Registration (RFC 7591), which
@@ -104,9 +100,6 @@ func (c *Config) Validate() error {
 	}
 	if c.TokenTTL <= 0 {
 		c.TokenTTL = DefaultTokenTTL
-	}
-	if c.MembershipTTL <= 0 {
-		c.MembershipTTL = DefaultMembershipTTL
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -27,14 +28,16 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 var secret = []byte("a secret of at least sixteen bytes")
 
 // server is an engine over a test database, signed in as plumbline's login,
-// recording as the logger.
-func server(t *testing.T, db *pgtest.DB) *reports.Engine {
+// recording as the logger, and its request log.
+func server(t *testing.T, db *pgtest.DB) (*reports.Engine, *reqlog.Log) {
 	t.Helper()
 	st := db.Store(t)
 	cat := st.Catalog()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	rl := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 100, Logger: quiet})
+	t.Cleanup(rl.Close)
 	return reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
-		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet}), Redact: reqlog.Redactor(secret)})
+		Recorder: rl, Redact: reqlog.Redactor(secret)}), rl
 }
 
 type logRow struct {
@@ -65,7 +68,7 @@ func readLog(t *testing.T, conn *pgx.Conn, id string) *logRow {
 // and its length, and its outcome.
 func TestCallsAreOnRecord(t *testing.T) {
 	db := pgtest.NewDB(t)
-	e := server(t, db)
+	e, rl := server(t, db)
 	sql := db.Conn(t)
 	ctx := context.Background()
 	ana := reports.Caller{Person: "ana@floor.example", Client: "claude-code"}
@@ -74,6 +77,7 @@ func TestCallsAreOnRecord(t *testing.T) {
 	if a.Refusal != nil {
 		t.Fatal(a.Refusal)
 	}
+	rl.Flush(ctx)
 	r := readLog(t, sql, a.RequestID)
 	if r == nil {
 		t.Fatal("the call is not in the request log")
@@ -97,6 +101,7 @@ func TestCallsAreOnRecord(t *testing.T) {
 	}
 
 	bad := e.Call(ctx, ana, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"someday"}}`))
+	rl.Close() // writes what is queued, as at shutdown
 	if r := readLog(t, sql, bad.RequestID); r == nil || r.Outcome == nil || *r.Outcome != reports.CodeInvalidArgument {
 		t.Errorf("a refused call is logged as %+v", r)
 	}
@@ -141,7 +146,7 @@ func TestUnwritableLogRefusesTheCall(t *testing.T) {
 		REVOKE INSERT ON plumbline.request_log FROM `+pgtest.Roles.Logger); err != nil {
 		t.Fatal(err)
 	}
-	e := server(t, db)
+	e, _ := server(t, db)
 	a := e.Call(ctx, reports.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
 	body, _ := json.Marshal(a.Body)
 	if a.Refusal == nil || a.Refusal.Code != reports.CodeUnavailable || !strings.Contains(a.Refusal.Rule, "could not be put on record") {
@@ -153,6 +158,40 @@ func TestUnwritableLogRefusesTheCall(t *testing.T) {
 	var n int
 	if err := sql.QueryRow(ctx, "SELECT count(*) FROM plumbline.request_log").Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d rows in the log, %v", n, err)
+	}
+}
+
+// The call's row is committed before any report SQL runs: the source the
+// report reads is a view that fails unless the log, as the report's own
+// snapshot sees it, already holds the call. It answers, with figures.
+func TestTheRowPrecedesTheReport(t *testing.T) {
+	db := pgtest.NewDB(t)
+	sql := db.Conn(t)
+	ctx := context.Background()
+	if _, err := sql.Exec(ctx, `
+		ALTER TABLE metrics.agent_sales_daily RENAME TO agent_sales_daily_raw;
+		CREATE VIEW metrics.agent_sales_daily AS SELECT s.* FROM metrics.agent_sales_daily_raw s
+			WHERE 1 / (SELECT count(*) FROM plumbline.request_log WHERE person = 'ana' AND tool = 'sales') > 0;
+		GRANT SELECT ON metrics.agent_sales_daily TO `+pgtest.Roles.Reader); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := server(t, db)
+	a := e.Call(ctx, reports.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
+	if a.Refusal != nil {
+		t.Fatalf("the report ran before its call was on record: %+v", a.Refusal)
+	}
+	var want float64
+	if err := sql.QueryRow(ctx, `SELECT sum(submitted) FROM metrics.agent_sales_daily_raw s
+		JOIN analytics.agent_team_history h ON h.agent_key = s.agent_key AND h.effective_from = (
+			SELECT max(effective_from) FROM analytics.agent_team_history WHERE agent_key = s.agent_key AND effective_from <= s.day)
+		JOIN analytics.team_floor_history f ON f.team_key = h.team_key AND f.effective_from = (
+			SELECT max(effective_from) FROM analytics.team_floor_history WHERE team_key = h.team_key AND effective_from <= s.day)
+		WHERE f.counts_as_sales AND s.day BETWEEN '2026-11-09' AND '2026-11-15'`).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	rep := a.Body.(*reports.ReportAnswer)
+	if len(rep.Rows) != 1 || fmt.Sprint(rep.Rows[0][0]) != fmt.Sprint(want) {
+		t.Errorf("submitted sales on the floor last week: %v, want %v", rep.Rows, want)
 	}
 }
 

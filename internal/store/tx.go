@@ -39,6 +39,20 @@ type Tx struct {
 // When no connection comes free within the acquire timeout the error is
 // reports.ErrBusy; when a statement runs too long, reports.ErrTimeout.
 func (s *Store) Batch(ctx context.Context, tx Tx, queue func(*pgx.Batch)) error {
+	return s.Pipeline(ctx, Step{Tx: tx, Queue: queue})
+}
+
+// Step is one transaction of a pipeline: how it runs, and what it runs.
+type Step struct {
+	Tx    Tx
+	Queue func(*pgx.Batch)
+}
+
+// Pipeline runs its steps as transactions one after the other, as Batch
+// runs one, all sent to the server as one batch: one round trip. Each step
+// sees what the steps before it committed. The first failed statement stops
+// the rest: the server skips everything after it.
+func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
 	actx, cancel := context.WithTimeout(ctx, s.opts.AcquireTimeout)
 	conn, err := s.pool.Acquire(actx)
 	cancel()
@@ -50,32 +64,44 @@ func (s *Store) Batch(ctx context.Context, tx Tx, queue func(*pgx.Batch)) error 
 	}
 	defer conn.Release()
 	b := &pgx.Batch{}
-	if tx.Write {
-		b.Queue("BEGIN")
-	} else {
-		b.Queue("BEGIN READ ONLY")
-	}
-	timeout := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10)
-	if tx.Role == "" {
-		b.Queue("SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true)",
-			timeout, appName(ctx))
-	} else {
+	timeout, name := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10), appName(ctx)
+	for _, st := range steps {
+		if st.Tx.Write {
+			b.Queue("BEGIN")
+		} else {
+			b.Queue("BEGIN READ ONLY")
+		}
 		b.Queue("SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true), set_config('role', $3, true)",
-			timeout, appName(ctx), tx.Role)
+			timeout, name, roleSetting(st.Tx.Role))
+		if st.Tx.Lazy {
+			b.Queue("SELECT set_config('synchronous_commit', 'off', true)")
+		}
+		st.Queue(b)
+		// After a failed statement the transaction is aborted; the pool
+		// drops a connection that is not idle when it comes back.
+		b.Queue("COMMIT")
 	}
-	if tx.Lazy {
-		b.Queue("SELECT set_config('synchronous_commit', 'off', true)")
-	}
-	queue(b)
-	// After a failed statement the transaction is aborted; the pool drops a
-	// connection that is not idle when it comes back.
-	b.Queue("COMMIT")
 	err = conn.SendBatch(ctx, b).Close()
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
 		return fmt.Errorf("%w: %w", reports.ErrTimeout, err)
 	}
 	return err
+}
+
+// QueueRole queues a change of the role the rest of a transaction runs as;
+// an empty role is the login itself.
+func QueueRole(b *pgx.Batch, role string) {
+	b.Queue("SELECT set_config('role', $1, true)", roleSetting(role))
+}
+
+// roleSetting is the value of the role setting for a role name: none, for
+// the login itself.
+func roleSetting(role string) string {
+	if role == "" {
+		return "none"
+	}
+	return role
 }
 
 // maxAppName is the longest application_name PostgreSQL keeps, in bytes.
