@@ -147,6 +147,11 @@ type call struct {
 	tool   string
 	caller Caller
 	now    time.Time
+
+	// The arguments, decoded once (see arguments).
+	decoded     bool
+	args        *args
+	argsRefusal *Refusal
 }
 
 // Call answers one tool call: it puts the call on record and holds the
@@ -161,7 +166,7 @@ func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.
 		a.RequestID = c.id
 		return a
 	}
-	rec := &Record{ID: c.id, Caller: caller, Tool: tool, Arguments: e.loggable(raw), Started: time.Now()}
+	rec := &Record{ID: c.id, Caller: caller, Tool: tool, Arguments: e.loggable(c, raw), Started: time.Now()}
 	wait, err := e.opts.Recorder.Admit(ctx, rec)
 	var a *Answer
 	switch {

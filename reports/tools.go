@@ -231,7 +231,7 @@ type BasisInfo struct {
 }
 
 func (e *Engine) metricDefinitions(c *call, raw json.RawMessage) *Answer {
-	a, r := parseArgs(raw)
+	a, r := c.arguments(raw)
 	if r == nil {
 		r = a.only("metrics")
 	}
@@ -280,7 +280,7 @@ type HealthAnswer struct {
 }
 
 func (e *Engine) health(ctx context.Context, c *call, raw json.RawMessage) *Answer {
-	a, r := parseArgs(raw)
+	a, r := c.arguments(raw)
 	if r == nil {
 		r = a.only()
 	}

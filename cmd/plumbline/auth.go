@@ -141,7 +141,7 @@ func (af *authFlags) httpHandler(ctx context.Context, dsn string, srv *mcp.Serve
 		closeStore()
 		return nil, nil, nil, err
 	}
-	return as.Handler(mcpserver.StreamableHTTP(srv)), as.Config(), closeStore, nil
+	return mcpserver.Timed(as.Handler(mcpserver.StreamableHTTP(srv))), as.Config(), closeStore, nil
 }
 
 // stdioIdentity checks the token the stdio transport was given and returns

@@ -82,7 +82,7 @@ const (
 	maxPending = 100_000
 	// writeEvery spaces the writer's batches, so that outcomes arriving
 	// together go in one statement.
-	writeEvery = 20 * time.Millisecond
+	writeEvery = 100 * time.Millisecond
 )
 
 var _ reports.Recorder = (*Log)(nil)

@@ -52,6 +52,10 @@ type Step struct {
 // runs one, all sent to the server as one batch: one round trip. Each step
 // sees what the steps before it committed. The first failed statement stops
 // the rest: the server skips everything after it.
+//
+// Every step but the last is an explicit transaction (BEGIN … COMMIT); the
+// last is the implicit one the server keeps until the batch ends, which
+// saves two statements a batch and commits or rolls back just the same.
 func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
 	actx, cancel := context.WithTimeout(ctx, s.opts.AcquireTimeout)
 	conn, err := s.pool.Acquire(actx)
@@ -65,21 +69,23 @@ func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
 	defer conn.Release()
 	b := &pgx.Batch{}
 	timeout, name := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10), appName(ctx)
-	for _, st := range steps {
-		if st.Tx.Write {
+	for i, st := range steps {
+		last := i == len(steps)-1
+		settings := settingsSQL[settingsKey{readOnly: !st.Tx.Write && last, lazy: st.Tx.Lazy}]
+		switch {
+		case last:
+		case st.Tx.Write:
 			b.Queue("BEGIN")
-		} else {
+		default:
 			b.Queue("BEGIN READ ONLY")
 		}
-		b.Queue("SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true), set_config('role', $3, true)",
-			timeout, name, roleSetting(st.Tx.Role))
-		if st.Tx.Lazy {
-			b.Queue("SELECT set_config('synchronous_commit', 'off', true)")
-		}
+		b.Queue(settings, timeout, name, roleSetting(st.Tx.Role))
 		st.Queue(b)
-		// After a failed statement the transaction is aborted; the pool
-		// drops a connection that is not idle when it comes back.
-		b.Queue("COMMIT")
+		if !last {
+			// After a failed statement the transaction is aborted; the
+			// pool drops a connection that is not idle when it comes back.
+			b.Queue("COMMIT")
+		}
 	}
 	err = conn.SendBatch(ctx, b).Close()
 	var pgErr *pgconn.PgError
@@ -88,6 +94,29 @@ func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
 	}
 	return err
 }
+
+// settingsKey picks the statement that sets up a transaction: whether it
+// must make itself read-only (an implicit transaction cannot begin so) and
+// whether it commits lazily.
+type settingsKey struct{ readOnly, lazy bool }
+
+// settingsSQL sets a transaction's statement timeout, application name and
+// role ($1, $2, $3), and its mode, in one statement; every setting is local
+// to the transaction.
+var settingsSQL = func() map[settingsKey]string {
+	out := map[settingsKey]string{}
+	for _, k := range []settingsKey{{false, false}, {false, true}, {true, false}, {true, true}} {
+		q := "SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true), set_config('role', $3, true)"
+		if k.readOnly {
+			q += ", set_config('transaction_read_only', 'on', true)"
+		}
+		if k.lazy {
+			q += ", set_config('synchronous_commit', 'off', true)"
+		}
+		out[k] = q
+	}
+	return out
+}()
 
 // QueueRole queues a change of the role the rest of a transaction runs as;
 // an empty role is the login itself.
@@ -114,6 +143,9 @@ func appName(ctx context.Context) string {
 	name := "plumbline"
 	if c, ok := reports.CallerFrom(ctx); ok && c.Person != "" {
 		name += ": " + c.Person
+	}
+	if len(name) <= maxAppName && !strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r > 0x7e }) {
+		return name
 	}
 	var b strings.Builder
 	for _, r := range name {
