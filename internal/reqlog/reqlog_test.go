@@ -248,3 +248,38 @@ func TestLoggerCannotRewriteTheLog(t *testing.T) {
 		t.Errorf("the row now reads %s, %s (%v)", person, outcome, err)
 	}
 }
+
+// Retention deletes the calls older than the horizon and keeps the rest; it
+// needs an administrator: plumbline's own login cannot prune its log.
+func TestPrune(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	sql := db.Conn(t)
+	if _, err := sql.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at)
+		SELECT 'r' || i, 'ana', 'c', 'sales', '{}', now() - i * interval '1 day' FROM generate_series(0, 24999) i`); err != nil {
+		t.Fatal(err)
+	}
+	app, err := pgx.Connect(ctx, db.AppDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close(ctx)
+	var pgErr *pgconn.PgError
+	if _, err := reqlog.Prune(ctx, app, 30*24*time.Hour, nil); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+		t.Errorf("plumbline's login pruned its own log: %v", err)
+	}
+	var reports []int64
+	n, err := reqlog.Prune(ctx, sql, 30*24*time.Hour, func(d int64) { reports = append(reports, d) })
+	if err != nil || n != 25000-30 || len(reports) != 3 {
+		t.Errorf("deleted %d calls in %d batches (%v), want %d in 3", n, len(reports), err, 25000-30)
+	}
+	var kept int
+	var oldest time.Time
+	sql.QueryRow(ctx, "SELECT count(*), min(started_at) FROM plumbline.request_log").Scan(&kept, &oldest)
+	if kept != 30 || time.Since(oldest) > 30*24*time.Hour {
+		t.Errorf("kept %d calls, the oldest from %v; want the 30 of the last 30 days", kept, oldest)
+	}
+	if _, err := reqlog.Prune(ctx, sql, time.Hour, nil); err == nil {
+		t.Error("a horizon under a day was accepted")
+	}
+}
