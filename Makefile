@@ -63,11 +63,14 @@ views: $(VIEWS)/node_modules/.package-lock.json
 	cd $(VIEWS) && npm run build
 
 ## bench: the Go benchmarks, then plumbline bench on the demo floor and on
-## one ten times its size (results and charts under bin/)
+## one ten times its size (results and charts under bin/); BENCH_FLAGS
+## passes flags to plumbline bench, such as --baseline OLD_BINARY for a
+## before and after in one run
+BENCH_FLAGS ?=
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	./$(BIN) bench --json bin/bench-demo.json --png bin/bench-demo
-	./$(BIN) bench --agents 960 --json bin/bench-10x.json --png bin/bench-10x
+	./$(BIN) bench $(BENCH_FLAGS) --json bin/bench-demo.json --png bin/bench-demo
+	./$(BIN) bench --agents 960 $(BENCH_FLAGS) --json bin/bench-10x.json --png bin/bench-10x
 
 ## contract: regenerate the committed snapshot of the demo catalogue's contract
 contract:

@@ -58,11 +58,15 @@ same report). Every report runs read-only as the reader, with
 --statement-timeout, named after the person asking (application_name).
 
 Every call is put on record in plumbline.request_log before any report SQL
-runs, and refused if that fails; free text in its arguments is kept as an
-HMAC under --log-secret plus its length. Each person may make
---calls-per-minute calls in any minute, counted in the request log, so the
-limit holds across replicas sharing the database. A call that waits longer
-than --acquire-timeout for a connection is answered "busy".
+runs, committed durably, and refused if that fails; its outcome is written
+afterwards, off the request path, in batches (and what is queued, at
+shutdown). Free text in its arguments is kept as an HMAC under --log-secret
+plus its length. Each person may make --calls-per-minute calls in any
+minute, counted in the request log, so the limit holds across replicas
+sharing the database. The token's row, the call's row and the limit take
+one round trip together; the report, one more. plumbline prune-log deletes
+calls past the audit horizon. A call that waits longer than
+--acquire-timeout for a connection is answered "busy".
 
 Replicas of plumbline are stateless: run several behind a load balancer on
 one database. --reports-dsn sends report queries to a read replica of the
