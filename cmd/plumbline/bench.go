@@ -174,6 +174,9 @@ func printBench(w io.Writer, res *bench.Result, agents, days, perMinute int, fsy
 		durability = "commits not waiting for the disk"
 	}
 	fmt.Fprintf(w, "plumbline bench: %d agents, %d days; limit %d calls a minute per person; %s\n", agents, days, perMinute, durability)
+	if d := res.Durability; d != nil {
+		fmt.Fprintf(w, "request-log row committed synchronously %.2f ms, lazily %.2f ms (p50; the disk adds %+.2f ms, paired)\n", d.Sync, d.Lazy, d.Added)
+	}
 	for _, m := range res.Memory {
 		fmt.Fprintf(w, "%s: peak RSS %.1f MiB over the measured calls (%.1f MiB at the end)\n", m.Server, float64(m.PeakKiB)/1024, float64(m.EndKiB)/1024)
 	}

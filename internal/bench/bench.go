@@ -14,6 +14,8 @@
 //     over sequential calls of the round trips made while it ran.
 //   - Throughput: calls per second at each level of concurrency, each side
 //     alone, and each server's peak memory (RSS) over the measured calls.
+//   - Durability: what waiting for the disk costs a request-log row, its
+//     insert committed synchronously beside one committed lazily.
 //
 // A second server (another plumbline binary, such as a build of an earlier
 // commit) may be measured in the same rounds, for a before and after from
@@ -115,6 +117,8 @@ type Result struct {
 	Servers []string      `json:"servers"`
 	Tools   []*ToolResult `json:"tools"`
 	Memory  []Memory      `json:"server_memory"` // by server
+	// Durability is what waiting for the disk costs a call's row.
+	Durability *Durability `json:"durability"`
 }
 
 // Memory is a server process's resident memory over the measured calls.
@@ -225,6 +229,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer pool.Close()
+	fmt.Fprintf(opts.Progress, "the request log's commit, synchronous and lazy, %d paired rounds ...\n", opts.Rounds)
+	if res.Durability, err = measureDurability(ctx, pool, opts.Rounds); err != nil {
+		return nil, fmt.Errorf("measure the log's commit: %w", err)
+	}
 	raw := func(ctx context.Context, _ int) error { return nil }
 	for _, c := range calls {
 		tr := &ToolResult{Call: c, Statements: len(statements[c.Tool]), Rounds: opts.Rounds}

@@ -83,6 +83,9 @@ func TestRun(t *testing.T) {
 			t.Errorf("%s: %d bytes of which %d figures", tr.Tool, tr.Bytes, tr.FigureBytes)
 		}
 	}
+	if d := res.Durability; d == nil || d.Rounds != 5 || d.Sync <= 0 || d.Lazy <= 0 {
+		t.Errorf("the log's commit: %+v", d)
+	}
 	if len(res.Memory) != 2 || res.Memory[0].PeakKiB == 0 {
 		t.Errorf("server memory: %+v", res.Memory)
 	}
