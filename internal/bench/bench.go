@@ -93,6 +93,9 @@ type Options struct {
 	Rounds int
 	// Calls per tool at each level of concurrency. If zero, 200.
 	Calls int
+	// TripCalls is how many sequential calls per tool count the round
+	// trips. If zero, 20.
+	TripCalls int
 	// Levels of concurrency. If nil, 1, 8 and 64.
 	Levels []int
 	// Tools limits the calls to these tools. If nil, every call.
@@ -182,6 +185,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Calls == 0 {
 		opts.Calls = 200
 	}
+	if opts.TripCalls == 0 {
+		opts.TripCalls = 20
+	}
 	if opts.Levels == nil {
 		opts.Levels = []int{1, 8, 64}
 	}
@@ -205,7 +211,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	trips := map[string]map[string][2]float64{} // server, tool: request path, background
 	for _, s := range opts.Servers {
 		res.Servers = append(res.Servers, s.Name)
-		fmt.Fprintf(opts.Progress, "%s: counting round trips to the database, %d sequential calls per tool ...\n", s.Name, roundTripCalls)
+		fmt.Fprintf(opts.Progress, "%s: counting round trips to the database, %d sequential calls per tool ...\n", s.Name, opts.TripCalls)
 		if trips[s.Name], err = countRoundTrips(ctx, opts, s, calls); err != nil {
 			return nil, fmt.Errorf("%s: count round trips: %w", s.Name, err)
 		}

@@ -47,7 +47,7 @@ func TestRun(t *testing.T) {
 	db := pgtest.NewDB(t)
 	res, err := bench.Run(context.Background(), bench.Options{DSN: db.DSN, ServerDSN: db.DSN,
 		Servers: []bench.NamedServer{{Name: "plumbline", Start: server(t)}, {Name: "again", Start: server(t)}},
-		Rounds:  5, Calls: 6, Levels: []int{1, 3}, Tools: []string{"sales", "team_day", "metric_definitions"}})
+		Rounds:  5, Calls: 6, TripCalls: 3, Levels: []int{1, 3}, Tools: []string{"sales", "team_day", "metric_definitions"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,16 +10,19 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
-// roundTripCalls is how many sequential calls per tool countRoundTrips
-// makes.
-const roundTripCalls = 40
+// roundTripGap is the pause after each call countRoundTrips makes: longer
+// than a server waits before it writes queued outcomes, so that their
+// writing falls in the pause rather than in the next call.
+const roundTripGap = 250 * time.Millisecond
 
 // countRoundTrips starts a server behind a counting proxy and returns, by
 // tool, the median number of round trips a call made to the database while
-// it ran, and the mean number beyond that (work off the request path, such
-// as outcomes written in batches, or a cache refreshed now and then).
+// it ran, and the mean number beyond that, whenever made (work off the
+// request path, such as outcomes written in batches, or a cache refreshed
+// now and then).
 func countRoundTrips(ctx context.Context, opts Options, s NamedServer, calls []Call) (map[string][2]float64, error) {
 	u, err := url.Parse(opts.ServerDSN)
 	if err != nil {
@@ -40,19 +43,20 @@ func countRoundTrips(ctx context.Context, opts Options, s NamedServer, calls []C
 		return nil, err
 	}
 	out := map[string][2]float64{}
+	time.Sleep(roundTripGap)
 	for _, c := range calls {
-		deltas := make([]float64, 0, roundTripCalls)
-		sum := 0.0
-		for range roundTripCalls {
+		deltas := make([]float64, 0, opts.TripCalls)
+		start := p.trips.Load()
+		for range opts.TripCalls {
 			before := p.trips.Load()
 			if _, err := call(ctx, r.client, c); err != nil {
 				return nil, err
 			}
-			d := float64(p.trips.Load() - before)
-			deltas, sum = append(deltas, d), sum+d
+			deltas = append(deltas, float64(p.trips.Load()-before))
+			time.Sleep(roundTripGap)
 		}
 		m := median(deltas)
-		out[c.Tool] = [2]float64{m, max(0, sum/float64(len(deltas))-m)}
+		out[c.Tool] = [2]float64{m, max(0, float64(p.trips.Load()-start)/float64(opts.TripCalls)-m)}
 	}
 	return out, nil
 }

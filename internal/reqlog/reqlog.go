@@ -80,8 +80,8 @@ const (
 	// outcomes are dropped (and counted in the server's log) rather than
 	// held in memory without bound while the database is away.
 	maxPending = 100_000
-	// writeEvery spaces the writer's batches, so that outcomes arriving
-	// together go in one statement.
+	// writeEvery is how long the writer lets outcomes gather before it
+	// writes them in one statement.
 	writeEvery = 100 * time.Millisecond
 )
 
@@ -178,12 +178,13 @@ func (l *Log) Finish(_ context.Context, r *reports.Record) {
 	}
 }
 
-// writer writes queued outcomes until Close.
+// writer writes queued outcomes until Close: once one is queued, it waits
+// writeEvery for others to join it, then writes them all.
 func (l *Log) writer() {
 	defer close(l.stopped)
 	for range l.wake {
-		l.Flush(context.Background())
 		time.Sleep(writeEvery)
+		l.Flush(context.Background())
 	}
 }
 
