@@ -129,6 +129,19 @@ func TestRedactor(t *testing.T) {
 	}
 }
 
+// salesView puts a view in the place of the sales facts, their rows as the
+// table (now agent_sales_daily_table) holds them followed by tail, for the
+// reader to read.
+func salesView(t *testing.T, sql *pgx.Conn, tail string) {
+	t.Helper()
+	if _, err := sql.Exec(context.Background(), `
+		ALTER TABLE metrics.agent_sales_daily RENAME TO agent_sales_daily_table;
+		CREATE VIEW metrics.agent_sales_daily AS SELECT s.* FROM metrics.agent_sales_daily_table s `+tail+`;
+		GRANT SELECT ON metrics.agent_sales_daily TO `+pgtest.Roles.Reader); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // When the call cannot be put on record it is refused before any report SQL
 // runs: the report asked for would run past the statement timeout, yet the
 // refusal is immediate and says why, with no database text.
@@ -139,11 +152,8 @@ func TestUnwritableLogRefusesTheCall(t *testing.T) {
 	// A source that cannot answer within the timeout, and a log the
 	// logger may no longer write to (table privileges belong to this
 	// database alone).
-	if _, err := sql.Exec(ctx, `
-		ALTER TABLE metrics.agent_sales_daily RENAME TO agent_sales_daily_fast;
-		CREATE VIEW metrics.agent_sales_daily AS SELECT s.* FROM metrics.agent_sales_daily_fast s CROSS JOIN (SELECT pg_sleep(30)) AS slow;
-		GRANT SELECT ON metrics.agent_sales_daily TO `+pgtest.Roles.Reader+`;
-		REVOKE INSERT ON plumbline.request_log FROM `+pgtest.Roles.Logger); err != nil {
+	salesView(t, sql, "CROSS JOIN (SELECT pg_sleep(30)) AS slow")
+	if _, err := sql.Exec(ctx, "REVOKE INSERT ON plumbline.request_log FROM "+pgtest.Roles.Logger); err != nil {
 		t.Fatal(err)
 	}
 	e, _ := server(t, db)
@@ -168,20 +178,14 @@ func TestTheRowPrecedesTheReport(t *testing.T) {
 	db := pgtest.NewDB(t)
 	sql := db.Conn(t)
 	ctx := context.Background()
-	if _, err := sql.Exec(ctx, `
-		ALTER TABLE metrics.agent_sales_daily RENAME TO agent_sales_daily_raw;
-		CREATE VIEW metrics.agent_sales_daily AS SELECT s.* FROM metrics.agent_sales_daily_raw s
-			WHERE 1 / (SELECT count(*) FROM plumbline.request_log WHERE person = 'ana' AND tool = 'sales') > 0;
-		GRANT SELECT ON metrics.agent_sales_daily TO `+pgtest.Roles.Reader); err != nil {
-		t.Fatal(err)
-	}
+	salesView(t, sql, "WHERE 1 / (SELECT count(*) FROM plumbline.request_log WHERE person = 'ana' AND tool = 'sales') > 0")
 	e, _ := server(t, db)
 	a := e.Call(ctx, reports.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
 	if a.Refusal != nil {
 		t.Fatalf("the report ran before its call was on record: %+v", a.Refusal)
 	}
 	var want float64
-	if err := sql.QueryRow(ctx, `SELECT sum(submitted) FROM metrics.agent_sales_daily_raw s
+	if err := sql.QueryRow(ctx, `SELECT sum(submitted) FROM metrics.agent_sales_daily_table s
 		JOIN analytics.agent_team_history h ON h.agent_key = s.agent_key AND h.effective_from = (
 			SELECT max(effective_from) FROM analytics.agent_team_history WHERE agent_key = s.agent_key AND effective_from <= s.day)
 		JOIN analytics.team_floor_history f ON f.team_key = h.team_key AND f.effective_from = (
