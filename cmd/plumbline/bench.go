@@ -242,7 +242,8 @@ func printBench(w io.Writer, res *bench.Result, agents, days, perMinute int, fsy
 	tw.Flush()
 	fmt.Fprintln(w, "\nadded: the median over paired rounds of (MCP call − the same report SQL with pgx) in one round, as the client sees it;")
 	fmt.Fprintln(w, "server added: the same with the server's own time (Server-Timing). round trips: to PostgreSQL per call, on the request path;")
-	fmt.Fprintln(w, "+ off path: on average beyond that (outcomes written in batches, caches refreshed now and then).")
+	fmt.Fprintln(w, "+ off path: on average beyond that, counted one call at a time with a pause after each (outcomes written in batches,")
+	fmt.Fprintln(w, "one batch a call when calls come one at a time, shared by the calls of each 100 ms under load; caches refreshed now and then).")
 }
 
 // benchTokens picks a free loopback address for a server and mints n
