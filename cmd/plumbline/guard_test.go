@@ -134,6 +134,16 @@ func TestCheckDatabase(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "::error title=plumbline check --db::metrics.agent_time_daily.talk_hours") {
 		t.Errorf("check --db --format github: exit %d\n%s", code, out)
 	}
+	// A summed column that may hold NULL although the catalogue says it
+	// cannot: its unknown values would be summed as if they were none.
+	if _, err := db.Conn(t).Exec(context.Background(), "ALTER TABLE metrics.agent_quality_daily ALTER COLUMN audits_failed DROP NOT NULL"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "check", "--db", db.AppDSN, "catalog/demo")
+	if code != 1 || !strings.Contains(out, "metrics.agent_quality_daily.audits_failed (source agent_quality_daily): can hold NULL, but the catalogue does not list it") ||
+		!strings.Contains(errOut, "2 problem(s) in the database") {
+		t.Errorf("check --db with an undeclared nullable column: exit %d\n%s%s", code, out, errOut)
+	}
 }
 
 // setup creates the roles and the login and applies the grants; the login
