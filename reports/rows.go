@@ -131,7 +131,9 @@ func cutRows(rows []Row, metrics []*catalog.Metric, sort *SortArg, n, max int) (
 		return rows[:n], 0, false
 	}
 	j := slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })
-	same := func(a, b Row) bool { return compareValues(value(a, metrics, j), value(b, metrics, j), sort.Direction) == 0 }
+	same := func(a, b Row) bool {
+		return compareValues(value(a, metrics, j), value(b, metrics, j), sort.Direction) == 0
+	}
 	end := n
 	for end < len(rows) && end < max && same(rows[end], rows[n-1]) {
 		end++
