@@ -104,8 +104,7 @@ func (e *Engine) builtins() []builtin {
 				argWho: oneOfWho(true),
 				"day":  dateSchema("the day, YYYY-MM-DD; if omitted, today"),
 			}, argWho),
-			OutputSchema: answerSchema(schema{"day": schema{"type": "string"}, "teams": schema{"type": "array"},
-				"columns": schema{"type": "array"}, "rows": schema{"type": "array"}, "truncated": schema{"type": "boolean"}}),
+			OutputSchema: rosterOutputSchema(),
 		}, (*Engine).roster},
 		{Tool{
 			Name:  toolFindPeople,
@@ -114,14 +113,14 @@ func (e *Engine) builtins() []builtin {
 				"use the agent_key in who.agent.",
 			InputSchema: object(schema{"query": schema{"type": "string", "minLength": 1, "maxLength": maxNameLength,
 				"description": "a name or part of one, an email or an agent_key"}}, "query"),
-			OutputSchema: answerSchema(schema{"people": schema{"type": "array"}, "truncated": schema{"type": "boolean"}}),
+			OutputSchema: peopleOutputSchema(),
 		}, (*Engine).findPeople},
 		{Tool{
 			Name:         toolFreshness,
 			Title:        "Freshness",
 			Description:  "How far every source's data runs (runs_to), how far it is final (complete_through), and what it holds of today.",
 			InputSchema:  object(schema{}),
-			OutputSchema: answerSchema(schema{"today": schema{"type": "string"}, "sources": schema{"type": "object"}}),
+			OutputSchema: freshnessOutputSchema(),
 		}, func(e *Engine, ctx context.Context, c *call, raw json.RawMessage) *Answer {
 			return e.freshness(ctx, c, raw)
 		}},
@@ -132,7 +131,7 @@ func (e *Engine) builtins() []builtin {
 				"source, counting basis, when a day's figures become final, and which reports offer it; plus the counting bases.",
 			InputSchema: object(schema{"metrics": schema{"type": "array", "items": schema{"type": "string", "enum": allMetrics},
 				"minItems": 1, "uniqueItems": true, "description": "metric ids; if omitted, all"}}),
-			OutputSchema: answerSchema(schema{"metrics": schema{"type": "object"}, "bases": schema{"type": "object"}}),
+			OutputSchema: definitionsOutputSchema(),
 		}, func(e *Engine, _ context.Context, c *call, raw json.RawMessage) *Answer {
 			return e.metricDefinitions(c, raw)
 		}},
@@ -141,7 +140,7 @@ func (e *Engine) builtins() []builtin {
 			Title:        "Health",
 			Description:  "Whether plumbline can reach its database, and the catalogue version it answers from.",
 			InputSchema:  object(schema{}),
-			OutputSchema: answerSchema(schema{"status": schema{"type": "string"}, "database": schema{"type": "string"}}),
+			OutputSchema: healthOutputSchema(),
 		}, (*Engine).health},
 	}
 }
