@@ -242,7 +242,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 		}
 	}
 	var shifted string
-	for end.After(final) {
+	for end.After(final) && !final.IsZero() {
 		end = end.AddDate(0, 0, -7)
 		shifted = fmt.Sprintf("Last week is not final yet for every figure (final through %s), so the weeks end on %s.",
 			dateOrNever(final), end.Format(time.DateOnly))

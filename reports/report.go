@@ -48,6 +48,9 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if req.Metrics == nil && !req.CompareCounts {
 		metrics, live = e.liveInstead(rep, metrics, period, cov, c.now)
 	}
+	if req.Sort != nil && !slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.ID == req.Sort.Metric }) {
+		return c.refuse(invalid("sort.metric", "must be one of the metrics this call returns; add it to metrics or sort by another", metricIDs(metrics)...))
+	}
 	if req.TopN > 0 && req.Sort == nil {
 		req.Sort = &SortArg{Metric: metrics[0].ID, Direction: "desc"}
 	}
@@ -274,7 +277,7 @@ func countedSums(rep *catalog.Report) []*catalog.Metric {
 }
 
 // chooseMetrics picks the metrics a call asked for, the defaults, or for
-// compare_counts one count per basis; and checks the sort against them.
+// compare_counts one count per basis.
 func (e *Engine) chooseMetrics(rep *catalog.Report, req *Request) ([]*catalog.Metric, *Refusal) {
 	metrics := rep.Defaults
 	switch {
@@ -288,13 +291,6 @@ func (e *Engine) chooseMetrics(rep *catalog.Report, req *Request) ([]*catalog.Me
 			m, _ := e.cat.Metric(id)
 			metrics = append(metrics, m)
 		}
-	}
-	if req.Sort != nil && !slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.ID == req.Sort.Metric }) {
-		ids := make([]string, len(metrics))
-		for i, m := range metrics {
-			ids[i] = m.ID
-		}
-		return nil, invalid("sort.metric", "must be one of the metrics this call returns; add it to metrics or sort by another", ids...)
 	}
 	return metrics, nil
 }
