@@ -74,9 +74,9 @@ func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 			"type": "array", "items": schema{"type": "string", "enum": ids}, "minItems": 1, "maxItems": len(ids), "uniqueItems": true,
 			"description": "metric ids to return; if omitted, " + joinIDs(rep.Defaults),
 		},
-		argGroupBy: enum("one row per group; if omitted, one total row", rep.GroupBy),
+		argGroupBy: enum("one row per group, every group in scope listed (null where no data is in); weeks say how many of the period's days they hold; if omitted, one total row", rep.GroupBy),
 		argTopN: schema{"type": "integer", "minimum": 1, "maximum": cat.Limits().MaxRows,
-			"description": "keep only the first N rows, after sort"},
+			"description": "keep the first N groups of the ranking (by sort, else by the first metric, descending), and any tied with the last; needs group_by"},
 		argSort: object(schema{
 			"metric":    enum("a metric this call returns", ids),
 			"direction": schema{"type": "string", "enum": []string{"desc", "asc"}, "default": "desc"},

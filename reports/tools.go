@@ -181,8 +181,9 @@ func reportList(cat *catalog.Catalog) string {
 }
 
 const grammarNote = "Arguments: who (floor, team or agent), period (named, day, week or start/end), " +
-	"optional metrics, group_by, sort, top_n and compact. Every figure comes with its definition, " +
-	"its counting basis and how far its data runs (data_through); read them and the notes before stating it."
+	"optional metrics, group_by, sort, top_n (a ranking: by sort, else the first metric; ties kept) and compact. " +
+	"Every figure comes with its definition, its counting basis, how far its data runs (data_through) and how many " +
+	"agent-days were left out of it (left_out); read them and the notes before stating it."
 
 // Instructions tell the client how to read every answer.
 func Instructions() string {
@@ -190,7 +191,10 @@ func Instructions() string {
 
 - Before stating a figure, read its metric's definition and data_through. Say how far the data runs when it is not through yesterday or today.
 - The notes are part of the answer: pass them on to the person, in your own words, with the figures they qualify.
-- Null means no data (for example hours not in yet), never zero. Do not fill nulls with zeros or estimates.
+- Null means no data (for example hours not in yet, or a day not loaded), never zero. Do not fill nulls with zeros or estimates. A zero is a loaded day without activity.
+- A metric's left_out counts the agent-days left out of its figures because a part was not known yet; such figures are partial. Say so.
+- Grouped answers list every team or agent in scope, with null where nothing is in. A week row's days column says how many of the period's days it holds: compare whole weeks only.
+- top_n is a ranking by sort, or else by the first metric, descending; rows tied with the last one kept are kept too. Say when a note reports a tie.
 - Sales are counted on different bases (board = live, submitted = nightly, approved = carrier-confirmed). Every sales figure names its sales_basis; never add, subtract or compare figures across bases.
 - Figures listed in partial_metrics (partial: true) cover days that are not over or not final; say so, and do not rank or compare them with whole days.
 - Ratios are given with their summed numerator and denominator; quote the ratio as returned (as a percentage for unit "share") and never average ratios across rows yourself.
