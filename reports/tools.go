@@ -118,7 +118,7 @@ func (e *Engine) builtins() []builtin {
 		{Tool{
 			Name:         toolFreshness,
 			Title:        "Freshness",
-			Description:  "How far every source's data runs (runs_to), how far it is final (complete_through), and what it holds of today.",
+			Description:  "How far every source is loaded (runs_to: for a nightly source the newest day its finished loads covered), how far it is final (complete_through), its first day of data, and what it holds of today.",
 			InputSchema:  object(schema{}),
 			OutputSchema: freshnessOutputSchema(),
 		}, func(e *Engine, ctx context.Context, c *call, raw json.RawMessage) *Answer {
