@@ -309,15 +309,6 @@ func (b *builder) crossBranch(j int, m *catalog.Metric) sq.Sqlizer {
 	return q.FromSelect(joined, "j")
 }
 
-// partIndex is the index, among the plan's parts, of metric j's first part.
-func (b *builder) partIndex(j int) int {
-	i := 0
-	for _, m := range b.plan.Metrics[:j] {
-		i += len(m.Parts())
-	}
-	return i
-}
-
 // outer sums the facts per group. Days and weeks are listed whole: a day
 // with no rows is a row of nulls the engine fills in, never a gap a reader
 // could take for zero.
