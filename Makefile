@@ -6,7 +6,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CLIENTS     := internal/clienttest
 VIEWS       := internal/views
 
-.PHONY: all build demo test lint unit conformance fuzz bench contract views clean
+.PHONY: all build demo test lint unit reference conformance fuzz bench contract views clean
 
 all: build
 
@@ -19,7 +19,7 @@ demo: build
 
 ## test: everything CI runs: formatting, vet, staticcheck, every test (the
 ## conformance suite's verbosely, to show its pass list) and a short fuzz run
-test: lint unit conformance fuzz
+test: lint unit reference conformance fuzz
 
 lint:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
@@ -27,7 +27,15 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 
 unit: $(CLIENTS)/node_modules/.package-lock.json $(VIEWS)/node_modules/.package-lock.json
-	$(GO) test -count=1 -skip '^TestConformance$$' ./...
+	$(GO) test -count=1 -skip '^(TestConformance|TestEngineAgreesWithTheReference)$$' ./...
+
+## reference: the engine against the reference evaluator on REFERENCE_N random
+## requests, verbose to show the count (REFERENCE_SEED=N repeats a run)
+REFERENCE_N ?= 2000
+REFERENCE_SEED ?= 0
+reference:
+	$(GO) test -count=1 -v -timeout 90m -run '^TestEngineAgreesWithTheReference$$' ./internal/reference \
+		-reference.n=$(REFERENCE_N) -reference.seed=$(REFERENCE_SEED)
 
 ## conformance: the official MCP conformance suite against the demo, verbose so
 ## that the suite's line for every scenario shows

@@ -26,10 +26,10 @@ var (
 // reading it again.
 const DefaultDirectoryTTL = 30 * time.Second
 
-// newestTTL is how long the engine trusts its last reading of how far each
-// source runs when it decides what to ask for. Answers state data_through
-// from a reading taken with their own rows.
-const newestTTL = 10 * time.Second
+// coverageTTL is how long the engine trusts its last reading of how far each
+// source is loaded when it decides what to ask for. Answers state
+// data_through from a reading taken with their own rows.
+const coverageTTL = 10 * time.Second
 
 // Options tune an Engine. The zero value is ready to use.
 type Options struct {
@@ -64,13 +64,13 @@ type Engine struct {
 	dir       *Directory
 	dirDay    time.Time
 	dirLoaded time.Time
-	newest    map[string]newestReading // by source id
+	coverage  map[string]coverageReading // by source id
 }
 
-// newestReading is how far a source ran when it was last read; a zero day
-// means it held no rows.
-type newestReading struct {
-	day, at time.Time
+// coverageReading is how far a source was loaded when it was last read.
+type coverageReading struct {
+	Coverage
+	at time.Time
 }
 
 // Caller is who is calling, from the token; never from arguments.
@@ -88,11 +88,14 @@ type Answer struct {
 	Body      any      // marshals to the answer's JSON object
 	Refusal   *Refusal // set when the call was refused
 	Rows      int      // figure rows returned
+	// Warnings names the kinds of the warnings among the answer's notes
+	// (see the Warn constants), in order, for logs and tests.
+	Warnings []string
 }
 
 // New returns an engine over a loaded catalogue and a store.
 func New(cat *catalog.Catalog, store Store, opts *Options) *Engine {
-	e := &Engine{cat: cat, store: store, newest: map[string]newestReading{}}
+	e := &Engine{cat: cat, store: store, coverage: map[string]coverageReading{}}
 	if opts != nil {
 		e.opts = *opts
 	}
@@ -245,34 +248,32 @@ func (e *Engine) directory(ctx context.Context, now time.Time) (*Directory, erro
 	return dir, nil
 }
 
-// sourcesNewest returns how far the sources the metrics read run, reading
-// each source at most once per newestTTL and only the sources asked for, so
-// a slow source slows only the reports that read it.
-func (e *Engine) sourcesNewest(ctx context.Context, metrics []*catalog.Metric) (map[string]time.Time, error) {
+// sourcesCoverage returns how far the sources the metrics read are loaded,
+// reading each source at most once per coverageTTL and only the sources
+// asked for, so a slow source slows only the reports that read it.
+func (e *Engine) sourcesCoverage(ctx context.Context, metrics []*catalog.Metric) (map[string]Coverage, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var stale []*catalog.Source
 	for _, m := range metrics {
 		for _, s := range m.Sources() {
-			if r, ok := e.newest[s.ID]; (!ok || time.Since(r.at) >= newestTTL) && !slices.Contains(stale, s) {
+			if r, ok := e.coverage[s.ID]; (!ok || time.Since(r.at) >= coverageTTL) && !slices.Contains(stale, s) {
 				stale = append(stale, s)
 			}
 		}
 	}
 	if len(stale) > 0 {
-		newest, err := e.store.Newest(ctx, stale)
+		cov, err := e.store.Coverage(ctx, stale)
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range stale {
-			e.newest[s.ID] = newestReading{day: newest[s.ID], at: time.Now()}
+			e.coverage[s.ID] = coverageReading{Coverage: cov[s.ID], at: time.Now()}
 		}
 	}
-	out := map[string]time.Time{}
-	for id, r := range e.newest {
-		if !r.day.IsZero() {
-			out[id] = r.day
-		}
+	out := map[string]Coverage{}
+	for id, r := range e.coverage {
+		out[id] = r.Coverage
 	}
 	return out, nil
 }

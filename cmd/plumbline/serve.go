@@ -148,7 +148,7 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		defer closeAuth()
 		srv.AddReceivingMiddleware(recheck)
 		log.Info("serving MCP on stdio")
-		return srv.Run(ctx, &mcp.StdioTransport{})
+		return srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
 	}
 	srv, closeStore, err := sf.open(ctx, *db, time.Now, log, httpCallers)
 	if err != nil {

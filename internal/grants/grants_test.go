@@ -35,7 +35,7 @@ func TestGrantsPolicy(t *testing.T) {
 	files := map[string]*grants.Grant{}
 	for _, g := range gs {
 		files[g.Relation] = g
-		if !slices.Contains([]string{"agent", "team", "alias"}, g.Grain) {
+		if !slices.Contains([]string{"agent", "team", "alias", "pipeline"}, g.Grain) {
 			t.Errorf("%s: grain %q", g.File, g.Grain)
 		}
 		if strings.TrimSpace(g.ReviewedBy) == "" || g.ReviewedOn.IsZero() || len(g.Why) < 20 {

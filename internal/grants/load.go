@@ -18,13 +18,14 @@ import (
 
 // Grains a granted relation may have.
 const (
-	GrainAgent = "agent" // rows name or key one agent
-	GrainTeam  = "team"  // rows are teams
-	GrainAlias = "alias" // rows carry only an alias, never a person
+	GrainAgent    = "agent"    // rows name or key one agent
+	GrainTeam     = "team"     // rows are teams
+	GrainAlias    = "alias"    // rows carry only an alias, never a person
+	GrainPipeline = "pipeline" // rows describe the data pipeline's runs, never a person
 )
 
 // Grains lists every grain.
-var Grains = []string{GrainAgent, GrainTeam, GrainAlias}
+var Grains = []string{GrainAgent, GrainTeam, GrainAlias, GrainPipeline}
 
 // Grant is one reviewed grant file.
 type Grant struct {

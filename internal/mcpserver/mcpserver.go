@@ -63,7 +63,7 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 			CompletionHandler: complete(engine),
 		},
 	)
-	srv.AddReceivingMiddleware(unechoed)
+	srv.AddReceivingMiddleware(unechoed(engine))
 	addView(srv, views.Chart)
 	addResources(srv, engine, o)
 	closed := false
@@ -139,8 +139,8 @@ func answer(ctx context.Context, engine *reports.Engine, o Options, req *mcp.Cal
 // (no MCP session is kept, so replicas need no sticky routing), with
 // /healthz for load balancers.
 func HTTPHandler(srv *mcp.Server) http.Handler {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	mcpHandler := unechoedHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(mcpHandler))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -157,8 +157,8 @@ func HTTPHandler(srv *mcp.Server) http.Handler {
 // listener, is off: it would refuse a deployment behind a proxy on the same
 // machine, and the Host allow-list in front does its job for any listener.
 func StreamableHTTP(srv *mcp.Server) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
+	return unechoedHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true}))
 }
 
 // atLeast passes on only records at or above a level.

@@ -23,6 +23,9 @@ type Tx struct {
 	Role string
 	// Write makes the transaction read-write; otherwise it is read-only.
 	Write bool
+	// Snapshot runs every statement in one snapshot (repeatable read), so
+	// that figures and the coverage read beside them agree.
+	Snapshot bool
 	// Lazy commits without waiting for the write-ahead log to reach disk
 	// (synchronous_commit off): a crash may lose the last moment of such
 	// writes, never corrupt them. For writes nothing waits on.
@@ -50,11 +53,14 @@ func (s *Store) Batch(ctx context.Context, tx Tx, queue func(*pgx.Batch)) error 
 	}
 	defer conn.Release()
 	b := &pgx.Batch{}
-	if tx.Write {
-		b.Queue("BEGIN")
-	} else {
-		b.Queue("BEGIN READ ONLY")
+	begin := "BEGIN"
+	if tx.Snapshot {
+		begin += " ISOLATION LEVEL REPEATABLE READ"
 	}
+	if !tx.Write {
+		begin += " READ ONLY"
+	}
+	b.Queue(begin)
 	timeout := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10)
 	if tx.Role == "" {
 		b.Queue("SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true)",
