@@ -16,10 +16,9 @@ import (
 
 // What the database alone does with a statement, run as the analyst role.
 const (
-	Refused    = "refused"    // it raises one of the statement's SQLStates
-	Slow       = "slow"       // only slow: the statement timeout ends it
-	Contained  = "contained"  // every role may; it reveals no member data
-	Unsendable = "unsendable" // the wire protocol cannot carry it
+	Refused   = "refused"   // it raises one of the statement's SQLStates
+	Slow      = "slow"      // only slow: the statement timeout ends it
+	Contained = "contained" // every role may; it reveals no member data and outlasts no rollback
 )
 
 // Statement is one hostile statement.
@@ -27,7 +26,7 @@ type Statement struct {
 	Name     string
 	SQL      string
 	Check    string   // the sqlcheck check that refuses it
-	Role     string   // Refused, Slow, Contained or Unsendable
+	Role     string   // Refused, Slow or Contained
 	SQLState []string // for Refused: the SQLSTATEs PostgreSQL may answer with
 }
 
