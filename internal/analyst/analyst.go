@@ -13,8 +13,8 @@
 //     call is refused if that write fails;
 //   - the caller: only a service identity the token allows the door may
 //     pass; anyone else is refused, on record;
-//   - the per-service limit, counted in the audit log, so it holds across
-//     replicas;
+//   - the per-service limit, counted in the audit log in the same round
+//     trip as the audit write, so it holds across replicas;
 //   - the run: in a read-only transaction that ends in ROLLBACK, signed in
 //     as the agent login (a member of the analyst role alone, so no
 //     statement can become another role) and running as the analyst role,
@@ -192,21 +192,23 @@ func (d *Door) Call(ctx context.Context, caller reports.Caller, raw json.RawMess
 	if stmt != nil {
 		fingerprint = stmt.Fingerprint
 	}
-	if err := d.begin(ctx, c, fingerprint); err != nil {
+	wait, err := d.begin(ctx, c, fingerprint)
+	if err != nil {
 		if errors.Is(err, reports.ErrBusy) {
 			return c.refuse(busy())
 		}
 		d.opts.Log.Error("analyst audit: cannot record a statement; refusing it", "request_id", c.id, "err", err)
 		return c.refuse(&Refusal{Code: reports.CodeUnavailable, Rule: "the statement could not be put on record, so it was not run; try again in a minute", Choices: []string{}})
 	}
-	a := d.answer(ctx, c, args, stmt, r)
+	a := d.answer(ctx, c, args, stmt, r, wait)
 	d.finish(context.WithoutCancel(ctx), c, a)
 	return a
 }
 
-// answer decides a recorded call: the caller, the limit, a refusal found
-// before, or the run.
-func (d *Door) answer(ctx context.Context, c *call, args *arguments, stmt *sqlcheck.Statement, r *Refusal) *Answer {
+// answer decides a recorded call: the caller, the limit (wait says how
+// long the caller must wait when over it), a refusal found before, or the
+// run.
+func (d *Door) answer(ctx context.Context, c *call, args *arguments, stmt *sqlcheck.Statement, r *Refusal, wait time.Duration) *Answer {
 	if !Allowed(c.caller) {
 		var choices []string
 		for _, t := range d.opts.Reports {
@@ -218,15 +220,9 @@ func (d *Door) answer(ctx context.Context, c *call, args *arguments, stmt *sqlch
 			Rule: "is the analyst's door, offered only to a contained agent's service identity with the analyst:sql scope; " +
 				"ask with the report tools (choices), whose figures carry their definitions"})
 	}
-	if d.opts.PerMinute > 0 {
-		wait, err := d.limited(ctx, c)
-		switch {
-		case err != nil:
-			return d.fault(c, err)
-		case wait > 0:
-			return c.refuse(&Refusal{Code: reports.CodeRateLimited, Choices: []string{},
-				Rule: fmt.Sprintf("too many statements this minute (at most %d); try again in %d seconds", d.opts.PerMinute, int(wait.Seconds()+0.999))})
-		}
+	if wait > 0 {
+		return c.refuse(&Refusal{Code: reports.CodeRateLimited, Choices: []string{},
+			Rule: fmt.Sprintf("too many statements this minute (at most %d); try again in %d seconds", d.opts.PerMinute, int(wait.Seconds()+0.999))})
 	}
 	if r != nil {
 		return c.refuse(r)

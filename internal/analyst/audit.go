@@ -13,13 +13,16 @@ import (
 	"plumbline/internal/store"
 )
 
-// This file keeps the audit log, plumbline.analyst_log, and the limit
-// counted in it.
+// This file keeps the audit log, plumbline.analyst_log, and the
+// per-caller limit counted in it.
 
 // begin puts a statement on record before anything runs: who sent it,
 // through which client, the statement (cut at the longest the check takes)
 // with its whole length, and its fingerprint. The database stamps the time.
-func (d *Door) begin(ctx context.Context, c *call, fingerprint string) error {
+// In the same round trip it counts the caller's statements of the last
+// minute, this one included, and returns how long the caller must wait
+// when over the limit, or zero.
+func (d *Door) begin(ctx context.Context, c *call, fingerprint string) (time.Duration, error) {
 	text := c.text
 	if len(text) > sqlcheck.MaxBytes {
 		text = text[:sqlcheck.MaxBytes]
@@ -29,10 +32,25 @@ func (d *Door) begin(ctx context.Context, c *call, fingerprint string) error {
 	if fingerprint != "" {
 		fp = fingerprint
 	}
-	return d.audit.Batch(ctx, store.Tx{Role: d.opts.Logger, Write: true}, func(b *pgx.Batch) {
+	var n int
+	var wait float64
+	err := d.audit.Batch(ctx, store.Tx{Role: d.opts.Logger, Write: true}, func(b *pgx.Batch) {
 		b.Queue(`INSERT INTO plumbline.analyst_log (statement_id, caller, client, statement, statement_bytes, fingerprint)
 			VALUES ($1, $2, $3, $4, $5, $6)`, c.id, c.caller.Person, c.caller.Client, text, len(c.text), fp)
+		if d.opts.PerMinute > 0 {
+			b.Queue(window, c.caller.Person, d.opts.PerMinute).QueryRow(func(row pgx.Row) error {
+				err := row.Scan(&n, &wait)
+				if errors.Is(err, pgx.ErrNoRows) {
+					return nil
+				}
+				return err
+			})
+		}
 	})
+	if err != nil || d.opts.PerMinute <= 0 || n <= d.opts.PerMinute {
+		return 0, err
+	}
+	return time.Duration(math.Max(wait, 1) * float64(time.Second)), nil
 }
 
 // finish records a statement's outcome: ok or the refusal's code, the check
@@ -68,27 +86,6 @@ FROM (
       AND outcome IS DISTINCT FROM 'rate_limited'
 ) sent
 WHERE k = greatest(n - $2, 1)`
-
-// limited returns how long the caller must wait when over the limit, or
-// zero.
-func (d *Door) limited(ctx context.Context, c *call) (time.Duration, error) {
-	var n int
-	var wait float64
-	err := d.audit.Batch(ctx, store.Tx{Role: d.opts.Logger}, func(b *pgx.Batch) {
-		b.Queue(window, c.caller.Person, d.opts.PerMinute).QueryRow(func(row pgx.Row) error {
-			return row.Scan(&n, &wait)
-		})
-	})
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return 0, nil
-	case err != nil:
-		return 0, err
-	case n <= d.opts.PerMinute:
-		return 0, nil
-	}
-	return time.Duration(math.Max(wait, 1) * float64(time.Second)), nil
-}
 
 // validUTF8 replaces what a text column cannot hold (bytes that are not
 // UTF-8, NUL characters: a statement the check refused for them).

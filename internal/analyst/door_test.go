@@ -2,7 +2,10 @@ package analyst_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -10,8 +13,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2/clientcredentials"
 
 	"plumbline/internal/analyst"
+	"plumbline/internal/clienttest"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/sqlcheck/hostile"
 )
@@ -261,5 +266,140 @@ func TestTheDatabaseRefusalsTeach(t *testing.T) {
 	a, _ = sqlCall(t, cs, map[string]any{"sql": "SELECT 1"})
 	if a.Error == nil || a.Error.Code != "rate_limited" {
 		t.Errorf("a fifth statement this minute: %+v", a.Error)
+	}
+}
+
+// A contained agent's machine, pre-registered as a machine client, gets its
+// token by the client credentials grant (the MCP oauth-client-credentials
+// extension) with a real OAuth client library, finds the grant and the
+// token endpoint in the authorization server's metadata, and then sees and
+// uses the sql tool as its service, bound to this resource. A wrong secret,
+// a scope the client may not have and another server's resource get no
+// token.
+func TestAMachineClientGetsItsTokenByClientCredentials(t *testing.T) {
+	f := newFloor(t, setup{})
+	ctx := context.Background()
+	res, err := http.Get(f.cfg.Issuer() + "/.well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		TokenEndpoint string   `json:"token_endpoint"`
+		Grants        []string `json:"grant_types_supported"`
+		AuthMethods   []string `json:"token_endpoint_auth_methods_supported"`
+		Scopes        []string `json:"scopes_supported"`
+	}
+	err = json.NewDecoder(res.Body).Decode(&meta)
+	res.Body.Close()
+	if err != nil || !slices.Contains(meta.Grants, "client_credentials") || !slices.Contains(meta.AuthMethods, "client_secret_basic") ||
+		!slices.Contains(meta.Scopes, "analyst:sql") {
+		t.Fatalf("metadata: %+v (%v)", meta, err)
+	}
+	cc := clientcredentials.Config{ClientID: machineID, ClientSecret: machineSecret, TokenURL: meta.TokenEndpoint,
+		Scopes: []string{"reports:read", "analyst:sql"}, EndpointParams: url.Values{"resource": {f.url}}}
+	token, err := cc.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token.TokenType != "Bearer" || token.RefreshToken != "" || time.Until(token.Expiry) > time.Hour+time.Minute || time.Until(token.Expiry) < 50*time.Minute {
+		t.Errorf("token: type %q, refresh %q, expires in %s", token.TokenType, token.RefreshToken, time.Until(token.Expiry))
+	}
+	cs := connect(t, f.url, cc.Client(ctx))
+	if listed := tools(t, cs); !slices.Contains(listed, analyst.ToolName) {
+		t.Errorf("the machine client sees %v", listed)
+	}
+	a, isError := sqlCall(t, cs, map[string]any{"sql": "SELECT team_key FROM analytics.dim_team ORDER BY 1"})
+	if isError || len(a.Rows) < 5 {
+		t.Errorf("the machine client's statement: %+v", a)
+	}
+	if got := f.audit(t); !slices.Equal(got, []string{"service:floor-analyst " + machineID + " ok - true"}) {
+		t.Errorf("audit log: %v", got)
+	}
+
+	// Asking for less gets less: a token without analyst:sql sees no door.
+	narrow := cc
+	narrow.Scopes = []string{"reports:read"}
+	if listed := tools(t, connect(t, f.url, narrow.Client(ctx))); slices.Contains(listed, analyst.ToolName) {
+		t.Errorf("a token without analyst:sql sees %v", listed)
+	}
+	for name, bad := range map[string]clientcredentials.Config{
+		"a wrong secret":        {ClientID: machineID, ClientSecret: "guess", TokenURL: meta.TokenEndpoint},
+		"a scope it may not":    {ClientID: machineID, ClientSecret: machineSecret, TokenURL: meta.TokenEndpoint, Scopes: []string{"people:read"}},
+		"another resource":      {ClientID: machineID, ClientSecret: machineSecret, TokenURL: meta.TokenEndpoint, EndpointParams: url.Values{"resource": {"https://elsewhere.example.com/mcp"}}},
+		"an unknown client":     {ClientID: "stranger", ClientSecret: machineSecret, TokenURL: meta.TokenEndpoint},
+		"the secret in the URL": {ClientID: machineID, ClientSecret: machineSecret, TokenURL: meta.TokenEndpoint + "?client_secret=" + url.QueryEscape(machineSecret)},
+	} {
+		if _, err := bad.Token(ctx); err == nil {
+			t.Errorf("%s got a token", name)
+		}
+	}
+}
+
+// A client on the official TypeScript SDK, as a contained agent would run
+// it, pages through a statement and is refused one, and the SDK finds every
+// structured answer valid against the sql tool's output schema. With a
+// person's token the same client finds no sql tool and is refused.
+func TestTypeScriptAgent(t *testing.T) {
+	f := newFloor(t, setup{})
+	const teams = "SELECT team_key, team_name FROM analytics.dim_team ORDER BY team_key"
+	var want []string
+	rows, err := f.sql.Query(context.Background(), "SELECT team_key || ' ' || team_name FROM analytics.dim_team ORDER BY team_key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil || len(want) < 5 {
+		t.Fatalf("teams: %v %v", want, err)
+	}
+	type page struct {
+		IsError bool
+		Answer  answer
+	}
+	var seen struct {
+		Tools []string
+		Door  struct {
+			ReadOnly, Closed, OutputSchema bool
+			Required                       []string
+			Description                    string
+		}
+		Pages   []page
+		Refusal page
+	}
+	run := func(token string) {
+		t.Helper()
+		res := clienttest.Run(t, time.Minute, "analyst-client.mjs", f.url, token, teams)
+		if res.Code != 0 {
+			t.Fatalf("analyst-client.mjs exited %d:\n%s", res.Code, res.Stderr)
+		}
+		seen.Pages = nil
+		if err := json.Unmarshal([]byte(res.Stdout), &seen); err != nil {
+			t.Fatalf("analyst-client.mjs printed no JSON: %v\n%s", err, res.Stdout)
+		}
+	}
+	run(f.serviceToken(t, "floor-analyst", "reports:read", "analyst:sql"))
+	d := seen.Door
+	if !slices.Contains(seen.Tools, "sql") || !d.ReadOnly || !d.Closed || !d.OutputSchema || !slices.Equal(d.Required, []string{"sql"}) ||
+		!strings.Contains(d.Description, "Use the reports first") || !strings.Contains(d.Description, "metrics.agent_sales_daily (one row per agent") {
+		t.Errorf("the sql tool as the TypeScript SDK lists it: %+v", d)
+	}
+	var got []string
+	for _, p := range seen.Pages {
+		if p.IsError {
+			t.Fatalf("a page was refused: %+v", p.Answer.Error)
+		}
+		for _, r := range p.Answer.Rows {
+			got = append(got, fmt.Sprint(r[0], " ", r[1]))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("teams through the TypeScript SDK: %v, want %v", got, want)
+	}
+	if r := seen.Refusal; !r.IsError || r.Answer.Error == nil || r.Answer.Error.Check != "relation" {
+		t.Errorf("member data through the TypeScript SDK: %+v", r)
+	}
+
+	person, _ := f.personToken(t)
+	run(person)
+	if slices.Contains(seen.Tools, "sql") || len(seen.Pages) != 0 || !seen.Refusal.IsError || seen.Refusal.Answer.Error.Code != "forbidden" {
+		t.Errorf("a person's TypeScript client: tools %v, refusal %+v", seen.Tools, seen.Refusal)
 	}
 }

@@ -56,7 +56,7 @@ type setup struct {
 	before    func(db *pgtest.DB, conn *pgx.Conn)
 }
 
-func newFloor(t *testing.T, s setup) *floor {
+func newFloor(t testing.TB, s setup) *floor {
 	t.Helper()
 	ctx := context.Background()
 	db := pgtest.NewDB(t)
@@ -117,7 +117,7 @@ func newFloor(t *testing.T, s setup) *floor {
 }
 
 // loadClients reads pre-registered clients as `serve --clients` does.
-func loadClients(t *testing.T, yaml string) ([]oauth.Client, error) {
+func loadClients(t testing.TB, yaml string) ([]oauth.Client, error) {
 	path := t.TempDir() + "/clients.yaml"
 	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func loadClients(t *testing.T, yaml string) ([]oauth.Client, error) {
 
 // serviceToken issues a token for a service with the scopes, as `plumbline
 // token create --service` does.
-func (f *floor) serviceToken(t *testing.T, service string, scope ...string) string {
+func (f *floor) serviceToken(t testing.TB, service string, scope ...string) string {
 	t.Helper()
 	token, _, err := f.tokens.CreateServiceToken(context.Background(), f.cfg, service, scope, time.Hour)
 	if err != nil {
