@@ -95,12 +95,12 @@ type Door struct {
 	audit   *store.Store // signed in as plumbline's login, writing as the logger
 	grants  []*grants.Grant
 	policy  sqlcheck.Policy
-	columns map[string][]Column // what the agent login may read, by relation
+	columns map[string][]column // what the agent login may read, by relation
 	opts    Options
 }
 
-// Column is a column the analyst may read.
-type Column struct {
+// column is a column the analyst may read.
+type column struct {
 	Name, Type string
 }
 

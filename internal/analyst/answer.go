@@ -37,8 +37,11 @@ type PageAnswer struct {
 	RequestID string `json:"request_id"`
 	// Verified is always false: the figures are the agent's SQL, not
 	// plumbline's governed definitions.
-	Verified    bool        `json:"verified"`
-	Columns     []Column    `json:"columns"`
+	Verified bool `json:"verified"`
+	// Columns name the columns, as every plumbline answer does; Types are
+	// their PostgreSQL types, in the same order.
+	Columns     []string    `json:"columns"`
+	Types       []string    `json:"column_types"`
 	Rows        [][]any     `json:"rows"`
 	Offset      int         `json:"offset"`
 	PageSize    int         `json:"page_size"`
@@ -55,11 +58,6 @@ type StatementAt struct {
 	Role             string `json:"role"`
 	StatementTimeout string `json:"statement_timeout"`
 	TimeZone         string `json:"time_zone"`
-}
-
-// MarshalJSON writes a column as {"name", "type"}.
-func (c Column) MarshalJSON() ([]byte, error) {
-	return json.Marshal(map[string]string{"name": c.Name, "type": c.Type})
 }
 
 // unverified is the note every answer carries first.

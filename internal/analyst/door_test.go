@@ -50,7 +50,11 @@ func TestTheDoorIsOnlyForContainedAgents(t *testing.T) {
 	reporter := f.client(t, f.serviceToken(t, "nightly-digest", "reports:read", "people:read"))
 	agent := f.client(t, f.serviceToken(t, "floor-analyst", "reports:read", "analyst:sql"))
 
-	for name, cs := range map[string]*mcp.ClientSession{"person": person_, "service without analyst:sql": reporter} {
+	for _, c := range []struct {
+		name string
+		cs   *mcp.ClientSession
+	}{{"person", person_}, {"service without analyst:sql", reporter}} {
+		name, cs := c.name, c.cs
 		listed := tools(t, cs)
 		if slices.Contains(listed, analyst.ToolName) || !slices.Contains(listed, "sales") {
 			t.Errorf("%s sees %v", name, listed)
@@ -118,8 +122,8 @@ func TestAGoodSelectPagesAsTheSameSQLRunDirectly(t *testing.T) {
 		if calls == 1 {
 			wantCols := []string{"agent_key text", "day date", "submitted int4", "lost int4"}
 			var cols []string
-			for _, c := range a.Columns {
-				cols = append(cols, c.Name+" "+c.Type)
+			for i, c := range a.Columns {
+				cols = append(cols, c+" "+a.Types[i])
 			}
 			if !slices.Equal(cols, wantCols) || !strings.HasPrefix(a.Notes[0], "Not verified") ||
 				!slices.Equal(a.Relations, []string{"metrics.agent_sales_daily"}) {

@@ -176,7 +176,8 @@ func connect(t *testing.T, url string, hc *http.Client) *mcp.ClientSession {
 type answer struct {
 	RequestID string `json:"request_id"`
 	Verified  *bool  `json:"verified"`
-	Columns   []struct{ Name, Type string }
+	Columns   []string
+	Types     []string `json:"column_types"`
 	Rows      [][]any
 	Offset    int  `json:"offset"`
 	PageSize  int  `json:"page_size"`

@@ -27,7 +27,7 @@ import (
 // time zone, and one row more than the page to know whether there are
 // more.
 func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck.Statement) *Answer {
-	var cols []Column
+	var cols, types []string
 	var rows [][]any
 	err := d.agent.Batch(ctx, store.Tx{Role: d.opts.Role, Discard: true}, func(b *pgx.Batch) {
 		b.Queue("SELECT set_config('work_mem', $1, true), set_config('search_path', 'pg_catalog, pg_temp', true), set_config('TimeZone', $2, true)",
@@ -48,14 +48,14 @@ func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck
 			if r.Err() != nil {
 				return r.Err() // no result to describe
 			}
-			cols = columnsOf(r)
+			cols, types = columnsOf(r)
 			return nil
 		})
 	})
 	if err != nil {
 		return d.refused(c, err, stmt)
 	}
-	ans := &PageAnswer{RequestID: c.id, Columns: cols, Rows: rows, Offset: args.Offset, PageSize: args.PageSize,
+	ans := &PageAnswer{RequestID: c.id, Columns: cols, Types: types, Rows: rows, Offset: args.Offset, PageSize: args.PageSize,
 		Relations: stmt.Relations, Fingerprint: stmt.Fingerprint, Notes: []string{unverified},
 		Statement: StatementAt{Role: d.opts.Role, StatementTimeout: d.opts.StatementTimeout.String(), TimeZone: d.opts.TimeZone}}
 	if ans.Rows == nil {
@@ -77,16 +77,16 @@ func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck
 }
 
 // columnsOf names a result's columns and their PostgreSQL types.
-func columnsOf(r pgx.Rows) []Column {
+func columnsOf(r pgx.Rows) (names, types []string) {
 	tm := r.Conn().TypeMap()
-	cols := make([]Column, len(r.FieldDescriptions()))
-	for i, f := range r.FieldDescriptions() {
-		cols[i] = Column{Name: f.Name, Type: "unknown"}
+	for _, f := range r.FieldDescriptions() {
+		typ := "unknown"
 		if t, ok := tm.TypeForOID(f.DataTypeOID); ok {
-			cols[i].Type = t.Name
+			typ = t.Name
 		}
+		names, types = append(names, f.Name), append(types, typ)
 	}
-	return cols
+	return names, types
 }
 
 // jsonValue turns a value pgx decoded into what the answer carries:
@@ -203,8 +203,8 @@ func (d *Door) columnChoices(rels []string) []string {
 
 // readColumns reads, as the agent login, the columns of the allow-listed
 // relations the analyst may read, in their order.
-func (d *Door) readColumns(ctx context.Context) (map[string][]Column, error) {
-	out := map[string][]Column{}
+func (d *Door) readColumns(ctx context.Context) (map[string][]column, error) {
+	out := map[string][]column{}
 	err := d.agent.Batch(ctx, store.Tx{Role: d.opts.Role}, func(b *pgx.Batch) {
 		b.Queue(`SELECT n.nspname || '.' || c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
 			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -212,7 +212,7 @@ func (d *Door) readColumns(ctx context.Context) (map[string][]Column, error) {
 			WHERE n.nspname || '.' || c.relname = ANY($1) AND has_column_privilege(c.oid, a.attnum, 'SELECT')
 			ORDER BY 1, a.attnum`, d.policy.Relations).Query(func(rows pgx.Rows) error {
 			var rel string
-			var col Column
+			var col column
 			_, err := pgx.ForEachRow(rows, []any{&rel, &col.Name, &col.Type}, func() error {
 				out[rel] = append(out[rel], col)
 				return nil

@@ -75,18 +75,18 @@ func outputSchema() schema {
 	str := schema{"type": "string"}
 	strs := schema{"type": "array", "items": str}
 	return schema{"type": "object", "additionalProperties": false, "required": []string{"request_id", "verified"}, "properties": schema{
-		"request_id": str,
-		"verified":   schema{"type": "boolean", "const": false},
-		"columns": schema{"type": "array", "items": schema{"type": "object", "additionalProperties": false,
-			"required": []string{"name", "type"}, "properties": schema{"name": str, "type": str}}},
-		"rows":        schema{"type": "array", "items": schema{"type": "array"}},
-		"offset":      schema{"type": "integer", "minimum": 0},
-		"page_size":   schema{"type": "integer", "minimum": 1, "maximum": MaxPageSize},
-		"has_more":    schema{"type": "boolean"},
-		"next_offset": schema{"type": []string{"integer", "null"}},
-		"relations":   strs,
-		"fingerprint": str,
-		"notes":       strs,
+		"request_id":   str,
+		"verified":     schema{"type": "boolean", "const": false},
+		"columns":      strs,
+		"column_types": strs,
+		"rows":         schema{"type": "array", "items": schema{"type": "array"}},
+		"offset":       schema{"type": "integer", "minimum": 0},
+		"page_size":    schema{"type": "integer", "minimum": 1, "maximum": MaxPageSize},
+		"has_more":     schema{"type": "boolean"},
+		"next_offset":  schema{"type": []string{"integer", "null"}},
+		"relations":    strs,
+		"fingerprint":  str,
+		"notes":        strs,
 		"statement": schema{"type": "object", "additionalProperties": false, "properties": schema{
 			"role": str, "statement_timeout": str, "time_zone": str}},
 		"error": schema{"type": "object", "additionalProperties": false, "required": []string{"code", "rule", "choices"}, "properties": schema{

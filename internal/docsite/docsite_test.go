@@ -22,7 +22,7 @@ func TestReadGrants(t *testing.T) {
 		t.Fatal(err)
 	}
 	sales := grants["metrics.agent_sales_daily"]
-	want := docsite.Grant{File: "metrics.agent_sales_daily.sql", Relation: "metrics.agent_sales_daily",
+	want := docsite.Grant{Dir: grantsDir, File: "metrics.agent_sales_daily.sql", Relation: "metrics.agent_sales_daily",
 		Grain: "agent (one row per agent per day)", ReviewedBy: "Dana Whitfield (data protection)", ReviewedOn: "2026-10-30",
 		Why: "the sales reports sum submitted, lost and approved applications; the relation holds counts only, no member data."}
 	if sales == nil || *sales != want {
@@ -182,7 +182,7 @@ func TestAnalystAllowList(t *testing.T) {
 	}
 	page := read(t, filepath.Join(dir, "analyst.html"))
 	for _, want := range []string{
-		`id="relation-analytics.dim_agent"`, "<code>sql/analyst/analytics.dim_agent.sql</code>", "<dt>Grain</dt><dd>agent</dd>",
+		`id="relation-analytics.dim_agent"`, "<code>../../sql/analyst/analytics.dim_agent.sql</code>", "<dt>Grain</dt><dd>agent</dd>",
 		"Dana Okafor, data platform; Sam Whitfield, compliance, 2026-12-01", "the agent dimension without the work email",
 		`id="relation-metrics.agent_sales_daily"`,
 	} {

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 )
 
 // This file is the client credentials grant of the MCP authorization
@@ -80,11 +79,5 @@ func (s *Server) clientCredentials(w http.ResponseWriter, r *http.Request, c *Cl
 		s.writeError(w, err)
 		return
 	}
-	w.Header().Set("Pragma", "no-cache")
-	writeJSON(w, http.StatusOK, map[string]any{
-		"access_token": token,
-		"token_type":   "Bearer",
-		"expires_in":   int64(time.Until(info.Expires).Seconds()),
-		"scope":        strings.Join(info.Scope, " "),
-	})
+	writeToken(w, token, info.Expires, info.Scope)
 }

@@ -131,6 +131,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
+	writeToken(w, token, expires, scope)
+}
+
+// writeToken answers a token request with the token issued: no refresh
+// token, ever.
+func writeToken(w http.ResponseWriter, token string, expires time.Time, scope []string) {
 	w.Header().Set("Pragma", "no-cache")
 	writeJSON(w, http.StatusOK, map[string]any{
 		"access_token": token,
