@@ -1,6 +1,10 @@
 # plumbline: the two commands a newcomer needs are `make demo` and `make test`.
 
 GO          ?= go
+# The analyst's door links PostgreSQL's own parser (pg_query_go), C built
+# through cgo: without a C compiler the build stops and says so. The first
+# build compiles the parser (minutes on two cores); Go's build cache keeps it.
+export CGO_ENABLED := 1
 BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CLIENTS     := internal/clienttest

@@ -152,3 +152,47 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 	sort.Strings(problems)
 	return slices.Compact(problems), nil
 }
+
+// analystReach lists the relations a role can read any column of.
+const analystReach = `
+SELECT coalesce(array_agg(n.nspname || '.' || c.relname ORDER BY 1), '{}')
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_(toast|temp_)'
+  AND c.relkind IN ('r', 'v', 'm', 'f', 'p') AND has_any_column_privilege($1, c.oid, 'SELECT')`
+
+// CheckAnalyst checks the analyst role against its grant files, for
+// `plumbline check --db`: the role exists, can read every relation a file
+// names, can read no other, and can read no column that looks like member
+// data. It returns one line per problem.
+func CheckAnalyst(ctx context.Context, q Querier, gs []*grants.Grant, analyst string) ([]string, error) {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	var exists, member bool
+	var looksLikeMemberData []string
+	err := q.QueryRow(ctx, readerFacts, analyst, grants.MemberData.String()).Scan(&exists, &member, &looksLikeMemberData)
+	if err != nil {
+		return nil, fmt.Errorf("check the analyst role: %w", err)
+	}
+	if !exists {
+		return []string{fmt.Sprintf("the analyst role %s does not exist; create it with plumbline setup", analyst)}, nil
+	}
+	for _, col := range looksLikeMemberData {
+		add("%s: the analyst can read it and its name looks like member data; revoke it", col)
+	}
+	var readable []string
+	if err := q.QueryRow(ctx, analystReach, analyst).Scan(&readable); err != nil {
+		return nil, fmt.Errorf("check the analyst role: %w", err)
+	}
+	granted := grants.Relations(gs)
+	for _, rel := range granted {
+		if !slices.Contains(readable, rel) {
+			add("%s: an analyst grant file names it but the analyst role %s cannot read it; apply the grants (plumbline setup)", rel, analyst)
+		}
+	}
+	for _, rel := range readable {
+		if !slices.Contains(granted, rel) {
+			add("%s: the analyst role %s can read it but no analyst grant file names it; revoke it", rel, analyst)
+		}
+	}
+	return problems, nil
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"plumbline/internal/analyst"
 	"plumbline/internal/scrub"
 	"plumbline/internal/views"
 	"plumbline/reports"
@@ -31,6 +32,11 @@ type Options struct {
 	// Caller names who a call comes from. If nil, every call comes from
 	// the process's own identity (stdio, development).
 	Caller func(*mcp.CallToolRequest) reports.Caller
+	// Analyst, if set, offers the analyst's door (package analyst): the sql
+	// tool, listed and answered only for callers it allows (a service whose
+	// token allows the tool); anyone else does not see it in tools/list and
+	// is refused, on record, when they call it by name.
+	Analyst *analyst.Door
 }
 
 // New returns an MCP server offering every tool of engine, and the MCP Apps
@@ -83,6 +89,9 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 				Title: t.Title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed,
 			},
 		}, handler(engine, o))
+	}
+	if o.Analyst != nil {
+		addDoor(srv, engine, o)
 	}
 	return srv
 }

@@ -79,6 +79,9 @@ type DB struct {
 	// AppDSN connects as plumbline's login (Roles.App), which holds the
 	// real grants.
 	AppDSN string
+	// AgentDSN connects as the analyst's door's login (Roles.Agent), a
+	// member of the analyst role alone.
+	AgentDSN string
 	// Name is the database name.
 	Name string
 	// Now is the moment the floor in it was generated up to.
@@ -127,8 +130,9 @@ func (db *DB) PrivateRoles(t testing.TB) grants.Roles {
 	t.Helper()
 	ctx := context.Background()
 	prefix := "pt" + randomHex(4)
-	r := grants.Roles{Reader: prefix + "_reader", Logger: prefix + "_logger", Auth: prefix + "_auth", App: prefix + "_app"}
-	gs, err := grants.Load(sql.Grants())
+	r := grants.Roles{Reader: prefix + "_reader", Logger: prefix + "_logger", Auth: prefix + "_auth", App: prefix + "_app",
+		Analyst: prefix + "_analyst", Agent: prefix + "_agent"}
+	gs, err := allGrants()
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
@@ -138,7 +142,7 @@ func (db *DB) PrivateRoles(t testing.TB) grants.Roles {
 	}
 	t.Cleanup(func() {
 		// Privileges in this database, then the roles and their memberships.
-		names := strings.Join([]string{r.App, r.Reader, r.Logger, r.Auth}, ", ")
+		names := strings.Join([]string{r.App, r.Agent, r.Reader, r.Logger, r.Auth, r.Analyst}, ", ")
 		if _, err := conn.Exec(ctx, fmt.Sprintf("DROP OWNED BY %s; DROP ROLE %s", names, names)); err != nil {
 			t.Errorf("pgtest: drop private roles: %v", err)
 		}
@@ -149,13 +153,24 @@ func (db *DB) PrivateRoles(t testing.TB) grants.Roles {
 	return r
 }
 
-// createLogin creates the roles and gives the login its test password.
+// createLogin creates the roles and gives the logins their test password.
 func createLogin(ctx context.Context, conn *pgx.Conn, r grants.Roles) error {
 	if err := grants.CreateRoles(ctx, conn, r); err != nil {
 		return err
 	}
-	_, err := conn.Exec(ctx, fmt.Sprintf("ALTER ROLE %s PASSWORD '%s'", r.App, loginPassword))
+	_, err := conn.Exec(ctx, fmt.Sprintf("ALTER ROLE %s PASSWORD '%s'; ALTER ROLE %s PASSWORD '%s'", r.App, loginPassword, r.Agent, loginPassword))
 	return err
+}
+
+// allGrants loads the demo floor's grant files for the reader and the
+// analyst.
+func allGrants() ([]*grants.Grant, error) {
+	gs, err := grants.Load(sql.Grants())
+	if err != nil {
+		return nil, err
+	}
+	as, err := grants.LoadFor(sql.AnalystGrants(), grants.ToAnalyst)
+	return append(gs, as...), err
 }
 
 type server struct {
@@ -213,7 +228,8 @@ func NewDBAt(t testing.TB, now time.Time) *DB {
 		}
 	})
 	dsn := withDatabase(shared.dsn, name)
-	return &DB{DSN: dsn, AppDSN: withLogin(dsn, Roles.App, loginPassword), Name: name, Now: now}
+	return &DB{DSN: dsn, AppDSN: withLogin(dsn, Roles.App, loginPassword), AgentDSN: withLogin(dsn, Roles.Agent, loginPassword),
+		Name: name, Now: now}
 }
 
 func (s *server) setUp() error {
@@ -312,7 +328,7 @@ func (s *server) fill(ctx context.Context, database string, floor *demofloor.Flo
 	if err := demofloor.Load(ctx, conn, floor); err != nil {
 		return err
 	}
-	gs, err := grants.Load(sql.Grants())
+	gs, err := allGrants()
 	if err != nil {
 		return err
 	}

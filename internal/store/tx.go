@@ -30,6 +30,12 @@ type Tx struct {
 	// (synchronous_commit off): a crash may lose the last moment of such
 	// writes, never corrupt them. For writes nothing waits on.
 	Lazy bool
+	// Discard ends the transaction with ROLLBACK instead of COMMIT, so
+	// nothing it did outlasts it: for statements written by someone else
+	// (the analyst's door), where even what PostgreSQL lets a read-only
+	// transaction do (create a large object, queue a notification) must
+	// not stay.
+	Discard bool
 }
 
 // Batch runs the statements queue adds in one transaction, sent to the
@@ -75,7 +81,11 @@ func (s *Store) Batch(ctx context.Context, tx Tx, queue func(*pgx.Batch)) error 
 	queue(b)
 	// After a failed statement the transaction is aborted; the pool drops a
 	// connection that is not idle when it comes back.
-	b.Queue("COMMIT")
+	if tx.Discard {
+		b.Queue("ROLLBACK")
+	} else {
+		b.Queue("COMMIT")
+	}
 	err = conn.SendBatch(ctx, b).Close()
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
