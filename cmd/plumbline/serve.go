@@ -98,6 +98,7 @@ type serverFlags struct {
 	grantsDir, logSecret          *string
 	statementTimeout, acquireWait *time.Duration
 	maxConns, perMinute           *int
+	cacheMiB                      *int
 	roles                         *roleFlags
 	analyst                       *analystFlags
 }
@@ -120,8 +121,10 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 		logSecret: f.String("log-secret", "", "`secret` (at least 16 bytes) keying the hashes of free text in the request log; "+
 			"prefer $"+envName("log-secret")+"; if neither is set, a key made for this run, so hashes match no other run or replica"),
 		perMinute: f.int("calls-per-minute", limits.DefaultPerMinute, "calls each person may make in any minute, across all replicas; 0 for no limit"),
-		roles:     addRoleFlags(f, login),
-		analyst:   addAnalystFlags(f),
+		cacheMiB: f.int("cache-mib", reports.DefaultCacheBytes>>20, "MiB of settled answers (none of their figures can still change) kept in memory "+
+			"and served again; 0 keeps none"),
+		roles:   addRoleFlags(f, login),
+		analyst: addAnalystFlags(f),
 	}
 }
 
@@ -223,7 +226,8 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		log.Info("report queries go to the replica named by --reports-dsn; the request log and limits stay on --db")
 	}
 	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret),
-		Recorder: reqlog.New(primary, &reqlog.Options{Role: roles.Logger, Logger: log})}
+		Recorder: reqlog.New(primary, &reqlog.Options{Role: roles.Logger, Logger: log}),
+		Cache:    reports.NewAnswerCache(int64(max(*sf.cacheMiB, 0)) << 20)}
 	if *sf.perMinute > 0 {
 		opts.Limiter = limits.New(primary, &limits.Options{PerMinute: *sf.perMinute, Role: roles.Logger})
 	}
