@@ -1,12 +1,16 @@
 # plumbline: the two commands a newcomer needs are `make demo` and `make test`.
 
 GO          ?= go
+# The analyst's door links PostgreSQL's own parser (pg_query_go), C built
+# through cgo: without a C compiler the build stops and says so. The first
+# build compiles the parser (minutes on two cores); Go's build cache keeps it.
+export CGO_ENABLED := 1
 BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CLIENTS     := internal/clienttest
 VIEWS       := internal/views
 
-.PHONY: all build demo test lint unit conformance fuzz bench contract views clean
+.PHONY: all build demo test lint unit reference conformance fuzz bench contract views clean
 
 all: build
 
@@ -19,8 +23,8 @@ demo: build
 
 ## test: everything CI runs: formatting, vet, staticcheck, every test under
 ## the race detector (the conformance suite's verbosely, to show its pass
-## list) and a short fuzz run
-test: lint unit conformance fuzz
+## list), the engine against the reference evaluator, and a short fuzz run
+test: lint unit reference conformance fuzz
 
 ## RACE: the race detector is on for every test (it needs cgo, so a C
 ## compiler); RACE= runs them without it, a little faster
@@ -32,7 +36,15 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 
 unit: $(CLIENTS)/node_modules/.package-lock.json $(VIEWS)/node_modules/.package-lock.json
-	$(GO) test $(RACE) -count=1 -skip '^TestConformance$$' ./...
+	$(GO) test $(RACE) -count=1 -skip '^(TestConformance|TestEngineAgreesWithTheReference)$$' ./...
+
+## reference: the engine against the reference evaluator on REFERENCE_N random
+## requests, verbose to show the count (REFERENCE_SEED=N repeats a run)
+REFERENCE_N ?= 2000
+REFERENCE_SEED ?= 0
+reference:
+	$(GO) test -count=1 -v -timeout 90m -run '^TestEngineAgreesWithTheReference$$' ./internal/reference \
+		-reference.n=$(REFERENCE_N) -reference.seed=$(REFERENCE_SEED)
 
 ## conformance: the official MCP conformance suite against the demo, verbose so
 ## that the suite's line for every scenario shows

@@ -17,6 +17,7 @@
 package catalog
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +64,7 @@ type Catalog struct {
 	weekStart time.Weekday
 	limits    Limits
 	roster    Roster
+	loads     *LoadsRelation
 	activity  *Metric
 	sources   map[string]*Source
 	bases     map[string]*Basis
@@ -100,6 +102,13 @@ type TeamHistoryRelation struct{ Relation, Agent, Team, From string }
 // on or before a day says whether the team counts as sales that day.
 type FloorHistoryRelation struct{ Relation, Team, From, CountsAsSales, DecidedBy, Reason string }
 
+// LoadsRelation is the nightly build's record of its runs: a row per run,
+// naming the relation it loaded (Source), the day it covered and when it
+// finished (null while it runs). A nightly source's figures run to the
+// newest day a finished run covered: its load watermark. A day inside the
+// watermark with no rows is a day without activity, not missing data.
+type LoadsRelation struct{ Relation, Source, Day, Finished string }
+
 // Settle is the rule for when a day's figures are whole: day D is whole at
 // local time At on day D+DaysAfter.
 type Settle struct {
@@ -116,6 +125,7 @@ type Source struct {
 	DayKey      string // column holding the day (agent_day)
 	TimeKey     string // column holding the event time (agent_event)
 	Columns     []string
+	Nullable    []string // columns that may hold NULL: a value not known yet
 	Refresh     string
 	Settles     Settle
 	Bases       []*Basis // counting bases figures from this source may carry
@@ -156,7 +166,15 @@ type Metric struct {
 	Basis   *Basis // nil for figures that are not counted sales
 	Sum     *Part  // set for sums
 	Ratio   *Ratio // set for ratios
+	// LeaveOut says how unknown values are handled: an agent-day on which
+	// any part is unknown (NULL, or its source not loaded that day) leaves
+	// every part of the metric, and is counted. The catalogue must say so
+	// for every metric whose parts can be unknown.
+	LeaveOut bool
 }
+
+// Nulls rules a metric may name.
+const NullsLeaveOut = "leave_out"
 
 // Report is a report tool: the metrics it offers and how it may group them.
 type Report struct {
@@ -183,6 +201,10 @@ func (c *Catalog) Limits() Limits { return c.limits }
 
 // Roster names the roster relations.
 func (c *Catalog) Roster() Roster { return c.roster }
+
+// Loads is the nightly build's record of its runs, or nil when the
+// catalogue has no nightly source.
+func (c *Catalog) Loads() *LoadsRelation { return c.loads }
 
 // Activity is the metric whose zero means an agent did nothing on a day
 // (no_activity), or nil when the catalogue names none.
@@ -225,6 +247,9 @@ func (c *Catalog) Relations() []string {
 	for _, s := range c.sources {
 		set[s.Relation] = true
 	}
+	if c.loads != nil {
+		set[c.loads.Relation] = true
+	}
 	return sortedKeys(set)
 }
 
@@ -235,6 +260,23 @@ func (m *Metric) Parts() []Part {
 		return []Part{m.Ratio.Numerator, m.Ratio.Denominator}
 	}
 	return []Part{*m.Sum}
+}
+
+// CanBeUnknown reports whether a part of the metric can be unknown on an
+// agent-day: it reads a nullable column, or it is a ratio whose parts come
+// from two sources, which may be loaded to different days.
+func (m *Metric) CanBeUnknown() bool {
+	if len(m.Sources()) > 1 {
+		return true
+	}
+	for _, p := range m.Parts() {
+		for _, col := range p.Expr.Columns() {
+			if slices.Contains(p.Source.Nullable, col) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // IsRatio reports whether the metric is a ratio of two sums.

@@ -25,6 +25,7 @@ type rawFile struct {
 	WeekStarts *ref                   `yaml:"week_starts"`
 	Limits     *rawLimits             `yaml:"limits"`
 	Roster     *rawRoster             `yaml:"roster"`
+	Loads      *rawLoads              `yaml:"loads"`
 	Activity   *ref                   `yaml:"activity"`
 	Sources    map[string]*rawSource  `yaml:"sources"`
 	Bases      map[string]*rawBasis   `yaml:"bases"`
@@ -82,12 +83,21 @@ type rawFloorHistory struct {
 	Reason        ref `yaml:"reason,required"`
 }
 
+type rawLoads struct {
+	At       Pos
+	Relation ref `yaml:"relation,required"`
+	Source   ref `yaml:"source,required"`
+	Day      ref `yaml:"day,required"`
+	Finished ref `yaml:"finished,required"`
+}
+
 type rawSource struct {
 	At          Pos
 	Relation    ref        `yaml:"relation,required"`
 	Grain       ref        `yaml:"grain,required"`
 	Keys        rawKeys    `yaml:"keys,required"`
 	Columns     []ref      `yaml:"columns,required"`
+	Nullable    []ref      `yaml:"nullable"`
 	Refresh     ref        `yaml:"refresh,required"`
 	Settles     *rawSettle `yaml:"settles,required"`
 	Bases       []ref      `yaml:"bases"`
@@ -139,6 +149,7 @@ type rawMetric struct {
 	Basis   ref       `yaml:"basis"`
 	Sum     *ref      `yaml:"sum"`
 	Ratio   *rawRatio `yaml:"ratio"`
+	Nulls   ref       `yaml:"nulls"`
 }
 
 type rawRatio struct {
@@ -270,6 +281,7 @@ func merge(files []*rawFile, errs *errorList) *rawFile {
 		setOnce(&out.WeekStarts, f.WeekStarts, "week_starts", errs)
 		setOnce(&out.Limits, f.Limits, "limits", errs)
 		setOnce(&out.Roster, f.Roster, "roster", errs)
+		setOnce(&out.Loads, f.Loads, "loads", errs)
 		setOnce(&out.Activity, f.Activity, "activity", errs)
 		mergeMap(&out.Sources, f.Sources, "source", errs)
 		mergeMap(&out.Bases, f.Bases, "basis", errs)
@@ -285,6 +297,7 @@ type positioned interface{ pos() Pos }
 func (r *ref) pos() Pos        { return r.At }
 func (l *rawLimits) pos() Pos  { return l.At }
 func (r *rawRoster) pos() Pos  { return r.At }
+func (l *rawLoads) pos() Pos   { return l.At }
 func (s *rawSource) pos() Pos  { return s.At }
 func (b *rawBasis) pos() Pos   { return b.At }
 func (c *rawConcept) pos() Pos { return c.At }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -45,6 +46,7 @@ func build(raw *rawFile, errs *errorList) *Catalog {
 	}}
 	b.settings()
 	b.roster()
+	b.loads()
 	b.bases()
 	b.sources()
 	b.concepts()
@@ -132,6 +134,14 @@ func (b *builder) roster() {
 	}
 }
 
+func (b *builder) loads() {
+	l := b.raw.Loads
+	if l == nil {
+		return
+	}
+	b.cat.loads = &LoadsRelation{b.relation(l.Relation), b.column(l.Source), b.column(l.Day), b.column(l.Finished)}
+}
+
 func (b *builder) relation(r ref) string {
 	if r.Value != "" && !relationRE.MatchString(r.Value) {
 		b.errs.add(r.At, "write schema.relation in lower case, e.g. metrics.agent_sales_daily", "%q is not a schema-qualified relation name", r.Value)
@@ -198,6 +208,10 @@ func (b *builder) sources() {
 		if s.Refresh != "" && s.Refresh != RefreshNightly && s.Refresh != RefreshLive {
 			b.errs.add(r.Refresh.At, oneOf([]string{RefreshNightly, RefreshLive}), "unknown refresh %q", s.Refresh)
 		}
+		if s.Refresh == RefreshNightly && b.raw.Loads == nil {
+			b.errs.add(r.Refresh.At, "add a loads: section naming the nightly build's record of its runs (relation, source, day, finished)",
+				"nightly source %q has no load watermark: how far it is loaded cannot come from its newest row, as a day without activity has no rows", id)
+		}
 		if rule := b.settle(r.Settles); rule != nil {
 			s.Settles = *rule
 		}
@@ -228,6 +242,16 @@ func (b *builder) sourceColumns(s *Source, r *rawSource) {
 			s.Columns = append(s.Columns, name)
 		}
 	}
+	for _, c := range r.Nullable {
+		switch name := b.column(c); {
+		case !slices.Contains(s.Columns, name):
+			b.errs.add(c.At, "nullable: lists columns from columns: ("+strings.Join(s.Columns, ", ")+")", "nullable column %q is not among the source's columns", name)
+		case slices.Contains(s.Nullable, name):
+			b.errs.add(c.At, "list each column once", "nullable column %q is listed twice", name)
+		default:
+			s.Nullable = append(s.Nullable, name)
+		}
+	}
 }
 
 func (b *builder) concepts() {
@@ -253,6 +277,7 @@ func (b *builder) metrics() {
 		}
 		b.shape(m, r)
 		b.basis(m, r)
+		b.nulls(m, r)
 		b.cat.metrics[id] = m
 	}
 }
@@ -285,6 +310,29 @@ func (b *builder) shape(m *Metric, r *rawMetric) {
 				num.Source.ID, num.Source.Grain, den.Source.ID, den.Source.Grain)
 		}
 	}
+}
+
+// nulls checks that a metric whose parts can be unknown says how unknown
+// values are handled: unknown is never zero, and a ratio's parts must come
+// from the same agent-days.
+func (b *builder) nulls(m *Metric, r *rawMetric) {
+	switch r.Nulls.Value {
+	case NullsLeaveOut:
+		m.LeaveOut = true
+	case "":
+	default:
+		b.errs.add(r.Nulls.At, "the one rule is nulls: leave_out", "unknown nulls rule %q", r.Nulls.Value)
+		return
+	}
+	if m.Sum == nil && m.Ratio == nil || m.LeaveOut || !m.CanBeUnknown() {
+		return
+	}
+	why := "it reads a column listed as nullable"
+	if len(m.Sources()) > 1 {
+		why = "its parts come from two sources, which may be loaded to different days"
+	}
+	b.errs.add(r.At, "add nulls: leave_out (an agent-day with an unknown part leaves every part, and the answer counts it)",
+		"metric %q can meet unknown values (%s) but does not say how they are handled", m.ID, why)
 }
 
 // part builds one summed expression. Its source is the part's own, or the

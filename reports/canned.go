@@ -29,12 +29,12 @@ const (
 
 // canned is one canned call in flight.
 type canned struct {
-	e      *Engine
-	c      *call
-	dir    *Directory
-	newest map[string]time.Time
-	ans    *CannedAnswer
-	gv     *governor
+	e   *Engine
+	c   *call
+	dir *Directory
+	cov map[string]Coverage
+	ans *CannedAnswer
+	gv  *governor
 }
 
 func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p Period, metrics []*catalog.Metric, compact bool, known string) (*canned, *Answer) {
@@ -49,20 +49,25 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p Period,
 	case cands != nil:
 		return nil, e.candidates(c, who, cands)
 	}
-	newest, err := e.sourcesNewest(ctx, metrics)
+	cov, err := e.sourcesCoverage(ctx, metrics)
 	if err != nil {
 		return nil, e.fault(c, err)
 	}
-	k := &canned{e: e, c: c, dir: dir, newest: newest, ans: &CannedAnswer{RequestID: c.id, Sections: []*Section{}}}
+	if r := e.beforeData(metrics, p, cov, c.now); r != nil {
+		return nil, c.refuse(r)
+	}
+	k := &canned{e: e, c: c, dir: dir, cov: cov, ans: &CannedAnswer{RequestID: c.id, Sections: []*Section{}}}
 	k.ans.Request = Echo{Tool: c.tool, Who: whoEcho(scope, dir), Compact: compact}
 	k.gv = e.governor(&k.ans.Governed, c.now, p, compact, known)
 	return k, nil
 }
 
-// section is one labelled table a canned report asks for.
+// section is one labelled table a canned report asks for, ranked by sort
+// when it is set.
 type section struct {
 	id, title string
 	plan      *Plan
+	sort      *SortArg
 }
 
 // sections runs every section's plan, in one snapshot and one round trip,
@@ -84,24 +89,29 @@ func (k *canned) sections(ctx context.Context, specs []section) *Answer {
 
 func (k *canned) add(sp section, res *Result) {
 	plan := sp.plan
-	s := &Section{ID: sp.id, Title: sp.title, Columns: columnsFor(plan.GroupBy, plan.Metrics), Rows: [][]any{}}
-	rows := res.Rows
-	if len(rows) > plan.Limit-1 {
-		rows, s.Truncated = rows[:plan.Limit-1], true
-	}
-	for _, r := range rows {
-		s.Rows = append(s.Rows, rowFor(plan.GroupBy, r, plan.Metrics, k.dir))
+	t := k.e.table(plan, res, k.dir, k.c.now, k.gv, sp.sort, 0, plan.Metrics)
+	s := &Section{ID: sp.id, Title: sp.title, Columns: t.columns, Rows: t.rows, Truncated: t.truncated}
+	if sp.sort != nil {
+		s.Columns = append([]string{"rank"}, s.Columns...)
+		for i, rank := range ranks(t.kept, plan.Metrics, sp.sort) {
+			s.Rows[i] = append([]any{rank}, s.Rows[i]...)
+		}
 	}
 	if !s.Truncated && plan.GroupBy != "" {
 		keys := make([]any, len(columnsFor(plan.GroupBy, nil)))
 		keys[0] = "total"
-		if len(keys) == 2 {
+		switch plan.GroupBy {
+		case catalog.GroupTeam, catalog.GroupAgent:
 			keys[1] = plan.Scope.Name
+		case catalog.GroupWeek:
+			keys[1] = plan.Period.Days()
 		}
-		s.Total = append(keys, rowFor("", totalOf(rows, len(plan.Parts())), plan.Metrics, k.dir)...)
+		if sp.sort != nil {
+			keys = append([]any{nil}, keys...)
+		}
+		s.Total = append(keys, rowFor("", totalOf(t.kept, len(plan.Parts())), plan.Metrics, k.dir, plan.Period)...)
 	}
 	k.ans.Sections = append(k.ans.Sections, s)
-	k.gv.describe(plan.Metrics, res.Newest)
 	k.gv.stand(countingNotes(plan.Scope, plan.GroupBy, plan.Metrics)...)
 }
 
@@ -110,12 +120,11 @@ func (k *canned) finish(totalNote string) *Answer {
 	for _, s := range k.ans.Sections {
 		rows += len(s.Rows)
 		if s.Truncated {
-			k.gv.warn(fmt.Sprintf("Section %s lists only its first %d rows and so has no total; ask about one team to see them all.", s.ID, len(s.Rows)))
+			k.gv.warn(WarnTruncated, fmt.Sprintf("Section %s lists only its first %d rows and so has no total; ask about one team to see them all.", s.ID, len(s.Rows)))
 		}
 	}
 	k.gv.stand(totalNote)
-	k.gv.finish()
-	return &Answer{Body: k.ans, Rows: rows}
+	return &Answer{Body: k.ans, Rows: rows, Warnings: k.gv.finish()}
 }
 
 // totalOf sums rows' parts: the group's total, from the same parts, so a
@@ -186,10 +195,13 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 	}
 	var specs []section
 	for _, rep := range e.cat.Reports() {
-		metrics, notes := e.liveInstead(rep, rep.Defaults, p, k.newest)
-		k.gv.warn(notes...)
-		plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: p, GroupBy: group, Limit: e.cat.Limits().MaxRows + 1}
-		specs = append(specs, section{rep.ID, rep.Title, plan})
+		metrics, notes := e.liveInstead(rep, rep.Defaults, p, k.cov, c.now)
+		for _, n := range notes {
+			k.gv.warn(WarnLiveInstead, n)
+		}
+		plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: p, Today: today(c.now, e.cat.Zone()),
+			GroupBy: group, Limit: e.cat.Limits().MaxRows + 1}
+		specs = append(specs, section{id: rep.ID, title: rep.Title, plan: plan})
 	}
 	if stop := k.sections(ctx, specs); stop != nil {
 		return stop
@@ -214,7 +226,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	if r != nil {
 		return c.refuse(r)
 	}
-	newest, err := e.sourcesNewest(ctx, e.allReportMetrics())
+	cov, err := e.sourcesCoverage(ctx, e.allReportMetrics())
 	if err != nil {
 		return e.fault(c, err)
 	}
@@ -224,16 +236,16 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	final := end
 	for _, rep := range e.cat.Reports() {
 		for _, m := range rep.Defaults {
-			if th := metricThrough(m, newest, c.now, e.cat.Zone()); th.complete.Before(final) {
+			if th := metricThrough(m, cov, c.now, e.cat.Zone()); th.complete.Before(final) {
 				final = th.complete
 			}
 		}
 	}
-	var shifted []string
-	for end.After(final) {
+	var shifted string
+	for end.After(final) && !final.IsZero() {
 		end = end.AddDate(0, 0, -7)
-		shifted = []string{fmt.Sprintf("Last week is not final yet for every figure (final through %s), so the weeks end on %s.",
-			dateOrNever(final), end.Format(time.DateOnly))}
+		shifted = fmt.Sprintf("Last week is not final yet for every figure (final through %s), so the weeks end on %s.",
+			dateOrNever(final), end.Format(time.DateOnly))
 	}
 	p := Period{Start: end.AddDate(0, 0, 1-7*weeks), End: end}
 	k, stop := e.startCanned(ctx, c, who, p, e.allReportMetrics(), compact, known)
@@ -242,11 +254,14 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	scope, _, _ := k.dir.resolveWho(who)
 	k.ans.Request.Weeks = weeks
-	k.gv.warn(shifted...)
+	if shifted != "" {
+		k.gv.warn(WarnWeeksShifted, shifted)
+	}
 	var specs []section
 	for _, rep := range e.cat.Reports() {
-		plan := &Plan{Catalog: e.cat, Metrics: rep.Defaults, Scope: scope, Period: p, GroupBy: catalog.GroupWeek, Limit: e.cat.Limits().MaxRows + 1}
-		specs = append(specs, section{rep.ID, rep.Title, plan})
+		plan := &Plan{Catalog: e.cat, Metrics: rep.Defaults, Scope: scope, Period: p, Today: today(c.now, e.cat.Zone()),
+			GroupBy: catalog.GroupWeek, Limit: e.cat.Limits().MaxRows + 1}
+		specs = append(specs, section{id: rep.ID, title: rep.Title, plan: plan})
 	}
 	if stop := k.sections(ctx, specs); stop != nil {
 		return stop
@@ -334,11 +349,14 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if sort.Metric == "" {
 		sort.Metric = metrics[0].ID
 	}
-	newest, err := e.sourcesNewest(ctx, metrics)
+	cov, err := e.sourcesCoverage(ctx, metrics)
 	if err != nil {
 		return e.fault(c, err)
 	}
-	if r := e.unfinished(metrics, p, newest, c.now, "a league"); r != nil {
+	if r := e.beforeData(metrics, p, cov, c.now); r != nil {
+		return c.refuse(r)
+	}
+	if r := e.unfinished(metrics, p, cov, c.now, "a league"); r != nil {
 		return c.refuse(r)
 	}
 	k, stop := e.startCanned(ctx, c, WhoArg{Floor: true}, p, metrics, compact, known)
@@ -348,17 +366,29 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	k.ans.Request.Metrics = metricIDs(metrics)
 	k.ans.Request.Sort = &SortEcho{Metric: sort.Metric, Direction: sort.Direction}
 	plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: Scope{Kind: ScopeFloor, Name: "the floor"}, Period: p,
-		GroupBy: catalog.GroupTeam, Sort: sort, Limit: e.cat.Limits().MaxRows + 1}
-	if stop := k.sections(ctx, []section{{"league", "Teams on the floor, ranked by " + sort.Metric, plan}}); stop != nil {
+		Today: today(c.now, e.cat.Zone()), GroupBy: catalog.GroupTeam, Ranked: true, Limit: e.cat.Limits().MaxRows + 1}
+	if stop := k.sections(ctx, []section{{"league", "Teams on the floor, ranked by " + sort.Metric, plan, sort}}); stop != nil {
 		return stop
 	}
-	s := k.ans.Sections[0]
-	s.Columns = append([]string{"rank"}, s.Columns...)
-	for i := range s.Rows {
-		s.Rows[i] = append([]any{i + 1}, s.Rows[i]...)
+	return k.finish("Teams are ranked by " + sort.Metric + " (" + sort.Direction + "ending), counting only the days each team was on the floor; " +
+		"tied teams share a rank, and a team with no figure has none. total is the whole floor's figure over the same days.")
+}
+
+// ranks numbers ranked rows by the sort's metric: tied rows share a rank,
+// the next rank skips the tied places, and a row without a figure has no
+// rank.
+func ranks(rows []Row, metrics []*catalog.Metric, sort *SortArg) []any {
+	j := slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })
+	out := make([]any, len(rows))
+	for i, r := range rows {
+		v := value(r, metrics, j)
+		switch {
+		case v == nil:
+		case i > 0 && compareValues(v, value(rows[i-1], metrics, j), sort.Direction) == 0:
+			out[i] = out[i-1]
+		default:
+			out[i] = i + 1
+		}
 	}
-	if s.Total != nil {
-		s.Total = append([]any{nil}, s.Total...)
-	}
-	return k.finish("Teams are ranked by " + sort.Metric + " (" + sort.Direction + "ending), counting only the days each team was on the floor; total is the whole floor's figure over the same days.")
+	return out
 }

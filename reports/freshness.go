@@ -20,9 +20,10 @@ type DataThrough struct {
 	CompleteThrough *string `json:"complete_through"`
 }
 
-// through is DataThrough as dates; zero dates mean no data.
+// through is DataThrough as dates, with the first day of data; zero dates
+// mean no data.
 type through struct {
-	runsTo, complete time.Time
+	first, runsTo, complete time.Time
 }
 
 // lastWholeDay returns the newest day that is whole at now under rule: day D
@@ -40,34 +41,63 @@ func lastWholeDay(rule catalog.Settle, now time.Time, zone *time.Location) time.
 	return d
 }
 
-// dataThrough combines the newest day a source holds with the settle rule:
-// figures run to the newest day, and are whole through the earlier of that
-// day and the last day the rule calls whole.
-func dataThrough(newest time.Time, rule catalog.Settle, now time.Time, zone *time.Location) through {
-	if newest.IsZero() {
+// loaded is how far a source's data runs at now: a nightly source through
+// its load watermark, a live one through today.
+func loaded(s *catalog.Source, c Coverage, now time.Time, zone *time.Location) Coverage {
+	if s.Refresh == catalog.RefreshLive && !c.First.IsZero() {
+		c.Through = today(now, zone)
+	}
+	if c.Through.IsZero() || c.Through.Before(c.First) {
+		return Coverage{}
+	}
+	return c
+}
+
+// dataThrough combines how far a source is loaded with the settle rule:
+// figures run through the last day loaded, and are whole through the earlier
+// of that day and the last day the rule calls whole.
+func dataThrough(c Coverage, rule catalog.Settle, now time.Time, zone *time.Location) through {
+	if c.Through.IsZero() {
 		return through{}
 	}
 	whole := lastWholeDay(rule, now, zone)
-	if newest.Before(whole) {
-		whole = newest
+	if c.Through.Before(whole) {
+		whole = c.Through
 	}
-	return through{runsTo: newest, complete: whole}
+	return through{first: c.First, runsTo: c.Through, complete: whole}
+}
+
+// metricCoverage is how far every source of a metric is loaded: from the
+// latest first day through the earliest last day.
+func metricCoverage(m *catalog.Metric, cov map[string]Coverage, now time.Time, zone *time.Location) Coverage {
+	var out Coverage
+	for i, s := range m.Sources() {
+		c := loaded(s, cov[s.ID], now, zone)
+		if c.Through.IsZero() {
+			return Coverage{}
+		}
+		if i == 0 || c.First.After(out.First) {
+			out.First = c.First
+		}
+		if i == 0 || c.Through.Before(out.Through) {
+			out.Through = c.Through
+		}
+	}
+	if out.Through.Before(out.First) {
+		return Coverage{}
+	}
+	return out
 }
 
 // metricThrough is dataThrough for a metric: across its sources, figures run
 // only as far as the shortest source, by the metric's own settle rule.
-func metricThrough(m *catalog.Metric, newest map[string]time.Time, now time.Time, zone *time.Location) through {
-	var last time.Time
-	for i, s := range m.Sources() {
-		n, ok := newest[s.ID]
-		if !ok {
-			return through{}
-		}
-		if i == 0 || n.Before(last) {
-			last = n
-		}
-	}
-	return dataThrough(last, m.Settles(), now, zone)
+func metricThrough(m *catalog.Metric, cov map[string]Coverage, now time.Time, zone *time.Location) through {
+	return dataThrough(metricCoverage(m, cov, now, zone), m.Settles(), now, zone)
+}
+
+// sourceThrough is dataThrough for one source by its own settle rule.
+func sourceThrough(s *catalog.Source, cov map[string]Coverage, now time.Time, zone *time.Location) through {
+	return dataThrough(loaded(s, cov[s.ID], now, zone), s.Settles, now, zone)
 }
 
 func (t through) public() DataThrough {
@@ -100,6 +130,7 @@ type SourceFreshness struct {
 	Refresh     string      `json:"refresh"`
 	Settles     string      `json:"settles"`
 	DataThrough DataThrough `json:"data_through"`
+	FirstDay    *string     `json:"first_day"`
 	Today       string      `json:"today"`
 	Metrics     []string    `json:"metrics"`
 }
@@ -112,7 +143,7 @@ func (e *Engine) freshness(ctx context.Context, c *call, raw json.RawMessage) *A
 	if r != nil {
 		return c.refuse(r)
 	}
-	newest, err := e.store.Newest(ctx, e.cat.Sources())
+	cov, err := e.store.Coverage(ctx, e.cat.Sources())
 	if err != nil {
 		return e.fault(c, err)
 	}
@@ -120,12 +151,14 @@ func (e *Engine) freshness(ctx context.Context, c *call, raw json.RawMessage) *A
 	t := today(c.now, zone)
 	ans := &FreshnessAnswer{RequestID: c.id, Now: c.now.In(zone).Format(time.RFC3339), Today: t.Format(time.DateOnly),
 		TimeZone: zone.String(), Sources: map[string]*SourceFreshness{}, CatalogVersion: e.cat.Version(),
-		Notes: []string{"runs_to is the newest day a source holds rows for; complete_through is the newest day whose figures are final. " +
+		Notes: []string{"runs_to is the last day a source is loaded through (for a nightly source, the newest day its finished loads covered; " +
+			"a day inside it without rows had no activity); complete_through is the newest day whose figures are final; first_day is the first day of data. " +
 			"Figures for later days are partial or missing, never zero."}}
 	for _, s := range e.cat.Sources() {
-		th := dataThrough(newest[s.ID], s.Settles, c.now, zone)
+		th := sourceThrough(s, cov, c.now, zone)
 		sf := &SourceFreshness{Source: s.ID, Description: s.Description, Refresh: s.Refresh,
-			Settles: "a day is " + s.Settles.String(), DataThrough: th.public(), Today: todayStatus(s, th, t), Metrics: []string{}}
+			Settles: "a day is " + s.Settles.String(), DataThrough: th.public(), FirstDay: dateString(th.first),
+			Today: todayStatus(s, th, t), Metrics: []string{}}
 		for _, m := range e.cat.Metrics() {
 			if slices.Contains(m.Sources(), s) {
 				sf.Metrics = append(sf.Metrics, m.ID)
@@ -145,13 +178,11 @@ func (e *Engine) freshness(ctx context.Context, c *call, raw json.RawMessage) *A
 func todayStatus(s *catalog.Source, th through, t time.Time) string {
 	switch {
 	case th.runsTo.IsZero():
-		return "holds no rows"
-	case s.Refresh == catalog.RefreshLive && !th.runsTo.Before(t):
-		return "live: today's figures come in as they happen and are partial until the day is whole"
+		return "holds no data"
 	case s.Refresh == catalog.RefreshLive:
-		return "live, but nothing has come in today yet; the newest figures are from " + th.runsTo.Format(time.DateOnly)
+		return "live: today's figures come in as they happen and are partial until the day is whole"
 	default:
-		return "today is not in this source until the " + s.Refresh + " build after it; days through " +
-			dateOrNever(th.complete) + " are final"
+		return "today is not in this source until the " + s.Refresh + " build after it; it is loaded through " +
+			th.runsTo.Format(time.DateOnly) + ", and days through " + dateOrNever(th.complete) + " are final"
 	}
 }

@@ -12,6 +12,30 @@ import (
 // This file builds the governed part of an answer: definitions, freshness,
 // partial flags and notes.
 
+// Kinds of warning: the notes about one answer, which compact keeps and
+// Answer.Warnings names.
+const (
+	WarnCatalogChanged = "catalog_changed" // known_definitions did not match
+	WarnClipped        = "clipped"         // the week asked for was cut at today
+	WarnToday          = "today"           // the period includes today
+	WarnNoData         = "no_data"         // a source holds no data at all
+	WarnNotLoaded      = "not_loaded"      // a source is loaded only to before the period
+	WarnPartlyLoaded   = "partly_loaded"   // a source is loaded only to inside the period
+	WarnNotFinal       = "not_final"       // some days' figures will still change
+	WarnLeftOut        = "left_out"        // agent-days with an unknown part were left out
+	WarnBeforeData     = "before_data"     // the period starts before the first day of data
+	WarnLiveInstead    = "live_instead"    // live figures stand in for nightly ones
+	WarnPresence       = "presence"        // agents counted only on some days
+	WarnCutWeeks       = "cut_weeks"       // the period cuts weeks short
+	WarnTruncated      = "truncated"       // rows past the cap are not shown
+	WarnTies           = "ties"            // rows tied at a top_n cut are kept
+	WarnTieCut         = "tie_cut"         // the row cap splits a tie
+	WarnWeeksShifted   = "weeks_shifted"   // team_weeks ends a week earlier
+)
+
+// note is a warning with its kind.
+type note struct{ kind, text string }
+
 // governor fills an answer's Governed as its figures are gathered.
 type governor struct {
 	e        *Engine
@@ -20,7 +44,7 @@ type governor struct {
 	period   Period
 	compact  bool
 	byRef    bool
-	warnings []string // about this result: kept by compact
+	warnings []note   // about this result: kept by compact
 	standing []string // how figures are counted: dropped by compact
 	gaps     []gap    // metrics whose figures are missing days or not final
 }
@@ -28,6 +52,7 @@ type governor struct {
 // gap is one reason some metrics' figures are incomplete; metrics that share
 // a reason share a note.
 type gap struct {
+	kind    string
 	format  string // with %s for the metric list, then the date, then the reason
 	date    string
 	reason  string
@@ -45,31 +70,34 @@ func (e *Engine) governor(g *Governed, now time.Time, p Period, compact bool, kn
 	}
 	gv := &governor{e: e, g: g, now: now, period: p, compact: compact, byRef: knownDefinitions == e.cat.Version()}
 	if knownDefinitions != "" && !gv.byRef {
-		gv.warn("known_definitions does not match this catalogue (catalog_version " + e.cat.Version() + "), so the full definitions are included.")
+		gv.warn(WarnCatalogChanged, "known_definitions does not match this catalogue (catalog_version "+e.cat.Version()+"), so the full definitions are included.")
 	}
 	if p.Clipped {
-		gv.warn("The week asked for has not ended, so the period stops today.")
+		gv.warn(WarnClipped, "The week asked for has not ended, so the period stops today.")
 	}
 	return gv
 }
 
-func (gv *governor) warn(notes ...string)  { gv.warnings = append(gv.warnings, notes...) }
-func (gv *governor) stand(notes ...string) { gv.standing = append(gv.standing, notes...) }
+func (gv *governor) warn(kind, text string) { gv.warnings = append(gv.warnings, note{kind, text}) }
+func (gv *governor) stand(notes ...string)  { gv.standing = append(gv.standing, notes...) }
 
-// describe adds what figures of these metrics, read with these newest days,
-// need beside them. A metric already described is skipped.
-func (gv *governor) describe(metrics []*catalog.Metric, newest map[string]time.Time) {
+// describe adds what figures of these metrics, read with this coverage,
+// need beside them; leftOut counts, by metric id, the agent-days left out of
+// each. A metric already described is skipped.
+func (gv *governor) describe(metrics []*catalog.Metric, cov map[string]Coverage, leftOut map[string]int64) {
 	zone := gv.e.cat.Zone()
 	for _, m := range metrics {
 		if _, done := gv.g.Metrics[m.ID]; done {
 			continue
 		}
-		th := metricThrough(m, newest, gv.now, zone)
-		gv.g.Metrics[m.ID] = gv.e.metricInfo(m, th, gv.compact, gv.byRef)
-		gv.partial(m, th)
+		th := metricThrough(m, cov, gv.now, zone)
+		info := gv.e.metricInfo(m, th, gv.compact, gv.byRef)
+		info.LeftOut = leftOut[m.ID]
+		gv.g.Metrics[m.ID] = info
+		gv.partial(m, th, info.LeftOut)
 		for _, s := range m.Sources() {
 			if _, done := gv.g.DataThrough[s.Relation]; !done {
-				gv.g.DataThrough[s.Relation] = dataThrough(newest[s.ID], s.Settles, gv.now, zone).public()
+				gv.g.DataThrough[s.Relation] = sourceThrough(s, cov, gv.now, zone).public()
 				gv.stand(s.Notes...)
 			}
 		}
@@ -78,44 +106,72 @@ func (gv *governor) describe(metrics []*catalog.Metric, newest map[string]time.T
 }
 
 // partial marks a metric partial when the period reaches past the days its
-// figures are whole for, and records why.
-func (gv *governor) partial(m *catalog.Metric, th through) {
+// figures are whole for, or some agent-days were left out of it, and
+// records why.
+func (gv *governor) partial(m *catalog.Metric, th through, leftOut int64) {
 	p, t := gv.period, today(gv.now, gv.e.cat.Zone())
 	switch {
 	case th.runsTo.IsZero():
-		gv.gap(m, "%s: the source holds no rows, so the figures are null (no data), not zero.", "", "")
+		gv.gap(m, WarnNoData, "%s: the source holds no data, so the figures are null (no data), not zero.", "", "")
 	case th.runsTo.Before(p.Start):
-		gv.gap(m, "%s: the source holds rows only up to %s, before this period, so the figures are null (no data), not zero.",
+		gv.gap(m, WarnNotLoaded, "%s: the source is loaded only through %s, before this period, so the figures are null (no data), not zero.",
 			th.runsTo.Format(time.DateOnly), "")
 	case th.runsTo.Before(p.End):
-		gv.gap(m, "%s: the source holds rows only up to %s; later days are missing from the figures, not zero.",
+		gv.gap(m, WarnPartlyLoaded, "%s: the source is loaded only through %s; later days are missing from the figures, not zero.",
 			th.runsTo.Format(time.DateOnly), "")
 	}
 	if p.End.Equal(t) {
-		gv.warn("Today is not over, so every figure for today is part of a day.")
+		gv.warn(WarnToday, "Today is not over, so every figure for today is part of a day.")
 	}
 	if !th.complete.IsZero() && th.complete.Before(p.End) && !th.runsTo.Before(p.Start) {
-		gv.gap(m, "%s: days after %s are not final yet (%s), so the figures will still change.",
+		gv.gap(m, WarnNotFinal, "%s: days after %s are not final yet (%s), so the figures will still change.",
 			th.complete.Format(time.DateOnly), settleReason(m))
 	}
-	if th.complete.IsZero() || th.complete.Before(p.End) {
+	if !th.first.IsZero() && p.Start.Before(th.first) && !p.End.Before(th.first) {
+		gv.gap(m, WarnBeforeData, "%s: the data starts on %s; the days of the period before it have no figures.", th.first.Format(time.DateOnly), "")
+	}
+	if leftOut > 0 {
+		gv.warn(WarnLeftOut, fmt.Sprintf("%s: %d agent-days with a part not known yet (%s) are left out of every part of the figures; "+
+			"the figures cover the other agent-days and are partial.", m.ID, leftOut, unknownParts(m)))
+	}
+	if th.complete.IsZero() || th.complete.Before(p.End) || leftOut > 0 {
 		gv.g.PartialMetrics = append(gv.g.PartialMetrics, m.ID)
 	}
 }
 
-func (gv *governor) gap(m *catalog.Metric, format, date, reason string) {
+// unknownParts says what can be unknown on an agent-day for a metric.
+func unknownParts(m *catalog.Metric) string {
+	var cols []string
+	for _, p := range m.Parts() {
+		for _, c := range p.Expr.Columns() {
+			if slices.Contains(p.Source.Nullable, c) && !slices.Contains(cols, c) {
+				cols = append(cols, c)
+			}
+		}
+	}
+	var why []string
+	if len(cols) > 0 {
+		why = append(why, strings.Join(cols, ", ")+" not in yet")
+	}
+	if len(m.Sources()) > 1 {
+		why = append(why, "or one of its sources not loaded for the day")
+	}
+	return strings.Join(why, ", ")
+}
+
+func (gv *governor) gap(m *catalog.Metric, kind, format, date, reason string) {
 	for i := range gv.gaps {
 		if g := &gv.gaps[i]; g.format == format && g.date == date && g.reason == reason {
 			g.metrics = append(g.metrics, m.ID)
 			return
 		}
 	}
-	gv.gaps = append(gv.gaps, gap{format: format, date: date, reason: reason, metrics: []string{m.ID}})
+	gv.gaps = append(gv.gaps, gap{kind: kind, format: format, date: date, reason: reason, metrics: []string{m.ID}})
 }
 
 // finish writes the notes: warnings first, then, unless compact, how the
-// figures were counted.
-func (gv *governor) finish() {
+// figures were counted. It returns the kinds of the warnings written.
+func (gv *governor) finish() []string {
 	for _, g := range gv.gaps {
 		args := []any{strings.Join(g.metrics, ", ")}
 		if g.date != "" {
@@ -124,12 +180,21 @@ func (gv *governor) finish() {
 		if g.reason != "" {
 			args = append(args, g.reason)
 		}
-		gv.warn(fmt.Sprintf(g.format, args...))
+		gv.warn(g.kind, fmt.Sprintf(g.format, args...))
 	}
-	gv.g.Notes = append(gv.g.Notes, dedupe(gv.warnings)...)
+	var kinds []string
+	for _, n := range gv.warnings {
+		if !slices.Contains(gv.g.Notes, n.text) {
+			gv.g.Notes = append(gv.g.Notes, n.text)
+			if !slices.Contains(kinds, n.kind) {
+				kinds = append(kinds, n.kind)
+			}
+		}
+	}
 	if !gv.compact {
 		gv.g.Notes = append(gv.g.Notes, dedupe(gv.standing)...)
 	}
+	return kinds
 }
 
 func (e *Engine) metricInfo(m *catalog.Metric, th through, compact, byRef bool) *MetricInfo {
@@ -160,7 +225,7 @@ func settleReason(m *catalog.Metric) string {
 // countingNotes explain how figures over a scope and these metrics were
 // counted.
 func countingNotes(scope Scope, groupBy string, metrics []*catalog.Metric) []string {
-	notes := []string{"Null means no data, never zero."}
+	notes := []string{"Null means no data, never zero. A day the source is loaded for with no rows had no activity, and counts zero."}
 	if scope.Kind == ScopeFloor {
 		notes = append(notes, "The floor is the teams that counted as sales teams on each day; a team that joined or left the floor counts only for its days on it.")
 	}
@@ -168,7 +233,11 @@ func countingNotes(scope Scope, groupBy string, metrics []*catalog.Metric) []str
 		notes = append(notes, "Each agent's day counts for the team the agent was on that day.")
 	}
 	if slices.ContainsFunc(metrics, (*catalog.Metric).IsRatio) {
-		notes = append(notes, "Ratios are sums divided by sums over each row's group, never averages of rates; the summed numerator and denominator stand beside each ratio. A ratio is null when there is nothing to divide by.")
+		notes = append(notes, "Ratios are sums divided by sums over each row's group, never averages of rates; the summed numerator and denominator stand beside each ratio, "+
+			"both over the same agent-days. A ratio is null when there is nothing to divide by.")
+	}
+	if slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.LeaveOut }) {
+		notes = append(notes, "An agent-day on which a part of a figure is not known yet is left out of every part of that figure, and left_out in its metric says how many; unknown is never counted as zero.")
 	}
 	bases := map[string]bool{}
 	for _, m := range metrics {

@@ -14,9 +14,13 @@ type Plan struct {
 	Metrics []*catalog.Metric
 	Scope   Scope
 	Period  Period
-	GroupBy string   // a catalog grouping, or empty for one total row
-	Sort    *SortArg // nil: rows in group order
-	Limit   int      // the most rows to return
+	// Today is the floor's current day: how far live sources run.
+	Today   time.Time
+	GroupBy string // a catalog grouping, or empty for one total row
+	// Ranked asks for every group: the engine ranks them itself. Otherwise
+	// rows come in order of their key, at most Limit of them.
+	Ranked bool
+	Limit  int
 }
 
 // Parts returns the summed parts of every metric, in order: the columns a
@@ -45,15 +49,30 @@ func (p *Plan) Sources() []*catalog.Source {
 // Result is what a store returns for a plan.
 type Result struct {
 	Rows []Row
-	// Newest holds, per source id, the newest day the source has rows for,
-	// read in the same snapshot as the rows. A source with no rows is absent.
-	Newest map[string]time.Time
+	// LeftOut holds, per metric, the agent-days left out of its figures
+	// (see catalog.Metric.LeaveOut) over every group, returned or not.
+	LeftOut []int64
+	// Coverage holds, per source id, how far the source is loaded, read in
+	// the same snapshot as the rows.
+	Coverage map[string]Coverage
 }
 
 // Row is one group's sums.
 type Row struct {
 	Key  string     // team key, agent key or date; empty for the total row
 	Sums []*float64 // one per part of Plan.Parts; nil when no row had a value
+	// Kept and LeftOut count, per metric, the agent-days summed into its
+	// figures and those left out because a part was unknown.
+	Kept, LeftOut []int64
+}
+
+// Coverage is how far a source is loaded: the first and the last day of its
+// data. A nightly source runs through the newest day a finished load
+// covered (its watermark); a day inside that with no rows had no activity.
+// A live source's Through is zero: it runs up to now. Zero First means the
+// source holds nothing.
+type Coverage struct {
+	First, Through time.Time
 }
 
 // Store is the data the engine reads. internal/store implements it over
@@ -61,11 +80,11 @@ type Row struct {
 type Store interface {
 	// Directory reads the roster: teams, agents and their dated histories.
 	Directory(ctx context.Context) (*Directory, error)
-	// Run runs plans in one snapshot and returns each plan's rows, at most
-	// its Limit of them, in the order of the plans.
+	// Run runs plans in one snapshot and returns each plan's rows, in the
+	// order of the plans.
 	Run(ctx context.Context, plans ...*Plan) ([]*Result, error)
-	// Newest returns the newest day each source has rows for.
-	Newest(ctx context.Context, sources []*catalog.Source) (map[string]time.Time, error)
+	// Coverage reads how far each source is loaded.
+	Coverage(ctx context.Context, sources []*catalog.Source) (map[string]Coverage, error)
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
 }

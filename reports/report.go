@@ -19,6 +19,9 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		return c.refuse(r)
 	}
 	req, r := decodeReportArgs(rep, a, len(countedSums(rep)) > 1)
+	if r == nil {
+		r = ranksGroups(req, rep)
+	}
 	if r != nil {
 		return c.refuse(r)
 	}
@@ -37,7 +40,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if r != nil {
 		return c.refuse(r)
 	}
-	newest, err := e.sourcesNewest(ctx, rep.Metrics)
+	cov, err := e.sourcesCoverage(ctx, rep.Metrics)
 	if err != nil {
 		return e.fault(c, err)
 	}
@@ -45,21 +48,26 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if r != nil {
 		return c.refuse(r)
 	}
-	var notes []string
+	var live []string
 	if req.Metrics == nil && !req.CompareCounts {
-		metrics, notes = e.liveInstead(rep, metrics, period, newest)
+		metrics, live = e.liveInstead(rep, metrics, period, cov, c.now)
 	}
-	if req.Sort != nil || req.TopN > 0 {
-		if r := e.unfinished(metrics, period, newest, c.now, "a ranking (sort or top_n)"); r != nil {
+	if req.Sort != nil && !slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.ID == req.Sort.Metric }) {
+		return c.refuse(invalid("sort.metric", "must be one of the metrics this call returns; add it to metrics or sort by another", metricIDs(metrics)...))
+	}
+	if req.TopN > 0 && req.Sort == nil {
+		req.Sort = &SortArg{Metric: metrics[0].ID, Direction: "desc"}
+	}
+	if r := e.beforeData(metrics, period, cov, c.now); r != nil {
+		return c.refuse(r)
+	}
+	if req.Sort != nil {
+		if r := e.unfinished(metrics, period, cov, c.now, "a ranking (sort or top_n)"); r != nil {
 			return c.refuse(r)
 		}
 	}
-	limit := e.cat.Limits().MaxRows
-	if req.TopN > 0 {
-		limit = req.TopN
-	}
-	plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: period,
-		GroupBy: req.GroupBy, Sort: req.Sort, Limit: limit + 1}
+	plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: period, Today: today(c.now, e.cat.Zone()),
+		GroupBy: req.GroupBy, Ranked: req.Sort != nil, Limit: e.cat.Limits().MaxRows + 1}
 	activity := e.cat.Activity()
 	if activity == nil || scope.Kind != ScopeAgent || req.GroupBy != catalog.GroupDay {
 		activity = nil
@@ -70,19 +78,138 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if err != nil {
 		return e.fault(c, err)
 	}
-	res := results[0]
-	ans := e.assemble(c, req, plan, res, dir, activity)
-	ans.Notes = append(notes, ans.Notes...)
-	return &Answer{Body: ans, Rows: len(ans.Rows)}
+	ans := &ReportAnswer{RequestID: c.id, Rows: [][]any{}}
+	ans.Request = Echo{Tool: c.tool, Who: whoEcho(plan.Scope, dir), GroupBy: plan.GroupBy, TopN: req.TopN,
+		Compact: req.Compact, CompareCounts: req.CompareCounts, Metrics: metricIDs(metrics)}
+	if req.Sort != nil {
+		ans.Request.Sort = &SortEcho{Metric: req.Sort.Metric, Direction: req.Sort.Direction}
+	}
+	gv := e.governor(&ans.Governed, c.now, plan.Period, req.Compact, req.KnownDefinitions)
+	for _, n := range live {
+		gv.warn(WarnLiveInstead, n)
+	}
+	t := e.table(plan, results[0], dir, c.now, gv, req.Sort, req.TopN, metrics)
+	ans.Columns, ans.Rows, ans.Truncated = t.columns, t.rows, t.truncated
+	if activity != nil {
+		ans.Columns = append(ans.Columns, "no_activity")
+		for i, r := range t.kept {
+			ans.Rows[i] = append(ans.Rows[i], noActivity(r.Sums[len(r.Sums)-1]))
+		}
+		for _, s := range activity.Sources() {
+			ans.DataThrough[s.Relation] = sourceThrough(s, results[0].Coverage, c.now, e.cat.Zone()).public()
+			gv.stand(s.Notes...)
+		}
+		gv.stand("no_activity is true for a day with zero " + activity.ID + " (a day the source is loaded for with no row counts zero), " +
+			"false when there was some, and null when " + activity.ID + " is not in yet or not loaded.")
+	}
+	gv.stand(countingNotes(plan.Scope, plan.GroupBy, metrics)...)
+	return &Answer{Body: ans, Rows: len(ans.Rows), Warnings: gv.finish()}
+}
+
+// ranksGroups refuses a ranking with nothing to rank: top_n and sort order
+// groups, so they need group_by.
+func ranksGroups(req *Request, rep *catalog.Report) *Refusal {
+	if req.GroupBy != "" {
+		return nil
+	}
+	switch {
+	case req.TopN > 0:
+		return invalid(argTopN, "keeps the first groups of a ranking, so it needs group_by; add group_by or leave top_n out", rep.GroupBy...)
+	case req.Sort != nil:
+		return invalid(argSort, "orders groups, so it needs group_by; add group_by or leave sort out", rep.GroupBy...)
+	}
+	return nil
+}
+
+// shownTable is a plan's rows as an answer shows them.
+type shownTable struct {
+	columns   []string
+	rows      [][]any
+	kept      []Row // the groups shown, with their figures
+	truncated bool
+}
+
+// table fills, ranks and cuts a plan's rows, renders them under metrics (the
+// plan's metrics but for any it reads only for a column of its own), and
+// adds to gv what they need: definitions, freshness, and the notes on cut
+// rows, ties, cut weeks and agents counted on only some days.
+func (e *Engine) table(plan *Plan, res *Result, dir *Directory, now time.Time, gv *governor, sort *SortArg, topN int, metrics []*catalog.Metric) shownTable {
+	rows := fill(plan, res, dir, res.Coverage, now)
+	if sort != nil {
+		rank(rows, plan.Metrics, sort)
+	}
+	max := e.cat.Limits().MaxRows
+	n := max
+	if topN > 0 {
+		n = topN
+	}
+	kept, tied, split := cutRows(rows, plan.Metrics, sort, n, max)
+	t := shownTable{columns: columnsFor(plan.GroupBy, metrics), rows: make([][]any, len(kept)), kept: kept,
+		truncated: topN == 0 && len(rows) > max || split}
+	for i, r := range kept {
+		t.rows[i] = rowFor(plan.GroupBy, r, metrics, dir, plan.Period)
+	}
+	leftOut := map[string]int64{}
+	for j, m := range plan.Metrics {
+		if j < len(res.LeftOut) {
+			leftOut[m.ID] = res.LeftOut[j]
+		}
+	}
+	gv.describe(metrics, res.Coverage, leftOut)
+	switch {
+	case split:
+		gv.warn(WarnTieCut, fmt.Sprintf("More rows tie on %s with the last row shown than the cap of %d rows holds, so the cut splits a tie; "+
+			"narrow the call (a team instead of the floor, or a shorter period) to see every tied row.", sort.Metric, max))
+	case t.truncated:
+		gv.warn(WarnTruncated, fmt.Sprintf("Only the first %d rows are shown; narrow the call (a team instead of the floor, a shorter period, or top_n with sort) to see the rest.", max))
+	}
+	if tied > 0 {
+		gv.warn(WarnTies, fmt.Sprintf("%d more rows tie on %s with row %d, so %d rows are shown instead of %d.", tied, sort.Metric, n, len(kept), n))
+	}
+	if plan.GroupBy == catalog.GroupWeek {
+		if cut := cutWeeks(kept, plan.Period); len(cut) > 0 {
+			gv.warn(WarnCutWeeks, "The period cuts weeks short: "+strings.Join(cut, "; ")+". Their figures cover only those days; compare whole weeks only.")
+		}
+	}
+	var agents []string
+	switch {
+	case plan.Scope.Kind == ScopeAgent:
+		agents = []string{plan.Scope.Key}
+	case plan.GroupBy == catalog.GroupAgent:
+		for _, r := range kept {
+			agents = append(agents, r.Key)
+		}
+	}
+	if who := dir.presence(plan.Scope, plan.Period, agents, dir.stints(plan.Scope, plan.Period)); len(who) > 0 {
+		gv.warn(WarnPresence, "Counted on only some days of the period, or with a change of team: "+strings.Join(who, ", ")+
+			". Days outside their time here have no figures for them.")
+	}
+	return t
+}
+
+// beforeData refuses a period that ends before the first day of data of
+// every metric asked for, and names the first day as the choice.
+func (e *Engine) beforeData(metrics []*catalog.Metric, p Period, cov map[string]Coverage, now time.Time) *Refusal {
+	var first time.Time
+	for _, m := range metrics {
+		if c := metricCoverage(m, cov, now, e.cat.Zone()); !c.First.IsZero() && (first.IsZero() || c.First.Before(first)) {
+			first = c.First
+		}
+	}
+	if first.IsZero() || !p.End.Before(first) {
+		return nil
+	}
+	day := first.Format(time.DateOnly)
+	return invalid(argPeriod, "ends before the first day of data ("+day+"); ask about that day or later", day)
 }
 
 // liveInstead swaps a report's default metrics for its live ones when the
 // period lies wholly past what the nightly sources hold: today's sales come
 // from the live board until the nightly build has loaded the day.
-func (e *Engine) liveInstead(rep *catalog.Report, defaults []*catalog.Metric, p Period, newest map[string]time.Time) ([]*catalog.Metric, []string) {
+func (e *Engine) liveInstead(rep *catalog.Report, defaults []*catalog.Metric, p Period, cov map[string]Coverage, now time.Time) ([]*catalog.Metric, []string) {
 	for _, m := range defaults {
 		for _, s := range m.Sources() {
-			if n, ok := newest[s.ID]; ok && !n.Before(p.Start) {
+			if c := loaded(s, cov[s.ID], now, e.cat.Zone()); !c.Through.IsZero() && !c.Through.Before(p.Start) {
 				return defaults, nil
 			}
 		}
@@ -106,11 +233,11 @@ func (e *Engine) liveInstead(rep *catalog.Report, defaults []*catalog.Metric, p 
 
 // unfinished refuses a comparison over days that are not final for every
 // metric in it, and names periods that would work.
-func (e *Engine) unfinished(metrics []*catalog.Metric, p Period, newest map[string]time.Time, now time.Time, what string) *Refusal {
+func (e *Engine) unfinished(metrics []*catalog.Metric, p Period, cov map[string]Coverage, now time.Time, what string) *Refusal {
 	var last time.Time
 	var blocking *catalog.Metric
 	for _, m := range metrics {
-		th := metricThrough(m, newest, now, e.cat.Zone())
+		th := metricThrough(m, cov, now, e.cat.Zone())
 		if th.complete.Before(p.End) && (blocking == nil || th.complete.Before(last)) {
 			blocking, last = m, th.complete
 		}
@@ -154,7 +281,7 @@ func countedSums(rep *catalog.Report) []*catalog.Metric {
 }
 
 // chooseMetrics picks the metrics a call asked for, the defaults, or for
-// compare_counts one count per basis; and checks the sort against them.
+// compare_counts one count per basis.
 func (e *Engine) chooseMetrics(rep *catalog.Report, req *Request) ([]*catalog.Metric, *Refusal) {
 	metrics := rep.Defaults
 	switch {
@@ -169,61 +296,7 @@ func (e *Engine) chooseMetrics(rep *catalog.Report, req *Request) ([]*catalog.Me
 			metrics = append(metrics, m)
 		}
 	}
-	if req.Sort != nil && !slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.ID == req.Sort.Metric }) {
-		ids := make([]string, len(metrics))
-		for i, m := range metrics {
-			ids[i] = m.ID
-		}
-		return nil, invalid("sort.metric", "must be one of the metrics this call returns; add it to metrics or sort by another", ids...)
-	}
 	return metrics, nil
-}
-
-// assemble builds the answer: rows, definitions, freshness, partial flags
-// and notes.
-func (e *Engine) assemble(c *call, req *Request, plan *Plan, res *Result, dir *Directory, activity *catalog.Metric) *ReportAnswer {
-	shown := plan.Metrics
-	if activity != nil {
-		shown = shown[:len(shown)-1]
-	}
-	ans := &ReportAnswer{RequestID: c.id, Columns: columnsFor(plan.GroupBy, shown), Rows: [][]any{}}
-	ans.Request = Echo{Tool: c.tool, Who: whoEcho(plan.Scope, dir), GroupBy: plan.GroupBy, TopN: req.TopN,
-		Compact: req.Compact, CompareCounts: req.CompareCounts, Metrics: metricIDs(shown)}
-	if plan.Sort != nil {
-		ans.Request.Sort = &SortEcho{Metric: plan.Sort.Metric, Direction: plan.Sort.Direction}
-	}
-	if activity != nil {
-		ans.Columns = append(ans.Columns, "no_activity")
-	}
-	rows := res.Rows
-	if len(rows) > plan.Limit-1 {
-		rows = rows[:plan.Limit-1]
-		ans.Truncated = req.TopN == 0
-	}
-	for _, r := range rows {
-		row := rowFor(plan.GroupBy, r, shown, dir)
-		if activity != nil {
-			row = append(row, noActivity(r.Sums[len(r.Sums)-1]))
-		}
-		ans.Rows = append(ans.Rows, row)
-	}
-	gv := e.governor(&ans.Governed, c.now, plan.Period, req.Compact, req.KnownDefinitions)
-	gv.describe(shown, res.Newest)
-	if activity != nil {
-		for _, s := range activity.Sources() {
-			ans.DataThrough[s.Relation] = dataThrough(res.Newest[s.ID], s.Settles, c.now, e.cat.Zone()).public()
-			gv.stand(s.Notes...)
-		}
-	}
-	if ans.Truncated {
-		gv.warn(fmt.Sprintf("Only the first %d rows are shown; narrow the call (a team instead of the floor, a shorter period, or top_n with sort) to see the rest.", plan.Limit-1))
-	}
-	gv.stand(countingNotes(plan.Scope, plan.GroupBy, shown)...)
-	if activity != nil {
-		gv.stand("no_activity is true for a day with zero " + activity.ID + ", false when there was some, and null when " + activity.ID + " is not in yet or the day has no row.")
-	}
-	gv.finish()
-	return ans
 }
 
 // noActivity reads the activity metric's sum: zero is no activity, null is

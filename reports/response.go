@@ -63,6 +63,9 @@ type MetricInfo struct {
 	Source        string      `json:"source,omitempty"`
 	SalesBasis    string      `json:"sales_basis,omitempty"`
 	DataThrough   DataThrough `json:"data_through"`
+	// LeftOut counts the agent-days left out of the figures because a part
+	// was not known (hours not in, approval not settled).
+	LeftOut int64 `json:"left_out,omitempty"`
 }
 
 // PeriodInfo is a resolved period.
@@ -134,8 +137,8 @@ func whoEcho(s Scope, dir *Directory) *WhoEcho {
 }
 
 // columnsFor names a plan's columns: the group's key (and its name for teams
-// and agents), then each metric, each ratio followed by its summed numerator
-// and denominator.
+// and agents, its count of the period's days for weeks), then each metric,
+// each ratio followed by its summed numerator and denominator.
 func columnsFor(groupBy string, metrics []*catalog.Metric) []string {
 	var cols []string
 	switch groupBy {
@@ -143,8 +146,10 @@ func columnsFor(groupBy string, metrics []*catalog.Metric) []string {
 		cols = []string{"team", "team_name"}
 	case catalog.GroupAgent:
 		cols = []string{"agent", "agent_name"}
-	case catalog.GroupDay, catalog.GroupWeek:
+	case catalog.GroupDay:
 		cols = []string{groupBy}
+	case catalog.GroupWeek:
+		cols = []string{groupBy, "days"}
 	}
 	for _, m := range metrics {
 		cols = append(cols, m.ID)
@@ -155,8 +160,8 @@ func columnsFor(groupBy string, metrics []*catalog.Metric) []string {
 	return cols
 }
 
-// rowFor renders one result row under columnsFor's columns.
-func rowFor(groupBy string, r Row, metrics []*catalog.Metric, dir *Directory) []any {
+// rowFor renders one result row of a period under columnsFor's columns.
+func rowFor(groupBy string, r Row, metrics []*catalog.Metric, dir *Directory, p Period) []any {
 	var out []any
 	switch groupBy {
 	case catalog.GroupTeam:
@@ -165,8 +170,10 @@ func rowFor(groupBy string, r Row, metrics []*catalog.Metric, dir *Directory) []
 	case catalog.GroupAgent:
 		a, _ := dir.agent(r.Key)
 		out = append(out, r.Key, nullable(a.Name))
-	case catalog.GroupDay, catalog.GroupWeek:
+	case catalog.GroupDay:
 		out = append(out, r.Key)
+	case catalog.GroupWeek:
+		out = append(out, r.Key, weekDays(r.Key, p))
 	}
 	i := 0
 	for _, m := range metrics {

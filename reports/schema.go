@@ -74,9 +74,9 @@ func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 			"type": "array", "items": schema{"type": "string", "enum": ids}, "minItems": 1, "maxItems": len(ids), "uniqueItems": true,
 			"description": "metric ids to return; if omitted, " + joinIDs(rep.Defaults),
 		},
-		argGroupBy: enum("one row per group; if omitted, one total row", rep.GroupBy),
+		argGroupBy: enum("one row per group, every group in scope listed (null where no data is in); weeks say how many of the period's days they hold; if omitted, one total row", rep.GroupBy),
 		argTopN: schema{"type": "integer", "minimum": 1, "maximum": cat.Limits().MaxRows,
-			"description": "keep only the first N rows, after sort"},
+			"description": "keep the first N groups of the ranking (by sort, else by the first metric, descending), and any tied with the last; needs group_by"},
 		argSort: object(schema{
 			"metric":    enum("a metric this call returns", ids),
 			"direction": schema{"type": "string", "enum": []string{"desc", "asc"}, "default": "desc"},
@@ -106,59 +106,121 @@ func joinIDs(ms []*catalog.Metric) string {
 	return out
 }
 
-// Output schemas describe the successful answer; refusals share the
-// request_id and carry error instead.
+// Output schemas: every answer a tool gives, in every mode, validates
+// against the tool's own: the answer with figures (full, compact or with
+// definitions by reference), candidates when a name matched several, or a
+// refusal. Objects are closed, so a field the contract does not name is a
+// defect a client's validation catches.
+
 var (
-	dataThroughSchema = schema{"type": "object", "properties": schema{
-		"runs_to":          schema{"type": []string{"string", "null"}},
-		"complete_through": schema{"type": []string{"string", "null"}},
-	}}
-	refusalSchema = schema{"type": "object", "properties": schema{
-		"code": schema{"type": "string"}, "argument": schema{"type": "string"},
-		"rule": schema{"type": "string"}, "choices": schema{"type": "array", "items": schema{"type": "string"}},
-	}}
+	text      = schema{"type": "string"}
+	texts     = schema{"type": "array", "items": text}
+	whole     = schema{"type": "integer"}
+	flag      = schema{"type": "boolean"}
+	maybeDate = schema{"type": []string{"string", "null"}}
+	table     = schema{"type": "array", "items": schema{"type": "array"}}
+
+	dataThroughSchema = object(schema{"runs_to": maybeDate, "complete_through": maybeDate}, "runs_to", "complete_through")
+	refusalSchema     = object(schema{"code": text, "argument": text, "rule": text, "choices": texts}, "code", "rule", "choices")
+	echoSchema        = object(schema{
+		"tool": text,
+		"who":  object(schema{"kind": text, "key": text, "name": text, "team": text}, "kind", "name"),
+		"day":  text, "weeks": whole, "metrics": texts, "group_by": text, "top_n": whole,
+		"sort":    object(schema{"metric": text, "direction": text}, "metric", "direction"),
+		"compact": flag, "compare_counts": flag,
+	}, "tool")
 )
 
-func answerSchema(props schema) schema {
-	props["request_id"] = schema{"type": "string"}
-	props["error"] = refusalSchema
-	props["catalog_version"] = schema{"type": "string"}
-	props["notes"] = schema{"type": "array", "items": schema{"type": "string"}}
-	return schema{"type": "object", "properties": props, "required": []string{"request_id"}}
+// answerOf is a tool's output schema: its answer, or (when withCandidates)
+// the candidates a name matched, or a refusal.
+func answerOf(props schema, required []string, withCandidates bool) schema {
+	props["request_id"] = text
+	shapes := []any{
+		withTitle("answer", object(props, append([]string{"request_id"}, required...)...)),
+		withTitle("refused", object(schema{"request_id": text, "error": refusalSchema}, "request_id", "error")),
+	}
+	if withCandidates {
+		shapes = append(shapes, withTitle("candidates", object(schema{
+			"request_id": text, "argument": text, "notes": texts, "catalog_version": text,
+			"candidates": schema{"type": "array", "items": object(schema{
+				"agent_key": text, "team_key": text, "name": text, "team": text, "left_on": text,
+			}, "name")},
+		}, "request_id", "argument", "candidates", "notes", "catalog_version")))
+	}
+	return schema{"type": "object", "anyOf": shapes}
 }
 
-func cannedOutputSchema() schema {
-	out := reportOutputSchema()
-	out["properties"].(schema)["sections"] = schema{"type": "array", "items": schema{"type": "object", "properties": schema{
-		"id": schema{"type": "string"}, "title": schema{"type": "string"},
-		"columns": schema{"type": "array", "items": schema{"type": "string"}}, "rows": schema{"type": "array"},
-		"total": schema{"type": "array"}, "truncated": schema{"type": "boolean"},
-	}}}
-	return out
+// governed is what every answer with figures carries beside them.
+func governed(props schema) (schema, []string) {
+	props["metrics"] = schema{"type": "object", "additionalProperties": object(schema{
+		"label": text, "unit": schema{"type": "string", "enum": catalog.Units}, "definition": text, "definition_ref": text,
+		"formula": text, "source": text, "sales_basis": text, "data_through": dataThroughSchema, "left_out": whole,
+	}, "label", "unit", "data_through")}
+	props["period"] = object(schema{"start": text, "end": text, "days": whole, "time_zone": text, "named": text},
+		"start", "end", "days", "time_zone")
+	props["data_through"] = schema{"type": "object", "additionalProperties": dataThroughSchema}
+	props["notes"] = texts
+	props["partial"] = flag
+	props["partial_metrics"] = texts
+	props["catalog_version"] = text
+	props["request"] = echoSchema
+	return props, []string{"request", "metrics", "period", "data_through", "notes", "partial", "partial_metrics", "catalog_version"}
 }
 
 func reportOutputSchema() schema {
-	return answerSchema(schema{
-		"request":   schema{"type": "object"},
-		"columns":   schema{"type": "array", "items": schema{"type": "string"}},
-		"rows":      schema{"type": "array", "items": schema{"type": "array"}},
-		"truncated": schema{"type": "boolean"},
-		"metrics": schema{"type": "object", "additionalProperties": schema{"type": "object", "properties": schema{
-			"label": schema{"type": "string"}, "unit": schema{"type": "string"}, "definition": schema{"type": "string"},
-			"definition_ref": schema{"type": "string"}, "formula": schema{"type": "string"}, "source": schema{"type": "string"},
-			"sales_basis": schema{"type": "string"}, "data_through": dataThroughSchema,
-		}}},
-		"period": schema{"type": "object", "properties": schema{
-			"start": schema{"type": "string"}, "end": schema{"type": "string"}, "days": schema{"type": "integer"},
-			"time_zone": schema{"type": "string"}, "named": schema{"type": "string"},
-		}},
-		"data_through":    schema{"type": "object", "additionalProperties": dataThroughSchema},
-		"partial":         schema{"type": "boolean"},
-		"partial_metrics": schema{"type": "array", "items": schema{"type": "string"}},
-		"argument":        schema{"type": "string"},
-		"candidates": schema{"type": "array", "items": schema{"type": "object", "properties": schema{
-			"agent_key": schema{"type": "string"}, "team_key": schema{"type": "string"}, "name": schema{"type": "string"},
-			"team": schema{"type": "string"}, "left_on": schema{"type": "string"},
-		}}},
-	})
+	props, required := governed(schema{"columns": texts, "rows": table, "truncated": flag})
+	return answerOf(props, append(required, "columns", "rows", "truncated"), true)
+}
+
+func cannedOutputSchema() schema {
+	props, required := governed(schema{"sections": schema{"type": "array", "items": object(schema{
+		"id": text, "title": text, "columns": texts, "rows": table, "total": schema{"type": "array"}, "truncated": flag,
+	}, "id", "title", "columns", "rows", "truncated")}})
+	return answerOf(props, append(required, "sections"), true)
+}
+
+func rosterOutputSchema() schema {
+	return answerOf(schema{
+		"request": echoSchema, "day": text, "time_zone": text, "columns": texts, "rows": table, "truncated": flag,
+		"notes": texts, "catalog_version": text,
+		"teams": schema{"type": "array", "items": object(schema{
+			"team": text, "team_name": text, "on_floor": schema{"type": []string{"boolean", "null"}},
+			"decided_from": text, "decided_by": text, "reason": text, "agents": whole,
+		}, "team", "team_name", "on_floor", "agents")},
+	}, []string{"request", "day", "time_zone", "teams", "columns", "rows", "truncated", "notes", "catalog_version"}, true)
+}
+
+func peopleOutputSchema() schema {
+	return answerOf(schema{
+		"people": schema{"type": "array", "items": object(schema{
+			"agent_key": text, "name": text, "email": text, "team": text, "team_name": text, "hired_on": text, "left_on": text,
+		}, "agent_key", "name", "email", "hired_on")},
+		"truncated": flag, "notes": texts, "catalog_version": text,
+	}, []string{"people", "truncated", "notes", "catalog_version"}, false)
+}
+
+func freshnessOutputSchema() schema {
+	return answerOf(schema{
+		"now": text, "today": text, "time_zone": text, "notes": texts, "catalog_version": text,
+		"sources": schema{"type": "object", "additionalProperties": object(schema{
+			"source": text, "description": text, "refresh": text, "settles": text, "data_through": dataThroughSchema,
+			"first_day": maybeDate, "today": text, "metrics": texts,
+		}, "source", "description", "refresh", "settles", "data_through", "first_day", "today", "metrics")},
+	}, []string{"now", "today", "time_zone", "sources", "notes", "catalog_version"}, false)
+}
+
+func definitionsOutputSchema() schema {
+	return answerOf(schema{
+		"metrics": schema{"type": "object", "additionalProperties": object(schema{
+			"label": text, "unit": text, "definition": text, "formula": text, "source": text, "grain": text,
+			"sales_basis": text, "settles": text, "reports": texts,
+		}, "label", "unit", "definition", "formula", "source", "grain", "settles")},
+		"bases":           schema{"type": "object", "additionalProperties": object(schema{"label": text, "definition": text}, "label", "definition")},
+		"catalog_version": text, "notes": texts,
+	}, []string{"metrics", "bases", "catalog_version", "notes"}, false)
+}
+
+func healthOutputSchema() schema {
+	return answerOf(schema{"status": text, "database": text, "catalog_version": text},
+		[]string{"status", "database", "catalog_version"}, false)
 }

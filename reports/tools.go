@@ -104,8 +104,7 @@ func (e *Engine) builtins() []builtin {
 				argWho: oneOfWho(true),
 				"day":  dateSchema("the day, YYYY-MM-DD; if omitted, today"),
 			}, argWho),
-			OutputSchema: answerSchema(schema{"day": schema{"type": "string"}, "teams": schema{"type": "array"},
-				"columns": schema{"type": "array"}, "rows": schema{"type": "array"}, "truncated": schema{"type": "boolean"}}),
+			OutputSchema: rosterOutputSchema(),
 		}, (*Engine).roster},
 		{Tool{
 			Name:  toolFindPeople,
@@ -114,14 +113,14 @@ func (e *Engine) builtins() []builtin {
 				"use the agent_key in who.agent.",
 			InputSchema: object(schema{"query": schema{"type": "string", "minLength": 1, "maxLength": maxNameLength,
 				"description": "a name or part of one, an email or an agent_key"}}, "query"),
-			OutputSchema: answerSchema(schema{"people": schema{"type": "array"}, "truncated": schema{"type": "boolean"}}),
+			OutputSchema: peopleOutputSchema(),
 		}, (*Engine).findPeople},
 		{Tool{
 			Name:         toolFreshness,
 			Title:        "Freshness",
-			Description:  "How far every source's data runs (runs_to), how far it is final (complete_through), and what it holds of today.",
+			Description:  "How far every source is loaded (runs_to: for a nightly source the newest day its finished loads covered), how far it is final (complete_through), its first day of data, and what it holds of today.",
 			InputSchema:  object(schema{}),
-			OutputSchema: answerSchema(schema{"today": schema{"type": "string"}, "sources": schema{"type": "object"}}),
+			OutputSchema: freshnessOutputSchema(),
 		}, func(e *Engine, ctx context.Context, c *call, raw json.RawMessage) *Answer {
 			return e.freshness(ctx, c, raw)
 		}},
@@ -132,7 +131,7 @@ func (e *Engine) builtins() []builtin {
 				"source, counting basis, when a day's figures become final, and which reports offer it; plus the counting bases.",
 			InputSchema: object(schema{"metrics": schema{"type": "array", "items": schema{"type": "string", "enum": allMetrics},
 				"minItems": 1, "uniqueItems": true, "description": "metric ids; if omitted, all"}}),
-			OutputSchema: answerSchema(schema{"metrics": schema{"type": "object"}, "bases": schema{"type": "object"}}),
+			OutputSchema: definitionsOutputSchema(),
 		}, func(e *Engine, _ context.Context, c *call, raw json.RawMessage) *Answer {
 			return e.metricDefinitions(c, raw)
 		}},
@@ -141,7 +140,7 @@ func (e *Engine) builtins() []builtin {
 			Title:        "Health",
 			Description:  "Whether plumbline can reach its database, and the catalogue version it answers from.",
 			InputSchema:  object(schema{}),
-			OutputSchema: answerSchema(schema{"status": schema{"type": "string"}, "database": schema{"type": "string"}}),
+			OutputSchema: healthOutputSchema(),
 		}, (*Engine).health},
 	}
 }
@@ -182,8 +181,9 @@ func reportList(cat *catalog.Catalog) string {
 }
 
 const grammarNote = "Arguments: who (floor, team or agent), period (named, day, week or start/end), " +
-	"optional metrics, group_by, sort, top_n and compact. Every figure comes with its definition, " +
-	"its counting basis and how far its data runs (data_through); read them and the notes before stating it."
+	"optional metrics, group_by, sort, top_n (a ranking: by sort, else the first metric; ties kept) and compact. " +
+	"Every figure comes with its definition, its counting basis, how far its data runs (data_through) and how many " +
+	"agent-days were left out of it (left_out); read them and the notes before stating it."
 
 // Instructions tell the client how to read every answer.
 func Instructions() string {
@@ -191,7 +191,10 @@ func Instructions() string {
 
 - Before stating a figure, read its metric's definition and data_through. Say how far the data runs when it is not through yesterday or today.
 - The notes are part of the answer: pass them on to the person, in your own words, with the figures they qualify.
-- Null means no data (for example hours not in yet), never zero. Do not fill nulls with zeros or estimates.
+- Null means no data (for example hours not in yet, or a day not loaded), never zero. Do not fill nulls with zeros or estimates. A zero is a loaded day without activity.
+- A metric's left_out counts the agent-days left out of its figures because a part was not known yet; such figures are partial. Say so.
+- Grouped answers list every team or agent in scope, with null where nothing is in. A week row's days column says how many of the period's days it holds: compare whole weeks only.
+- top_n is a ranking by sort, or else by the first metric, descending; rows tied with the last one kept are kept too. Say when a note reports a tie.
 - Sales are counted on different bases (board = live, submitted = nightly, approved = carrier-confirmed). Every sales figure names its sales_basis; never add, subtract or compare figures across bases.
 - Figures listed in partial_metrics (partial: true) cover days that are not over or not final; say so, and do not rank or compare them with whole days.
 - Ratios are given with their summed numerator and denominator; quote the ratio as returned (as a percentage for unit "share") and never average ratios across rows yourself.

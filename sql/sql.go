@@ -13,8 +13,10 @@
 // roles/database.sql gives plumbline's roles what they hold in one database
 // besides the reader's grants, and grants/ holds one file per relation the
 // reader may read, each with a header naming the relation, its grain and its
-// review. The grant files here are the demo floor's; a deployment keeps its
-// own directory of them (--grants).
+// review. analyst/ holds the same kind of file for the analyst role, the
+// role the analyst's door runs statements as. The grant files here are the
+// demo floor's; a deployment keeps its own directories of them (--grants,
+// --analyst-grants).
 package sql
 
 import (
@@ -22,7 +24,7 @@ import (
 	"io/fs"
 )
 
-//go:embed migrations/*.sql demo/*.sql roles/*.sql grants/*.sql
+//go:embed migrations/*.sql demo/*.sql roles/*.sql grants/*.sql analyst/*.sql
 var files embed.FS
 
 // Files returns every SQL file, by its path under sql/.
@@ -40,6 +42,10 @@ func Roles() fs.FS { return sub("roles") }
 // Grants returns the demo floor's grant files, one per relation the reader
 // may read.
 func Grants() fs.FS { return sub("grants") }
+
+// AnalystGrants returns the demo floor's analyst grant files, one per
+// relation the analyst role may read.
+func AnalystGrants() fs.FS { return sub("analyst") }
 
 func sub(dir string) fs.FS {
 	f, err := fs.Sub(files, dir)

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"text/tabwriter"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/catalog"
+	"plumbline/internal/grants"
 	"plumbline/internal/guard"
 )
 
@@ -30,7 +33,10 @@ and column it reads exists, summed columns are numeric, the reader role
 (--reader-role) can read them all and the login of --db can become it, every
 relation has a reviewed grant file in --grants, and the reader can read no
 column that looks like member data (phone, member, address, birth, dob,
-transcript, recording, ssn, medicare).
+transcript, recording, ssn, medicare). It lists the analyst's allow-list too
+(the analyst grant files, --analyst-grants), each relation with its grain
+and review, and checks that the analyst role (--analyst-role) can read
+exactly those relations and no column that looks like member data.
 
 --contract FILE compares the tools' contract with a snapshot written by
 "plumbline contract" and lists breaking changes (a removed tool or metric, a
@@ -62,6 +68,8 @@ func check(ctx context.Context, args []string, s *streams) error {
 	db := f.string("db", "", "PostgreSQL connection `string` (plumbline's login): check the catalogue against this database, and preview values with --diff")
 	grantsDir := addGrantsFlag(f)
 	reader := addReaderFlag(f)
+	analystDir := addAnalystGrantsFlag(f)
+	analystRole := f.string("analyst-role", grants.DefaultRoles().Analyst, "`role` the analyst's door runs statements as")
 	rest, err := f.parse(args)
 	if err != nil {
 		return err
@@ -92,7 +100,11 @@ func check(ctx context.Context, args []string, s *streams) error {
 		if err != nil {
 			return err
 		}
-		dbProblems = !ok
+		aok, err := checkAnalyst(ctx, s, *db, *analystDir, *analystRole, *format)
+		if err != nil {
+			return err
+		}
+		dbProblems = !ok || !aok
 	}
 	if *oldDir != "" {
 		if err := previewChanges(ctx, *oldDir, cat, *db, s.out); err != nil {
@@ -126,6 +138,16 @@ func checkDatabase(ctx context.Context, s *streams, cat *catalog.Catalog, dsn, g
 	if err != nil {
 		return false, err
 	}
+	if printProblems(s, problems, format) {
+		return false, nil
+	}
+	fmt.Fprintf(s.out, "database: ok (%d relations exist, are granted with a review and readable by %s)\n", len(cat.Relations()), reader)
+	return true, nil
+}
+
+// printProblems prints the database's problems as text or annotations, and
+// reports whether there were any.
+func printProblems(s *streams, problems []string, format string) bool {
 	for _, p := range problems {
 		if format == "github" {
 			fmt.Fprintf(s.out, "::error title=plumbline check --db::%s\n", escapeData(p))
@@ -135,9 +157,41 @@ func checkDatabase(ctx context.Context, s *streams, cat *catalog.Catalog, dsn, g
 	}
 	if len(problems) > 0 {
 		fmt.Fprintf(s.err, "%d problem(s) in the database\n", len(problems))
+	}
+	return len(problems) > 0
+}
+
+// checkAnalyst lists the analyst's allow-list with each relation's grain
+// and review, checks the analyst role against it, prints each problem, and
+// reports whether there were none.
+func checkAnalyst(ctx context.Context, s *streams, dsn, dir, role, format string) (bool, error) {
+	gs, err := loadAnalystGrants(dir)
+	if err != nil {
+		return false, err
+	}
+	fmt.Fprintf(s.out, "analyst allow-list (%d relations, read by %s through the analyst's door):\n", len(gs), role)
+	tw := tabwriter.NewWriter(s.out, 2, 4, 2, ' ', 0)
+	for _, g := range gs {
+		cols := "every column"
+		if g.Columns != nil {
+			cols = strings.Join(g.Columns, ", ")
+		}
+		fmt.Fprintf(tw, "  %s\tgrain %s\treviewed by %s on %s\t%s\n", g.Relation, g.Grain, g.ReviewedBy, g.ReviewedOn.Format(time.DateOnly), cols)
+	}
+	tw.Flush()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return false, fmt.Errorf("cannot reach the database: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	problems, err := guard.CheckAnalyst(ctx, conn, gs, role)
+	if err != nil {
+		return false, err
+	}
+	if printProblems(s, problems, format) {
 		return false, nil
 	}
-	fmt.Fprintf(s.out, "database: ok (%d relations exist, are granted with a review and readable by %s)\n", len(cat.Relations()), reader)
+	fmt.Fprintf(s.out, "database: analyst ok (%s reads exactly its %d reviewed relations, no member data)\n", role, len(gs))
 	return true, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,10 +30,10 @@ import (
 // clientsNow is the moment the demo answers as of.
 const clientsNow = "2026-11-18T14:30:00-05:00"
 
-// clientsDemo runs the demo and returns its MCP endpoint, the access token
-// it prints for clients, and a superuser connection to its database for
-// expected figures.
-func clientsDemo(t *testing.T) (endpoint, token string, db *pgx.Conn) {
+// clientsDemo runs the demo, with any extra flags, and returns its MCP
+// endpoint, the access token it prints for clients, and a superuser
+// connection to its database for expected figures.
+func clientsDemo(t *testing.T, flags ...string) (endpoint, token string, db *pgx.Conn) {
 	t.Helper()
 	// The cluster runs as the postgres user when tests run as root, so its
 	// directory must not sit inside the test's private temporary directory.
@@ -44,7 +45,7 @@ func clientsDemo(t *testing.T) (endpoint, token string, db *pgx.Conn) {
 	var out, logs syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- runWith(ctx, []string{"demo", "--dir", dir, "--addr", "127.0.0.1:0", "--now", clientsNow}, &out, &logs)
+		done <- runWith(ctx, append([]string{"demo", "--dir", dir, "--addr", "127.0.0.1:0", "--now", clientsNow}, flags...), &out, &logs)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -428,4 +429,129 @@ func jsonNumber(v any) string {
 func near(got any, want float64) bool {
 	g, ok := got.(float64)
 	return ok && math.Abs(g-want) <= 1e-6
+}
+
+// Every tool, in every mode, answers with structured content that the
+// official TypeScript SDK's client accepts against the tool's own output
+// schema: figures in full, compact and with definitions by reference (the
+// right catalogue version and a wrong one), candidates, refusals, canned
+// sections, compare_counts, rankings with ties, live figures for today.
+func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
+	endpoint, token, _ := clientsDemo(t, "--calls-per-minute", "0")
+	cat, err := catalog.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := cat.Version()
+	floorWeek := `"who":{"floor":true},"period":{"named":"last_week"}`
+	type call struct {
+		Label     string          `json:"label"`
+		Tool      string          `json:"tool"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	var calls []call
+	add := func(label, tool, args string) {
+		calls = append(calls, call{label, tool, json.RawMessage(args)})
+	}
+	for _, r := range cat.Reports() {
+		tool := r.ID
+		add(tool+" full", tool, `{`+floorWeek+`}`)
+		for _, g := range r.GroupBy {
+			add(tool+" by "+g, tool, `{`+floorWeek+`,"group_by":"`+g+`"}`)
+		}
+		add(tool+" compact", tool, `{`+floorWeek+`,"compact":true}`)
+		add(tool+" compact by team", tool, `{`+floorWeek+`,"group_by":"team","compact":true}`)
+		add(tool+" known_definitions", tool, `{`+floorWeek+`,"group_by":"week","known_definitions":"`+version+`"}`)
+		add(tool+" known_definitions stale", tool, `{`+floorWeek+`,"known_definitions":"0123456789abcdef"}`)
+		add(tool+" top_n", tool, `{`+floorWeek+`,"group_by":"agent","top_n":3}`)
+		add(tool+" sorted ascending", tool, `{`+floorWeek+`,"group_by":"team","sort":{"metric":"`+r.Defaults[0].ID+`","direction":"asc"}}`)
+		add(tool+" today by agent", tool, `{"who":{"team":"hawks"},"period":{"named":"today"},"group_by":"agent"}`)
+		add(tool+" this month by team", tool, `{"who":{"floor":true},"period":{"named":"this_month"},"group_by":"team","compact":true}`)
+		add(tool+" agent by day", tool, `{"who":{"agent":"a001"},"period":{"named":"last_28_days"},"group_by":"day"}`)
+		add(tool+" a leaver", tool, `{"who":{"agent":"Priya Raman"},"period":{"named":"last_week"}}`)
+		add(tool+" candidates", tool, `{"who":{"agent":"Maria Lop"},"period":{"named":"last_week"}}`)
+		add(tool+" refusal unknown field", tool, `{`+floorWeek+`,"zq9":1}`)
+		add(tool+" refusal top_n ungrouped", tool, `{`+floorWeek+`,"top_n":3}`)
+		add(tool+" refusal ranking today", tool, `{"who":{"floor":true},"period":{"named":"today"},"group_by":"team","top_n":2}`)
+		add(tool+" refusal before the data", tool, `{"who":{"floor":true},"period":{"day":"1900-01-01"}}`)
+	}
+	add("sales compare_counts", "sales", `{`+floorWeek+`,"compare_counts":true,"group_by":"day"}`)
+	add("sales compare_counts compact", "sales", `{`+floorWeek+`,"compare_counts":true,"compact":true}`)
+	add("sales every metric", "sales", `{`+floorWeek+`,"group_by":"team","metrics":["submitted_sales","close_rate","board_sales","approved_sales","approval_rate","sales_per_hour"]}`)
+	add("sales today live", "sales", `{"who":{"floor":true},"period":{"named":"today"},"group_by":"team"}`)
+	for _, who := range []string{`{"floor":true}`, `{"team":"falcons"}`} {
+		add("team_day "+who, "team_day", `{"who":`+who+`}`)
+		add("team_day today "+who, "team_day", `{"who":`+who+`,"period":{"named":"today"},"compact":true}`)
+		add("team_weeks "+who, "team_weeks", `{"who":`+who+`,"weeks":3,"known_definitions":"`+version+`"}`)
+	}
+	add("team_weeks agent", "team_weeks", `{"who":{"agent":"a002"}}`)
+	add("team_weeks compact", "team_weeks", `{"who":{"team":"ospreys"},"compact":true}`)
+	add("team_day candidates", "team_day", `{"who":{"team":"h"}}`)
+	add("team_day refusal agent", "team_day", `{"who":{"agent":"a001"}}`)
+	add("team_weeks candidates", "team_weeks", `{"who":{"agent":"Maria Lop"}}`)
+	add("league", "league", `{"period":{"named":"last_week"}}`)
+	add("league ascending", "league", `{"period":{"named":"last_month"},"metrics":["close_rate","logged_hours"],"sort":{"metric":"logged_hours","direction":"asc"}}`)
+	add("league compact", "league", `{"period":{"named":"last_month"},"compact":true}`)
+	add("league refusal today", "league", `{"period":{"named":"today"}}`)
+	add("league refusal unknown field", "league", `{"period":{"named":"last_week"},"zq9":1}`)
+	add("roster floor", "roster", `{"who":{"floor":true}}`)
+	add("roster team on a day", "roster", `{"who":{"team":"kestrels"},"day":"2026-09-01"}`)
+	add("roster agent", "roster", `{"who":{"agent":"Tom Becker"}}`)
+	add("roster candidates", "roster", `{"who":{"agent":"Maria Lop"}}`)
+	add("roster refusal", "roster", `{"who":{"floor":true},"day":"2999-01-01"}`)
+	add("find_people", "find_people", `{"query":"Maria"}`)
+	add("find_people nobody", "find_people", `{"query":"Zebediah"}`)
+	add("find_people refusal", "find_people", `{}`)
+	add("freshness", "freshness", `{}`)
+	add("freshness refusal", "freshness", `{"zq9":1}`)
+	add("metric_definitions", "metric_definitions", `{}`)
+	add("metric_definitions some", "metric_definitions", `{"metrics":["close_rate","talk_share"]}`)
+	add("metric_definitions refusal", "metric_definitions", `{"metrics":["zq9"]}`)
+	add("health", "health", `{}`)
+	add("health refusal", "health", `{"zq9":1}`)
+
+	file := filepath.Join(t.TempDir(), "matrix.json")
+	b, err := json.Marshal(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := clienttest.Run(t, 3*time.Minute, "matrix.mjs", endpoint, token, file)
+	if res.Code != 0 {
+		t.Fatalf("matrix.mjs exited %d:\n%s", res.Code, res.Stderr)
+	}
+	var seen struct {
+		Tools   []string
+		Results map[string]struct {
+			Accepted, IsError bool
+			Error             string
+			Structured        map[string]any
+		}
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &seen); err != nil {
+		t.Fatalf("matrix.mjs printed no JSON: %v\n%s", err, res.Stdout)
+	}
+	called := map[string]bool{}
+	for _, c := range calls {
+		called[c.Tool] = true
+		r, ok := seen.Results[c.Label]
+		switch {
+		case !ok:
+			t.Errorf("%s: no result", c.Label)
+		case !r.Accepted:
+			t.Errorf("%s: the TypeScript SDK refused the answer: %s", c.Label, r.Error)
+		case strings.Contains(c.Label, "refusal") != r.IsError:
+			t.Errorf("%s: isError %v: %v", c.Label, r.IsError, r.Structured)
+		case strings.Contains(c.Label, "candidates") && r.Structured["candidates"] == nil:
+			t.Errorf("%s: no candidates: %v", c.Label, r.Structured)
+		}
+	}
+	for _, tool := range seen.Tools {
+		if !called[tool] {
+			t.Errorf("the matrix does not call %s", tool)
+		}
+	}
+	t.Logf("the TypeScript SDK checked %d answers from %d tools against their output schemas", len(calls), len(seen.Tools))
 }

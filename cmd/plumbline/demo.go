@@ -40,6 +40,10 @@ carry it, so a client connects without signing in. A client that signs in
 through the browser instead gets the development sign-in, which lists the
 members (it exists only because the demo listens on loopback).
 
+The analyst's door is open on the demo (signed in as its own login, the
+agent): a service token with the analyst:sql scope, which the demo prints a
+command for, sees the sql tool; the manager's token does not.
+
 The cluster trusts local connections and listens on 127.0.0.1 only: it is
 for trying plumbline, not for real data.
 
@@ -86,6 +90,10 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
+	ags, err := loadAnalystGrants(*sf.analyst.grantsDir)
+	if err != nil {
+		return err
+	}
 
 	fmt.Fprintf(s.out, "Starting PostgreSQL in %s ...\n", *dir)
 	cluster, err := pgcluster.Start(ctx, *dir, pgcluster.Options{})
@@ -102,7 +110,7 @@ func demo(ctx context.Context, args []string, s *streams) error {
 		}
 	}()
 	opts := demofloor.Options{Seed: uint64(*seed), Now: now, Agents: *agents, Days: *days}
-	if err := prepareDemo(ctx, cluster, opts, roles, gs, s); err != nil {
+	if err := prepareDemo(ctx, cluster, opts, roles, append(gs, ags...), s); err != nil {
 		return err
 	}
 	manager, err := demoMembers(ctx, cluster.DSN(demoDatabase))
@@ -111,6 +119,9 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	}
 	// plumbline signs in as its login; the superuser is for psql.
 	appDSN := cluster.LoginDSN(roles.App, demoDatabase)
+	if *sf.analyst.dsn == "" {
+		*sf.analyst.dsn = cluster.LoginDSN(roles.Agent, demoDatabase)
+	}
 	srv, closeStore, err := sf.open(ctx, appDSN, clock, log, httpCallers)
 	if err != nil {
 		return err
@@ -222,8 +233,12 @@ MCP Inspector:
 A client that signs in through the browser instead finds the sign-in from
 the URL alone and offers the floor's team leads to sign in as.
 
+The analyst's door (the sql tool) is for a contained agent's service token:
+  %s token create --service floor-analyst --scope "reports:read analyst:sql" --db %s --public-url %s
+
 Press Ctrl-C to stop.
-`, *sf.roles.app, url, adminDSN, manager.Name, manager.Email, durationWords(cfg.TokenTTL), token, url, token, desktop, url, token)
+`, *sf.roles.app, url, adminDSN, manager.Name, manager.Email, durationWords(cfg.TokenTTL), token, url, token, desktop, url, token,
+		exe, appDSN, cfg.BaseURL)
 }
 
 // durationWords says a token lifetime in days or hours.

@@ -147,14 +147,19 @@ func previewValues(ctx context.Context, dsn string, old, cat *catalog.Catalog, c
 		ms []*catalog.Metric
 	}{{oldStore, oldMs}, {newStore, newMs}} {
 		plan := &reports.Plan{Metrics: side.ms}
-		days, err := side.st.Newest(ctx, plan.Sources())
+		cov, err := side.st.Coverage(ctx, plan.Sources())
 		if err != nil {
-			return reports.Period{}, fmt.Errorf("read how far the sources run: %w", err)
+			return reports.Period{}, fmt.Errorf("read how far the sources are loaded: %w", err)
 		}
 		for _, s := range plan.Sources() {
-			d, ok := days[s.ID]
-			if !ok {
-				return reports.Period{}, fmt.Errorf("%s holds no rows, so there is no week to preview", s.Relation)
+			c := cov[s.ID]
+			if c.First.IsZero() {
+				return reports.Period{}, fmt.Errorf("%s holds no data, so there is no week to preview", s.Relation)
+			}
+			d := c.Through
+			if d.IsZero() { // a live source runs up to now
+				now := time.Now().In(cat.Zone())
+				d = time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 			}
 			if newest.IsZero() || d.Before(newest) {
 				newest = d

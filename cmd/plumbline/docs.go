@@ -22,7 +22,9 @@ concepts, the sources with their freshness rules, and a search box.
 The site has no external assets: open SITE/index.html from disk, or serve
 the directory. Reviews come from the headers of the grant files in
 --grants (one file per granted relation, sql/grants/<schema>.<relation>.sql);
-a relation without one is shown as "no grant file yet".
+a relation without one is shown as "no grant file yet". The analyst's
+allow-list page lists the relations of the analyst grant files in
+--analyst-grants, each with its grain and review.
 
 Examples:
   plumbline docs catalog/demo -o site
@@ -37,6 +39,7 @@ func docs(_ context.Context, args []string, s *streams) error {
 	f := newFlags("docs", docsHelp, s)
 	out := f.string("o", "", "`directory` to write the site into (required)")
 	grants := f.string("grants", "sql/grants", "`directory` of grant files whose review headers the pages show")
+	analystGrants := f.string("analyst-grants", "sql/analyst", "`directory` of analyst grant files: the analyst's allow-list page")
 	rest, err := f.parseInterspersed(args)
 	if err != nil {
 		return err
@@ -59,7 +62,11 @@ func docs(_ context.Context, args []string, s *streams) error {
 	if err != nil {
 		return fmt.Errorf("read grant files: %w", err)
 	}
-	written, err := docsite.Build(&docsite.Site{Catalog: cat, Tools: reports.New(cat, nil, nil).Tools(), Grants: reviews}, *out)
+	allowList, err := docsite.ReadGrants(*analystGrants)
+	if err != nil {
+		return fmt.Errorf("read analyst grant files: %w", err)
+	}
+	written, err := docsite.Build(&docsite.Site{Catalog: cat, Tools: reports.New(cat, nil, nil).Tools(), Grants: reviews, Analyst: allowList}, *out)
 	if err != nil {
 		return err
 	}

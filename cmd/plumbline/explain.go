@@ -195,7 +195,7 @@ func (d *dryRun) Run(_ context.Context, plans ...*reports.Plan) ([]*reports.Resu
 	d.plans = append(d.plans, plans...)
 	results := make([]*reports.Result, len(plans))
 	for i := range results {
-		results[i] = &reports.Result{Newest: map[string]time.Time{}}
+		results[i] = &reports.Result{Coverage: map[string]reports.Coverage{}}
 	}
 	return results, nil
 }
@@ -205,7 +205,7 @@ var keyShape = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
 
 // keyDirectory answers the directory without a database: the one team or
 // agent key a call names, taken as given. It implements only Directory and
-// Newest; the nil store it embeds is never reached, because without a
+// Coverage; the nil store it embeds is never reached, because without a
 // database explain takes only catalogue reports, whose plans it records
 // rather than runs.
 type keyDirectory struct {
@@ -218,14 +218,15 @@ func (k keyDirectory) Directory(context.Context) (*reports.Directory, error) {
 	return k.dir, nil
 }
 
-// Newest says every source runs to today: without a database nothing is
-// known to be missing, so the plan is the one a fresh floor gets.
-func (k keyDirectory) Newest(_ context.Context, sources []*catalog.Source) (map[string]time.Time, error) {
+// Coverage says every source is loaded from long ago through today:
+// without a database nothing is known to be missing, so the plan is the one
+// a fresh floor gets.
+func (k keyDirectory) Coverage(_ context.Context, sources []*catalog.Source) (map[string]reports.Coverage, error) {
 	now := time.Now().In(k.cat.Zone())
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	out := map[string]time.Time{}
+	out := map[string]reports.Coverage{}
 	for _, s := range sources {
-		out[s.ID] = today
+		out[s.ID] = reports.Coverage{First: today.AddDate(-100, 0, 0), Through: today}
 	}
 	return out, nil
 }

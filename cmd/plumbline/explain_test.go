@@ -73,7 +73,9 @@ func TestExplain(t *testing.T) {
 	db := pgtest.NewDB(t)
 	conn := db.Conn(t)
 	var sums [3]*float64
-	if err := conn.QueryRow(context.Background(), e.SQL, e.Params...).Scan(&sums[0], &sums[1], &sums[2]); err != nil {
+	var counts [6]*int64 // each metric's kept and left-out agent-days, then its left-out total
+	if err := conn.QueryRow(context.Background(), e.SQL, e.Params...).Scan(&sums[0], &sums[1], &sums[2],
+		&counts[0], &counts[1], &counts[2], &counts[3], &counts[4], &counts[5]); err != nil {
 		t.Fatalf("the printed SQL does not run with the printed parameters: %v\n%s\n%v", err, e.SQL, e.Params)
 	}
 	var submitted, conversations float64
@@ -126,7 +128,8 @@ func TestExplain(t *testing.T) {
 	// refused with its problems.
 	code, out, errOut = runCLI(t, "explain", "--catalog", "testdata/diff/new", "--now", nowFlag, "hours",
 		`{"who":{"floor":true},"period":{"named":"last_week"},"metrics":["talk_share"]}`)
-	if e := readExplain(t, out); code != 0 || !strings.Contains(e.SQL, `(s."talk_hours")::numeric AS p0, (s."available_hours")::numeric AS p1`) {
+	if e := readExplain(t, out); code != 0 || !strings.Contains(e.SQL, `THEN (s."talk_hours")::numeric END AS p0`) ||
+		!strings.Contains(e.SQL, `THEN (s."available_hours")::numeric END AS p1`) {
 		t.Errorf("explain over the changed catalogue: exit %d %s\n%s", code, errOut, out)
 	}
 	if code, _, errOut := runCLI(t, "explain", "--catalog", "testdata/check/broken", "sales", "{}"); code != 1 || !strings.Contains(errOut, "load catalogue") {

@@ -22,8 +22,11 @@ the superuser, createrole, createdb, bypassrls or replication attribute on
 the login or a role it can become; and any security-definer function it may
 run. The report also lists what the grants give the login that it lacks.
 
-Connect as the login plumbline serves with, not as an administrator. The
-command exits 1 when anything is extra, so a deployment can stop there.
+Connect as the login plumbline serves with, not as an administrator. With
+--analyst-db it checks the analyst's door's login too: it may read exactly
+the relations of the analyst grant files (--analyst-grants), write nothing,
+and be a member of the analyst role alone. The command exits 1 when anything
+is extra, so a deployment can stop there.
 
 Examples:
   plumbline guard --db postgres://plumbline_app@db/floor
@@ -38,6 +41,8 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("guard", guardHelp, s)
 	db := f.string("db", "", "PostgreSQL connection `string` of plumbline's login (required)")
 	grantsDir := addGrantsFlag(f)
+	analystDSN := f.string("analyst-db", "", "PostgreSQL connection `string` of the analyst's door's login, to check it too")
+	analystDir := addAnalystGrantsFlag(f)
 	rf := addRoleFlags(f, false)
 	if _, err := f.parse(args); err != nil {
 		return err
@@ -63,7 +68,25 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	fmt.Fprint(s.out, rep)
-	if !rep.OK() {
+	ok := rep.OK()
+	if *analystDSN != "" {
+		ags, err := loadAnalystGrants(*analystDir)
+		if err != nil {
+			return err
+		}
+		agent, err := pgx.Connect(ctx, *analystDSN)
+		if err != nil {
+			return fmt.Errorf("cannot reach the database as the analyst's door's login: %w", err)
+		}
+		defer agent.Close(context.WithoutCancel(ctx))
+		arep, err := guard.Inspect(ctx, agent, analystPolicy(ags, roles))
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(s.out, "\n", arep)
+		ok = ok && arep.OK()
+	}
+	if !ok {
 		return exitError{1}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"regexp"
 	"strings"
@@ -15,11 +16,55 @@ import (
 	"plumbline/internal/grants"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
+	"plumbline/sql"
 )
 
 // roleArgs are the flags naming a test's private roles.
 func roleArgs(r grants.Roles) []string {
-	return []string{"--reader-role", r.Reader, "--logger-role", r.Logger, "--auth-role", r.Auth}
+	return []string{"--reader-role", r.Reader, "--logger-role", r.Logger, "--auth-role", r.Auth, "--analyst-role", r.Analyst}
+}
+
+// The startup guard covers the analyst's door: an extra grant to the
+// analyst role, or an extra role for its login, stops the server and makes
+// plumbline guard --analyst-db exit 1, naming it; with the reviewed grants
+// both pass.
+func TestServeRefusesAnalystOverGrants(t *testing.T) {
+	for _, tc := range []struct{ name, grant, want string }{
+		{"member data", "GRANT USAGE ON SCHEMA crm TO {analyst}; GRANT SELECT ON crm.member_calls TO {analyst}",
+			"SELECT on relation crm.member_calls, which no grant file names"},
+		{"the request log", "GRANT SELECT ON plumbline.request_log TO {analyst}", "SELECT on relation plumbline.request_log"},
+		{"a write", "GRANT INSERT ON metrics.agent_sales_daily TO {analyst}", "INSERT on relation metrics.agent_sales_daily"},
+		{"the reader's role", "GRANT {reader} TO {agent}", "membership in role {reader}"},
+		{"none", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := pgtest.NewDB(t)
+			r := db.PrivateRoles(t)
+			names := strings.NewReplacer("{reader}", r.Reader, "{analyst}", r.Analyst, "{agent}", r.Agent)
+			if tc.grant != "" {
+				if _, err := db.Conn(t).Exec(context.Background(), names.Replace(tc.grant)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := names.Replace(tc.want)
+			args := append([]string{"--db", db.LoginDSN(r.App), "--analyst-db", db.LoginDSN(r.Agent)}, roleArgs(r)...)
+			code, out, _ := runCLI(t, append([]string{"guard"}, args...)...)
+			if tc.want == "" {
+				if code != 0 || strings.Count(out, "nothing extra") != 2 || !strings.Contains(out, "login "+r.Agent) {
+					t.Errorf("guard with the reviewed grants: exit %d\n%s", code, out)
+				}
+				return
+			}
+			if code != 1 || !strings.Contains(out, "\n  "+want) {
+				t.Errorf("guard: exit %d, want 1 naming %q:\n%s", code, want, out)
+			}
+			code, _, errOut := runCLI(t, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "error"}, args...)...)
+			if code != 1 || !strings.Contains(errOut, "the analyst's door's login "+r.Agent) || !strings.Contains(errOut, "\n  "+want) {
+				t.Errorf("serve: exit %d, want 1 naming %q:\n%s", code, want, errOut)
+			}
+		})
+	}
 }
 
 // Each kind of over-grant makes the server refuse to start, naming what is
@@ -117,8 +162,16 @@ func TestCheckDatabase(t *testing.T) {
 	t.Chdir("../..")
 	db := pgtest.NewDB(t)
 	code, out, _ := runCLI(t, "check", "--db", db.AppDSN, "catalog/demo")
-	if code != 0 || !strings.Contains(out, "catalog/demo: ok") || !strings.Contains(out, "database: ok (8 relations") {
+	if code != 0 || !strings.Contains(out, "catalog/demo: ok") || !strings.Contains(out, fmt.Sprintf("database: ok (%d relations", grantFiles(t))) {
 		t.Errorf("check --db on the demo floor: exit %d\n%s", code, out)
+	}
+	// The analyst's allow-list, each relation with its grain, its review
+	// and the columns granted.
+	listed := regexp.MustCompile(`analytics\.dim_agent +grain agent +reviewed by Dana Okafor, data platform; Sam Whitfield, compliance on 2026-12-01 +agent_key, full_name, hired_on, left_on\n`)
+	if !strings.Contains(out, "analyst allow-list (8 relations") || !listed.MatchString(out) ||
+		!regexp.MustCompile(`metrics\.agent_sales_daily +grain agent +reviewed by .* every column\n`).MatchString(out) ||
+		!strings.Contains(out, "database: analyst ok") {
+		t.Errorf("check --db lists the analyst's allow-list:\n%s", out)
 	}
 	if _, err := db.Conn(t).Exec(context.Background(), "ALTER TABLE metrics.agent_time_daily ALTER COLUMN talk_hours TYPE text"); err != nil {
 		t.Fatal(err)
@@ -132,6 +185,26 @@ func TestCheckDatabase(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "::error title=plumbline check --db::metrics.agent_time_daily.talk_hours") {
 		t.Errorf("check --db --format github: exit %d\n%s", code, out)
 	}
+	// A summed column that may hold NULL although the catalogue says it
+	// cannot: its unknown values would be summed as if they were none.
+	if _, err := db.Conn(t).Exec(context.Background(), "ALTER TABLE metrics.agent_quality_daily ALTER COLUMN audits_failed DROP NOT NULL"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "check", "--db", db.AppDSN, "catalog/demo")
+	if code != 1 || !strings.Contains(out, "metrics.agent_quality_daily.audits_failed (source agent_quality_daily): can hold NULL, but the catalogue does not list it") ||
+		!strings.Contains(errOut, "2 problem(s) in the database") {
+		t.Errorf("check --db with an undeclared nullable column: exit %d\n%s%s", code, out, errOut)
+	}
+	// Member data granted to the analyst is a problem twice over.
+	if _, err := db.Conn(t).Exec(context.Background(), "GRANT USAGE ON SCHEMA crm TO "+pgtest.Roles.Analyst+
+		"; GRANT SELECT ON crm.member_calls TO "+pgtest.Roles.Analyst); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCLI(t, "check", "--db", db.AppDSN, "catalog/demo")
+	if code != 1 || !strings.Contains(out, "database: crm.member_calls.member_phone: the analyst can read it and its name looks like member data") ||
+		!strings.Contains(out, "database: crm.member_calls: the analyst role "+pgtest.Roles.Analyst+" can read it but no analyst grant file names it") {
+		t.Errorf("check --db with member data granted to the analyst: exit %d\n%s", code, out)
+	}
 }
 
 // setup creates the roles and the login and applies the grants; the login
@@ -139,30 +212,32 @@ func TestCheckDatabase(t *testing.T) {
 func TestSetup(t *testing.T) {
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
-	r := grants.Roles{Reader: "st_reader_" + db.Name, Logger: "st_logger_" + db.Name, Auth: "st_auth_" + db.Name, App: "st_app_" + db.Name}
+	r := grants.Roles{Reader: "st_reader_" + db.Name, Logger: "st_logger_" + db.Name, Auth: "st_auth_" + db.Name, App: "st_app_" + db.Name,
+		Analyst: "st_analyst_" + db.Name, Agent: "st_agent_" + db.Name}
 	admin := db.Conn(t)
 	t.Cleanup(func() {
-		names := strings.Join([]string{r.App, r.Reader, r.Logger, r.Auth}, ", ")
+		names := strings.Join([]string{r.App, r.Agent, r.Reader, r.Logger, r.Auth, r.Analyst}, ", ")
 		if _, err := admin.Exec(ctx, fmt.Sprintf("DROP OWNED BY %s; DROP ROLE %s", names, names)); err != nil {
 			t.Errorf("drop the roles setup made: %v", err)
 		}
 	})
-	args := append([]string{"--app-login", r.App}, roleArgs(r)...)
+	args := append([]string{"--app-login", r.App, "--agent-login", r.Agent}, roleArgs(r)...)
 	for run := 1; run <= 2; run++ {
 		code, out, errOut := runCLI(t, append([]string{"setup", "--db", db.DSN}, args...)...)
-		if code != 0 || !strings.Contains(out, "The reader may read 8 relations") {
+		if code != 0 || !strings.Contains(out, fmt.Sprintf("The reader may read %d relations", grantFiles(t))) || !strings.Contains(out, "The analyst may read 8 relations") {
 			t.Fatalf("setup run %d: exit %d\n%s%s", run, code, out, errOut)
 		}
 	}
-	if _, err := admin.Exec(ctx, "ALTER ROLE "+r.App+" PASSWORD 'pgtest-login'"); err != nil {
+	if _, err := admin.Exec(ctx, "ALTER ROLE "+r.App+" PASSWORD 'pgtest-login'; ALTER ROLE "+r.Agent+" PASSWORD 'pgtest-login'"); err != nil {
 		t.Fatal(err)
 	}
-	code, out, _ := runCLI(t, append([]string{"guard", "--db", db.LoginDSN(r.App)}, roleArgs(r)...)...)
-	if code != 0 || strings.Contains(out, "missing") {
+	code, out, _ := runCLI(t, append([]string{"guard", "--db", db.LoginDSN(r.App), "--analyst-db", db.LoginDSN(r.Agent)}, roleArgs(r)...)...)
+	if code != 0 || strings.Contains(out, "missing") || strings.Count(out, "nothing extra") != 2 {
 		t.Errorf("the login setup made does not pass the guard: exit %d\n%s", code, out)
 	}
 	code, out, _ = runCLI(t, append([]string{"setup", "--print"}, args...)...)
 	if code != 0 || !strings.Contains(out, "GRANT SELECT ON live.sales_board TO "+r.Reader+";") ||
+		!strings.Contains(out, "GRANT SELECT ON live.sales_board TO "+r.Analyst+";") || !strings.Contains(out, "GRANT "+r.Analyst+" TO "+r.Agent+";") ||
 		!strings.Contains(out, "CREATE ROLE "+r.App+" LOGIN") || strings.Contains(out, "{{") {
 		t.Errorf("setup --print: exit %d\n%s", code, out)
 	}
@@ -182,4 +257,15 @@ func TestLogSecret(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "--log-secret must be at least 16 bytes") {
 		t.Errorf("a short secret: exit %d, %s", code, errOut)
 	}
+}
+
+// grantFiles counts the demo floor's grant files: one per relation the
+// reader may read.
+func grantFiles(t *testing.T) int {
+	t.Helper()
+	files, err := fs.Glob(sql.Grants(), "*.sql")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no grant files: %v", err)
+	}
+	return len(files)
 }

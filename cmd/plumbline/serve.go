@@ -9,12 +9,12 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/catalog"
+	"plumbline/internal/analyst"
 	"plumbline/internal/grants"
 	"plumbline/internal/guard"
 	"plumbline/internal/limits"
@@ -68,6 +68,17 @@ one round trip together; the report, one more. plumbline prune-log deletes
 calls past the audit horizon. A call that waits longer than
 --acquire-timeout for a connection is answered "busy".
 
+The analyst's door (--analyst-db) gives a contained agent one parsed SELECT
+per call, the sql tool, over the relations of the analyst grant files
+(--analyst-grants). Only a service token with the analyst:sql scope sees or
+may call it; a person's token never does. Statements are checked by
+PostgreSQL's own parser, run read-only as the analyst role (--analyst-role)
+signed in as the door's own login (a member of that role alone, checked by
+the startup guard as the main login is), with --analyst-statement-timeout
+and --analyst-work-mem, paged 50 rows at a time, and put on record in
+plumbline.analyst_log before they run; each service may send
+--analyst-statements-per-minute of them. Answers are labelled unverified.
+
 Replicas of plumbline are stateless: run several behind a load balancer on
 one database. --reports-dsn sends report queries to a read replica of the
 database; the request log and the limits stay on --db.
@@ -77,6 +88,7 @@ Examples:
       --public-url https://reports.example.com --oidc-issuer https://login.example.com \
       --oidc-client-id plumbline --oidc-client-secret ...
   PLUMBLINE_TOKEN=plb_... PLUMBLINE_DB=postgres://... PLUMBLINE_LOG_SECRET=... plumbline serve --transport stdio
+  plumbline serve --db postgres://plumbline_app@db/floor --analyst-db postgres://plumbline_agent@db/floor ...
 `
 
 func init() {
@@ -90,7 +102,9 @@ type serverFlags struct {
 	grantsDir, logSecret          *string
 	statementTimeout, acquireWait *time.Duration
 	maxConns, perMinute           *int
+	cacheMiB                      *int
 	roles                         *roleFlags
+	analyst                       *analystFlags
 }
 
 // addServerFlags adds the server's flags; login adds the login's name, for
@@ -111,7 +125,10 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 		logSecret: f.String("log-secret", "", "`secret` (at least 16 bytes) keying the hashes of free text in the request log; "+
 			"prefer $"+envName("log-secret")+"; if neither is set, a key made for this run, so hashes match no other run or replica"),
 		perMinute: f.int("calls-per-minute", limits.DefaultPerMinute, "calls each person may make in any minute, across all replicas; 0 for no limit"),
-		roles:     addRoleFlags(f, login),
+		cacheMiB: f.int("cache-mib", reports.DefaultCacheBytes>>20, "MiB of settled answers (none of their figures can still change) kept in memory "+
+			"and served again; 0 keeps none"),
+		roles:   addRoleFlags(f, login),
+		analyst: addAnalystFlags(f),
 	}
 }
 
@@ -152,7 +169,7 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		defer closeAuth()
 		srv.AddReceivingMiddleware(recheck)
 		log.Info("serving MCP on stdio")
-		return srv.Run(ctx, &mcp.StdioTransport{})
+		return srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
 	}
 	srv, closeStore, err := sf.open(ctx, *db, time.Now, log, httpCallers)
 	if err != nil {
@@ -217,15 +234,26 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 	rl := reqlog.New(primary, &reqlog.Options{Role: roles.Logger, PerMinute: *sf.perMinute, Logger: log})
 	closePools := closeAll
 	closeAll = func() { rl.Close(); closePools() }
-	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret), Recorder: rl}
+	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret), Recorder: rl,
+		Cache: reports.NewAnswerCache(int64(max(*sf.cacheMiB, 0)) << 20)}
 	engine := reports.New(cat, reader, opts)
 	log.Info("catalogue loaded", "version", cat.Version(), "reports", len(cat.Reports()), "metrics", len(cat.Metrics()))
-	caller, err := callers(engine.ToolNames())
+	tools := engine.ToolNames()
+	door, err := sf.analyst.open(ctx, primary, engine, cat, roles, log)
 	if err != nil {
 		closeAll()
 		return nil, nil, err
 	}
-	return mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller}), closeAll, nil
+	if door != nil {
+		closeStores := closeAll
+		tools, closeAll = append(tools, analyst.ToolName), func() { door.Close(); closeStores() }
+	}
+	caller, err := callers(tools)
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	return mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller, Analyst: door}), closeAll, nil
 }
 
 // connect opens a store on dsn, checks the database answers and runs the
@@ -279,16 +307,7 @@ func startGuard(ctx context.Context, st *store.Store, cat *catalog.Catalog, role
 		return err
 	}
 	if !rep.OK() {
-		var b strings.Builder
-		fmt.Fprintf(&b, "the database login %s can reach more than plumbline needs, so plumbline will not start; revoke these:", rep.Login)
-		for i, line := range rep.Extra {
-			if i == guardLines {
-				fmt.Fprintf(&b, "\n  ... and %d more (plumbline guard lists them all)", len(rep.Extra)-guardLines)
-				break
-			}
-			b.WriteString("\n  " + line)
-		}
-		return errors.New(b.String())
+		return errors.New(guardRefusal("the database login "+rep.Login, rep))
 	}
 	for _, m := range rep.Missing {
 		log.Warn("the login lacks a grant; calls that need it will fail", "missing", m)

@@ -19,9 +19,12 @@ Usage: plumbline setup --db DSN [flags]
 Set a database up for plumbline, connected as an administrator: apply
 plumbline's own migrations (the request log), create the roles and the login
 where they do not exist yet (the reader, logger and auth roles, NOLOGIN, and
-the login, a member of exactly those three), and give them what they hold:
-the logger its columns of the request log, the reader SELECT on exactly the
-relations of the grant files (--grants), and nobody temporary tables. It is
+the login, a member of exactly those three; the analyst role, NOLOGIN, and
+the agent login the analyst's door signs in as, a member of the analyst
+alone), and give them what they hold: the logger its columns of the request
+log and the analyst's audit log, the reader SELECT on exactly the relations
+of the grant files (--grants), the analyst SELECT on exactly those of the
+analyst grant files (--analyst-grants), and nobody temporary tables. It is
 safe to run again: a grant file removed since the last run is revoked.
 
 Roles belong to the whole cluster: setup creates them once and leaves
@@ -46,6 +49,7 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	db := f.string("db", "", "PostgreSQL connection `string` of an administrator (required unless --print)")
 	printSQL := f.boolean("print", false, "print the role and grant SQL instead of applying it")
 	grantsDir := addGrantsFlag(f)
+	analystDir := addAnalystGrantsFlag(f)
 	rf := addRoleFlags(f, true)
 	if _, err := f.parse(args); err != nil {
 		return err
@@ -58,8 +62,12 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
+	ags, err := loadAnalystGrants(*analystDir)
+	if err != nil {
+		return err
+	}
 	if *printSQL {
-		script, err := grants.Script(roles, gs)
+		script, err := grants.Script(roles, append(gs, ags...))
 		if err != nil {
 			return err
 		}
@@ -82,11 +90,13 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	if err := grants.CreateRoles(ctx, conn, roles); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "Roles %s, %s and %s and the login %s are in place.\n", roles.Reader, roles.Logger, roles.Auth, roles.App)
-	if err := grants.Apply(ctx, conn, roles, gs); err != nil {
+	fmt.Fprintf(s.out, "Roles %s, %s, %s and %s and the logins %s and %s are in place.\n", roles.Reader, roles.Logger, roles.Auth,
+		roles.Analyst, roles.App, roles.Agent)
+	if err := grants.Apply(ctx, conn, roles, append(gs, ags...)); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.out, "The reader may read %d relations: %s.\n", len(gs), strings.Join(grants.Relations(gs), ", "))
+	fmt.Fprintf(s.out, "The analyst may read %d relations: %s.\n", len(ags), strings.Join(grants.Relations(ags), ", "))
 	fmt.Fprintf(s.out, "Now check the login: plumbline guard --db <connection string of %s>\n", roles.App)
 	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,7 +22,12 @@ Manage access tokens. A background agent gets a service identity: a token
 that speaks for the service, never for a person, and is audited as
 service:NAME in the request log. Service tokens carry the reports:read
 scope, which calls every report tool but not the people directory (roster,
-find_people); add people:read with --scope to allow those too.
+find_people); add people:read with --scope to allow those too. A contained
+agent (one on a machine you locked down) may also get analyst:sql, the
+analyst's door: the sql tool, one parsed SELECT over the analyst's
+allow-list, run as the analyst role, every statement in
+plumbline.analyst_log. Never give analyst:sql to an agent you do not
+contain; a person's token never carries it.
 
 create prints the token on standard output, once: plumbline keeps only its
 SHA-256 hash. Give it to the agent as $PLUMBLINE_TOKEN (stdio) or as an
@@ -36,6 +40,7 @@ next request.
 
 Examples:
   TOKEN=$(plumbline token create --service nightly-digest --db $DB --public-url https://reports.example.com)
+  plumbline token create --service floor-analyst --scope "reports:read analyst:sql" --ttl 720h --db $DB
   plumbline token list --db $DB
   plumbline token revoke 12 15 --db $DB
   plumbline token revoke --person a0042 --db $DB      (every token a person holds)
@@ -44,8 +49,6 @@ Examples:
 func init() {
 	register("token", command{summary: "create, list and revoke access tokens (service identities)", help: tokenHelp, run: tokenCmd})
 }
-
-var serviceName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 
 func tokenCmd(ctx context.Context, args []string, s *streams) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" {
@@ -65,7 +68,7 @@ func tokenCmd(ctx context.Context, args []string, s *streams) error {
 	switch action {
 	case "create":
 		service = f.string("service", "", "the service's `name`: lower-case letters, digits, . _ - (required)")
-		scope = f.string("scope", strings.Join(oauth.ServiceScopes, " "), "space- or comma-separated `scopes`: "+strings.Join(oauth.Scopes, ", "))
+		scope = f.string("scope", strings.Join(oauth.ServiceScopes, " "), "space- or comma-separated `scopes`: "+strings.Join(oauth.ServiceScopeChoices, ", "))
 		ttl = f.duration("ttl", 365*24*time.Hour, "how long the token lives")
 	case "list":
 		all = f.boolean("all", false, "list revoked and expired tokens too")
@@ -98,13 +101,13 @@ func tokenCmd(ctx context.Context, args []string, s *streams) error {
 }
 
 func createToken(ctx context.Context, s *streams, store *oauth.Store, af *authFlags, addr, service, scopeList string, ttl time.Duration) error {
-	if !serviceName.MatchString(service) {
+	if !oauth.ValidServiceName(service) {
 		return fmt.Errorf("%w: --service must be a name of lower-case letters, digits, '.', '_' and '-' (at most 63)", errUsage)
 	}
 	scope := strings.FieldsFunc(scopeList, func(r rune) bool { return r == ' ' || r == ',' })
 	for _, sc := range scope {
-		if !slices.Contains(oauth.Scopes, sc) {
-			return fmt.Errorf("%w: --scope: each scope must be one of %s", errUsage, strings.Join(oauth.Scopes, ", "))
+		if !slices.Contains(oauth.ServiceScopeChoices, sc) {
+			return fmt.Errorf("%w: --scope: each scope must be one of %s", errUsage, strings.Join(oauth.ServiceScopeChoices, ", "))
 		}
 	}
 	if !slices.Contains(scope, oauth.ScopeReports) {

@@ -1,7 +1,9 @@
 // Package clienttest runs programs nobody on plumbline wrote against a
 // running plumbline, for tests: the official MCP conformance suite, clients
 // on the official TypeScript SDK (questions.mjs asks a manager's questions,
-// signin-client.mjs signs in with OAuth), the MCP Inspector's command line,
+// matrix.mjs makes every call of a matrix and reports whether the SDK
+// accepted each answer against the tool's output schema, signin-client.mjs
+// signs in with OAuth), the MCP Inspector's command line,
 // and a certified OpenID Connect provider (oidc-provider.mjs) for the
 // sign-in.
 //

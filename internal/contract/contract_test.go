@@ -50,6 +50,17 @@ func props(schema any) map[string]any {
 	return schema.(map[string]any)["properties"].(map[string]any)
 }
 
+// answerProps are the properties of an output schema's answer: the shape
+// titled "answer" among the ones a tool answers with.
+func answerProps(schema any) map[string]any {
+	for _, v := range schema.(map[string]any)["anyOf"].([]any) {
+		if v.(map[string]any)["title"] == "answer" {
+			return props(v)
+		}
+	}
+	panic("no answer shape")
+}
+
 func TestSnapshotIsDeterministic(t *testing.T) {
 	a, b := demo(t), demo(t)
 	if !bytes.Equal(a.JSON(), b.JSON()) {
@@ -95,9 +106,9 @@ func TestCompareSchemaChanges(t *testing.T) {
 		{
 			name: "a removed output field",
 			edit: func(tools map[string]map[string]any, _ map[string]any) {
-				delete(props(tools["sales"]["output_schema"]), "partial_metrics")
+				delete(answerProps(tools["sales"]["output_schema"]), "partial_metrics")
 			},
-			breaking: []string{"sales output.partial_metrics: the output field was removed: clients that read it find nothing"},
+			breaking: []string{"sales output(answer).partial_metrics: the output field was removed: clients that read it find nothing"},
 		},
 		{
 			name: "a retyped argument and a tighter bound",
@@ -122,7 +133,7 @@ func TestCompareSchemaChanges(t *testing.T) {
 		{
 			name: "new output field, new optional argument, looser bound, new instructions",
 			edit: func(tools map[string]map[string]any, doc map[string]any) {
-				props(tools["sales"]["output_schema"])["league"] = map[string]any{"type": "object"}
+				answerProps(tools["sales"]["output_schema"])["league"] = map[string]any{"type": "object"}
 				props(tools["sales"]["input_schema"])["team_size"] = map[string]any{"type": "boolean"}
 				props(tools["hours"]["input_schema"])["top_n"].(map[string]any)["maximum"] = 100.0
 				doc["instructions"] = doc["instructions"].(string) + " Be brief."
@@ -131,7 +142,7 @@ func TestCompareSchemaChanges(t *testing.T) {
 				"the server instructions changed",
 				"hours input.top_n: maximum widened from 50 to 100",
 				"sales input.team_size: a new optional argument",
-				"sales output.league: a new output field",
+				"sales output(answer).league: a new output field",
 			},
 		},
 	} {

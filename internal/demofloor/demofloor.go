@@ -7,8 +7,12 @@
 // names that nearly collide, an accented name, a leaver and a new hire, hours
 // that have not come in yet (NULL), days with zero logged hours, approvals
 // that settle days later, a live board that runs up to now while the nightly
-// tables stop at yesterday or the day before, and member data that no
-// plumbline role may read.
+// tables stop at yesterday or the day before, an evening shift whose board
+// entries fall after midnight UTC (and some after midnight New York), a
+// Sunday crew that works the two Sundays the clocks change, holidays on which
+// nobody works although the nightly builds load them, the builds' own record
+// of their runs (the load watermark), and member data that no plumbline role
+// may read.
 //
 // Each agent-day draws from its own random stream (seed, agent, day), so a
 // day's figures do not change when "now" moves on.
@@ -28,8 +32,23 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// The nightly build loads day D at NightlyHour on D+1, New York time.
-const NightlyHour = 5
+// The nightly build loads day D at NightlyHour on D+1, New York time: each
+// nightly relation's run starts at NightlyStart and finishes before then.
+const (
+	NightlyHour  = 5
+	NightlyStart = 4*time.Hour + 30*time.Minute
+)
+
+// NightlyRelations are the relations the nightly build loads, each with a
+// run per day in metrics.load_runs.
+var NightlyRelations = []string{"metrics.agent_time_daily", "metrics.agent_sales_daily", "metrics.agent_quality_daily"}
+
+// Holidays are days the whole floor is closed: no hours, no sales, no board
+// entries, but the nightly builds load them like any other day.
+var Holidays = []time.Time{
+	date(2025, 11, 27), date(2025, 12, 25), date(2026, 1, 1), date(2026, 5, 25),
+	date(2026, 7, 3), date(2026, 9, 7), date(2026, 11, 26), date(2026, 12, 25),
+}
 
 // Zone is the floor's time zone.
 const Zone = "America/New_York"
@@ -63,7 +82,17 @@ type Floor struct {
 	Sales       []SalesRow
 	Quality     []QualityRow
 	Board       []BoardEntry
+	Loads       []LoadRun
 	Calls       []MemberCall
+}
+
+// LoadRun is a row of metrics.load_runs: one run of the nightly build for one
+// relation and one day. A run still going has no Finished time.
+type LoadRun struct {
+	Relation          string
+	Day               time.Time
+	Started, Finished time.Time // Finished is zero while the run goes on
+	Rows              int
 }
 
 // Team is a row of analytics.dim_team.
@@ -185,6 +214,8 @@ var traps = []trap{
 // profile is an agent's temperament, drawn once.
 type profile struct {
 	saturdays bool
+	sundays   bool    // on the Sunday crew
+	evening   bool    // on the evening shift, which posts until 01:00
 	pace      float64 // conversations per talk hour
 	close     float64 // share of conversations that end in a submission
 	decline   float64 // share of submissions the carrier declines
@@ -220,6 +251,7 @@ func Generate(opts Options) (*Floor, error) {
 	for _, p := range plans {
 		g.days(p)
 	}
+	g.loads()
 	return f, nil
 }
 
@@ -297,6 +329,9 @@ func (g *generator) agents() []*agentPlan {
 		rng := rand.New(rand.NewPCG(g.opts.Seed, uint64(i)+1))
 		key := fmt.Sprintf("a%0*d", width, i+1)
 		p := &agentPlan{index: i, prof: drawProfile(rng)}
+		// Shifts are dealt by position, so that every floor size has both.
+		p.prof.evening = i%5 == 3
+		p.prof.sundays = i%7 == 2 || i%7 == 3
 		p.Key = key
 		team := g.teamKeys[i%len(g.teamKeys)]
 		p.Hired = f.Start.AddDate(0, 0, -30-rng.IntN(900))
@@ -421,7 +456,7 @@ func (g *generator) days(p *agentPlan) {
 
 func (g *generator) day(p *agentPlan, d time.Time) {
 	wd := d.Weekday()
-	if wd == time.Sunday || (wd == time.Saturday && !p.prof.saturdays) {
+	if (wd == time.Sunday && !p.prof.sundays) || (wd == time.Saturday && !p.prof.saturdays) || isHoliday(d) {
 		return
 	}
 	rng := rand.New(rand.NewPCG(g.opts.Seed, dayStream(p.Key, d)))
@@ -462,13 +497,60 @@ func (g *generator) day(p *agentPlan, d time.Time) {
 			g.memberCall(rng, p.Key, d)
 		}
 	}
-	g.board(rng, p.Key, d, submitted)
+	g.board(rng, p, d, submitted)
+}
+
+func isHoliday(d time.Time) bool {
+	for _, h := range Holidays {
+		if h.Equal(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// loads records the nightly build's runs: for every day of history up to
+// the last one loaded, one finished run per nightly relation, and the run
+// still going when now falls between its start and NightlyHour.
+func (g *generator) loads() {
+	f := g.floor
+	rows := map[string]map[time.Time]int{}
+	for _, rel := range NightlyRelations {
+		rows[rel] = map[time.Time]int{}
+	}
+	for _, r := range f.Time {
+		rows["metrics.agent_time_daily"][r.Day]++
+	}
+	for _, r := range f.Sales {
+		rows["metrics.agent_sales_daily"][r.Day]++
+	}
+	for _, r := range f.Quality {
+		rows["metrics.agent_quality_daily"][r.Day]++
+	}
+	for d := f.Start; !d.After(f.LastNightly.AddDate(0, 0, 1)); d = d.AddDate(0, 0, 1) {
+		next := d.AddDate(0, 0, 1)
+		for i, rel := range NightlyRelations {
+			started := time.Date(next.Year(), next.Month(), next.Day(), 0, 0, 0, 0, g.loc).Add(NightlyStart + time.Duration(i)*time.Minute)
+			if started.After(g.now) {
+				continue
+			}
+			run := LoadRun{Relation: rel, Day: d, Started: started, Rows: rows[rel][d]}
+			if !d.After(f.LastNightly) {
+				run.Finished = started.Add(time.Duration(5+dayStream(rel, d)%20) * time.Minute)
+			}
+			f.Loads = append(f.Loads, run)
+		}
+	}
 }
 
 // board posts a day's sales to the live board. Reps post most sales once;
 // now and then one is posted twice or never, so the board and the nightly
 // build disagree a little, as they do on a real floor.
-func (g *generator) board(rng *rand.Rand, agent string, d time.Time, submitted int) {
+//
+// The day shift posts from 09:00 to 18:00, the evening shift from 15:00 to
+// 01:00: past midnight UTC every evening, and past midnight New York in its
+// last hour, when an entry belongs to the next day.
+func (g *generator) board(rng *rand.Rand, p *agentPlan, d time.Time, submitted int) {
 	entries := submitted
 	switch r := rng.Float64(); {
 	case r < 0.1 && entries > 0:
@@ -476,13 +558,17 @@ func (g *generator) board(rng *rand.Rand, agent string, d time.Time, submitted i
 	case r < 0.2:
 		entries++
 	}
+	start, hours := 9, 9
+	if p.prof.evening {
+		start, hours = 15, 10
+	}
 	for i := 0; i < entries; i++ {
-		minute := rng.IntN(9 * 60)
-		at := time.Date(d.Year(), d.Month(), d.Day(), 9, minute, rng.IntN(60), 0, g.loc)
+		minute := rng.IntN(hours * 60)
+		at := time.Date(d.Year(), d.Month(), d.Day(), start, minute, rng.IntN(60), 0, g.loc)
 		if at.After(g.now) {
 			continue
 		}
-		g.floor.Board = append(g.floor.Board, BoardEntry{agent, at, 1})
+		g.floor.Board = append(g.floor.Board, BoardEntry{p.Key, at, 1})
 	}
 }
 

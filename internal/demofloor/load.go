@@ -18,7 +18,7 @@ func Load(ctx context.Context, conn *pgx.Conn, f *Floor) error {
 		if _, err := tx.Exec(ctx, `TRUNCATE analytics.dim_team, analytics.dim_agent,
 			analytics.agent_team_history, analytics.team_floor_history,
 			metrics.agent_time_daily, metrics.agent_sales_daily, metrics.agent_quality_daily,
-			live.sales_board, crm.member_calls`); err != nil {
+			live.sales_board, metrics.load_runs, crm.member_calls`); err != nil {
 			return fmt.Errorf("clear demo floor: %w", err)
 		}
 		for _, t := range f.tables() {
@@ -33,7 +33,7 @@ func Load(ctx context.Context, conn *pgx.Conn, f *Floor) error {
 	}
 	// VACUUM cannot run inside a transaction.
 	_, err = conn.Exec(ctx, "VACUUM ANALYZE analytics.dim_agent, analytics.agent_team_history, analytics.team_floor_history, "+
-		"metrics.agent_time_daily, metrics.agent_sales_daily, metrics.agent_quality_daily, live.sales_board")
+		"metrics.agent_time_daily, metrics.agent_sales_daily, metrics.agent_quality_daily, live.sales_board, metrics.load_runs")
 	return err
 }
 
@@ -63,6 +63,14 @@ func (f *Floor) tables() []table {
 			rowsOf(f.Quality, func(r QualityRow) []any { return []any{r.Agent, r.Day, r.Passed, r.Failed} })},
 		{"live", "sales_board", []string{"agent_key", "entered_at", "sales"},
 			rowsOf(f.Board, func(b BoardEntry) []any { return []any{b.Agent, b.EnteredAt, b.Sales} })},
+		{"metrics", "load_runs", []string{"relation", "covers_day", "started_at", "finished_at", "row_count"},
+			rowsOf(f.Loads, func(r LoadRun) []any {
+				var finished *time.Time
+				if !r.Finished.IsZero() {
+					finished = &r.Finished
+				}
+				return []any{r.Relation, r.Day, r.Started, finished, r.Rows}
+			})},
 		{"crm", "member_calls", []string{"call_id", "agent_key", "member_name", "member_phone", "date_of_birth", "transcript", "recording_url"},
 			rowsOf(f.Calls, func(c MemberCall) []any {
 				return []any{c.ID, c.Agent, c.MemberName, c.Phone, c.DateOfBirth, c.Transcript, c.RecordingURL}

@@ -3,7 +3,9 @@
 // metrics by report, one page per metric (label, unit, definition, formula
 // as sums, source relation and grain, counting basis, settle rule, the
 // reports and tools that offer it, the grant's review), the concepts, the
-// sources with their freshness rules, and a search box.
+// sources with their freshness rules, the analyst's allow-list (what the
+// analyst's door may read, each relation with its grain and review), and a
+// search box.
 //
 // The site has no external assets: styles, script and the search index are
 // files of the site itself, so it works opened from disk as well as served.
@@ -40,6 +42,9 @@ type Site struct {
 	Tools []reports.Tool
 	// Grants are the grant files' review headers, by relation.
 	Grants map[string]*Grant
+	// Analyst are the analyst grant files' review headers, by relation:
+	// the analyst's allow-list. If empty, the site has no page for it.
+	Analyst map[string]*Grant
 }
 
 // Build writes the site into dir, creating it if needed. It returns the
@@ -68,6 +73,11 @@ func Build(s *Site, dir string) ([]string, error) {
 	}
 	if err := render("sources.html", "sources.html", s.page("", "Sources", idx)); err != nil {
 		return nil, err
+	}
+	if len(s.Analyst) > 0 {
+		if err := render("analyst.html", "analyst.html", s.page("", "The analyst's allow-list", s.allowList())); err != nil {
+			return nil, err
+		}
 	}
 	for _, name := range []string{"style.css", "search.js"} {
 		b, err := files.ReadFile("assets/" + name)
@@ -105,6 +115,7 @@ type page struct {
 	Root    string
 	Title   string
 	Catalog catalogInfo
+	Analyst bool // the site has the analyst's allow-list
 	Data    any
 }
 
@@ -115,8 +126,18 @@ type catalogInfo struct {
 
 func (s *Site) page(root, title string, data any) page {
 	c := s.Catalog
-	return page{Root: root, Title: title, Data: data, Catalog: catalogInfo{
+	return page{Root: root, Title: title, Data: data, Analyst: len(s.Analyst) > 0, Catalog: catalogInfo{
 		Version: c.Version(), Zone: c.Zone().String(), WeekStart: c.WeekStart().String(),
 		MaxDays: c.Limits().MaxDays, MaxRows: c.Limits().MaxRows,
 	}}
+}
+
+// allowList is the analyst's allow-list, by relation.
+func (s *Site) allowList() []*Grant {
+	out := make([]*Grant, 0, len(s.Analyst))
+	for _, g := range s.Analyst {
+		out = append(out, g)
+	}
+	slices.SortFunc(out, func(a, b *Grant) int { return strings.Compare(a.Relation, b.Relation) })
+	return out
 }

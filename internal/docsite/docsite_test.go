@@ -22,7 +22,7 @@ func TestReadGrants(t *testing.T) {
 		t.Fatal(err)
 	}
 	sales := grants["metrics.agent_sales_daily"]
-	want := docsite.Grant{File: "metrics.agent_sales_daily.sql", Relation: "metrics.agent_sales_daily",
+	want := docsite.Grant{Dir: grantsDir, File: "metrics.agent_sales_daily.sql", Relation: "metrics.agent_sales_daily",
 		Grain: "agent (one row per agent per day)", ReviewedBy: "Dana Whitfield (data protection)", ReviewedOn: "2026-10-30",
 		Why: "the sales reports sum submitted, lost and approved applications; the relation holds counts only, no member data."}
 	if sales == nil || *sales != want {
@@ -162,5 +162,38 @@ func TestIndexSourcesConceptsAndSearch(t *testing.T) {
 		if strings.Contains(page, "http://") || strings.Contains(page, "https://") {
 			t.Errorf("a page refers to an external address")
 		}
+	}
+}
+
+// The analyst's allow-list has a page of its own: every relation of the
+// analyst grant files with its grain and review, linked from every page.
+func TestAnalystAllowList(t *testing.T) {
+	cat, err := catalog.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowList, err := docsite.ReadGrants("../../sql/analyst")
+	if err != nil || len(allowList) != 8 {
+		t.Fatalf("%d analyst grants (%v)", len(allowList), err)
+	}
+	dir := t.TempDir()
+	if _, err := docsite.Build(&docsite.Site{Catalog: cat, Tools: reports.New(cat, nil, nil).Tools(), Analyst: allowList}, dir); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(dir, "analyst.html"))
+	for _, want := range []string{
+		`id="relation-analytics.dim_agent"`, "<code>../../sql/analyst/analytics.dim_agent.sql</code>", "<dt>Grain</dt><dd>agent</dd>",
+		"Dana Okafor, data platform; Sam Whitfield, compliance, 2026-12-01", "the agent dimension without the work email",
+		`id="relation-metrics.agent_sales_daily"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("analyst.html lacks %q", want)
+		}
+	}
+	if strings.Count(page, "<section id=\"relation-") != 8 || strings.Contains(page, "crm.member_calls") {
+		t.Errorf("analyst.html lists %d relations", strings.Count(page, "<section id=\"relation-"))
+	}
+	if !strings.Contains(read(t, filepath.Join(dir, "index.html")), `href="analyst.html"`) {
+		t.Error("the index does not link the analyst's allow-list")
 	}
 }

@@ -24,6 +24,7 @@ import (
 
 // Grant is a grant file's review header.
 type Grant struct {
+	Dir        string // the directory it was read from
 	File       string // the file's name
 	Relation   string
 	Grain      string
@@ -107,6 +108,7 @@ func ReadGrants(dir string) (map[string]*Grant, error) {
 			return nil, err
 		}
 		g := ParseGrant(e.Name(), string(body))
+		g.Dir = dir
 		out[g.Relation] = g
 	}
 	return out, nil

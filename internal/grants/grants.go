@@ -4,17 +4,22 @@
 //
 // # Roles
 //
-// Four roles, with configurable names (Roles): the reader (NOLOGIN; every
-// report runs as it), the logger (NOLOGIN; writes the request log), auth
-// (NOLOGIN; keeps the token store) and the login plumbline signs in as, a
-// member of exactly those three. Roles belong to the whole cluster, so
-// CreateRoles leaves existing ones alone and may run any number of times.
+// Six roles, with configurable names (Roles): the reader (NOLOGIN; every
+// report runs as it), the logger (NOLOGIN; writes the request log and the
+// analyst's audit log), auth (NOLOGIN; keeps the token store) and the login
+// plumbline signs in as, a member of exactly those three; and for the
+// analyst's door, the analyst (NOLOGIN; every statement of the door runs as
+// it) and the agent login the door signs in as, a member of the analyst
+// alone, so that no statement can become another role. Roles belong to the
+// whole cluster, so CreateRoles leaves existing ones alone and may run any
+// number of times.
 //
 // # Grant files
 //
 // A grant file, named <schema>.<relation>.sql, grants the reader SELECT on
 // one relation (all columns, or a listed few) and USAGE on its schema, and
-// nothing else. It opens with a header:
+// nothing else; an analyst grant file does the same for the analyst role.
+// It opens with a header:
 //
 //	-- Relation: metrics.agent_sales_daily
 //	-- Grain: agent
@@ -29,8 +34,9 @@
 // refuses a file whose header or statements break these rules; the relations
 // the files name are the only ones the startup guard lets the login read.
 //
-// The SQL files use {{reader}}, {{logger}}, {{auth}} and {{app}} for the
-// role names; they are rendered with the configured names when applied.
+// The SQL files use {{reader}}, {{logger}}, {{auth}}, {{app}}, {{analyst}}
+// and {{agent}} for the role names; they are rendered with the configured
+// names when applied.
 package grants
 
 import (
@@ -45,11 +51,18 @@ type Roles struct {
 	Logger string // NOLOGIN: writes the request log
 	Auth   string // NOLOGIN: keeps the token store
 	App    string // the login plumbline signs in as; a member of the three
+	// Analyst is NOLOGIN: reads the analyst grants; every statement of the
+	// analyst's door runs as it.
+	Analyst string
+	// Agent is the login the analyst's door signs in as; a member of the
+	// analyst alone.
+	Agent string
 }
 
 // DefaultRoles returns the default role names.
 func DefaultRoles() Roles {
-	return Roles{Reader: "plumbline_reader", Logger: "plumbline_logger", Auth: "plumbline_auth", App: "plumbline_app"}
+	return Roles{Reader: "plumbline_reader", Logger: "plumbline_logger", Auth: "plumbline_auth", App: "plumbline_app",
+		Analyst: "plumbline_analyst", Agent: "plumbline_agent"}
 }
 
 // Held lists the roles the login is a member of: the reader, the logger and
@@ -69,6 +82,7 @@ func (r Roles) Check() error {
 	seen := map[string]string{}
 	for _, role := range []struct{ what, name string }{
 		{"reader", r.Reader}, {"logger", r.Logger}, {"auth", r.Auth}, {"app login", r.App},
+		{"analyst", r.Analyst}, {"agent login", r.Agent},
 	} {
 		if !roleName.MatchString(role.name) || strings.HasPrefix(role.name, "pg_") {
 			return fmt.Errorf("the %s role's name %q must be a lower-case SQL identifier (a-z, 0-9 and _, not starting with a digit or pg_, at most 63 characters)", role.what, role.name)
@@ -86,7 +100,8 @@ var placeholder = regexp.MustCompile(`\{\{(\w+)\}\}`)
 // render replaces the role placeholders in a SQL file with the names. The
 // names are checked identifiers, so they need no quoting.
 func (r Roles) render(file, text string) (string, error) {
-	names := map[string]string{"reader": r.Reader, "logger": r.Logger, "auth": r.Auth, "app": r.App}
+	names := map[string]string{"reader": r.Reader, "logger": r.Logger, "auth": r.Auth, "app": r.App,
+		"analyst": r.Analyst, "agent": r.Agent}
 	var unknown string
 	out := placeholder.ReplaceAllStringFunc(text, func(m string) string {
 		key := placeholder.FindStringSubmatch(m)[1]
@@ -97,7 +112,7 @@ func (r Roles) render(file, text string) (string, error) {
 		return m
 	})
 	if unknown != "" {
-		return "", fmt.Errorf("%s: unknown placeholder %s; the role placeholders are {{reader}}, {{logger}}, {{auth}} and {{app}}", file, unknown)
+		return "", fmt.Errorf("%s: unknown placeholder %s; the role placeholders are {{reader}}, {{logger}}, {{auth}}, {{app}}, {{analyst}} and {{agent}}", file, unknown)
 	}
 	return out, nil
 }

@@ -24,71 +24,88 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // from the code under test.
 var denied = regexp.MustCompile(`phone|member|address|birth|dob|transcript|recording|ssn|medicare`)
 
-// The grants policy: for every relation granted to the reader, against a
+// The grants policy, for the reader (sql/grants/) and the analyst
+// (sql/analyst/) alike: for every relation granted to the role, against a
 // real database, no readable column looks like member data, a grain is
 // declared and a review is named; and no other SQL file grants to the role.
 func TestGrantsPolicy(t *testing.T) {
-	gs, err := grants.Load(sql.Grants())
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]*grants.Grant{}
-	for _, g := range gs {
-		files[g.Relation] = g
-		if !slices.Contains([]string{"agent", "team", "alias"}, g.Grain) {
-			t.Errorf("%s: grain %q", g.File, g.Grain)
-		}
-		if strings.TrimSpace(g.ReviewedBy) == "" || g.ReviewedOn.IsZero() || len(g.Why) < 20 {
-			t.Errorf("%s: no review (by %q, on %v, why %q)", g.File, g.ReviewedBy, g.ReviewedOn, g.Why)
-		}
-	}
-	if _, ok := files["crm.member_calls"]; ok {
-		t.Error("the member data relation has a grant file")
-	}
-
 	db := pgtest.NewDB(t)
 	conn := db.Conn(t)
-	readable := readableColumns(t, conn, pgtest.Roles.Reader)
-	for rel, cols := range readable {
-		if files[rel] == nil {
-			t.Errorf("the reader can read %s, which no grant file names", rel)
-		}
-		for _, c := range cols {
-			if denied.MatchString(c) {
-				t.Errorf("the reader can read %s.%s, which looks like member data", rel, c)
+	for _, p := range []struct {
+		placeholder, dir, role string
+		files                  fs.FS
+	}{
+		{"reader", "grants/", pgtest.Roles.Reader, sql.Grants()},
+		{"analyst", "analyst/", pgtest.Roles.Analyst, sql.AnalystGrants()},
+	} {
+		t.Run(p.placeholder, func(t *testing.T) {
+			gs, err := grants.LoadFor(p.files, p.placeholder)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}
-	for rel := range files {
-		if len(readable[rel]) == 0 {
-			t.Errorf("%s has a grant file but the reader cannot read it", rel)
-		}
-	}
-	if cols := readableColumns(t, conn, pgtest.Roles.App)["crm.member_calls"]; len(cols) > 0 {
-		t.Errorf("plumbline's login can read member data: %v", cols)
-	}
-
-	grantsToReader := regexp.MustCompile(`(?is)^\s*grant\b.*\bto\b.*\{\{reader\}\}`)
-	err = fs.WalkDir(sql.Files(), ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		body, _ := fs.ReadFile(sql.Files(), path)
-		if strings.Contains(withoutComments(string(body)), grants.DefaultRoles().Reader) {
-			t.Errorf("%s names the reader role literally; write {{reader}} so the name stays configurable", path)
-		}
-		if strings.HasPrefix(path, "grants/") {
-			return nil
-		}
-		for _, stmt := range strings.Split(withoutComments(string(body)), ";") {
-			if grantsToReader.MatchString(stmt) {
-				t.Errorf("%s grants to the reader; only sql/grants/ may: %s", path, strings.TrimSpace(stmt))
+			files := map[string]*grants.Grant{}
+			for _, g := range gs {
+				files[g.Relation] = g
+				if !slices.Contains([]string{"agent", "team", "alias", "pipeline"}, g.Grain) {
+					t.Errorf("%s: grain %q", g.File, g.Grain)
+				}
+				if strings.TrimSpace(g.ReviewedBy) == "" || g.ReviewedOn.IsZero() || len(g.Why) < 20 {
+					t.Errorf("%s: no review (by %q, on %v, why %q)", g.File, g.ReviewedBy, g.ReviewedOn, g.Why)
+				}
 			}
+			if _, ok := files["crm.member_calls"]; ok {
+				t.Error("the member data relation has a grant file")
+			}
+			readable := readableColumns(t, conn, p.role)
+			for rel, cols := range readable {
+				if files[rel] == nil {
+					t.Errorf("the %s can read %s, which no grant file names", p.placeholder, rel)
+				}
+				for _, c := range cols {
+					if denied.MatchString(c) {
+						t.Errorf("the %s can read %s.%s, which looks like member data", p.placeholder, rel, c)
+					}
+				}
+			}
+			for rel := range files {
+				if len(readable[rel]) == 0 {
+					t.Errorf("%s has a grant file but the %s cannot read it", rel, p.placeholder)
+				}
+			}
+			grantsTo := regexp.MustCompile(`(?is)^\s*grant\b.*\bto\b.*\{\{` + p.placeholder + `\}\}`)
+			literal := map[string]string{"reader": grants.DefaultRoles().Reader, "analyst": grants.DefaultRoles().Analyst}[p.placeholder]
+			err = fs.WalkDir(sql.Files(), ".", func(path string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				body, _ := fs.ReadFile(sql.Files(), path)
+				if strings.Contains(withoutComments(string(body)), literal) {
+					t.Errorf("%s names the %s role literally; write {{%s}} so the name stays configurable", path, p.placeholder, p.placeholder)
+				}
+				if strings.HasPrefix(path, p.dir) {
+					return nil
+				}
+				for _, stmt := range strings.Split(withoutComments(string(body)), ";") {
+					if grantsTo.MatchString(stmt) {
+						t.Errorf("%s grants to the %s; only sql/%s may: %s", path, p.placeholder, p.dir, strings.TrimSpace(stmt))
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	// Neither of plumbline's logins can read member data.
+	for _, login := range []string{pgtest.Roles.App, pgtest.Roles.Agent} {
+		if cols := readableColumns(t, conn, login)["crm.member_calls"]; len(cols) > 0 {
+			t.Errorf("the login %s can read member data: %v", login, cols)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	}
+	// The analyst's email-free grant holds: the agent login reads no email.
+	if cols := readableColumns(t, conn, pgtest.Roles.Agent)["analytics.dim_agent"]; slices.Contains(cols, "email") || len(cols) != 4 {
+		t.Errorf("the agent login reads %v of analytics.dim_agent, want the four columns without email", cols)
 	}
 }
 

@@ -18,17 +18,25 @@ import (
 
 // Grains a granted relation may have.
 const (
-	GrainAgent = "agent" // rows name or key one agent
-	GrainTeam  = "team"  // rows are teams
-	GrainAlias = "alias" // rows carry only an alias, never a person
+	GrainAgent    = "agent"    // rows name or key one agent
+	GrainTeam     = "team"     // rows are teams
+	GrainAlias    = "alias"    // rows carry only an alias, never a person
+	GrainPipeline = "pipeline" // rows describe the data pipeline's runs, never a person
 )
 
 // Grains lists every grain.
-var Grains = []string{GrainAgent, GrainTeam, GrainAlias}
+var Grains = []string{GrainAgent, GrainTeam, GrainAlias, GrainPipeline}
+
+// The roles a grant file may grant to, by their placeholders.
+const (
+	ToReader  = "reader"  // sql/grants/: the relations reports read
+	ToAnalyst = "analyst" // sql/analyst/: the relations the analyst's door reads
+)
 
 // Grant is one reviewed grant file.
 type Grant struct {
 	File       string
+	To         string   // ToReader or ToAnalyst
 	Relation   string   // schema.name
 	Columns    []string // the columns granted; nil for every column
 	Grain      string
@@ -38,9 +46,13 @@ type Grant struct {
 	sql        string
 }
 
-// Load reads every grant file in fsys, sorted by relation. It reports every
-// file that breaks the rules at once.
-func Load(fsys fs.FS) ([]*Grant, error) {
+// Load reads every grant file to the reader in fsys, sorted by relation. It
+// reports every file that breaks the rules at once.
+func Load(fsys fs.FS) ([]*Grant, error) { return LoadFor(fsys, ToReader) }
+
+// LoadFor reads every grant file to role (ToReader or ToAnalyst) in fsys,
+// sorted by relation.
+func LoadFor(fsys fs.FS, role string) ([]*Grant, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("read grant files: %w", err)
@@ -56,7 +68,7 @@ func Load(fsys fs.FS) ([]*Grant, error) {
 		if err != nil {
 			return nil, err
 		}
-		g, err := parse(e.Name(), string(body))
+		g, err := parse(e.Name(), string(body), role)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -67,19 +79,28 @@ func Load(fsys fs.FS) ([]*Grant, error) {
 		return nil, errors.Join(errs...)
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no grant files: the reader could read nothing; add one <schema>.<relation>.sql per relation the catalogue reads")
+		return nil, fmt.Errorf("no grant files: the %s could read nothing; add one <schema>.<relation>.sql per relation it reads", role)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Relation < out[j].Relation })
 	return out, nil
 }
 
-// LoadDir reads the grant files in dir, or the embedded demo floor's when
-// dir is empty.
+// LoadDir reads the reader's grant files in dir, or the embedded demo
+// floor's when dir is empty.
 func LoadDir(dir string) ([]*Grant, error) {
 	if dir == "" {
 		return Load(sql.Grants())
 	}
 	return Load(os.DirFS(dir))
+}
+
+// LoadAnalystDir reads the analyst's grant files in dir, or the embedded
+// demo floor's when dir is empty.
+func LoadAnalystDir(dir string) ([]*Grant, error) {
+	if dir == "" {
+		return LoadFor(sql.AnalystGrants(), ToAnalyst)
+	}
+	return LoadFor(os.DirFS(dir), ToAnalyst)
 }
 
 // Relations returns the relations the grants name, sorted.
@@ -96,15 +117,15 @@ var (
 	relationName = regexp.MustCompile(`^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$`)
 	headerLine   = regexp.MustCompile(`^--\s*([A-Za-z][A-Za-z ]*?)\s*:\s*(.*)$`)
 	continuation = regexp.MustCompile(`^--\s{2,}(\S.*)$`)
-	usageStmt    = regexp.MustCompile(`^(?i)grant usage on schema ([a-z0-9_]+) to \{\{reader\}\}$`)
-	selectStmt   = regexp.MustCompile(`^(?i)grant select(?: ?\(([a-z0-9_, ]+)\))? on (?:table )?([a-z0-9_.]+) to \{\{reader\}\}$`)
+	usageStmt    = regexp.MustCompile(`^(?i)grant usage on schema ([a-z0-9_]+) to \{\{(\w+)\}\}$`)
+	selectStmt   = regexp.MustCompile(`^(?i)grant select(?: ?\(([a-z0-9_, ]+)\))? on (?:table )?([a-z0-9_.]+) to \{\{(\w+)\}\}$`)
 	spaces       = regexp.MustCompile(`\s+`)
 )
 
 var headerKeys = []string{"relation", "grain", "reviewed by", "reviewed on", "why"}
 
-// parse reads one grant file: its header, then its statements.
-func parse(file, body string) (*Grant, error) {
+// parse reads one grant file to role: its header, then its statements.
+func parse(file, body, role string) (*Grant, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s", file, fmt.Sprintf(format, args...))
 	}
@@ -135,7 +156,7 @@ func parse(file, body string) (*Grant, error) {
 			return nil, fail("the header lacks %q; every grant names its relation, its grain and its review (who, when and why)", key)
 		}
 	}
-	g := &Grant{File: file, Relation: header["relation"], Grain: header["grain"],
+	g := &Grant{File: file, To: role, Relation: header["relation"], Grain: header["grain"],
 		ReviewedBy: header["reviewed by"], Why: header["why"], sql: body}
 	var err error
 	if g.ReviewedOn, err = time.Parse(time.DateOnly, header["reviewed on"]); err != nil {
@@ -153,19 +174,19 @@ func parse(file, body string) (*Grant, error) {
 	return g, g.statements(strings.Join(lines[n:], "\n"), fail)
 }
 
-// statements checks that a file grants its own relation to the reader and
+// statements checks that a file grants its own relation to its role and
 // nothing else.
 func (g *Grant) statements(body string, fail func(string, ...any) error) error {
 	schema, _, _ := strings.Cut(g.Relation, ".")
-	rule := fmt.Sprintf("a grant file holds only `GRANT USAGE ON SCHEMA %s TO {{reader}};` and `GRANT SELECT [(columns)] ON %s TO {{reader}};`", schema, g.Relation)
+	rule := fmt.Sprintf("a grant file holds only `GRANT USAGE ON SCHEMA %s TO {{%s}};` and `GRANT SELECT [(columns)] ON %s TO {{%s}};`", schema, g.To, g.Relation, g.To)
 	usage, selects := false, 0
 	for _, stmt := range strings.Split(stripComments(body), ";") {
 		stmt = strings.TrimSpace(spaces.ReplaceAllString(stmt, " "))
 		switch m, s := usageStmt.FindStringSubmatch(stmt), selectStmt.FindStringSubmatch(stmt); {
 		case stmt == "":
-		case m != nil && m[1] == schema:
+		case m != nil && m[1] == schema && m[2] == g.To:
 			usage = true
-		case s != nil && s[2] == g.Relation:
+		case s != nil && s[2] == g.Relation && s[3] == g.To:
 			selects++
 			if s[1] != "" {
 				for _, c := range strings.Split(s[1], ",") {

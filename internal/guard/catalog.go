@@ -18,6 +18,7 @@ import (
 type column struct {
 	relation, name, use string
 	summed              bool
+	nullable            bool // the catalogue allows NULL in it
 }
 
 // columnsOf lists every column the catalogue reads: the roster's and each
@@ -27,7 +28,7 @@ func columnsOf(cat *catalog.Catalog) []column {
 	add := func(rel, use string, summed bool, names ...string) {
 		for _, n := range names {
 			if n != "" {
-				out = append(out, column{rel, n, use, summed})
+				out = append(out, column{relation: rel, name: n, use: use, summed: summed})
 			}
 		}
 	}
@@ -39,19 +40,24 @@ func columnsOf(cat *catalog.Catalog) []column {
 	add(h.Relation, "roster team_history", false, h.Agent, h.Team, h.From)
 	f := ro.FloorHistory
 	add(f.Relation, "roster floor_history", false, f.Team, f.From, f.CountsAsSales, f.DecidedBy, f.Reason)
+	if l := cat.Loads(); l != nil {
+		add(l.Relation, "loads", false, l.Source, l.Day, l.Finished)
+	}
 	for _, s := range cat.Sources() {
 		use := "source " + s.ID
 		add(s.Relation, use, false, s.AgentKey, s.DayKey, s.TimeKey)
-		add(s.Relation, use, true, s.Columns...)
+		for _, c := range s.Columns {
+			out = append(out, column{relation: s.Relation, name: c, use: use, summed: true, nullable: slices.Contains(s.Nullable, c)})
+		}
 	}
 	return out
 }
 
 // columnFacts reads, for each column, whether its relation and it exist,
-// its type, and whether the reader may select it.
+// its type, whether it may hold NULL, and whether the reader may select it.
 const columnFacts = `
 SELECT c.oid IS NOT NULL, a.attnum IS NOT NULL, coalesce(t.typcategory = 'N', false),
-       coalesce(format_type(a.atttypid, a.atttypmod), ''),
+       coalesce(format_type(a.atttypid, a.atttypmod), ''), coalesce(NOT a.attnotnull, false),
        coalesce(r.oid IS NOT NULL AND a.attnum IS NOT NULL AND has_column_privilege(r.oid, c.oid, a.attnum, 'SELECT'), false)
 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY w(rel, col, i)
 LEFT JOIN pg_namespace n ON n.nspname = split_part(w.rel, '.', 1)
@@ -74,7 +80,8 @@ SELECT r.oid IS NOT NULL, coalesce(pg_has_role(session_user, r.oid, 'MEMBER'), f
 FROM (SELECT $1::text AS name) want LEFT JOIN pg_roles r ON r.rolname = want.name`
 
 // CheckCatalog checks that every relation and column the catalogue reads
-// exists, that summed columns are numeric, that the reader (the role
+// exists, that summed columns are numeric and hold NULL only where the
+// catalogue lists them as nullable, that the reader (the role
 // reports run as) can read them and the login can become the reader, that
 // every relation has a reviewed grant file, and that the reader can read no
 // column that looks like member data. It returns one line per problem.
@@ -109,9 +116,9 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 	}
 	i := 0
 	missingRel := map[string]bool{}
-	var relExists, colExists, numeric, readable bool
+	var relExists, colExists, numeric, nullable, readable bool
 	var typ string
-	_, err = pgx.ForEachRow(rows, []any{&relExists, &colExists, &numeric, &typ, &readable}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&relExists, &colExists, &numeric, &typ, &nullable, &readable}, func() error {
 		c := cols[i]
 		i++
 		switch {
@@ -124,6 +131,9 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 			add("%s.%s (%s): the column does not exist", c.relation, c.name, c.use)
 		case c.summed && !numeric:
 			add("%s.%s (%s): is %s, not a number; a summed column must be numeric", c.relation, c.name, c.use, typ)
+		case c.summed && nullable && !c.nullable:
+			add("%s.%s (%s): can hold NULL, but the catalogue does not list it under the source's nullable:; "+
+				"list it there (its metrics then need nulls: leave_out) or make the column NOT NULL", c.relation, c.name, c.use)
 		case !readable && exists:
 			add("%s.%s (%s): the reader role %s cannot read it; grant it in the relation's grant file and apply the grants", c.relation, c.name, c.use, reader)
 		}
@@ -141,4 +151,48 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 	}
 	sort.Strings(problems)
 	return slices.Compact(problems), nil
+}
+
+// analystReach lists the relations a role can read any column of.
+const analystReach = `
+SELECT coalesce(array_agg(n.nspname || '.' || c.relname ORDER BY 1), '{}')
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_(toast|temp_)'
+  AND c.relkind IN ('r', 'v', 'm', 'f', 'p') AND has_any_column_privilege($1, c.oid, 'SELECT')`
+
+// CheckAnalyst checks the analyst role against its grant files, for
+// `plumbline check --db`: the role exists, can read every relation a file
+// names, can read no other, and can read no column that looks like member
+// data. It returns one line per problem.
+func CheckAnalyst(ctx context.Context, q Querier, gs []*grants.Grant, analyst string) ([]string, error) {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	var exists, member bool
+	var looksLikeMemberData []string
+	err := q.QueryRow(ctx, readerFacts, analyst, grants.MemberData.String()).Scan(&exists, &member, &looksLikeMemberData)
+	if err != nil {
+		return nil, fmt.Errorf("check the analyst role: %w", err)
+	}
+	if !exists {
+		return []string{fmt.Sprintf("the analyst role %s does not exist; create it with plumbline setup", analyst)}, nil
+	}
+	for _, col := range looksLikeMemberData {
+		add("%s: the analyst can read it and its name looks like member data; revoke it", col)
+	}
+	var readable []string
+	if err := q.QueryRow(ctx, analystReach, analyst).Scan(&readable); err != nil {
+		return nil, fmt.Errorf("check the analyst role: %w", err)
+	}
+	granted := grants.Relations(gs)
+	for _, rel := range granted {
+		if !slices.Contains(readable, rel) {
+			add("%s: an analyst grant file names it but the analyst role %s cannot read it; apply the grants (plumbline setup)", rel, analyst)
+		}
+	}
+	for _, rel := range readable {
+		if !slices.Contains(granted, rel) {
+			add("%s: the analyst role %s can read it but no analyst grant file names it; revoke it", rel, analyst)
+		}
+	}
+	return problems, nil
 }

@@ -37,6 +37,18 @@ type Policy struct {
 	// Roles lists the roles the login may be a member of: the reader, the
 	// logger and auth.
 	Roles []string
+	// Own lists plumbline's own tables the login may touch, and how. If
+	// nil, [Own]: what plumbline's server login holds. An empty list allows
+	// none, as for the analyst's door's login, which writes nothing.
+	Own []Table
+}
+
+// own returns the policy's own tables.
+func (p Policy) own() []Table {
+	if p.Own == nil {
+		return Own
+	}
+	return p.Own
 }
 
 // Table is one of plumbline's own tables and what the login may do to it,
@@ -47,14 +59,20 @@ type Table struct {
 }
 
 // Own lists plumbline's own tables the login may touch, and how; it is
-// exactly what sql/roles/database.sql grants: the request log (the logger)
-// and the membership table and token store (auth). The login may do nothing else
-// to them, and nothing at all to the rest of plumbline's schema.
+// exactly what sql/roles/database.sql grants: the request log and the
+// analyst's audit log (the logger), and the membership table and token
+// store (auth). The login may do nothing else to them, and nothing at all
+// to the rest of plumbline's schema.
 var Own = []Table{{
 	Relation: "plumbline.request_log",
 	Select:   []string{"request_id", "person", "started_at", "outcome"},
 	Insert:   []string{"request_id", "person", "client", "tool", "arguments"},
 	Update:   []string{"outcome", "duration_ms", "row_count"},
+}, {
+	Relation: "plumbline.analyst_log",
+	Select:   []string{"statement_id", "caller", "started_at", "outcome"},
+	Insert:   []string{"statement_id", "caller", "client", "statement", "statement_bytes", "fingerprint"},
+	Update:   []string{"outcome", "rule", "duration_ms", "row_count"},
 }, {
 	Relation: "plumbline.members",
 	Select:   []string{"person_id", "email", "display_name", "status"},
@@ -182,7 +200,7 @@ WHERE p.prosecdef AND n.nspname NOT IN ('pg_catalog', 'information_schema')
 func Inspect(ctx context.Context, q Querier, p Policy) (*Report, error) {
 	own := make([]string, len(Own))
 	for i, t := range Own {
-		own[i] = t.Relation
+		own[i] = t.Relation // every own table, judged column by column
 	}
 	rows, err := q.Query(ctx, reach, own)
 	if err != nil {
@@ -224,10 +242,17 @@ func newComparison(p Policy) *comparison {
 	return &comparison{p: p, held: map[reached]bool{}, grouped: map[extraGroup][]string{}}
 }
 
-func ownTable(rel string) (Table, bool) {
-	for _, t := range Own {
+// ownTable returns the policy's own table rel. Any of plumbline's own
+// tables the policy does not list is owned with no privileges at all.
+func (c *comparison) ownTable(rel string) (Table, bool) {
+	for _, t := range c.p.own() {
 		if t.Relation == rel {
 			return t, true
+		}
+	}
+	for _, t := range Own {
+		if t.Relation == rel {
+			return Table{Relation: rel}, true
 		}
 	}
 	return Table{}, false
@@ -241,7 +266,7 @@ func (c *comparison) add(kind, object, priv, column string) {
 	}
 	switch kind {
 	case "relation":
-		t, own := ownTable(object)
+		t, own := c.ownTable(object)
 		switch {
 		case own && t.columns(priv) != nil:
 			// judged column by column
@@ -252,7 +277,7 @@ func (c *comparison) add(kind, object, priv, column string) {
 			extra("write", priv)
 		}
 	case "column":
-		t, _ := ownTable(object)
+		t, _ := c.ownTable(object)
 		if !slices.Contains(t.columns(priv), column) {
 			extra(priv, column)
 		}
@@ -327,7 +352,7 @@ func (c *comparison) missing() []string {
 			out = append(out, fmt.Sprintf("not a member of role %s", role))
 		}
 	}
-	for _, t := range Own {
+	for _, t := range c.p.own() {
 		for _, priv := range []string{"SELECT", "INSERT", "UPDATE"} {
 			var lacking []string
 			for _, col := range t.columns(priv) {

@@ -34,10 +34,19 @@ type floor struct {
 
 func newFloor(t testing.TB) *floor { return newFloorWith(t, nil) }
 
+// newFloorAt is the demo floor generated up to another moment, answered as
+// of that moment.
+func newFloorAt(t testing.TB, now time.Time) *floor {
+	return newFloorOf(t, pgtest.NewDBAt(t, now), nil)
+}
+
 // newFloorWith lets a test adjust the engine's options.
 func newFloorWith(t testing.TB, adjust func(*reports.Options)) *floor {
+	return newFloorOf(t, pgtest.NewDB(t), adjust)
+}
+
+func newFloorOf(t testing.TB, db *pgtest.DB, adjust func(*reports.Options)) *floor {
 	t.Helper()
-	db := pgtest.NewDB(t)
 	// Signed in as plumbline's login with the real grants, reports running
 	// as the reader and every call on record, as in production.
 	st := db.Store(t)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"plumbline/internal/analyst"
 	"plumbline/internal/scrub"
 	"plumbline/internal/views"
 	"plumbline/reports"
@@ -32,6 +33,11 @@ type Options struct {
 	// Caller names who a call comes from. If nil, every call comes from
 	// the process's own identity (stdio, development).
 	Caller func(*mcp.CallToolRequest) reports.Caller
+	// Analyst, if set, offers the analyst's door (package analyst): the sql
+	// tool, listed and answered only for callers it allows (a service whose
+	// token allows the tool); anyone else does not see it in tools/list and
+	// is refused, on record, when they call it by name.
+	Analyst *analyst.Door
 }
 
 // New returns an MCP server offering every tool of engine, and the MCP Apps
@@ -64,7 +70,7 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 			CompletionHandler: complete(engine),
 		},
 	)
-	srv.AddReceivingMiddleware(unechoed)
+	srv.AddReceivingMiddleware(unechoed(engine))
 	addView(srv, views.Chart)
 	addResources(srv, engine, o)
 	closed := false
@@ -84,6 +90,9 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 				Title: t.Title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed,
 			},
 		}, handler(engine, o))
+	}
+	if o.Analyst != nil {
+		addDoor(srv, engine, o)
 	}
 	return srv
 }
@@ -156,8 +165,8 @@ func answer(ctx context.Context, engine *reports.Engine, o Options, req *mcp.Cal
 // (no MCP session is kept, so replicas need no sticky routing), with
 // /healthz for load balancers.
 func HTTPHandler(srv *mcp.Server) http.Handler {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	mcpHandler := unechoedHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(mcpHandler))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -174,8 +183,8 @@ func HTTPHandler(srv *mcp.Server) http.Handler {
 // listener, is off: it would refuse a deployment behind a proxy on the same
 // machine, and the Host allow-list in front does its job for any listener.
 func StreamableHTTP(srv *mcp.Server) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
+	return unechoedHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true}))
 }
 
 // Timed answers every request with a Server-Timing header naming the time

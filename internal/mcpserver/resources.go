@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/url"
 	"strings"
 
@@ -106,6 +105,9 @@ func readError(r *reports.Refusal) error {
 	if r.Code == reports.CodeInvalidArgument {
 		code = jsonrpc.CodeInvalidParams
 	}
+	if r.Choices == nil {
+		r.Choices = []string{}
+	}
 	data, _ := json.Marshal(r)
 	return &jsonrpc.Error{Code: code, Message: r.Error(), Data: data}
 }
@@ -130,29 +132,6 @@ func complete(engine *reports.Engine) func(context.Context, *mcp.CompleteRequest
 		}
 		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: total, HasMore: total > len(values)}}, nil
 	}
-}
-
-// unechoed keeps what a caller sent out of the errors of resource reads:
-// the go-sdk answers a read of a URI that no resource or template matches
-// with the URI in the error's data; plumbline answers with its own teaching
-// error instead, as it does for every refusal.
-func unechoed(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		var jerr *jsonrpc.Error
-		if method == "resources/read" && errors.As(err, &jerr) && jerr.Code == jsonrpc.CodeInvalidParams && !isRefusal(jerr.Data) {
-			return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "uri",
-				Rule:    "names no plumbline resource; resources/list and resources/templates/list give the ones there are",
-				Choices: []string{metricsURI, metricTemplate, teamTemplate}})
-		}
-		return res, err
-	}
-}
-
-// isRefusal reports whether an error's data is one of plumbline's refusals.
-func isRefusal(data json.RawMessage) bool {
-	var r reports.Refusal
-	return json.Unmarshal(data, &r) == nil && r.Code != ""
 }
 
 func metricIDs(engine *reports.Engine) []string {

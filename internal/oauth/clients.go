@@ -24,6 +24,13 @@ type Client struct {
 	// Document is set for a client whose id is the URL of its metadata
 	// document.
 	Document bool
+	// Service, set only for a pre-registered machine client, is the
+	// service its tokens speak for: it uses the client credentials grant,
+	// never a redirect, and is audited as service:NAME.
+	Service string
+	// Scope is what a machine client may be issued: a subset of
+	// ServiceScopeChoices, with ScopeReports.
+	Scope []string
 
 	secretHash []byte
 }
@@ -35,6 +42,9 @@ func (c *Client) check() error {
 	}
 	if c.Name == "" {
 		c.Name = c.ID
+	}
+	if c.Service != "" {
+		return c.checkMachine()
 	}
 	if len(c.RedirectURIs) == 0 {
 		return fmt.Errorf("client %q: list at least one redirect URI", c.ID)

@@ -15,8 +15,8 @@ import (
 	"plumbline/internal/oauth/cimd"
 )
 
-// Scopes. A person's token carries both; a service token carries only
-// ScopeReports unless it is created with ScopePeople too.
+// Scopes. A person's token carries ScopeReports and ScopePeople, never more;
+// a service token carries only ScopeReports unless it is created with more.
 const (
 	// ScopeReports lets a token call the report tools; every call to /mcp
 	// needs it.
@@ -24,10 +24,19 @@ const (
 	// ScopePeople lets a token also browse the people directory: the
 	// roster and find_people tools.
 	ScopePeople = "people:read"
+	// ScopeAnalyst lets a service token also use the analyst's door: one
+	// parsed SELECT over the analyst's allow-list (the sql tool). It is
+	// for contained agents only, and a person's token never carries it.
+	ScopeAnalyst = "analyst:sql"
 )
 
-// Scopes lists every scope, in the order they are published.
+// Scopes lists the scopes a client may ask for when a person signs in, in
+// the order the resource's metadata publishes them.
 var Scopes = []string{ScopeReports, ScopePeople}
+
+// ServiceScopeChoices lists every scope a service token may carry: those of
+// a person, and the analyst's door.
+var ServiceScopeChoices = []string{ScopeReports, ScopePeople, ScopeAnalyst}
 
 // PersonScopes is what a person's token carries unless the client asks
 // for less.
@@ -36,8 +45,11 @@ var PersonScopes = []string{ScopeReports, ScopePeople}
 // ServiceScopes is what a service token carries unless created with more.
 var ServiceScopes = []string{ScopeReports}
 
-// peopleTools are the tools ScopePeople unlocks.
-var peopleTools = []string{"roster", "find_people"}
+// The tools a scope unlocks beyond the reports.
+var (
+	peopleTools  = []string{"roster", "find_people"} // ScopePeople
+	analystTools = []string{"sql"}                   // ScopeAnalyst, for a service
+)
 
 // CLIClient is the client id recorded for tokens the command line issues.
 const CLIClient = "plumbline-cli"
@@ -45,6 +57,10 @@ const CLIClient = "plumbline-cli"
 // Defaults.
 const (
 	DefaultTokenTTL = 90 * 24 * time.Hour
+	// DefaultMachineTokenTTL is how long a token issued by the client
+	// credentials grant lives: a machine client asks again, with no person
+	// to bother.
+	DefaultMachineTokenTTL = time.Hour
 )
 
 // Config configures the authorization server and the resource it protects.
@@ -57,6 +73,9 @@ type Config struct {
 	// TokenTTL is how long an access token lives. If zero,
 	// DefaultTokenTTL.
 	TokenTTL time.Duration
+	// MachineTokenTTL is how long a token issued by the client credentials
+	// grant lives. If zero, DefaultMachineTokenTTL.
+	MachineTokenTTL time.Duration
 	// Clients are the pre-registered clients.
 	Clients []Client
 	// Registration turns on Dynamic Client Registration (RFC 7591), which
@@ -101,6 +120,9 @@ func (c *Config) Validate() error {
 	if c.TokenTTL <= 0 {
 		c.TokenTTL = DefaultTokenTTL
 	}
+	if c.MachineTokenTTL <= 0 {
+		c.MachineTokenTTL = DefaultMachineTokenTTL
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -134,6 +156,10 @@ func isLoopbackHost(host string) bool {
 //     client_name: Reports desk
 //     redirect_uris: [https://desk.example.com/callback, http://127.0.0.1/callback]
 //     client_secret_sha256: 9f86d0…   # optional; without it the client is public
+//   - client_id: floor-analyst-vm     # a machine client: client credentials
+//     service: floor-analyst          # its tokens speak for service:floor-analyst
+//     scope: reports:read analyst:sql # what it may be issued
+//     client_secret_sha256: 4e07408…  # required
 func LoadClients(path string) ([]Client, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -144,6 +170,8 @@ func LoadClients(path string) ([]Client, error) {
 		Name         string   `yaml:"client_name"`
 		RedirectURIs []string `yaml:"redirect_uris"`
 		SecretSHA256 string   `yaml:"client_secret_sha256"`
+		Service      string   `yaml:"service"`
+		Scope        string   `yaml:"scope"`
 	}
 	dec := yaml.NewDecoder(strings.NewReader(string(b)))
 	dec.KnownFields(true)
@@ -152,7 +180,8 @@ func LoadClients(path string) ([]Client, error) {
 	}
 	out := make([]Client, 0, len(raw))
 	for _, r := range raw {
-		c := Client{ID: r.ID, Name: r.Name, RedirectURIs: r.RedirectURIs, AuthMethod: "none"}
+		c := Client{ID: r.ID, Name: r.Name, RedirectURIs: r.RedirectURIs, AuthMethod: "none", Service: r.Service,
+			Scope: strings.FieldsFunc(r.Scope, func(r rune) bool { return r == ' ' || r == ',' })}
 		if r.SecretSHA256 != "" {
 			if _, err := fmt.Sscanf(r.SecretSHA256, "%x", &c.secretHash); err != nil || len(c.secretHash) != 32 {
 				return nil, fmt.Errorf("%s: client %q: client_secret_sha256 must be 64 hex digits", path, r.ID)
@@ -167,14 +196,15 @@ func LoadClients(path string) ([]Client, error) {
 	return out, nil
 }
 
-// scopeTools lists the tools a token with scope may call, out of all.
-func scopeTools(scope, all []string) []string {
-	if slices.Contains(scope, ScopePeople) {
-		return nil // every tool
-	}
+// scopeTools lists the tools a token of kind with scope may call, out of
+// all: the analyst's door only for a service.
+func scopeTools(kind string, scope, all []string) []string {
 	out := []string{}
 	for _, t := range all {
-		if !slices.Contains(peopleTools, t) {
+		switch {
+		case slices.Contains(peopleTools, t) && !slices.Contains(scope, ScopePeople):
+		case slices.Contains(analystTools, t) && (kind != KindService || !slices.Contains(scope, ScopeAnalyst)):
+		default:
 			out = append(out, t)
 		}
 	}

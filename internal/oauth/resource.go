@@ -324,8 +324,9 @@ func (s *Server) resourceMetadata() http.Handler {
 
 // Caller returns the function that names a tool call's caller from its
 // verified token, for mcpserver.Options.Caller. all is every tool the
-// engine offers; a token without ScopePeople may call all but the people
-// directory tools. A call without a verified token may call nothing.
+// server offers; a token without ScopePeople may call all but the people
+// directory tools, and only a service token with ScopeAnalyst the
+// analyst's door. A call without a verified token may call nothing.
 func Caller(all []string) func(*mcp.CallToolRequest) reports.Caller {
 	return func(req *mcp.CallToolRequest) reports.Caller {
 		if req.Extra == nil || req.Extra.TokenInfo == nil {
@@ -333,12 +334,13 @@ func Caller(all []string) func(*mcp.CallToolRequest) reports.Caller {
 		}
 		ti := req.Extra.TokenInfo
 		client, _ := ti.Extra["client_id"].(string)
-		return reports.Caller{Person: ti.UserID, Client: client, Tools: scopeTools(ti.Scopes, all)}
+		kind, _ := ti.Extra["kind"].(string)
+		return reports.Caller{Person: ti.UserID, Client: client, Tools: scopeTools(kind, ti.Scopes, all)}
 	}
 }
 
 // IdentityCaller is the caller an identity verified outside HTTP (stdio)
 // calls as.
 func IdentityCaller(id Identity, all []string) reports.Caller {
-	return reports.Caller{Person: id.Principal(), Client: id.ClientID, Tools: scopeTools(id.Scopes, all)}
+	return reports.Caller{Person: id.Principal(), Client: id.ClientID, Tools: scopeTools(id.Kind, id.Scopes, all)}
 }

@@ -127,6 +127,12 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Registration {
 		m["registration_endpoint"] = base + "/register"
 	}
+	if s.machineClients() {
+		// The client credentials extension: its scopes include the
+		// analyst's door, which only a machine client may be issued.
+		m["grant_types_supported"] = []string{"authorization_code", "client_credentials"}
+		m["scopes_supported"] = ServiceScopeChoices
+	}
 	writeJSON(w, http.StatusOK, m)
 }
 

@@ -76,9 +76,10 @@ func (s *Server) authenticateClient(r *http.Request) (*Client, error) {
 	return c, err
 }
 
-// token is the token endpoint: the authorization code grant only, with
-// PKCE. There are no refresh tokens; a client signs in again when its token
-// expires.
+// token is the token endpoint: the authorization code grant with PKCE, and
+// for pre-registered machine clients the client credentials grant
+// (clientCredentials). There are no refresh tokens; a client signs in (or
+// asks) again when its token expires.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	if err := readForm(w, r); err != nil {
 		s.writeError(w, err)
@@ -94,8 +95,14 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	f := r.PostForm
 	switch {
+	case f.Get("grant_type") == "client_credentials":
+		s.clientCredentials(w, r, c)
+		return
 	case f.Get("grant_type") != "authorization_code":
-		s.writeError(w, fail(http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code"))
+		s.writeError(w, fail(http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code, or client_credentials for a machine client"))
+		return
+	case c.Service != "":
+		s.writeError(w, fail(http.StatusBadRequest, "unauthorized_client", "a machine client uses the client_credentials grant"))
 		return
 	case f.Get("code") == "":
 		s.writeError(w, fail(http.StatusBadRequest, "invalid_request", "send the code"))
@@ -124,6 +131,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
+	writeToken(w, token, expires, scope)
+}
+
+// writeToken answers a token request with the token issued: no refresh
+// token, ever.
+func writeToken(w http.ResponseWriter, token string, expires time.Time, scope []string) {
 	w.Header().Set("Pragma", "no-cache")
 	writeJSON(w, http.StatusOK, map[string]any{
 		"access_token": token,

@@ -79,6 +79,9 @@ type DB struct {
 	// AppDSN connects as plumbline's login (Roles.App), which holds the
 	// real grants.
 	AppDSN string
+	// AgentDSN connects as the analyst's door's login (Roles.Agent), a
+	// member of the analyst role alone.
+	AgentDSN string
 	// Name is the database name.
 	Name string
 	// Now is the moment the floor in it was generated up to.
@@ -127,8 +130,9 @@ func (db *DB) PrivateRoles(t testing.TB) grants.Roles {
 	t.Helper()
 	ctx := context.Background()
 	prefix := "pt" + randomHex(4)
-	r := grants.Roles{Reader: prefix + "_reader", Logger: prefix + "_logger", Auth: prefix + "_auth", App: prefix + "_app"}
-	gs, err := grants.Load(sql.Grants())
+	r := grants.Roles{Reader: prefix + "_reader", Logger: prefix + "_logger", Auth: prefix + "_auth", App: prefix + "_app",
+		Analyst: prefix + "_analyst", Agent: prefix + "_agent"}
+	gs, err := allGrants()
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
@@ -138,7 +142,7 @@ func (db *DB) PrivateRoles(t testing.TB) grants.Roles {
 	}
 	t.Cleanup(func() {
 		// Privileges in this database, then the roles and their memberships.
-		names := strings.Join([]string{r.App, r.Reader, r.Logger, r.Auth}, ", ")
+		names := strings.Join([]string{r.App, r.Agent, r.Reader, r.Logger, r.Auth, r.Analyst}, ", ")
 		if _, err := conn.Exec(ctx, fmt.Sprintf("DROP OWNED BY %s; DROP ROLE %s", names, names)); err != nil {
 			t.Errorf("pgtest: drop private roles: %v", err)
 		}
@@ -149,21 +153,33 @@ func (db *DB) PrivateRoles(t testing.TB) grants.Roles {
 	return r
 }
 
-// createLogin creates the roles and gives the login its test password.
+// createLogin creates the roles and gives the logins their test password.
 func createLogin(ctx context.Context, conn *pgx.Conn, r grants.Roles) error {
 	if err := grants.CreateRoles(ctx, conn, r); err != nil {
 		return err
 	}
-	_, err := conn.Exec(ctx, fmt.Sprintf("ALTER ROLE %s PASSWORD '%s'", r.App, loginPassword))
+	_, err := conn.Exec(ctx, fmt.Sprintf("ALTER ROLE %s PASSWORD '%s'; ALTER ROLE %s PASSWORD '%s'", r.App, loginPassword, r.Agent, loginPassword))
 	return err
 }
 
+// allGrants loads the demo floor's grant files for the reader and the
+// analyst.
+func allGrants() ([]*grants.Grant, error) {
+	gs, err := grants.Load(sql.Grants())
+	if err != nil {
+		return nil, err
+	}
+	as, err := grants.LoadFor(sql.AnalystGrants(), grants.ToAnalyst)
+	return append(gs, as...), err
+}
+
 type server struct {
-	cluster  *pgcluster.Cluster // nil when PLUMBLINE_TEST_DSN is used
-	dsn      string             // a superuser connection to the maintenance database
-	floor    *demofloor.Floor
-	template string
-	err      error
+	cluster *pgcluster.Cluster // nil when PLUMBLINE_TEST_DSN is used
+	dsn     string             // a superuser connection to the maintenance database
+	err     error
+
+	mu        sync.Mutex
+	templates map[time.Time]string // by the moment its floor runs up to
 }
 
 var (
@@ -182,19 +198,27 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// NewDB returns a fresh copy of the demo floor database, dropped when the
-// test ends.
-func NewDB(t testing.TB) *DB {
+// NewDB returns a fresh copy of the demo floor database at Now, dropped when
+// the test ends.
+func NewDB(t testing.TB) *DB { return NewDBAt(t, Now) }
+
+// NewDBAt returns a fresh copy of the demo floor generated up to now, dropped
+// when the test ends. Each moment's floor is generated once per test binary.
+func NewDBAt(t testing.TB, now time.Time) *DB {
 	t.Helper()
 	once.Do(func() { shared.err = shared.setUp() })
 	if shared.err != nil {
 		t.Fatalf("pgtest: no PostgreSQL for this test: %v", shared.err)
 	}
+	template, err := shared.template(now)
+	if err != nil {
+		t.Fatalf("pgtest: build the floor of %s: %v", now.Format(time.RFC3339), err)
+	}
 	ctx := context.Background()
 	name := "t_" + randomHex(6)
 	// A new database grants temporary tables to everyone again: the
 	// template's setting is not copied.
-	if err := shared.exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, shared.template),
+	if err := shared.exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template),
 		fmt.Sprintf("REVOKE TEMPORARY ON DATABASE %s FROM PUBLIC", name)); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
@@ -204,7 +228,8 @@ func NewDB(t testing.TB) *DB {
 		}
 	})
 	dsn := withDatabase(shared.dsn, name)
-	return &DB{DSN: dsn, AppDSN: withLogin(dsn, Roles.App, loginPassword), Name: name, Now: Now}
+	return &DB{DSN: dsn, AppDSN: withLogin(dsn, Roles.App, loginPassword), AgentDSN: withLogin(dsn, Roles.Agent, loginPassword),
+		Name: name, Now: now}
 }
 
 func (s *server) setUp() error {
@@ -225,19 +250,46 @@ func (s *server) setUp() error {
 		return fmt.Errorf("PLUMBLINE_TEST_DSN: %w", err)
 	}
 	s.dsn = dsn
-	floor, err := demofloor.Generate(demofloor.Options{Seed: Seed, Now: Now})
+	s.templates = map[time.Time]string{}
+	conn, err := pgx.Connect(ctx, s.dsn)
 	if err != nil {
 		return err
 	}
-	s.floor = floor
-	s.template = "plumbline_tpl_" + fingerprint(floor)
-	return s.ensureTemplate(ctx)
+	defer conn.Close(ctx)
+	// Test binaries sharing a server take turns creating the roles.
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtext('plumbline.pgtest'))"); err != nil {
+		return err
+	}
+	if err := createLogin(ctx, conn, Roles); err != nil {
+		return fmt.Errorf("create plumbline's roles: %w", err)
+	}
+	return nil
 }
 
-// ensureTemplate builds the template database unless a previous run against
+// template returns the template database of the floor generated up to now,
+// building it on first use.
+func (s *server) template(now time.Time) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name, ok := s.templates[now]; ok {
+		return name, nil
+	}
+	floor, err := demofloor.Generate(demofloor.Options{Seed: Seed, Now: now})
+	if err != nil {
+		return "", err
+	}
+	name := "plumbline_tpl_" + fingerprint(floor)
+	if err := s.ensureTemplate(context.Background(), name, floor); err != nil {
+		return "", err
+	}
+	s.templates[now] = name
+	return name, nil
+}
+
+// ensureTemplate builds a template database unless a previous run against
 // the same server already built it from the same inputs. Test binaries
 // running in parallel against one server take turns on an advisory lock.
-func (s *server) ensureTemplate(ctx context.Context) error {
+func (s *server) ensureTemplate(ctx context.Context, template string, floor *demofloor.Floor) error {
 	conn, err := pgx.Connect(ctx, s.dsn)
 	if err != nil {
 		return err
@@ -246,28 +298,25 @@ func (s *server) ensureTemplate(ctx context.Context) error {
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtext('plumbline.pgtest'))"); err != nil {
 		return err
 	}
-	if err := createLogin(ctx, conn, Roles); err != nil {
-		return fmt.Errorf("create plumbline's roles: %w", err)
-	}
 	var exists bool
-	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", s.template).Scan(&exists); err != nil || exists {
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", template).Scan(&exists); err != nil || exists {
 		return err
 	}
-	building := s.template + "_build"
+	building := template + "_build"
 	if _, err := conn.Exec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", building)); err != nil {
 		return err
 	}
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+building); err != nil {
 		return err
 	}
-	if err := s.fill(ctx, building); err != nil {
+	if err := s.fill(ctx, building, floor); err != nil {
 		return fmt.Errorf("build test template: %w", err)
 	}
-	_, err = conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, s.template))
+	_, err = conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, template))
 	return err
 }
 
-func (s *server) fill(ctx context.Context, database string) error {
+func (s *server) fill(ctx context.Context, database string, floor *demofloor.Floor) error {
 	conn, err := pgx.Connect(ctx, withDatabase(s.dsn, database))
 	if err != nil {
 		return err
@@ -276,10 +325,10 @@ func (s *server) fill(ctx context.Context, database string) error {
 	if _, err := migrate.Apply(ctx, conn, migrate.Set{Name: "demo", Files: sql.Demo()}, migrate.Set{Name: "plumbline", Files: sql.Migrations()}); err != nil {
 		return err
 	}
-	if err := demofloor.Load(ctx, conn, s.floor); err != nil {
+	if err := demofloor.Load(ctx, conn, floor); err != nil {
 		return err
 	}
-	gs, err := grants.Load(sql.Grants())
+	gs, err := allGrants()
 	if err != nil {
 		return err
 	}

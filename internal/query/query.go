@@ -1,21 +1,27 @@
 // Package query turns a resolved report plan into one SQL statement with
 // bound parameters.
 //
-// Every figure is a sum over fact rows, so a plan compiles to one shape:
+// Every figure is a sum over agent-days, so a plan compiles to one shape:
 //
 //	WITH team_spans AS (…), floor_spans AS (…),
 //	     facts AS (<one branch per source> UNION ALL …)
-//	SELECT <group key>, sum(p0), sum(p1), … FROM facts
+//	SELECT <group key>, sum(p0), sum(p1), …, sum(k0), sum(l0), …
+//	  FROM facts
 //	  JOIN team_spans  -- the team the agent was on that day
 //	  JOIN floor_spans -- whether that team counted as sales that day
 //	GROUP BY … ORDER BY … LIMIT …
 //
-// Each source contributes a branch that yields (agent, day, p0, p1, …): its
-// own parts as column arithmetic and NULL for every other source's parts, so
-// a ratio across two sources sums each side over its own rows. Events (the
-// live board) are first summed to agent-days in the floor's time zone.
-// Ratios are divided by the caller from the summed parts; the statement only
-// divides to order rows. Identifiers come from the validated catalogue and
+// Each source contributes a branch that yields (agent, day, p…, k…, l…):
+// its own metrics' parts as column arithmetic and NULL for every other
+// part; for each metric, k is 1 for an agent-day summed into it and l is 1
+// for one left out of it because a part was unknown (the metric's nulls:
+// leave_out rule), so that a ratio's parts always come from the same
+// agent-days. A ratio whose parts come from two sources has a branch of its
+// own that joins them by agent-day: a source with no row for the day counts
+// zero if it was loaded that day and unknown if not. Nightly sources are read
+// only up to their load watermark. Events (the live board) are first summed
+// to agent-days in the floor's time zone. Ratios are divided by the engine
+// from the summed parts. Identifiers come from the validated catalogue and
 // are quoted; every value is a bound parameter.
 package query
 
@@ -31,7 +37,10 @@ import (
 	"plumbline/reports"
 )
 
-// Build compiles a plan.
+// Build compiles a plan. Its rows are the group key (unless the plan is a
+// total), then every part's sum, then for every metric the agent-days kept
+// and left out, then for every metric the agent-days left out over all
+// groups.
 func Build(p *reports.Plan) (string, []any, error) {
 	b := &builder{plan: p, cat: p.Catalog}
 	var ctes []string
@@ -45,8 +54,13 @@ func Build(p *reports.Plan) (string, []any, error) {
 		ctes = append(ctes, b.add("keys", b.calendar()))
 	}
 	var branches []string
-	for _, src := range p.Sources() {
+	for _, src := range b.plainSources() {
 		branches = append(branches, b.add("", b.branch(src)))
+	}
+	for j, m := range p.Metrics {
+		if cross(m) {
+			branches = append(branches, b.add("", b.crossBranch(j, m)))
+		}
 	}
 	ctes = append(ctes, "facts AS ("+strings.Join(branches, " UNION ALL ")+")")
 	outer := b.add("", b.outer())
@@ -83,6 +97,29 @@ func (b *builder) needsTeams() bool {
 	return b.plan.Scope.Kind != reports.ScopeAgent || b.plan.GroupBy == catalog.GroupTeam
 }
 
+// cross reports whether a metric's parts come from two sources.
+func cross(m *catalog.Metric) bool { return len(m.Sources()) > 1 }
+
+// plainSources are the sources of the metrics that read one source each.
+func (b *builder) plainSources() []*catalog.Source {
+	var out []*catalog.Source
+	for _, m := range b.plan.Metrics {
+		if src := m.Sources()[0]; !cross(m) && !contains(out, src) {
+			out = append(out, src)
+		}
+	}
+	return out
+}
+
+func contains(srcs []*catalog.Source, s *catalog.Source) bool {
+	for _, x := range srcs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
 func ident(parts ...string) string { return pgx.Identifier(parts).Sanitize() }
 
 func relation(name string) string {
@@ -112,43 +149,169 @@ func (b *builder) floorSpans() sq.Sqlizer {
 	).From(relation(f.Relation) + " f")
 }
 
-// branch selects one source's fact rows in the period as (agent, day, p…).
-func (b *builder) branch(src *catalog.Source) sq.Sqlizer {
-	col := func(name string) string { return "s." + ident(name) }
-	p := b.plan
-	q := sq.Select(col(src.AgentKey) + " AS agent").From(relation(src.Relation) + " s")
-	event := src.Grain == catalog.GrainAgentEvent
-	if event {
-		zone := b.cat.Zone()
-		q = q.Column(sq.Expr("("+col(src.TimeKey)+" AT TIME ZONE ?)::date AS day", zone.String())).
-			Where(sq.Expr(col(src.TimeKey)+" >= ? AND "+col(src.TimeKey)+" < ?",
-				midnight(p.Period.Start, zone), midnight(p.Period.End.AddDate(0, 0, 1), zone)))
-	} else {
-		q = q.Column(col(src.DayKey) + " AS day").
-			Where(sq.Expr(col(src.DayKey)+" BETWEEN ? AND ?", p.Period.Start, p.Period.End))
+// watermark is the newest day a finished load of a nightly source covered,
+// as a scalar subquery.
+func (b *builder) watermark(src *catalog.Source, agg string) sq.Sqlizer {
+	l := b.cat.Loads()
+	return sq.Expr(fmt.Sprintf("(SELECT %s(l.%s) FROM %s l WHERE l.%s = ? AND l.%s IS NOT NULL)",
+		agg, ident(l.Day), relation(l.Relation), ident(l.Source), ident(l.Finished)), src.Relation)
+}
+
+// dayOf is the floor's day of a source row aliased s.
+func (b *builder) dayOf(src *catalog.Source) sq.Sqlizer {
+	if src.Grain == catalog.GrainAgentEvent {
+		return sq.Expr("(s."+ident(src.TimeKey)+" AT TIME ZONE ?)::date", b.cat.Zone().String())
 	}
-	for i, part := range p.Parts() {
-		switch {
-		case part.Source != src:
-			q = q.Column(fmt.Sprintf("NULL::numeric AS p%d", i))
-		case event:
-			q = q.Column(fmt.Sprintf("sum(%s)::numeric AS p%d", part.Expr.SQL(col), i))
-		default:
-			q = q.Column(fmt.Sprintf("(%s)::numeric AS p%d", part.Expr.SQL(col), i))
-		}
+	return sq.Expr("s." + ident(src.DayKey))
+}
+
+// rows selects a source's rows in the period, loaded and in scope, as
+// FROM … WHERE … of a query over the source aliased s.
+func (b *builder) rows(q sq.SelectBuilder, src *catalog.Source) sq.SelectBuilder {
+	p := b.plan
+	q = q.From(relation(src.Relation) + " s")
+	if src.Grain == catalog.GrainAgentEvent {
+		zone := b.cat.Zone()
+		col := "s." + ident(src.TimeKey)
+		q = q.Where(sq.Expr(col+" >= ? AND "+col+" < ?", midnight(p.Period.Start, zone), midnight(p.Period.End.AddDate(0, 0, 1), zone)))
+	} else {
+		q = q.Where(sq.Expr("s."+ident(src.DayKey)+" BETWEEN ? AND ?", p.Period.Start, p.Period.End))
+	}
+	if src.Refresh == catalog.RefreshNightly {
+		day, args, _ := b.dayOf(src).ToSql()
+		mark, margs, _ := b.watermark(src, "max").ToSql()
+		q = q.Where(sq.Expr(day+" <= "+mark, append(args, margs...)...))
 	}
 	if p.Scope.Kind == reports.ScopeAgent {
-		q = q.Where(sq.Eq{col(src.AgentKey): p.Scope.Key})
+		q = q.Where(sq.Eq{"s." + ident(src.AgentKey): p.Scope.Key})
 	}
+	return q
+}
+
+// known is the condition that every part of a metric has a value on the row.
+func known(m *catalog.Metric, col func(string) string) string {
+	if !m.LeaveOut {
+		return "true"
+	}
+	var conds []string
+	for _, part := range m.Parts() {
+		conds = append(conds, "("+part.Expr.SQL(col)+") IS NOT NULL")
+	}
+	return strings.Join(conds, " AND ")
+}
+
+// branch selects one source's agent-days in the period as (agent, day, p…,
+// k…, l…).
+func (b *builder) branch(src *catalog.Source) sq.Sqlizer {
+	col := func(name string) string { return "s." + ident(name) }
+	event := src.Grain == catalog.GrainAgentEvent
+	q := sq.Select("s." + ident(src.AgentKey) + " AS agent").Column(sq.Alias(b.dayOf(src), "day"))
+	i := 0
+	for _, m := range b.plan.Metrics {
+		mine := !cross(m) && m.Sources()[0] == src
+		cond := known(m, col)
+		if event {
+			cond = "bool_and(" + cond + ")"
+		}
+		for _, part := range m.Parts() {
+			expr := "(" + part.Expr.SQL(col) + ")::numeric"
+			if event {
+				expr = "sum" + expr
+			}
+			switch {
+			case !mine:
+				q = q.Column(fmt.Sprintf("NULL::numeric AS p%d", i))
+			case m.LeaveOut:
+				q = q.Column(fmt.Sprintf("CASE WHEN %s THEN %s END AS p%d", cond, expr, i))
+			default:
+				q = q.Column(fmt.Sprintf("%s AS p%d", expr, i))
+			}
+			i++
+		}
+	}
+	for j, m := range b.plan.Metrics {
+		switch {
+		case cross(m) || m.Sources()[0] != src:
+			q = q.Column(fmt.Sprintf("0 AS k%d", j)).Column(fmt.Sprintf("0 AS l%d", j))
+		case !m.LeaveOut:
+			q = q.Column(fmt.Sprintf("1 AS k%d", j)).Column(fmt.Sprintf("0 AS l%d", j))
+		default:
+			cond := known(m, col)
+			if event {
+				cond = "bool_and(" + cond + ")"
+			}
+			q = q.Column(fmt.Sprintf("CASE WHEN %s THEN 1 ELSE 0 END AS k%d", cond, j)).
+				Column(fmt.Sprintf("CASE WHEN %s THEN 0 ELSE 1 END AS l%d", cond, j))
+		}
+	}
+	q = b.rows(q, src)
 	if event {
 		q = q.GroupBy("1", "2")
 	}
 	return q
 }
 
+// crossBranch joins, by agent-day, the two sources of the ratio at index j
+// of the plan's metrics. A side with no row counts zero when its source was
+// loaded that day, and makes the agent-day unknown when it was not; an
+// unknown side leaves the agent-day out of both parts.
+func (b *builder) crossBranch(j int, m *catalog.Metric) sq.Sqlizer {
+	num, den := m.Ratio.Numerator, m.Ratio.Denominator
+	side := func(part catalog.Part) sq.SelectBuilder {
+		src := part.Source
+		expr := "(" + part.Expr.SQL(func(name string) string { return "s." + ident(name) }) + ")::numeric"
+		q := sq.Select("s." + ident(src.AgentKey) + " AS agent").Column(sq.Alias(b.dayOf(src), "day"))
+		if src.Grain == catalog.GrainAgentEvent {
+			q = q.Column("CASE WHEN bool_and("+expr+" IS NOT NULL) THEN sum"+expr+" END AS v").GroupBy("1", "2")
+		} else {
+			q = q.Column(expr + " AS v")
+		}
+		return b.rows(q, src)
+	}
+	day := "coalesce(a.day, b.day)"
+	loaded := func(alias string, src *catalog.Source) sq.Sqlizer {
+		if src.Refresh == catalog.RefreshNightly {
+			first, fargs, _ := b.watermark(src, "min").ToSql()
+			last, largs, _ := b.watermark(src, "max").ToSql()
+			return sq.Expr(fmt.Sprintf("CASE WHEN %s.agent IS NULL THEN %s BETWEEN %s AND %s ELSE %s.v IS NOT NULL END",
+				alias, day, first, last, alias), append(fargs, largs...)...)
+		}
+		return sq.Expr(fmt.Sprintf("CASE WHEN %s.agent IS NULL THEN %s <= ? ELSE %s.v IS NOT NULL END", alias, day, alias), b.plan.Today)
+	}
+	aKnown, aArgs, _ := loaded("a", num.Source).ToSql()
+	bKnown, bArgs, _ := loaded("b", den.Source).ToSql()
+	joined := sq.Select("coalesce(a.agent, b.agent) AS agent", day+" AS day", "coalesce(a.v, 0) AS a", "coalesce(b.v, 0) AS b").
+		Column(sq.Expr("("+aKnown+") AND ("+bKnown+") AS known", append(aArgs, bArgs...)...)).
+		FromSelect(side(num), "a").JoinClause(side(den).Prefix("FULL JOIN (").Suffix(") b ON b.agent = a.agent AND b.day = a.day"))
+
+	q := sq.Select("j.agent", "j.day")
+	i := 0
+	for k, other := range b.plan.Metrics {
+		for n := range other.Parts() {
+			switch {
+			case k != j:
+				q = q.Column(fmt.Sprintf("NULL::numeric AS p%d", i))
+			case n == 0:
+				q = q.Column(fmt.Sprintf("CASE WHEN j.known THEN j.a END AS p%d", i))
+			default:
+				q = q.Column(fmt.Sprintf("CASE WHEN j.known THEN j.b END AS p%d", i))
+			}
+			i++
+		}
+	}
+	for k := range b.plan.Metrics {
+		if k != j {
+			q = q.Column(fmt.Sprintf("0 AS k%d", k)).Column(fmt.Sprintf("0 AS l%d", k))
+			continue
+		}
+		q = q.Column(fmt.Sprintf("CASE WHEN j.known THEN 1 ELSE 0 END AS k%d", k)).Column(fmt.Sprintf("CASE WHEN j.known THEN 0 ELSE 1 END AS l%d", k))
+	}
+	return q.FromSelect(joined, "j")
+}
+
 // outer sums the facts per group. Days and weeks are listed whole: a day
-// with no rows is a row of nulls (no data), never a gap a reader could take
-// for zero.
+// with no rows is a row of nulls the engine fills in, never a gap a reader
+// could take for zero.
 func (b *builder) outer() sq.Sqlizer {
 	p := b.plan
 	grouped := sq.Select().From("facts x")
@@ -162,27 +325,42 @@ func (b *builder) outer() sq.Sqlizer {
 	case reports.ScopeTeam:
 		grouped = grouped.Where(sq.Eq{"t.team": p.Scope.Key})
 	}
-	var sums []string
+	var cols []string
 	for i := range p.Parts() {
-		sums = append(sums, fmt.Sprintf("p%d", i))
+		cols = append(cols, fmt.Sprintf("p%d", i))
 		grouped = grouped.Column(fmt.Sprintf("sum(x.p%d)::float8 AS p%d", i, i))
+	}
+	for j := range p.Metrics {
+		cols = append(cols, fmt.Sprintf("k%d", j), fmt.Sprintf("l%d", j))
+		grouped = grouped.Column(fmt.Sprintf("sum(x.k%d)::int8 AS k%d", j, j)).Column(fmt.Sprintf("sum(x.l%d)::int8 AS l%d", j, j))
+	}
+	for j := range p.Metrics {
+		cols = append(cols, fmt.Sprintf("lt%d", j))
+		total := fmt.Sprintf("sum(x.l%d)", j)
+		if p.GroupBy != "" {
+			total = "(sum(" + total + ") OVER ())"
+		}
+		grouped = grouped.Column(fmt.Sprintf("%s::int8 AS lt%d", total, j))
 	}
 	if p.GroupBy == "" {
 		return grouped
 	}
 	grouped = grouped.Column(sq.Alias(b.groupKey(), "k")).GroupBy("k")
 	var q sq.SelectBuilder
+	key := "g.k"
 	switch p.GroupBy {
 	case catalog.GroupDay, catalog.GroupWeek:
-		q = sq.Select("keys.k").Columns(prefixed("g.", sums)...).From("keys").
+		key = "keys.k"
+		q = sq.Select(key).Columns(prefixed("g.", cols)...).From("keys").
 			JoinClause(grouped.Prefix("LEFT JOIN (").Suffix(") g ON g.k = keys.k"))
 	default:
-		q = sq.Select("g.k").Columns(prefixed("g.", sums)...).FromSelect(grouped, "g")
+		q = sq.Select(key).Columns(prefixed("g.", cols)...).FromSelect(grouped, "g")
 	}
-	if order := b.order(); order != "" {
-		q = q.OrderBy(order)
+	q = q.OrderBy(key + ` COLLATE "C"`)
+	if !p.Ranked {
+		q = q.Limit(uint64(p.Limit))
 	}
-	return q.OrderBy("1").Limit(uint64(p.Limit))
+	return q
 }
 
 func prefixed(prefix string, names []string) []string {
@@ -223,42 +401,27 @@ func (b *builder) groupKey() sq.Sqlizer {
 	}
 }
 
-// order is the ORDER BY term for a sort by metric, nulls last, over the
-// grouped sums.
-func (b *builder) order() string {
-	s := b.plan.Sort
-	if s == nil {
-		return ""
-	}
-	i := 0
-	for _, m := range b.plan.Metrics {
-		if m.ID != s.Metric {
-			i += len(m.Parts())
+// Coverage compiles the statement that reads, for each source, the first
+// and the last day of its data: for a nightly source, the first and the
+// newest day a finished load covered; for a live one, the day of its first
+// event and no last day (it runs up to now).
+func Coverage(cat *catalog.Catalog, sources []*catalog.Source) (string, []any) {
+	b := &builder{cat: cat}
+	var cols []string
+	for _, s := range sources {
+		if s.Refresh == catalog.RefreshNightly && cat.Loads() != nil {
+			cols = append(cols, b.add("", b.watermark(s, "min")), b.add("", b.watermark(s, "max")))
 			continue
 		}
-		expr := fmt.Sprintf("g.p%d", i)
-		if m.IsRatio() {
-			expr = fmt.Sprintf("g.p%d / NULLIF(g.p%d, 0)", i, i+1)
-		}
-		return expr + " " + strings.ToUpper(s.Direction) + " NULLS LAST"
-	}
-	return ""
-}
-
-// Newest compiles the statement that reads, for each source, the newest day
-// it holds rows for, in the floor's time zone for events.
-func Newest(cat *catalog.Catalog, sources []*catalog.Source) (string, []any) {
-	var cols []string
-	var args []any
-	for _, s := range sources {
+		first := "min(" + ident(s.DayKey) + ")"
 		if s.Grain == catalog.GrainAgentEvent {
-			args = append(args, cat.Zone().String())
-			cols = append(cols, fmt.Sprintf("(SELECT (max(%s) AT TIME ZONE $%d)::date FROM %s)", ident(s.TimeKey), len(args), relation(s.Relation)))
-		} else {
-			cols = append(cols, fmt.Sprintf("(SELECT max(%s) FROM %s)", ident(s.DayKey), relation(s.Relation)))
+			b.args = append(b.args, cat.Zone().String())
+			first = "(min(" + ident(s.TimeKey) + ") AT TIME ZONE ?)::date"
 		}
+		cols = append(cols, "(SELECT "+first+" FROM "+relation(s.Relation)+")", "NULL::date")
 	}
-	return "SELECT " + strings.Join(cols, ", "), args
+	stmt, _ := sq.Dollar.ReplacePlaceholders("SELECT " + strings.Join(cols, ", "))
+	return stmt, b.args
 }
 
 // DirectoryStatements read the roster: teams, agents, every agent's dated

@@ -44,6 +44,7 @@ func TestBuildGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	period := reports.Period{Start: day("2026-10-19"), End: day("2026-11-15")}
+	today := day("2026-11-18")
 	for _, tc := range []struct {
 		name string
 		plan reports.Plan
@@ -57,11 +58,12 @@ func TestBuildGolden(t *testing.T) {
 		{"agent_by_day_two_sources", reports.Plan{Metrics: metrics(t, cat, "board_sales", "sales_per_hour"),
 			Scope: reports.Scope{Kind: reports.ScopeAgent, Key: "a005"}, Period: period, GroupBy: "day", Limit: 51}},
 		{"floor_by_agent_top", reports.Plan{Metrics: metrics(t, cat, "submitted_sales", "close_rate"),
-			Scope: reports.Scope{Kind: reports.ScopeFloor}, Period: period, GroupBy: "agent", Limit: 6,
-			Sort: &reports.SortArg{Metric: "close_rate", Direction: "desc"}}},
+			Scope: reports.Scope{Kind: reports.ScopeFloor}, Period: period, GroupBy: "agent", Ranked: true}},
+		{"team_approvals_left_out", reports.Plan{Metrics: metrics(t, cat, "approved_sales", "approval_rate"),
+			Scope: reports.Scope{Kind: reports.ScopeTeam, Key: "hawks"}, Period: period, GroupBy: "agent", Limit: 51}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.plan.Catalog = cat
+			tc.plan.Catalog, tc.plan.Today = cat, today
 			stmt, args, err := query.Build(&tc.plan)
 			if err != nil {
 				t.Fatal(err)

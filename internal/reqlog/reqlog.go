@@ -118,6 +118,14 @@ func WithCheck(ctx context.Context, c Check) context.Context {
 	return context.WithValue(ctx, checkKey{}, c)
 }
 
+// CheckFrom returns the Check a context carries, or nil: whatever puts a
+// call on record before it runs must read it in the same round trip and
+// refuse the call, as unauthenticated, when it does not hold.
+func CheckFrom(ctx context.Context) Check {
+	c, _ := ctx.Value(checkKey{}).(Check)
+	return c
+}
+
 const insert = `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments) VALUES ($1, $2, $3, $4, $5)`
 
 // Admit puts a call on record, durably, and holds its caller to the limit,
@@ -127,7 +135,7 @@ const insert = `INSERT INTO plumbline.request_log (request_id, person, client, t
 // When the Check does not hold, the error wraps reports.ErrUnauthenticated;
 // the row stays, as the record of a refused call.
 func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, error) {
-	check, _ := ctx.Value(checkKey{}).(Check)
+	check := CheckFrom(ctx)
 	steps := []store.Step{{Tx: store.Tx{Role: l.opts.Role, Write: true}, Queue: func(b *pgx.Batch) {
 		if check != nil {
 			check.Queue(b)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"plumbline/internal/query"
 	"plumbline/reports"
@@ -59,11 +60,10 @@ func planKey(p *reports.Plan) string {
 		b.WriteString("|m:" + m.ID)
 	}
 	b.WriteString("|s:" + p.Scope.Kind + "\x00" + p.Scope.Key + "\x00" + p.Scope.Name + "\x00" + p.Scope.Team)
-	b.WriteString("|p:" + p.Period.Start.Format("2006-01-02") + ":" + p.Period.End.Format("2006-01-02") + ":" + p.Period.Named + ":" + strconv.FormatBool(p.Period.Clipped))
+	b.WriteString("|p:" + p.Period.Start.Format(time.RFC3339Nano) + "~" + p.Period.End.Format(time.RFC3339Nano) + ":" + p.Period.Named + ":" + strconv.FormatBool(p.Period.Clipped))
+	b.WriteString("|t:" + p.Today.Format(time.RFC3339Nano))
 	b.WriteString("|g:" + p.GroupBy)
-	if p.Sort != nil {
-		b.WriteString("|o:" + p.Sort.Metric + ":" + p.Sort.Direction)
-	}
+	b.WriteString("|r:" + strconv.FormatBool(p.Ranked))
 	b.WriteString("|l:" + strconv.Itoa(p.Limit))
 	return b.String()
 }

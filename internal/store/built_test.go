@@ -16,10 +16,9 @@ func TestPlanKeyNamesEveryField(t *testing.T) {
 		v    any
 		want []string
 	}{
-		{reports.Plan{}, []string{"Catalog", "Metrics", "Scope", "Period", "GroupBy", "Sort", "Limit"}},
+		{reports.Plan{}, []string{"Catalog", "Metrics", "Scope", "Period", "Today", "GroupBy", "Ranked", "Limit"}},
 		{reports.Scope{}, []string{"Kind", "Key", "Name", "Team"}},
 		{reports.Period{}, []string{"Start", "End", "Named", "Clipped"}},
-		{reports.SortArg{}, []string{"Metric", "Direction"}},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

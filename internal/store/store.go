@@ -92,12 +92,12 @@ func (s *Store) Close() { s.pool.Close() }
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
 // readOnly runs the queries queue adds in one read-only transaction as the
-// report role: one round trip for the whole report.
+// report role, in one snapshot: one round trip for the whole report.
 func (s *Store) readOnly(ctx context.Context, queue func(*pgx.Batch)) error {
-	return s.Batch(ctx, Tx{Role: s.opts.Role}, queue)
+	return s.Batch(ctx, Tx{Role: s.opts.Role, Snapshot: true}, queue)
 }
 
-// Run runs plans and reads their sources' newest days, all in one snapshot
+// Run runs plans and reads their sources' coverage, all in one snapshot
 // and one round trip.
 func (s *Store) Run(ctx context.Context, plans ...*reports.Plan) ([]*reports.Result, error) {
 	results := make([]*reports.Result, len(plans))
@@ -116,65 +116,92 @@ func (s *Store) Run(ctx context.Context, plans ...*reports.Plan) ([]*reports.Res
 		}
 		results[i] = &reports.Result{}
 	}
-	var newest map[string]time.Time
+	var cov map[string]reports.Coverage
 	err := s.readOnly(ctx, func(b *pgx.Batch) {
 		for i, plan := range plans {
 			queueRows(b, stmts[i], args[i], plan, results[i])
 		}
-		queueNewest(b, s.cat, sources, &newest)
+		queueCoverage(b, s.cat, sources, &cov)
 	})
 	for _, r := range results {
-		r.Newest = newest
+		r.Coverage = cov
 	}
 	return results, err
 }
 
-// queueRows queues a plan's statement, scanning its rows into res.
+// queueRows queues a plan's statement, scanning its rows into res: the
+// group key, every part's sum, each metric's kept and left-out agent-days,
+// and each metric's left-out agent-days over all groups.
 func queueRows(b *pgx.Batch, stmt string, args []any, plan *reports.Plan, res *reports.Result) {
-	grouped, parts := plan.GroupBy != "", len(plan.Parts())
+	grouped, parts, metrics := plan.GroupBy != "", len(plan.Parts()), len(plan.Metrics)
+	res.LeftOut = make([]int64, metrics)
 	b.Queue(stmt, args...).Query(func(rows pgx.Rows) (err error) {
 		res.Rows, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (reports.Row, error) {
-			row := reports.Row{Sums: make([]*float64, parts)}
-			dest := make([]any, 0, parts+1)
+			row := reports.Row{Sums: make([]*float64, parts), Kept: make([]int64, metrics), LeftOut: make([]int64, metrics)}
+			counts := make([]*int64, 3*metrics)
+			dest := make([]any, 0, 1+parts+len(counts))
 			if grouped {
 				dest = append(dest, &row.Key)
 			}
 			for i := range row.Sums {
 				dest = append(dest, &row.Sums[i])
 			}
-			return row, r.Scan(dest...)
+			for i := range counts {
+				dest = append(dest, &counts[i])
+			}
+			if err := r.Scan(dest...); err != nil {
+				return row, err
+			}
+			for j := 0; j < metrics; j++ {
+				row.Kept[j], row.LeftOut[j] = orZero(counts[2*j]), orZero(counts[2*j+1])
+				res.LeftOut[j] = max(res.LeftOut[j], orZero(counts[2*metrics+j]))
+			}
+			return row, nil
 		})
 		return err
 	})
 }
 
-// Newest returns the newest day each source holds rows for.
-func (s *Store) Newest(ctx context.Context, sources []*catalog.Source) (map[string]time.Time, error) {
-	var out map[string]time.Time
-	err := s.readOnly(ctx, func(b *pgx.Batch) { queueNewest(b, s.cat, sources, &out) })
+func orZero(v *int64) int64 {
+	if v == nil {
+		return 0
+	}
+	return *v
+}
+
+// Coverage reads how far each source is loaded.
+func (s *Store) Coverage(ctx context.Context, sources []*catalog.Source) (map[string]reports.Coverage, error) {
+	var out map[string]reports.Coverage
+	err := s.readOnly(ctx, func(b *pgx.Batch) { queueCoverage(b, s.cat, sources, &out) })
 	return out, err
 }
 
-// queueNewest queues the read of each source's newest day into *out.
-func queueNewest(b *pgx.Batch, cat *catalog.Catalog, sources []*catalog.Source, out *map[string]time.Time) {
-	*out = map[string]time.Time{}
+// queueCoverage queues the read of each source's first and last day into
+// *out.
+func queueCoverage(b *pgx.Batch, cat *catalog.Catalog, sources []*catalog.Source, out *map[string]reports.Coverage) {
+	*out = map[string]reports.Coverage{}
 	if len(sources) == 0 {
 		return
 	}
-	stmt, args := query.Newest(cat, sources)
+	stmt, args := query.Coverage(cat, sources)
 	b.Queue(stmt, args...).QueryRow(func(row pgx.Row) error {
-		days := make([]*time.Time, len(sources))
-		dest := make([]any, len(sources))
+		days := make([]*time.Time, 2*len(sources))
+		dest := make([]any, len(days))
 		for i := range days {
 			dest[i] = &days[i]
 		}
 		if err := row.Scan(dest...); err != nil {
 			return err
 		}
-		for i, d := range days {
-			if d != nil {
-				(*out)[sources[i].ID] = *d
+		for i, src := range sources {
+			var c reports.Coverage
+			if d := days[2*i]; d != nil {
+				c.First = *d
 			}
+			if d := days[2*i+1]; d != nil {
+				c.Through = *d
+			}
+			(*out)[src.ID] = c
 		}
 		return nil
 	})

@@ -23,10 +23,19 @@ type Tx struct {
 	Role string
 	// Write makes the transaction read-write; otherwise it is read-only.
 	Write bool
+	// Snapshot runs every statement in one snapshot (repeatable read), so
+	// that figures and the coverage read beside them agree.
+	Snapshot bool
 	// Lazy commits without waiting for the write-ahead log to reach disk
 	// (synchronous_commit off): a crash may lose the last moment of such
 	// writes, never corrupt them. For writes nothing waits on.
 	Lazy bool
+	// Discard ends the transaction with ROLLBACK instead of COMMIT, so
+	// nothing it did outlasts it: for statements written by someone else
+	// (the analyst's door), where even what PostgreSQL lets a read-only
+	// transaction do (create a large object, queue a notification) must
+	// not stay.
+	Discard bool
 }
 
 // Batch runs the statements queue adds in one transaction, sent to the
@@ -55,7 +64,8 @@ type Step struct {
 //
 // Every step but the last is an explicit transaction (BEGIN … COMMIT); the
 // last is the implicit one the server keeps until the batch ends, which
-// saves two statements a batch and commits or rolls back just the same.
+// saves two statements a batch and commits or rolls back just the same,
+// unless it needs one snapshot or must be discarded.
 func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
 	actx, cancel := context.WithTimeout(ctx, s.opts.AcquireTimeout)
 	conn, err := s.pool.Acquire(actx)
@@ -70,20 +80,29 @@ func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
 	b := &pgx.Batch{}
 	timeout, name := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10), appName(ctx)
 	for i, st := range steps {
-		last := i == len(steps)-1
-		settings := settingsSQL[settingsKey{readOnly: !st.Tx.Write && last, lazy: st.Tx.Lazy}]
-		switch {
-		case last:
-		case st.Tx.Write:
-			b.Queue("BEGIN")
-		default:
-			b.Queue("BEGIN READ ONLY")
+		// The last step may be the server's implicit transaction, unless it
+		// needs what only an explicit one offers.
+		implicit := i == len(steps)-1 && !st.Tx.Snapshot && !st.Tx.Discard
+		if !implicit {
+			begin := "BEGIN"
+			if st.Tx.Snapshot {
+				begin += " ISOLATION LEVEL REPEATABLE READ"
+			}
+			if !st.Tx.Write {
+				begin += " READ ONLY"
+			}
+			b.Queue(begin)
 		}
+		settings := settingsSQL[settingsKey{readOnly: !st.Tx.Write && implicit, lazy: st.Tx.Lazy}]
 		b.Queue(settings, timeout, name, roleSetting(st.Tx.Role))
 		st.Queue(b)
-		if !last {
-			// After a failed statement the transaction is aborted; the
-			// pool drops a connection that is not idle when it comes back.
+		// After a failed statement the transaction is aborted; the pool
+		// drops a connection that is not idle when it comes back.
+		switch {
+		case implicit:
+		case st.Tx.Discard:
+			b.Queue("ROLLBACK")
+		default:
 			b.Queue("COMMIT")
 		}
 	}

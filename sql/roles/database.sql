@@ -4,8 +4,8 @@
 -- exactly what sql/grants/ gives it. Names in double braces are the
 -- configured role names.
 
--- The reader starts from nothing in every schema, so a grant file that is
--- removed is revoked on the next apply.
+-- The reader and the analyst start from nothing in every schema, so a grant
+-- file that is removed is revoked on the next apply.
 DO $$
 DECLARE
     s name;
@@ -16,6 +16,9 @@ BEGIN
         EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA %I FROM {{reader}}', s);
         EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA %I FROM {{reader}}', s);
         EXECUTE format('REVOKE ALL ON SCHEMA %I FROM {{reader}}', s);
+        EXECUTE format('REVOKE ALL ON ALL TABLES IN SCHEMA %I FROM {{analyst}}', s);
+        EXECUTE format('REVOKE ALL ON ALL SEQUENCES IN SCHEMA %I FROM {{analyst}}', s);
+        EXECUTE format('REVOKE ALL ON SCHEMA %I FROM {{analyst}}', s);
     END LOOP;
 END $$;
 
@@ -32,6 +35,14 @@ REVOKE ALL ON plumbline.request_log FROM {{logger}};
 GRANT INSERT (request_id, person, client, tool, arguments) ON plumbline.request_log TO {{logger}};
 GRANT SELECT (request_id, person, started_at, outcome) ON plumbline.request_log TO {{logger}};
 GRANT UPDATE (outcome, duration_ms, row_count) ON plumbline.request_log TO {{logger}};
+
+-- The analyst's audit log (sql/migrations/0200_analyst_log.sql), the same
+-- way: the logger puts each statement on record once, reads back what the
+-- per-service limit counts, and afterwards updates only the outcome.
+REVOKE ALL ON plumbline.analyst_log FROM {{logger}};
+GRANT INSERT (statement_id, caller, client, statement, statement_bytes, fingerprint) ON plumbline.analyst_log TO {{logger}};
+GRANT SELECT (statement_id, caller, started_at, outcome) ON plumbline.analyst_log TO {{logger}};
+GRANT UPDATE (outcome, rule, duration_ms, row_count) ON plumbline.analyst_log TO {{logger}};
 
 -- The token store (sql/migrations/0100_oauth.sql): auth reads the
 -- membership table the directory sync keeps, registers clients, keeps

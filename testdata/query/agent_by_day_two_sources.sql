@@ -1,13 +1,19 @@
-WITH keys AS (SELECT to_char(d, 'YYYY-MM-DD') AS k FROM generate_series($1::date, $2::date, '1 day'::interval) d), facts AS (SELECT s."agent_key" AS agent, (s."entered_at" AT TIME ZONE $3)::date AS day, sum(s."sales")::numeric AS p0, NULL::numeric AS p1, NULL::numeric AS p2 FROM "live"."sales_board" s WHERE s."entered_at" >= $4 AND s."entered_at" < $5 AND s."agent_key" = $6 GROUP BY 1, 2 UNION ALL SELECT s."agent_key" AS agent, s."day" AS day, NULL::numeric AS p0, (s."submitted")::numeric AS p1, NULL::numeric AS p2 FROM "metrics"."agent_sales_daily" s WHERE s."day" BETWEEN $7 AND $8 AND s."agent_key" = $9 UNION ALL SELECT s."agent_key" AS agent, s."day" AS day, NULL::numeric AS p0, NULL::numeric AS p1, (s."logged_hours")::numeric AS p2 FROM "metrics"."agent_time_daily" s WHERE s."day" BETWEEN $10 AND $11 AND s."agent_key" = $12) SELECT keys.k, g.p0, g.p1, g.p2 FROM keys LEFT JOIN ( SELECT sum(x.p0)::float8 AS p0, sum(x.p1)::float8 AS p1, sum(x.p2)::float8 AS p2, (to_char(x.day, 'YYYY-MM-DD')) AS k FROM facts x GROUP BY k ) g ON g.k = keys.k ORDER BY 1 LIMIT 51
+WITH keys AS (SELECT to_char(d, 'YYYY-MM-DD') AS k FROM generate_series($1::date, $2::date, '1 day'::interval) d), facts AS (SELECT s."agent_key" AS agent, ((s."entered_at" AT TIME ZONE $3)::date) AS day, sum(s."sales")::numeric AS p0, NULL::numeric AS p1, NULL::numeric AS p2, 1 AS k0, 0 AS l0, 0 AS k1, 0 AS l1 FROM "live"."sales_board" s WHERE s."entered_at" >= $4 AND s."entered_at" < $5 AND s."agent_key" = $6 GROUP BY 1, 2 UNION ALL SELECT j.agent, j.day, NULL::numeric AS p0, CASE WHEN j.known THEN j.a END AS p1, CASE WHEN j.known THEN j.b END AS p2, 0 AS k0, 0 AS l0, CASE WHEN j.known THEN 1 ELSE 0 END AS k1, CASE WHEN j.known THEN 0 ELSE 1 END AS l1 FROM (SELECT coalesce(a.agent, b.agent) AS agent, coalesce(a.day, b.day) AS day, coalesce(a.v, 0) AS a, coalesce(b.v, 0) AS b, (CASE WHEN a.agent IS NULL THEN coalesce(a.day, b.day) BETWEEN (SELECT min(l."covers_day") FROM "metrics"."load_runs" l WHERE l."relation" = $7 AND l."finished_at" IS NOT NULL) AND (SELECT max(l."covers_day") FROM "metrics"."load_runs" l WHERE l."relation" = $8 AND l."finished_at" IS NOT NULL) ELSE a.v IS NOT NULL END) AND (CASE WHEN b.agent IS NULL THEN coalesce(a.day, b.day) BETWEEN (SELECT min(l."covers_day") FROM "metrics"."load_runs" l WHERE l."relation" = $9 AND l."finished_at" IS NOT NULL) AND (SELECT max(l."covers_day") FROM "metrics"."load_runs" l WHERE l."relation" = $10 AND l."finished_at" IS NOT NULL) ELSE b.v IS NOT NULL END) AS known FROM (SELECT s."agent_key" AS agent, (s."day") AS day, (s."submitted")::numeric AS v FROM "metrics"."agent_sales_daily" s WHERE s."day" BETWEEN $11 AND $12 AND s."day" <= (SELECT max(l."covers_day") FROM "metrics"."load_runs" l WHERE l."relation" = $13 AND l."finished_at" IS NOT NULL) AND s."agent_key" = $14) AS a FULL JOIN ( SELECT s."agent_key" AS agent, (s."day") AS day, (s."logged_hours")::numeric AS v FROM "metrics"."agent_time_daily" s WHERE s."day" BETWEEN $15 AND $16 AND s."day" <= (SELECT max(l."covers_day") FROM "metrics"."load_runs" l WHERE l."relation" = $17 AND l."finished_at" IS NOT NULL) AND s."agent_key" = $18 ) b ON b.agent = a.agent AND b.day = a.day) AS j) SELECT keys.k, g.p0, g.p1, g.p2, g.k0, g.l0, g.k1, g.l1, g.lt0, g.lt1 FROM keys LEFT JOIN ( SELECT sum(x.p0)::float8 AS p0, sum(x.p1)::float8 AS p1, sum(x.p2)::float8 AS p2, sum(x.k0)::int8 AS k0, sum(x.l0)::int8 AS l0, sum(x.k1)::int8 AS k1, sum(x.l1)::int8 AS l1, (sum(sum(x.l0)) OVER ())::int8 AS lt0, (sum(sum(x.l1)) OVER ())::int8 AS lt1, (to_char(x.day, 'YYYY-MM-DD')) AS k FROM facts x GROUP BY k ) g ON g.k = keys.k ORDER BY keys.k COLLATE "C" LIMIT 51
 -- $1 = 2026-10-19T00:00:00Z
 -- $2 = 2026-11-15T00:00:00Z
 -- $3 = America/New_York
 -- $4 = 2026-10-19T00:00:00-04:00
 -- $5 = 2026-11-16T00:00:00-05:00
 -- $6 = a005
--- $7 = 2026-10-19T00:00:00Z
--- $8 = 2026-11-15T00:00:00Z
--- $9 = a005
--- $10 = 2026-10-19T00:00:00Z
--- $11 = 2026-11-15T00:00:00Z
--- $12 = a005
+-- $7 = metrics.agent_sales_daily
+-- $8 = metrics.agent_sales_daily
+-- $9 = metrics.agent_time_daily
+-- $10 = metrics.agent_time_daily
+-- $11 = 2026-10-19T00:00:00Z
+-- $12 = 2026-11-15T00:00:00Z
+-- $13 = metrics.agent_sales_daily
+-- $14 = a005
+-- $15 = 2026-10-19T00:00:00Z
+-- $16 = 2026-11-15T00:00:00Z
+-- $17 = metrics.agent_time_daily
+-- $18 = a005

@@ -1,0 +1,274 @@
+// Package analyst is the analyst's door: one parsed SELECT per call, for a
+// contained agent (a service identity holding the analyst scope) and for no
+// one else.
+//
+// A call goes through these steps, each of which can refuse it:
+//
+//   - the arguments: the statement (sql), page_size (clamped to 50) and
+//     offset;
+//   - the statement, checked by PostgreSQL's own parser against the
+//     allow-lists (package sqlcheck);
+//   - the audit: the statement, its fingerprint, the caller and the client
+//     are written to plumbline.analyst_log before anything runs, and the
+//     call is refused if that write fails;
+//   - the caller: only a service identity the token allows the door may
+//     pass; anyone else is refused, on record;
+//   - the per-service limit, counted in the audit log in the same round
+//     trip as the audit write, so it holds across replicas;
+//   - the run: in a read-only transaction that ends in ROLLBACK, signed in
+//     as the agent login (a member of the analyst role alone, so no
+//     statement can become another role) and running as the analyst role,
+//     with its own statement timeout, work_mem and search path, named after
+//     the service (application_name); one page of rows and one more, to
+//     know whether there are more.
+//
+// The outcome (ok or the refusal, the rule broken, the rows and the time)
+// is written to the audit log afterwards; the rows themselves never are.
+// Every answer says it is not verified: the figures are the agent's own
+// SQL, not plumbline's governed definitions.
+package analyst
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"plumbline/internal/grants"
+	"plumbline/internal/sqlcheck"
+	"plumbline/internal/store"
+	"plumbline/reports"
+)
+
+// Defaults for Options.
+const (
+	DefaultStatementTimeout = 10 * time.Second
+	DefaultWorkMem          = "16MB"
+	DefaultPerMinute        = 30
+	// MaxPageSize is the most rows one call returns.
+	MaxPageSize = 50
+	// MaxOffset is the furthest into a statement's rows a call may page.
+	MaxOffset = 100000
+)
+
+// Options tune a Door. The zero value gives the defaults.
+type Options struct {
+	// Role is the role statements run as (SET ROLE): the analyst. If empty,
+	// they run as the agent login itself.
+	Role string
+	// Logger is the role that writes the audit log: the logger. If empty,
+	// the server's login writes it.
+	Logger string
+	// StatementTimeout bounds each statement. If zero,
+	// DefaultStatementTimeout.
+	StatementTimeout time.Duration
+	// AcquireTimeout bounds the wait for a connection of the agent login.
+	// If zero, store.DefaultAcquireTimeout.
+	AcquireTimeout time.Duration
+	// MaxConns caps the agent login's pool. If zero, 4.
+	MaxConns int32
+	// WorkMem is each statement's work_mem, in PostgreSQL's units. If
+	// empty, DefaultWorkMem.
+	WorkMem string
+	// PerMinute is how many statements each caller may send in any minute;
+	// negative for no limit. If zero, DefaultPerMinute.
+	PerMinute int
+	// TimeZone is the zone timestamps are shown in. If empty, UTC.
+	TimeZone string
+	// Reports are the report tools, which the door's description tells the
+	// agent to use first.
+	Reports []reports.Tool
+	// Log receives faults the caller is not told about in detail. If nil,
+	// slog.Default().
+	Log *slog.Logger
+}
+
+// Door is the analyst's door. It is safe for concurrent use.
+type Door struct {
+	agent   *store.Store // signed in as the agent login
+	audit   *store.Store // signed in as plumbline's login, writing as the logger
+	grants  []*grants.Grant
+	policy  sqlcheck.Policy
+	columns map[string][]column // what the agent login may read, by relation
+	opts    Options
+}
+
+// column is a column the analyst may read.
+type column struct {
+	Name, Type string
+}
+
+// Open connects the door: to dsn, signed in as the agent login, with the
+// analyst grants gs; the audit log goes through audit. It reads which
+// columns the agent may read, for the tool's description and for
+// refusals.
+func Open(ctx context.Context, dsn string, audit *store.Store, gs []*grants.Grant, opts *Options) (*Door, error) {
+	d := &Door{audit: audit, grants: gs, policy: sqlcheck.Policy{Relations: grants.Relations(gs)}}
+	if opts != nil {
+		d.opts = *opts
+	}
+	o := &d.opts
+	if o.StatementTimeout == 0 {
+		o.StatementTimeout = DefaultStatementTimeout
+	}
+	if o.WorkMem == "" {
+		o.WorkMem = DefaultWorkMem
+	}
+	if o.PerMinute == 0 {
+		o.PerMinute = DefaultPerMinute
+	}
+	if o.MaxConns == 0 {
+		o.MaxConns = 4
+	}
+	if o.TimeZone == "" {
+		o.TimeZone = "UTC"
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	var err error
+	d.agent, err = store.Open(ctx, dsn, nil, &store.Options{StatementTimeout: o.StatementTimeout,
+		AcquireTimeout: o.AcquireTimeout, MaxConns: o.MaxConns, Role: o.Role})
+	if err != nil {
+		return nil, err
+	}
+	if d.columns, err = d.readColumns(ctx); err != nil {
+		d.agent.Close()
+		return nil, fmt.Errorf("read what the analyst may read: %w", err)
+	}
+	return d, nil
+}
+
+// Store returns the store signed in as the agent login, for the startup
+// guard.
+func (d *Door) Store() *store.Store { return d.agent }
+
+// Grants returns the analyst grants the door reads under.
+func (d *Door) Grants() []*grants.Grant { return d.grants }
+
+// Close closes the agent login's pool.
+func (d *Door) Close() { d.agent.Close() }
+
+// Answer is a call's result: a JSON object for the client.
+type Answer struct {
+	RequestID string
+	Body      any  // marshals to the answer's JSON object
+	Refused   bool // the call was refused
+	Rows      int
+}
+
+// call is one call in flight.
+type call struct {
+	id     string
+	caller reports.Caller
+	text   string
+	start  time.Time
+}
+
+// Call answers one call of the sql tool by caller, with the call's raw
+// arguments.
+func (d *Door) Call(ctx context.Context, caller reports.Caller, raw json.RawMessage) *Answer {
+	c := &call{id: newID(), caller: caller, start: time.Now()}
+	ctx = reports.WithCaller(ctx, caller)
+	args, r := decode(raw)
+	if args == nil {
+		return c.refuse(r) // no statement to put on record
+	}
+	c.text = args.SQL
+	var stmt *sqlcheck.Statement
+	if r == nil {
+		var err error
+		if stmt, err = sqlcheck.Check(args.SQL, &d.policy); err != nil {
+			r = statementRefusal(err.(*sqlcheck.Refusal))
+		}
+	}
+	fingerprint := ""
+	if stmt != nil {
+		fingerprint = stmt.Fingerprint
+	}
+	wait, err := d.begin(ctx, c, fingerprint)
+	if err != nil {
+		switch {
+		case errors.Is(err, reports.ErrBusy):
+			return c.refuse(busy())
+		case errors.Is(err, reports.ErrUnauthenticated):
+			a := c.refuse(&Refusal{Code: reports.CodeUnauthenticated, Rule: "the access token is no longer valid (revoked or expired); sign in again", Choices: []string{}})
+			d.finish(context.WithoutCancel(ctx), c, a)
+			return a
+		}
+		d.opts.Log.Error("analyst audit: cannot record a statement; refusing it", "request_id", c.id, "err", err)
+		return c.refuse(&Refusal{Code: reports.CodeUnavailable, Rule: "the statement could not be put on record, so it was not run; try again in a minute", Choices: []string{}})
+	}
+	a := d.answer(ctx, c, args, stmt, r, wait)
+	d.finish(context.WithoutCancel(ctx), c, a)
+	return a
+}
+
+// answer decides a recorded call: the caller, the limit (wait says how
+// long the caller must wait when over it), a refusal found before, or the
+// run.
+func (d *Door) answer(ctx context.Context, c *call, args *arguments, stmt *sqlcheck.Statement, r *Refusal, wait time.Duration) *Answer {
+	if !Allowed(c.caller) {
+		var choices []string
+		for _, t := range d.opts.Reports {
+			if c.caller.Tools == nil || slices.Contains(c.caller.Tools, t.Name) {
+				choices = append(choices, t.Name)
+			}
+		}
+		return c.refuse(&Refusal{Code: reports.CodeForbidden, Argument: "tool", Choices: nonNil(choices),
+			Rule: "is the analyst's door, offered only to a contained agent's service identity with the analyst:sql scope; " +
+				"ask with the report tools (choices), whose figures carry their definitions"})
+	}
+	if wait > 0 {
+		return c.refuse(&Refusal{Code: reports.CodeRateLimited, Choices: []string{},
+			Rule: fmt.Sprintf("too many statements this minute (at most %d); try again in %d seconds", d.opts.PerMinute, int(wait.Seconds()+0.999))})
+	}
+	if r != nil {
+		return c.refuse(r)
+	}
+	return d.run(ctx, c, args, stmt)
+}
+
+// Allowed reports whether a caller may use the door: a service identity
+// whose token allows the sql tool.
+func Allowed(c reports.Caller) bool {
+	return strings.HasPrefix(c.Person, "service:") && c.Tools != nil && slices.Contains(c.Tools, ToolName)
+}
+
+// fault turns a store error into a refusal the caller can act on, and logs
+// the detail, which never reaches the caller.
+func (d *Door) fault(c *call, err error) *Answer {
+	r := &Refusal{Code: reports.CodeUnavailable, Rule: "the database did not answer; try again in a minute", Choices: []string{}}
+	if errors.Is(err, reports.ErrBusy) {
+		r = busy()
+	}
+	d.opts.Log.Error("analyst call failed", "request_id", c.id, "code", r.Code, "err", err)
+	return c.refuse(r)
+}
+
+func busy() *Refusal {
+	return &Refusal{Code: reports.CodeBusy, Rule: "the server is busy; try again in a few seconds", Choices: []string{}}
+}
+
+func (c *call) refuse(r *Refusal) *Answer {
+	return &Answer{RequestID: c.id, Body: &RefusalAnswer{RequestID: c.id, Verified: false, Error: r}, Refused: true}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func newID() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,73 @@
+package analyst_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"plumbline/internal/analyst"
+	"plumbline/internal/pgtest"
+	"plumbline/internal/sqlcheck"
+	"plumbline/reports"
+)
+
+// benchSQL is a statement an analyst agent writes: a week's sales by team,
+// as the agents' teams were on each day.
+const benchSQL = `SELECT h.team_key, sum(s.submitted) AS submitted, round(sum(s.submitted)::numeric / nullif(sum(s.submitted + s.lost), 0), 4)
+	FROM metrics.agent_sales_daily s JOIN analytics.agent_team_history h ON h.agent_key = s.agent_key
+	WHERE s.day BETWEEN date '2026-11-09' AND date '2026-11-15' GROUP BY 1 ORDER BY 2 DESC`
+
+// Side by side in one run: the parse and checks alone; the same statement
+// run directly with pgx as the analyst, read-only, with the door's
+// settings; and a whole call of the door (check, audit write, limit count,
+// the run, the outcome), without MCP.
+func BenchmarkDoor(b *testing.B) {
+	f := newFloor(b, setup{perMinute: 1 << 30})
+	ctx := context.Background()
+	st, err := sqlcheck.Check(benchSQL, &sqlcheck.Policy{Relations: []string{"analytics.agent_team_history", "metrics.agent_sales_daily"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("check", func(b *testing.B) {
+		policy := &sqlcheck.Policy{Relations: []string{"analytics.agent_team_history", "metrics.agent_sales_daily"}}
+		for b.Loop() {
+			if _, err := sqlcheck.Check(benchSQL, policy); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("direct", func(b *testing.B) {
+		conn, err := pgx.Connect(ctx, f.db.AgentDSN)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		for b.Loop() {
+			err := pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+				if _, err := tx.Exec(ctx, "SELECT set_config('role', $1, true), set_config('work_mem', '16MB', true)", pgtest.Roles.Analyst); err != nil {
+					return err
+				}
+				rows, err := tx.Query(ctx, st.Paged(), analyst.MaxPageSize+1, 0)
+				if err != nil {
+					return err
+				}
+				_, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("door", func(b *testing.B) {
+		caller := reports.Caller{Person: "service:bench", Client: "bench", Tools: []string{analyst.ToolName}}
+		args, _ := json.Marshal(map[string]any{"sql": benchSQL})
+		for b.Loop() {
+			if a := f.door.Call(ctx, caller, args); a.Refused {
+				b.Fatalf("%+v", a.Body)
+			}
+		}
+	})
+}

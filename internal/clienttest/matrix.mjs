@@ -1,0 +1,47 @@
+// Calls plumbline's tools the way the strictest real client does: with the
+// official TypeScript SDK's client over Streamable HTTP, which checks every
+// structured result, refusals included, against the tool's published output
+// schema and throws when one does not match.
+//
+// It lists the tools, makes every call in the matrix file (a JSON array of
+// {"label", "tool", "arguments"}), and prints one JSON object on stdout:
+// for each label whether the SDK accepted the result, whether it was a
+// refusal, the structured content, and the SDK's error when it threw. It
+// exits 1 on a protocol error outside the calls.
+//
+// Usage: node matrix.mjs URL TOKEN MATRIX.json
+
+import { readFileSync } from "node:fs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const [url, token, file] = process.argv.slice(2);
+if (!url || !token || !file) {
+  console.error("usage: node matrix.mjs URL TOKEN MATRIX.json");
+  process.exit(2);
+}
+const calls = JSON.parse(readFileSync(file, "utf8"));
+const transport = new StreamableHTTPClientTransport(new URL(url), {
+  requestInit: { headers: { Authorization: `Bearer ${token}` } },
+});
+const client = new Client({ name: "plumbline-matrix", version: "1.0.0" });
+
+try {
+  await client.connect(transport);
+  const { tools } = await client.listTools(); // compiles each output schema
+  const seen = { tools: tools.map((t) => t.name), results: {} };
+  for (const { label, tool, arguments: args } of calls) {
+    try {
+      const res = await client.callTool({ name: tool, arguments: args });
+      seen.results[label] = { accepted: true, isError: res.isError === true, structured: res.structuredContent };
+    } catch (err) {
+      seen.results[label] = { accepted: false, error: String(err?.message ?? err) };
+    }
+  }
+  console.log(JSON.stringify(seen));
+} catch (err) {
+  console.error("matrix.mjs:", err?.message ?? err);
+  process.exitCode = 1;
+} finally {
+  await client.close();
+}

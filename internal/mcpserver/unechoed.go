@@ -1,0 +1,329 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/reports"
+)
+
+// This file keeps what a caller sent out of the protocol's own errors. The
+// go-sdk's messages quote the caller: an unknown tool, prompt or method by
+// name, a malformed body by its text. plumbline answers every such error with
+// its own teaching message instead, on both transports and for every
+// protocol revision: the error's code is kept, its message and data become
+// plumbline's. Only the request id comes back, as JSON-RPC requires.
+
+// revisionShape is what a protocol revision looks like: a date, or a
+// version number.
+var revisionShape = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}|v?\d{1,4}(\.\d{1,4}){1,2})$`)
+
+// Methods plumbline answers, for the error that names an unknown one.
+var servedMethods = []string{
+	"initialize", "server/discover", "ping", "tools/list", "tools/call", "resources/list", "resources/templates/list",
+	"resources/read", "completion/complete", "prompts/list", "logging/setLevel",
+}
+
+// teaching returns plumbline's own error for a JSON-RPC error code.
+func teaching(code int64) *jsonrpc.Error {
+	r := &reports.Refusal{Code: reports.CodeInvalidArgument, Choices: []string{}}
+	switch code {
+	case jsonrpc.CodeParseError:
+		r.Argument, r.Rule = "body", "is not valid JSON; send one JSON-RPC message, a JSON object, per request (per line on stdio)"
+	case jsonrpc.CodeInvalidRequest:
+		r.Argument, r.Rule = "request", `is not a valid JSON-RPC request: it needs "jsonrpc": "2.0", a method, an id for a call and none for a notification, and params where the method takes them`
+	case jsonrpc.CodeMethodNotFound:
+		r.Argument, r.Rule, r.Choices = "method", "is not a method plumbline serves", servedMethods
+	case jsonrpc.CodeInvalidParams:
+		r.Argument, r.Rule = "params", `do not fit the method: a field is missing or of the wrong type (on the 2026-07-28 revision, every request's _meta carries io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities)`
+	case mcp.CodeHeaderMismatch:
+		r.Argument, r.Rule = "headers", `do not match the body: MCP-Protocol-Version must equal _meta["io.modelcontextprotocol/protocolVersion"], `+
+			"and Mcp-Method (with Mcp-Name, for a call that names a tool, resource or prompt) must repeat the body's method and name"
+	case mcp.CodeUnsupportedProtocolVersion:
+		r.Argument, r.Rule = "protocolVersion", "is not a revision plumbline serves; the error's data lists the supported ones"
+	default:
+		r.Code, r.Argument, r.Rule = reports.CodeUnavailable, "request", "could not be handled; try again"
+	}
+	data, _ := json.Marshal(r)
+	return &jsonrpc.Error{Code: code, Message: r.Error(), Data: data}
+}
+
+// unechoedError is err as plumbline answers it: its own refusals as they
+// are, anything else by its code alone.
+func unechoedError(err error) error {
+	var jerr *jsonrpc.Error
+	switch {
+	case errors.As(err, &jerr) && isRefusal(jerr.Data):
+		return jerr
+	case errors.As(err, &jerr) && jerr.Code == mcp.CodeUnsupportedProtocolVersion:
+		// Clients read the supported revisions from the data to try again,
+		// and the protocol has the data repeat the revision asked for: it is
+		// repeated only when it has the shape of a revision.
+		var data mcp.UnsupportedProtocolVersionData
+		json.Unmarshal(jerr.Data, &data)
+		if !revisionShape.MatchString(data.Requested) {
+			data.Requested = ""
+		}
+		out := teaching(jerr.Code)
+		out.Data, _ = json.Marshal(data)
+		return out
+	case errors.As(err, &jerr):
+		return teaching(jerr.Code)
+	default:
+		return teaching(jsonrpc.CodeInternalError)
+	}
+}
+
+// unechoed answers the method errors the go-sdk words with the caller's
+// text: a resource URI that matches nothing, a tool or a prompt plumbline
+// does not have, and every other error of a method it routes.
+func unechoed(engine *reports.Engine) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			var jerr *jsonrpc.Error
+			switch {
+			case err == nil || errors.As(err, &jerr) && isRefusal(jerr.Data):
+				return res, err
+			case method == "resources/read" && errors.As(err, &jerr) && jerr.Code == jsonrpc.CodeInvalidParams:
+				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "uri",
+					Rule:    "names no plumbline resource; resources/list and resources/templates/list give the ones there are",
+					Choices: []string{metricsURI, metricTemplate, teamTemplate}})
+			case method == "tools/call" && errors.As(err, &jerr) && jerr.Code == jsonrpc.CodeInvalidParams:
+				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "name",
+					Rule: "names no plumbline tool; tools/list gives them", Choices: engine.ToolNames()})
+			case method == "prompts/get" && errors.As(err, &jerr) && jerr.Code == jsonrpc.CodeInvalidParams:
+				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "name",
+					Rule: "names no prompt: plumbline offers none; its tools answer every question"})
+			}
+			return nil, unechoedError(err)
+		}
+	}
+}
+
+// isRefusal reports whether an error's data is one of plumbline's refusals.
+func isRefusal(data json.RawMessage) bool {
+	var r reports.Refusal
+	return json.Unmarshal(data, &r) == nil && r.Code != ""
+}
+
+// echoingTexts begin the go-sdk's plain-text HTTP errors that quote the
+// request, by the error each means: a method it does not route, a body it
+// cannot decode.
+var echoingTexts = map[string]int64{
+	"JSON RPC not handled": jsonrpc.CodeMethodNotFound,
+	"malformed payload":    jsonrpc.CodeParseError,
+	"handling '":           jsonrpc.CodeInvalidParams,
+	"invalid request":      jsonrpc.CodeInvalidRequest,
+}
+
+// unechoedHTTP rewrites the errors of a Streamable HTTP handler that would
+// repeat the request: a JSON-RPC error in a JSON body, by its code; a
+// plain-text error that quotes the request, by plumbline's own text for a
+// body it does not take. Answers that are not errors pass through as they
+// are written.
+func unechoedHTTP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&unechoedWriter{ResponseWriter: w}, r)
+	})
+}
+
+// unechoedWriter rewrites a response's first write, which holds the whole
+// body: the go-sdk writes each answer and each error in one piece.
+type unechoedWriter struct {
+	http.ResponseWriter
+	status  int
+	written bool
+}
+
+func (u *unechoedWriter) WriteHeader(status int) {
+	u.status = status
+	u.ResponseWriter.WriteHeader(status)
+}
+
+func (u *unechoedWriter) Write(b []byte) (int, error) {
+	in := len(b)
+	switch {
+	case u.written:
+	case bytes.Contains(b, []byte(`,"error":{"code":-`)):
+		b = unechoedBody(b)
+	case u.status >= http.StatusBadRequest && strings.HasPrefix(u.Header().Get("Content-Type"), "text/plain"):
+		if code, ok := echoes(b); ok {
+			b = []byte(teaching(code).Message + "\n")
+		}
+	}
+	u.written = true
+	if _, err := u.ResponseWriter.Write(b); err != nil {
+		return 0, err
+	}
+	return in, nil
+}
+
+// echoes reports whether a plain-text error quotes the request, and the
+// error it means.
+func echoes(b []byte) (int64, bool) {
+	for prefix, code := range echoingTexts {
+		if bytes.HasPrefix(b, []byte(prefix)) {
+			return code, true
+		}
+	}
+	return 0, false
+}
+
+// unechoedBody rewrites the JSON-RPC error in a response body.
+func unechoedBody(b []byte) []byte {
+	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(b))
+	resp, ok := msg.(*jsonrpc.Response)
+	if err != nil || !ok || resp.Error == nil {
+		return b
+	}
+	resp.Error = unechoedError(resp.Error)
+	out, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		return b
+	}
+	return append(out, '\n')
+}
+
+func (u *unechoedWriter) Flush() {
+	if f, ok := u.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the writer underneath.
+func (u *unechoedWriter) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
+// maxLine bounds one stdio message.
+const maxLine = 4 << 20
+
+// Stdio is the transport plumbline serves over standard input and output:
+// one JSON-RPC message per line. A line that is not one is answered with a
+// parse error and the session goes on, and no error repeats what the client
+// sent.
+func Stdio(in io.Reader, out io.Writer) mcp.Transport { return &stdio{in: in, out: out} }
+
+type stdio struct {
+	in  io.Reader
+	out io.Writer
+}
+
+func (s *stdio) Connect(context.Context) (mcp.Connection, error) {
+	c := &stdioConn{out: s.out, lines: make(chan []byte), done: make(chan struct{})}
+	go c.read(s.in)
+	return c, nil
+}
+
+type stdioConn struct {
+	mu        sync.Mutex // guards out
+	out       io.Writer
+	lines     chan []byte
+	done      chan struct{}
+	closeOnce sync.Once
+	err       error // why reading stopped; read after lines is closed
+}
+
+func (c *stdioConn) read(in io.Reader) {
+	defer close(c.lines)
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := readLine(r)
+		if len(bytes.TrimSpace(line)) > 0 {
+			select {
+			case c.lines <- line:
+			case <-c.done:
+				return
+			}
+		}
+		if err != nil {
+			c.err = err
+			return
+		}
+	}
+}
+
+// readLine reads one line, or the first maxLine bytes of a longer one and
+// drops the rest.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line) < maxLine {
+			line = append(line, chunk[:min(len(chunk), maxLine-len(line))]...)
+		}
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
+}
+
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		select {
+		case line, ok := <-c.lines:
+			if !ok {
+				if c.err == nil || c.err == io.EOF {
+					return nil, io.EOF
+				}
+				return nil, c.err
+			}
+			msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line))
+			if err == nil {
+				return msg, nil
+			}
+			code := int64(jsonrpc.CodeParseError)
+			if json.Valid(bytes.TrimSpace(line)) {
+				code = jsonrpc.CodeInvalidRequest
+			}
+			if err := c.unreadable(code); err != nil {
+				return nil, err
+			}
+		case <-c.done:
+			return nil, io.EOF
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error != nil {
+		resp.Error = unechoedError(resp.Error)
+	}
+	return c.line(jsonrpc.EncodeMessage(msg))
+}
+
+// unreadable answers a line that is no JSON-RPC message. Its id could not
+// be read, so it is null, as JSON-RPC asks.
+func (c *stdioConn) unreadable(code int64) error {
+	return c.line(json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": teaching(code)}))
+}
+
+// line writes one encoded message as a line.
+func (c *stdioConn) line(b []byte, err error) error {
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err = c.out.Write(append(b, '\n'))
+	return err
+}
+
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() { close(c.done) })
+	return nil
+}
+
+func (c *stdioConn) SessionID() string { return "" }

@@ -1,0 +1,437 @@
+// Package sqlcheck decides whether a statement may pass the analyst's door:
+// exactly one plain SELECT, parsed by PostgreSQL's own parser (pg_query_go,
+// which links the parser of PostgreSQL's source), that reads only
+// allow-listed relations and calls only allow-listed built-in functions.
+//
+// The check is deny by default: every node of the parse tree must be of a
+// kind the package knows to be harmless in a SELECT (columns, constants,
+// operators, joins, sub-selects, WITH queries that only read, windows,
+// aggregates, CASE and the like); anything else (a write, a utility
+// statement, SELECT INTO, a locking clause, a parameter, a cast to a
+// catalogue type, XML, an unqualified relation) is refused by name. What
+// passes is deparsed from the checked tree, so the text that runs is the
+// tree that was checked: comments, dollar quotes and Unicode escapes in the
+// caller's text never reach the database as written.
+//
+// A refusal teaches: the rule broken, the valid choices (the allowed
+// relations or functions) and, where the tree says, the position in the
+// statement; it never repeats the caller's text, not even the parser's own
+// message, which quotes it. The database role the statement runs as is the
+// real fence (package analyst); this check keeps what the role would refuse
+// from reaching it at all, and keeps what only a role cannot refuse (public
+// catalogues, session settings, sleeping) out.
+package sqlcheck
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pganalyze/pg_query_go/v6/parser"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Limits on a statement, checked before and while it is parsed.
+const (
+	// MaxBytes is the longest statement taken, in bytes.
+	MaxBytes = 64 << 10
+	// MaxDepth is how deeply a statement's parse tree may nest.
+	MaxDepth = 200
+)
+
+// Checks name the rules a statement can break; they are stable, and the
+// audit log and the refusal carry them.
+const (
+	CheckEmpty      = "empty"       // no statement at all
+	CheckText       = "text"        // not UTF-8, or a NUL character
+	CheckSize       = "size"        // longer than MaxBytes
+	CheckSyntax     = "syntax"      // PostgreSQL's parser refused it
+	CheckDepth      = "depth"       // nests deeper than MaxDepth
+	CheckOne        = "one"         // more than one statement
+	CheckSelect     = "select"      // a statement other than SELECT (a utility, EXPLAIN, COPY)
+	CheckWrite      = "write"       // INSERT, UPDATE, DELETE or MERGE, anywhere
+	CheckInto       = "into"        // SELECT INTO
+	CheckLocking    = "locking"     // FOR UPDATE, FOR SHARE and the like
+	CheckRelation   = "relation"    // a relation not on the allow-list
+	CheckUnqualifed = "unqualified" // a relation named without its schema
+	CheckCatalog    = "catalog"     // a system catalogue
+	CheckFunction   = "function"    // a function not on the allow-list
+	CheckOperator   = "operator"    // an operator not on the allow-list
+	CheckType       = "type"        // a cast to a type not on the allow-list
+	CheckParameter  = "parameter"   // a $n parameter
+	CheckConstruct  = "construct"   // a construct the analyst's SELECT does not offer
+)
+
+// Refusal says why a statement may not run. It never holds the caller's
+// text.
+type Refusal struct {
+	Check   string   // one of the Check constants
+	Rule    string   // what the statement must do instead
+	Choices []string // what is allowed, where a list helps
+	// Position is the character (1-based, as PostgreSQL counts) where the
+	// parser stopped or the refused part starts; 0 when unknown.
+	Position int
+}
+
+func (r *Refusal) Error() string { return r.Check + ": " + r.Rule }
+
+// Policy is what a statement may use.
+type Policy struct {
+	// Relations are the relations it may read, schema.name.
+	Relations []string
+}
+
+// Statement is a statement that passed.
+type Statement struct {
+	// Fingerprint identifies the statement's shape, whatever its constants,
+	// spacing and comments (pg_query's fingerprint).
+	Fingerprint string
+	// Relations are the allow-listed relations it reads, sorted.
+	Relations []string
+	// Ordered reports whether its outermost query has an ORDER BY, without
+	// which pages of its rows are in no fixed order.
+	Ordered bool
+	// SQL is the checked statement deparsed from its tree.
+	SQL string
+}
+
+// Paged returns the statement as one page of its rows: LIMIT $1 OFFSET $2,
+// bound by the caller.
+func (s *Statement) Paged() string {
+	return "SELECT * FROM (" + s.SQL + ") AS page LIMIT $1 OFFSET $2"
+}
+
+// Check parses text with PostgreSQL's parser and checks it against the
+// policy. It returns the statement, or a *Refusal.
+func Check(text string, p *Policy) (*Statement, error) {
+	switch {
+	case len(text) > MaxBytes:
+		return nil, &Refusal{Check: CheckSize, Rule: fmt.Sprintf("is longer than %d bytes; send one SELECT of a sensible length", MaxBytes), Choices: []string{}}
+	case !utf8.ValidString(text) || strings.ContainsRune(text, 0):
+		return nil, &Refusal{Check: CheckText, Rule: "must be UTF-8 text without NUL characters", Choices: []string{}}
+	}
+	tree, err := pg.Parse(text)
+	if err != nil {
+		return nil, parseRefusal(err)
+	}
+	switch len(tree.Stmts) {
+	case 0:
+		return nil, &Refusal{Check: CheckEmpty, Rule: "holds no statement; send one SELECT", Choices: []string{}}
+	case 1:
+	default:
+		return nil, &Refusal{Check: CheckOne, Rule: "holds more than one statement; send exactly one SELECT per call", Choices: []string{},
+			Position: position(text, tree.Stmts[1].StmtLocation)}
+	}
+	sel := tree.Stmts[0].Stmt.GetSelectStmt()
+	if sel == nil {
+		return nil, topRefusal(tree.Stmts[0].Stmt)
+	}
+	w := &walker{text: text, policy: p, read: map[string]bool{}}
+	if r := w.selectStmt(sel, 1); r != nil {
+		return nil, r
+	}
+	sql, err := pg.Deparse(&pg.ParseResult{Version: tree.Version, Stmts: []*pg.RawStmt{{Stmt: tree.Stmts[0].Stmt}}})
+	if err != nil {
+		return nil, &Refusal{Check: CheckConstruct, Rule: "uses a construct plumbline cannot pass on as checked; write it more plainly", Choices: []string{}}
+	}
+	fp, err := pg.Fingerprint(sql)
+	if err != nil {
+		return nil, &Refusal{Check: CheckConstruct, Rule: "uses a construct plumbline cannot pass on as checked; write it more plainly", Choices: []string{}}
+	}
+	rels := make([]string, 0, len(w.read))
+	for r := range w.read {
+		rels = append(rels, r)
+	}
+	sort.Strings(rels)
+	return &Statement{Fingerprint: fp, Relations: rels, Ordered: len(sel.SortClause) > 0, SQL: sql}, nil
+}
+
+// parseRefusal turns the parser's error into a refusal that keeps only its
+// position: the parser's message quotes the statement.
+func parseRefusal(err error) *Refusal {
+	var pe *parser.Error
+	if errors.As(err, &pe) {
+		return &Refusal{Check: CheckSyntax, Rule: "is not valid PostgreSQL; check the SQL near the position given", Choices: []string{}, Position: pe.Cursorpos}
+	}
+	// The tree was too deep for the decoder (protobuf's recursion limit).
+	return &Refusal{Check: CheckDepth, Rule: fmt.Sprintf("nests deeper than %d levels; write it flatter, with WITH queries", MaxDepth), Choices: []string{}}
+}
+
+// topRefusal refuses a statement that is not a SELECT.
+func topRefusal(n *pg.Node) *Refusal {
+	r := &Refusal{Choices: []string{}}
+	switch n.Node.(type) {
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
+		r.Check, r.Rule = CheckWrite, "changes data; the analyst's door only reads: send one SELECT"
+	case *pg.Node_CreateTableAsStmt:
+		r.Check, r.Rule = CheckInto, "creates a table; the analyst's door only reads: send one SELECT"
+	default:
+		r.Check, r.Rule = CheckSelect, "is not a SELECT (EXPLAIN, COPY, SET, CALL, DO and other commands are not offered); send one SELECT"
+	}
+	return r
+}
+
+// position turns a 0-based byte offset into the statement into a 1-based
+// character position; a negative offset is unknown.
+func position(text string, offset int32) int {
+	if offset < 0 || int(offset) > len(text) {
+		return 0
+	}
+	return utf8.RuneCountInString(text[:offset]) + 1
+}
+
+// walker checks a parse tree, node by node.
+type walker struct {
+	text   string
+	policy *Policy
+	ctes   [][]string      // the WITH query names in scope, innermost last
+	read   map[string]bool // allow-listed relations read
+}
+
+// selectStmt checks a SELECT, giving its WITH queries their scope: in a
+// plain WITH each query sees the ones before it, in WITH RECURSIVE every
+// one, and the SELECT itself sees them all.
+func (w *walker) selectStmt(s *pg.SelectStmt, depth int) *Refusal {
+	if depth > MaxDepth {
+		return w.tooDeep()
+	}
+	if s.IntoClause != nil {
+		return &Refusal{Check: CheckInto, Rule: "is a SELECT INTO, which creates a table; the analyst's door only reads", Choices: []string{}}
+	}
+	if len(s.LockingClause) > 0 {
+		return &Refusal{Check: CheckLocking, Rule: "locks rows (FOR UPDATE, FOR SHARE); the analyst's door only reads, without locks", Choices: []string{}}
+	}
+	if with := s.WithClause; with != nil {
+		var names []string
+		for _, c := range with.Ctes {
+			names = append(names, c.GetCommonTableExpr().GetCtename())
+		}
+		for i, c := range with.Ctes {
+			cte := c.GetCommonTableExpr()
+			visible := names[:i]
+			if with.Recursive {
+				visible = names
+			}
+			if r := w.cte(cte, visible, depth+1); r != nil {
+				return r
+			}
+		}
+		w.ctes = append(w.ctes, names)
+		defer func() { w.ctes = w.ctes[:len(w.ctes)-1] }()
+	}
+	return w.fields(s.ProtoReflect(), depth, "with_clause")
+}
+
+// cte checks one WITH query: it must be a SELECT, seeing visible.
+func (w *walker) cte(c *pg.CommonTableExpr, visible []string, depth int) *Refusal {
+	if c == nil {
+		return w.construct(nil)
+	}
+	sel := c.Ctequery.GetSelectStmt()
+	if sel == nil {
+		return &Refusal{Check: CheckWrite, Rule: "has a WITH query that changes data; every WITH query must be a SELECT", Choices: []string{},
+			Position: position(w.text, c.Location)}
+	}
+	w.ctes = append(w.ctes, visible)
+	defer func() { w.ctes = w.ctes[:len(w.ctes)-1] }()
+	if r := w.selectStmt(sel, depth+1); r != nil {
+		return r
+	}
+	// The rest of the WITH query (column names, SEARCH and CYCLE clauses).
+	return w.fields(c.ProtoReflect(), depth, "ctequery")
+}
+
+// fields checks every set field of a message but the skipped ones.
+func (w *walker) fields(m protoreflect.Message, depth int, skip ...protoreflect.Name) *Refusal {
+	var r *Refusal
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Message() == nil || slices.Contains(skip, fd.Name()) {
+			return true
+		}
+		if fd.IsList() {
+			l := v.List()
+			for i := 0; i < l.Len() && r == nil; i++ {
+				r = w.message(l.Get(i).Message(), depth+1)
+			}
+		} else {
+			r = w.message(v.Message(), depth+1)
+		}
+		return r == nil
+	})
+	return r
+}
+
+// message checks one node of the tree and what it holds.
+func (w *walker) message(m protoreflect.Message, depth int) *Refusal {
+	if depth > MaxDepth {
+		return w.tooDeep()
+	}
+	switch n := m.Interface().(type) {
+	case *pg.Node:
+		return w.fields(m, depth-1) // a wrapper, not a level of its own
+	case *pg.SelectStmt:
+		return w.selectStmt(n, depth)
+	case *pg.RangeVar:
+		return w.relation(n)
+	case *pg.FuncCall:
+		if r := w.function(n); r != nil {
+			return r
+		}
+	case *pg.A_Expr:
+		if r := w.operator(n); r != nil {
+			return r
+		}
+	case *pg.TypeName:
+		if r := w.typeName(n); r != nil {
+			return r
+		}
+	case *pg.ParamRef:
+		return &Refusal{Check: CheckParameter, Rule: "uses a $n parameter; write the values into the statement", Choices: []string{}, Position: position(w.text, n.Location)}
+	case *pg.InsertStmt, *pg.UpdateStmt, *pg.DeleteStmt, *pg.MergeStmt:
+		return &Refusal{Check: CheckWrite, Rule: "changes data; the analyst's door only reads", Choices: []string{}}
+	default:
+		if !harmless[m.Descriptor().Name()] {
+			return w.construct(m)
+		}
+	}
+	return w.fields(m, depth)
+}
+
+// harmless are the kinds of node a SELECT may hold without further
+// checks beyond those of what they hold.
+var harmless = map[protoreflect.Name]bool{
+	"ResTarget": true, "ColumnRef": true, "A_Star": true, "A_Const": true, "BoolExpr": true, "NullTest": true,
+	"BooleanTest": true, "TypeCast": true, "JoinExpr": true, "Alias": true, "RangeSubselect": true,
+	"RangeFunction": true, "SortBy": true, "WindowDef": true, "SubLink": true, "CaseExpr": true, "CaseWhen": true,
+	"CoalesceExpr": true, "MinMaxExpr": true, "A_Indirection": true, "A_Indices": true, "A_ArrayExpr": true,
+	"RowExpr": true, "SQLValueFunction": true, "String": true, "Integer": true, "Float": true, "Boolean": true,
+	"BitString": true, "List": true, "GroupingSet": true, "GroupingFunc": true, "CollateClause": true,
+	"CTESearchClause": true, "CTECycleClause": true, "ColumnDef": true,
+}
+
+// construct refuses a kind of node the analyst's SELECT does not offer.
+func (w *walker) construct(m protoreflect.Message) *Refusal {
+	r := &Refusal{Check: CheckConstruct, Choices: []string{},
+		Rule: "uses a construct the analyst's SELECT does not offer (such as XML, SQL/JSON, TABLESAMPLE or a utility clause); write it with plain SQL"}
+	if m != nil {
+		if fd := m.Descriptor().Fields().ByName("location"); fd != nil {
+			r.Position = position(w.text, int32(m.Get(fd).Int()))
+		}
+	}
+	return r
+}
+
+func (w *walker) tooDeep() *Refusal {
+	return &Refusal{Check: CheckDepth, Rule: fmt.Sprintf("nests deeper than %d levels; write it flatter, with WITH queries", MaxDepth), Choices: []string{}}
+}
+
+// relation checks a relation a statement reads: a WITH query in scope, or
+// schema.name on the allow-list.
+func (w *walker) relation(rv *pg.RangeVar) *Refusal {
+	pos := position(w.text, rv.Location)
+	allowed := slices.Clone(w.policy.Relations)
+	if allowed == nil {
+		allowed = []string{}
+	}
+	if rv.Catalogname != "" {
+		return &Refusal{Check: CheckRelation, Rule: "names a database; name relations as schema.relation, from the allow-list (choices)", Choices: allowed, Position: pos}
+	}
+	if rv.Schemaname == "" {
+		for _, scope := range w.ctes {
+			if slices.Contains(scope, rv.Relname) {
+				return nil
+			}
+		}
+	}
+	name := rv.Schemaname + "." + rv.Relname
+	switch {
+	case isCatalog(rv.Schemaname, rv.Relname):
+		return &Refusal{Check: CheckCatalog, Rule: "reads a system catalogue; the analyst reads only the allow-list (choices)", Choices: allowed, Position: pos}
+	case rv.Schemaname == "":
+		return &Refusal{Check: CheckUnqualifed, Rule: "names a relation without its schema that is no WITH query in scope; name it as schema.relation, from the allow-list (choices)", Choices: allowed, Position: pos}
+	case !slices.Contains(w.policy.Relations, name):
+		return &Refusal{Check: CheckRelation, Rule: "reads a relation that is not on the analyst's allow-list (choices)", Choices: allowed, Position: pos}
+	}
+	w.read[name] = true
+	return nil
+}
+
+// isCatalog reports whether a relation is one of PostgreSQL's own.
+func isCatalog(schema, name string) bool {
+	switch {
+	case schema == "pg_catalog", schema == "information_schema", strings.HasPrefix(schema, "pg_"):
+		return true
+	case schema == "" && strings.HasPrefix(name, "pg_"):
+		return true
+	}
+	return false
+}
+
+// qualified splits a list of String nodes (a function, operator or type
+// name) into its schema and name; ok is false for anything else.
+func qualified(names []*pg.Node) (schema, name string, ok bool) {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		s := n.GetString_()
+		if s == nil {
+			return "", "", false
+		}
+		parts[i] = s.Sval
+	}
+	switch len(parts) {
+	case 1:
+		return "", parts[0], true
+	case 2:
+		return parts[0], parts[1], true
+	}
+	return "", "", false
+}
+
+// builtin reports whether a qualified name is on list, unqualified or in
+// pg_catalog.
+func builtin(names []*pg.Node, list map[string]bool) bool {
+	schema, name, ok := qualified(names)
+	return ok && (schema == "" || schema == "pg_catalog") && list[name]
+}
+
+func (w *walker) function(f *pg.FuncCall) *Refusal {
+	if builtin(f.Funcname, Functions) {
+		return nil
+	}
+	return &Refusal{Check: CheckFunction, Choices: sortedKeys(Functions), Position: position(w.text, f.Location),
+		Rule: "calls a function that is not among the safe built-ins (choices); sleeping, settings, files, large objects, " +
+			"advisory locks, remote connections and the catalogue are never offered"}
+}
+
+func (w *walker) operator(e *pg.A_Expr) *Refusal {
+	switch e.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP, pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL, pg.A_Expr_Kind_AEXPR_DISTINCT,
+		pg.A_Expr_Kind_AEXPR_NOT_DISTINCT, pg.A_Expr_Kind_AEXPR_NULLIF, pg.A_Expr_Kind_AEXPR_IN:
+		if !builtin(e.Name, Operators) {
+			return &Refusal{Check: CheckOperator, Rule: "uses an operator that is not among the built-in ones allowed (choices)",
+				Choices: sortedKeys(Operators), Position: position(w.text, e.Location)}
+		}
+	}
+	return nil
+}
+
+func (w *walker) typeName(t *pg.TypeName) *Refusal {
+	if !t.PctType && builtin(t.Names, Types) {
+		return nil
+	}
+	return &Refusal{Check: CheckType, Rule: "casts to a type that is not among the plain types allowed (choices); catalogue types such as regclass are never offered",
+		Choices: sortedKeys(Types), Position: position(w.text, t.Location)}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,176 @@
+package sqlcheck_test
+
+import (
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"plumbline/internal/sqlcheck"
+	"plumbline/internal/sqlcheck/hostile"
+)
+
+// The analyst's allow-list of the demo floor, written out here.
+var policy = &sqlcheck.Policy{Relations: []string{
+	"analytics.agent_team_history", "analytics.dim_agent", "analytics.dim_team", "analytics.team_floor_history",
+	"live.sales_board", "metrics.agent_quality_daily", "metrics.agent_sales_daily", "metrics.agent_time_daily",
+}}
+
+// Every hostile statement is refused by the check it breaks, with a rule
+// that repeats none of the statement's own names (every name with an
+// underscore that is not on an allow-list, such as member_calls or
+// pg_sleep) and choices drawn only from the allow-lists.
+func TestHostileStatementsAreRefused(t *testing.T) {
+	corpus := hostile.Load(t)
+	if len(corpus) < 60 {
+		t.Fatalf("the corpus holds %d statements; it must hold at least 60", len(corpus))
+	}
+	allowed := slices.Concat(policy.Relations, keys(sqlcheck.Functions), keys(sqlcheck.Types), keys(sqlcheck.Operators))
+	for _, h := range corpus {
+		st, err := sqlcheck.Check(h.SQL, policy)
+		var r *sqlcheck.Refusal
+		if !errors.As(err, &r) {
+			t.Errorf("%s: passed (%v), want refused by %s", h.Name, st, h.Check)
+			continue
+		}
+		if r.Check != h.Check {
+			t.Errorf("%s: refused by %s (%s), want %s", h.Name, r.Check, r.Rule, h.Check)
+		}
+		for _, name := range names.FindAllString(strings.ToLower(h.SQL), -1) {
+			if strings.Contains(name, "_") && !slices.Contains(allowed, name) && strings.Contains(r.Rule, name) {
+				t.Errorf("%s: the rule repeats %q: %s", h.Name, name, r.Rule)
+			}
+		}
+		for _, c := range r.Choices {
+			if !slices.Contains(allowed, c) {
+				t.Errorf("%s: choice %q is not on an allow-list", h.Name, c)
+			}
+		}
+		if r.Position < 0 || r.Position > len([]rune(h.SQL))+1 {
+			t.Errorf("%s: position %d outside the statement", h.Name, r.Position)
+		}
+	}
+}
+
+// A syntax error points where PostgreSQL's parser stopped, and says nothing
+// of what is there (the parser's own message quotes it).
+func TestSyntaxErrorsPointWithoutQuoting(t *testing.T) {
+	_, err := sqlcheck.Check("SELECT agent_key FROM metrics.agent_sales_daily WHERE submitted >> ORDER BY 1", policy)
+	var r *sqlcheck.Refusal
+	if !errors.As(err, &r) || r.Check != sqlcheck.CheckSyntax {
+		t.Fatalf("got %v, want a syntax refusal", err)
+	}
+	// PostgreSQL counts characters from 1; the parser stops at ORDER.
+	if want := strings.Index("SELECT agent_key FROM metrics.agent_sales_daily WHERE submitted >> ORDER BY 1", "ORDER") + 1; r.Position != want {
+		t.Errorf("position %d, want %d", r.Position, want)
+	}
+	if strings.Contains(r.Rule, "ORDER") || strings.Contains(r.Rule, ">>") {
+		t.Errorf("the rule quotes the statement: %s", r.Rule)
+	}
+	// Positions count characters, not bytes.
+	_, err = sqlcheck.Check("SELECT 'José Peña' FROM crm.member_calls", policy)
+	if !errors.As(err, &r) || r.Position != len([]rune("SELECT 'José Peña' FROM "))+1 {
+		t.Errorf("got %+v, want the relation refused at its character", err)
+	}
+}
+
+// Statements an analyst writes pass: joins, WITH queries (recursive too),
+// windows, aggregates with FILTER, CASE, set operations, date arithmetic and
+// casts to plain types. What passes is deparsed from the checked tree,
+// without the caller's comments.
+func TestGoodStatementsPass(t *testing.T) {
+	for _, tt := range []struct {
+		sql       string
+		relations []string
+		ordered   bool
+	}{
+		{`SELECT h.team_key, sum(s.submitted) AS submitted, round(sum(s.submitted)::numeric / nullif(sum(s.submitted + s.lost), 0), 4)
+		  FROM metrics.agent_sales_daily s JOIN analytics.agent_team_history h ON h.agent_key = s.agent_key
+		  WHERE s.day >= date '2026-11-01' AND s.day < current_date - interval '1 day' -- last fortnight
+		  GROUP BY 1 ORDER BY 2 DESC`, []string{"analytics.agent_team_history", "metrics.agent_sales_daily"}, true},
+		{`WITH weekly AS (SELECT agent_key, date_trunc('week', day)::date AS week, sum(logged_hours) AS hours
+		    FROM metrics.agent_time_daily GROUP BY 1, 2)
+		  SELECT agent_key, week, hours, rank() OVER (PARTITION BY week ORDER BY hours DESC NULLS LAST) FROM weekly`,
+			[]string{"metrics.agent_time_daily"}, false},
+		{`WITH RECURSIVE d(day) AS (SELECT date '2026-11-01' UNION ALL SELECT (day + 1)::date FROM d WHERE day < date '2026-11-07')
+		  SELECT d.day, count(b.*) FILTER (WHERE b.sales > 0) FROM d LEFT JOIN live.sales_board b
+		    ON (b.entered_at AT TIME ZONE 'America/New_York')::date = d.day GROUP BY d.day ORDER BY d.day`,
+			[]string{"live.sales_board"}, true},
+		{`SELECT team_key, CASE WHEN counts_as_sales THEN 'floor' ELSE 'other' END, extract(year FROM effective_from)
+		  FROM analytics.team_floor_history UNION SELECT team_key, team_name, 0 FROM analytics.dim_team`,
+			[]string{"analytics.dim_team", "analytics.team_floor_history"}, false},
+		{`SELECT agent_key, full_name FROM analytics.dim_agent WHERE left_on IS NULL AND lower(full_name) LIKE 'maria%'
+		  AND agent_key IN (SELECT agent_key FROM metrics.agent_quality_daily WHERE audits_failed > 2) ORDER BY 2 LIMIT 10`,
+			[]string{"analytics.dim_agent", "metrics.agent_quality_daily"}, true},
+	} {
+		st, err := sqlcheck.Check(tt.sql, policy)
+		if err != nil {
+			t.Errorf("%.50s…: refused: %v", tt.sql, err)
+			continue
+		}
+		if !slices.Equal(st.Relations, tt.relations) || st.Ordered != tt.ordered || len(st.Fingerprint) != 16 {
+			t.Errorf("%.50s…: relations %v ordered %v fingerprint %q", tt.sql, st.Relations, st.Ordered, st.Fingerprint)
+		}
+		if strings.Contains(st.SQL, "--") || strings.Contains(st.SQL, "fortnight") {
+			t.Errorf("the deparsed statement kept a comment: %s", st.SQL)
+		}
+		if !strings.HasPrefix(st.Paged(), "SELECT * FROM (") || !strings.HasSuffix(st.Paged(), ") AS page LIMIT $1 OFFSET $2") {
+			t.Errorf("paged: %s", st.Paged())
+		}
+	}
+}
+
+// The fingerprint is the statement's shape: the same whatever its
+// constants, spacing and comments, and different for a different shape.
+func TestFingerprints(t *testing.T) {
+	fp := func(sql string) string {
+		st, err := sqlcheck.Check(sql, policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Fingerprint
+	}
+	a := fp("SELECT sum(submitted) FROM metrics.agent_sales_daily WHERE day = '2026-11-01'")
+	if b := fp("select  sum(submitted)\nfrom metrics.agent_sales_daily /* x */ where day = '2026-10-01'"); a != b {
+		t.Errorf("same shape, fingerprints %s and %s", a, b)
+	}
+	if c := fp("SELECT sum(lost) FROM metrics.agent_sales_daily WHERE day = '2026-11-01'"); a == c {
+		t.Errorf("different shapes share the fingerprint %s", a)
+	}
+}
+
+// The cost of the parse and the checks for a statement an analyst writes:
+// PostgreSQL's parser, the walk over the tree, the deparse and the
+// fingerprint.
+func BenchmarkCheck(b *testing.B) {
+	for _, bb := range []struct{ name, sql string }{
+		{"simple", "SELECT agent_key, submitted FROM metrics.agent_sales_daily WHERE day = date '2026-11-17'"},
+		{"typical", `SELECT h.team_key, sum(s.submitted) AS submitted, round(sum(s.submitted)::numeric / nullif(sum(s.submitted + s.lost), 0), 4)
+		  FROM metrics.agent_sales_daily s JOIN analytics.agent_team_history h ON h.agent_key = s.agent_key
+		  WHERE s.day >= date '2026-11-01' AND s.day < current_date GROUP BY 1 ORDER BY 2 DESC`},
+		{"large", strings.Repeat(`WITH w AS (SELECT agent_key, date_trunc('week', day) AS week, sum(logged_hours) h, sum(talk_hours) t
+		  FROM metrics.agent_time_daily GROUP BY 1, 2) `, 1) + `SELECT w.agent_key, w.week, w.h, w.t, rank() OVER (PARTITION BY w.week ORDER BY w.h DESC),
+		  (SELECT count(*) FROM metrics.agent_quality_daily q WHERE q.agent_key = w.agent_key AND q.audits_failed > 0),
+		  CASE WHEN w.h > 40 THEN 'over' WHEN w.h > 30 THEN 'full' ELSE 'part' END
+		  FROM w JOIN analytics.dim_agent a ON a.agent_key = w.agent_key WHERE a.left_on IS NULL ORDER BY 2, 3 DESC`},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := sqlcheck.Check(bb.sql, policy); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+var names = regexp.MustCompile(`[a-z_][a-z0-9_]*`)
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

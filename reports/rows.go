@@ -1,0 +1,167 @@
+package reports
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"plumbline/catalog"
+)
+
+// This file turns a store's rows into the rows an answer shows: every group
+// in scope listed, a group without rows filled with zero where its days were
+// loaded (no activity) and left null where they were not (no data), ranked
+// when asked, and cut without splitting a tie silently.
+
+// fill returns the plan's groups with their figures: the store's rows and,
+// for groupings by team or agent, every group in scope that had none.
+func fill(plan *Plan, res *Result, dir *Directory, cov map[string]Coverage, now time.Time) []Row {
+	zone := plan.Catalog.Zone()
+	stints := dir.stints(plan.Scope, plan.Period)
+	rows := res.Rows
+	if plan.GroupBy == catalog.GroupTeam || plan.GroupBy == catalog.GroupAgent {
+		byKey := map[string]Row{}
+		keys := dir.groupsInScope(plan.Scope, plan.GroupBy, plan.Period, stints)
+		for _, r := range res.Rows {
+			byKey[r.Key] = r
+			keys = append(keys, r.Key)
+		}
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		if !plan.Ranked && len(keys) > plan.Limit {
+			keys = keys[:plan.Limit]
+		}
+		rows = make([]Row, len(keys))
+		for i, k := range keys {
+			r, ok := byKey[k]
+			if !ok {
+				r = Row{Key: k}
+			}
+			rows[i] = r
+		}
+	}
+	parts := len(plan.Parts())
+	for i := range rows {
+		r := &rows[i]
+		r.Sums = padded(r.Sums, parts)
+		r.Kept, r.LeftOut = padded(r.Kept, len(plan.Metrics)), padded(r.LeftOut, len(plan.Metrics))
+		p := 0
+		for j, m := range plan.Metrics {
+			n := len(m.Parts())
+			if r.Kept[j] == 0 {
+				c := metricCoverage(m, cov, now, zone)
+				first, last := maxTime(c.First, plan.Period.Start), minTime(c.Through, plan.Period.End)
+				var v *float64
+				if r.LeftOut[j] == 0 && !c.Through.IsZero() && covered(stints, plan.GroupBy, r.Key, first, last) {
+					v = new(float64)
+				}
+				for k := p; k < p+n; k++ {
+					r.Sums[k] = v
+				}
+			}
+			p += n
+		}
+	}
+	return rows
+}
+
+func padded[T any](s []T, n int) []T {
+	if len(s) >= n {
+		return s
+	}
+	return append(s, make([]T, n-len(s))...)
+}
+
+// value is a row's figure for the metric at index j of metrics, for ranking:
+// a sum, or a ratio divided from its parts. Nil is no figure.
+func value(r Row, metrics []*catalog.Metric, j int) *float64 {
+	i := 0
+	for _, m := range metrics[:j] {
+		i += len(m.Parts())
+	}
+	if !metrics[j].IsRatio() {
+		return r.Sums[i]
+	}
+	num, den := r.Sums[i], r.Sums[i+1]
+	if num == nil || den == nil || *den == 0 {
+		return nil
+	}
+	v := *num / *den
+	return &v
+}
+
+// rank orders rows by a metric, nulls last, ties by key: the order SQL
+// gives with ORDER BY metric DIRECTION NULLS LAST, key.
+func rank(rows []Row, metrics []*catalog.Metric, sort *SortArg) {
+	j := slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })
+	slices.SortStableFunc(rows, func(a, b Row) int {
+		if c := compareValues(value(a, metrics, j), value(b, metrics, j), sort.Direction); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+}
+
+// compareValues orders two figures in a direction, nulls last.
+func compareValues(a, b *float64, direction string) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	case direction == "asc":
+		return cmp.Compare(*a, *b)
+	default:
+		return cmp.Compare(*b, *a)
+	}
+}
+
+// cutRows keeps the first n of ranked rows, and the rows tied with the last
+// one kept (SQL's FETCH FIRST n ROWS WITH TIES), up to max. It says how many
+// rows the ties added, and whether max split a tie.
+func cutRows(rows []Row, metrics []*catalog.Metric, sort *SortArg, n, max int) (kept []Row, tied int, split bool) {
+	if len(rows) <= n {
+		return rows, 0, false
+	}
+	if sort == nil {
+		return rows[:n], 0, false
+	}
+	j := slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })
+	same := func(a, b Row) bool {
+		return compareValues(value(a, metrics, j), value(b, metrics, j), sort.Direction) == 0
+	}
+	end := n
+	for end < len(rows) && end < max && same(rows[end], rows[n-1]) {
+		end++
+	}
+	split = end < len(rows) && same(rows[end], rows[end-1])
+	return rows[:end], end - n, split
+}
+
+// cutWeeks names the weeks a period cuts, with the days of the period they
+// hold.
+func cutWeeks(rows []Row, p Period) []string {
+	var out []string
+	for _, r := range rows {
+		w, _ := parseDate(r.Key)
+		from, to := maxTime(w, p.Start), minTime(w.AddDate(0, 0, 6), p.End)
+		if days := daysBetween(from, to) + 1; days < 7 {
+			span := from.Format(time.DateOnly)
+			if days > 1 {
+				span += " to " + to.Format(time.DateOnly)
+			}
+			out = append(out, fmt.Sprintf("the week of %s holds only %s (%d of 7 days)", r.Key, span, days))
+		}
+	}
+	return out
+}
+
+// weekDays is how many days of the period fall in the week starting on key.
+func weekDays(key string, p Period) int {
+	w, _ := parseDate(key)
+	return daysBetween(maxTime(w, p.Start), minTime(w.AddDate(0, 0, 6), p.End)) + 1
+}

@@ -1,0 +1,246 @@
+package reports
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"plumbline/catalog"
+)
+
+// This file works out, from the directory alone, who counts for a scope on
+// which days of a period: the groups an answer must list, whether a group
+// without rows had no activity or has no data, and whose days in the period
+// are cut short by a hire, a departure, a move or a team's place on the floor.
+
+// stint is a run of days on which an agent counts for a scope: on the staff,
+// on one team (none, before the agent's first) and, for the floor, with that
+// team on the floor. Both ends are inclusive.
+type stint struct {
+	agent, team string
+	from, to    time.Time
+}
+
+// stints lists every run of days in the period on which an agent counts for
+// the scope, by agent and date.
+func (d *Directory) stints(s Scope, p Period) []stint {
+	var out []stint
+	for _, a := range d.Agents {
+		if s.Kind == ScopeAgent && a.Key != s.Key {
+			continue
+		}
+		lo, hi := maxTime(a.Hired, p.Start), p.End
+		if a.Left != nil && a.Left.Before(hi) {
+			hi = *a.Left
+		}
+		if hi.Before(lo) {
+			continue
+		}
+		for _, st := range d.teamStints(a.Key, lo, hi) {
+			switch {
+			case s.Kind == ScopeAgent:
+				out = append(out, st)
+			case st.team == "" || s.Kind == ScopeTeam && st.team != s.Key:
+			case s.Kind == ScopeTeam:
+				out = append(out, st)
+			default:
+				out = append(out, d.floorStints(st)...)
+			}
+		}
+	}
+	return out
+}
+
+// teamStints splits an agent's days from lo to hi by the team they were on.
+func (d *Directory) teamStints(agent string, lo, hi time.Time) []stint {
+	moves := d.moves[agent]
+	var out []stint
+	from := lo
+	for i := 0; i <= len(moves) && !from.After(hi); i++ {
+		team, until := "", hi
+		if i > 0 {
+			team = moves[i-1].Team
+		}
+		if i < len(moves) {
+			until = minTime(hi, moves[i].From.AddDate(0, 0, -1))
+		}
+		if !until.Before(from) {
+			out = append(out, stint{agent: agent, team: team, from: from, to: until})
+			from = until.AddDate(0, 0, 1)
+		}
+	}
+	return out
+}
+
+// floorStints keeps the days of a stint on which its team was on the floor.
+func (d *Directory) floorStints(st stint) []stint {
+	var out []stint
+	fs := d.decisions[st.team]
+	for i, f := range fs {
+		if !f.CountsAsSales {
+			continue
+		}
+		from, to := maxTime(st.from, f.From), st.to
+		if i+1 < len(fs) {
+			to = minTime(to, fs[i+1].From.AddDate(0, 0, -1))
+		}
+		if !to.Before(from) {
+			out = append(out, stint{agent: st.agent, team: st.team, from: from, to: to})
+		}
+	}
+	return out
+}
+
+// floorTeams lists the teams that were on the floor on some day of the
+// period, by key.
+func (d *Directory) floorTeams(p Period) []string {
+	var out []string
+	for _, t := range d.Teams {
+		fs := d.decisions[t.Key]
+		for i, f := range fs {
+			to := p.End
+			if i+1 < len(fs) {
+				to = minTime(to, fs[i+1].From.AddDate(0, 0, -1))
+			}
+			if f.CountsAsSales && !to.Before(maxTime(f.From, p.Start)) {
+				out = append(out, t.Key)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// groupsInScope lists, by key, the groups an answer grouped by team or agent
+// must show whether or not they have rows: the teams on the floor in the
+// period (or the scope's team, or the agent's teams), the agents who counted
+// for the scope on some day of it (or the scope's agent).
+func (d *Directory) groupsInScope(s Scope, groupBy string, p Period, stints []stint) []string {
+	var keys []string
+	switch {
+	case groupBy == catalog.GroupTeam && s.Kind == ScopeFloor:
+		keys = d.floorTeams(p)
+	case groupBy == catalog.GroupTeam && s.Kind == ScopeTeam:
+		keys = []string{s.Key}
+	case groupBy == catalog.GroupAgent && s.Kind == ScopeAgent:
+		keys = []string{s.Key}
+	}
+	for _, st := range stints {
+		switch groupBy {
+		case catalog.GroupTeam:
+			if st.team != "" {
+				keys = append(keys, st.team)
+			}
+		case catalog.GroupAgent:
+			keys = append(keys, st.agent)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// covered reports whether some stint of the group has a day from first to
+// last, both inclusive: a group with no rows on such a day had no activity.
+// The group is a team or agent key, a day or a week's first day, or empty
+// for the whole scope.
+func covered(stints []stint, groupBy, key string, first, last time.Time) bool {
+	switch groupBy {
+	case catalog.GroupDay:
+		d, _ := parseDate(key)
+		first, last = maxTime(first, d), minTime(last, d)
+	case catalog.GroupWeek:
+		w, _ := parseDate(key)
+		first, last = maxTime(first, w), minTime(last, w.AddDate(0, 0, 6))
+	}
+	if last.Before(first) {
+		return false
+	}
+	for _, st := range stints {
+		switch {
+		case groupBy == catalog.GroupTeam && st.team != key, groupBy == catalog.GroupAgent && st.agent != key:
+		case !st.to.Before(first) && !st.from.After(last):
+			return true
+		}
+	}
+	return false
+}
+
+// presence says, for each agent whose days in the period are cut short for
+// the scope, what cut them: joined, left, moved, or their team joining or
+// leaving the floor; for an agent's own figures, also the moves that did
+// not cut them. Agents are listed in the order given.
+func (d *Directory) presence(s Scope, p Period, agents []string, stints []stint) []string {
+	var out []string
+	for _, key := range agents {
+		a, ok := d.agent(key)
+		if !ok {
+			continue
+		}
+		days := 0
+		for _, st := range stints {
+			if st.agent == key {
+				days += daysBetween(st.from, st.to) + 1
+			}
+		}
+		var what []string
+		if a.Hired.After(p.Start) {
+			what = append(what, "joined "+a.Hired.Format(time.DateOnly))
+		}
+		if a.Left != nil && a.Left.Before(p.End) {
+			what = append(what, "left "+a.Left.Format(time.DateOnly))
+		}
+		for i, m := range d.moves[key] {
+			if i > 0 && m.From.After(p.Start) && !m.From.After(p.End) {
+				from, _ := d.team(d.moves[key][i-1].Team)
+				to, _ := d.team(m.Team)
+				what = append(what, "moved from "+from.Name+" to "+to.Name+" on "+m.From.Format(time.DateOnly))
+			}
+		}
+		if s.Kind == ScopeFloor {
+			what = append(what, d.floorChanges(key, p)...)
+		}
+		if days == p.Days() && (s.Kind != ScopeAgent || len(what) == 0) {
+			continue
+		}
+		if days == 0 {
+			what = append(what, "not counted here on any day of the period")
+		}
+		out = append(out, a.Name+" ("+a.Key+": "+strings.Join(what, "; ")+")")
+	}
+	return out
+}
+
+// floorChanges names the days in the period on which the team an agent was
+// on joined or left the floor.
+func (d *Directory) floorChanges(agent string, p Period) []string {
+	var out []string
+	for _, st := range d.teamStints(agent, p.Start, p.End) {
+		fs := d.decisions[st.team]
+		for i, f := range fs {
+			if i == 0 || f.From.Before(maxTime(st.from, p.Start.AddDate(0, 0, 1))) || f.From.After(st.to) || f.CountsAsSales == fs[i-1].CountsAsSales {
+				continue
+			}
+			t, _ := d.team(st.team)
+			verb := "left"
+			if f.CountsAsSales {
+				verb = "joined"
+			}
+			out = append(out, t.Name+" "+verb+" the floor on "+f.From.Format(time.DateOnly))
+		}
+	}
+	return out
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
