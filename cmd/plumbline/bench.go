@@ -75,6 +75,7 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	perMinute := f.int("calls-per-minute", limits.DefaultPerMinute, "the servers' per-person limit; 0 for none")
 	baseline := f.string("baseline", "", "another plumbline `binary` to measure beside this one, in the same rounds")
 	fsync := f.boolean("fsync", true, "durable commits, as in production; false measures without waiting for the disk")
+	cacheMiB := f.int("cache-mib", 0, "the answer cache of the server measured, in MiB; 0 (the default) computes every call, so that calls measure the work")
 	out := f.string("json", "bench.json", "write the results to this JSON `file`")
 	png := f.string("png", "", "draw latency and added-time charts into this `directory`")
 	if _, err := f.parse(args); err != nil {
@@ -127,14 +128,19 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	// listens on an address of its own, which its tokens are bound to.
 	appDSN := cluster.LoginDSN(roles.App, demoDatabase)
 	var servers []bench.NamedServer
-	for _, b := range bins {
+	for i, b := range bins {
 		fmt.Fprintf(s.err, "%s: minting %d service tokens ...\n", b.name, *people)
 		addr, tokens, err := benchTokens(ctx, appDSN, roles.Auth, *people)
 		if err != nil {
 			return err
 		}
-		servers = append(servers, bench.NamedServer{Name: b.name, Tokens: tokens,
-			Start: bench.Process(b.path, "--addr", addr, "--calls-per-minute", strconv.Itoa(*perMinute))})
+		args := []string{"--addr", addr, "--calls-per-minute", strconv.Itoa(*perMinute)}
+		if i == 0 {
+			// A baseline may be older than the answer cache; this binary
+			// has one, and it is told its size.
+			args = append(args, "--cache-mib", strconv.Itoa(*cacheMiB))
+		}
+		servers = append(servers, bench.NamedServer{Name: b.name, Tokens: tokens, Start: bench.Process(b.path, args...)})
 	}
 	res, err := bench.Run(ctx, bench.Options{
 		DSN: cluster.DSN(demoDatabase), ServerDSN: appDSN, Servers: servers,

@@ -22,7 +22,8 @@ import (
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // server is plumbline in process, on the database dsn names, with the
-// request log and the limit on, behind the Server-Timing header.
+// request log and the limit on and no answer cache (every call computed),
+// behind the Server-Timing header.
 func server(t *testing.T) bench.Server {
 	return func(ctx context.Context, dsn string) (string, int, func() error, error) {
 		cat, _ := catalog.Demo()
@@ -32,7 +33,7 @@ func server(t *testing.T) bench.Server {
 		}
 		rl := reqlog.New(st, &reqlog.Options{PerMinute: 1000, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return pgtest.Now }, Recorder: rl,
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Cache: reports.NewAnswerCache(0)})
 		ts := httptest.NewServer(mcpserver.Timed(mcpserver.HTTPHandler(mcpserver.New(engine, nil))))
 		return ts.URL + "/mcp", os.Getpid(), func() error { ts.Close(); rl.Close(); st.Close(); return nil }, nil
 	}
