@@ -21,9 +21,14 @@ build:
 demo: build
 	./$(BIN) demo $(DEMO_FLAGS)
 
-## test: everything CI runs: formatting, vet, staticcheck, every test (the
-## conformance suite's verbosely, to show its pass list) and a short fuzz run
+## test: everything CI runs: formatting, vet, staticcheck, every test under
+## the race detector (the conformance suite's verbosely, to show its pass
+## list), the engine against the reference evaluator, and a short fuzz run
 test: lint unit reference conformance fuzz
+
+## RACE: the race detector is on for every test (it needs cgo, so a C
+## compiler); RACE= runs them without it, a little faster
+RACE ?= -race
 
 lint:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
@@ -31,7 +36,7 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 
 unit: $(CLIENTS)/node_modules/.package-lock.json $(VIEWS)/node_modules/.package-lock.json
-	$(GO) test -count=1 -skip '^(TestConformance|TestEngineAgreesWithTheReference)$$' ./...
+	$(GO) test $(RACE) -count=1 -skip '^(TestConformance|TestEngineAgreesWithTheReference)$$' ./...
 
 ## reference: the engine against the reference evaluator on REFERENCE_N random
 ## requests, verbose to show the count (REFERENCE_SEED=N repeats a run)
@@ -44,7 +49,7 @@ reference:
 ## conformance: the official MCP conformance suite against the demo, verbose so
 ## that the suite's line for every scenario shows
 conformance: $(CLIENTS)/node_modules/.package-lock.json
-	$(GO) test -count=1 -v -run '^TestConformance$$' ./cmd/plumbline
+	$(GO) test $(RACE) -count=1 -v -run '^TestConformance$$' ./cmd/plumbline
 
 ## the programs nobody on plumbline wrote that the tests run against it (the MCP
 ## conformance suite, the TypeScript SDK, the MCP Inspector, an OpenID Connect
@@ -70,11 +75,14 @@ views: $(VIEWS)/node_modules/.package-lock.json
 	cd $(VIEWS) && npm run build
 
 ## bench: the Go benchmarks, then plumbline bench on the demo floor and on
-## one ten times its size (results and charts under bin/)
+## one ten times its size (results and charts under bin/); BENCH_FLAGS
+## passes flags to plumbline bench, such as --baseline OLD_BINARY for a
+## before and after in one run
+BENCH_FLAGS ?=
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	./$(BIN) bench --json bin/bench-demo.json --png bin/bench-demo
-	./$(BIN) bench --agents 960 --json bin/bench-10x.json --png bin/bench-10x
+	./$(BIN) bench $(BENCH_FLAGS) --json bin/bench-demo.json --png bin/bench-demo
+	./$(BIN) bench --agents 960 $(BENCH_FLAGS) --json bin/bench-10x.json --png bin/bench-10x
 
 ## contract: regenerate the committed snapshot of the demo catalogue's contract
 contract:

@@ -158,7 +158,7 @@ func cannedArgs(a *args, earlier *Refusal) (compact bool, known string, r *Refus
 }
 
 func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Answer {
-	a, r := parseArgs(raw)
+	a, r := c.arguments(raw)
 	if r == nil {
 		r = a.only(argWho, argPeriod, argCompact, argKnownDefinitions)
 	}
@@ -210,7 +210,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 }
 
 func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *Answer {
-	a, r := parseArgs(raw)
+	a, r := c.arguments(raw)
 	if r == nil {
 		r = a.only(argWho, "weeks", argCompact, argKnownDefinitions)
 	}
@@ -311,7 +311,7 @@ func (e *Engine) leagueMetricIDs() []string {
 const maxLeagueMetrics = 3
 
 func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answer {
-	a, r := parseArgs(raw)
+	a, r := c.arguments(raw)
 	if r == nil {
 		r = a.only(argPeriod, argMetrics, argSort, argCompact, argKnownDefinitions)
 	}

@@ -19,6 +19,9 @@ var (
 	ErrBusy = errors.New("no database connection came free in time")
 	// ErrTimeout means a query ran past the statement timeout.
 	ErrTimeout = errors.New("the query ran past the statement timeout")
+	// ErrUnauthenticated means the credential the call came with no
+	// longer holds (a token revoked or expired since it was last seen).
+	ErrUnauthenticated = errors.New("the call's credential no longer holds")
 )
 
 // DefaultDirectoryTTL is how long the engine keeps the directory before
@@ -43,10 +46,9 @@ type Options struct {
 	// Logger receives faults the caller is not told about in detail. If
 	// nil, slog.Default().
 	Logger *slog.Logger
-	// Recorder keeps the request log. If nil, calls are not recorded.
+	// Recorder keeps the request log and the limit counted in it. If nil,
+	// calls are neither recorded nor limited.
 	Recorder Recorder
-	// Limiter holds callers to a rate. If nil, there is no limit.
-	Limiter Limiter
 	// Redact turns free text from a call into what the request log keeps.
 	// If nil, only its length is kept.
 	Redact func(text string) any
@@ -158,53 +160,53 @@ type call struct {
 	tool   string
 	caller Caller
 	now    time.Time
+
+	// The arguments, decoded once (see arguments).
+	decoded     bool
+	args        *args
+	argsRefusal *Refusal
 }
 
-// Call answers one tool call: it puts the call on record, holds the caller
-// to the limit, answers, and records the outcome. Unknown tools are refused
-// like any bad argument; the MCP layer only routes known names here.
+// Call answers one tool call: it puts the call on record and holds the
+// caller to the limit, answers, and records the outcome. Unknown tools are
+// refused like any bad argument; the MCP layer only routes known names
+// here.
 func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.RawMessage) *Answer {
 	c := &call{id: newRequestID(), tool: tool, caller: caller, now: e.opts.Now()}
 	ctx = WithCaller(ctx, caller)
-	rec := &Record{ID: c.id, Caller: caller, Tool: tool, Arguments: e.loggable(raw), Started: time.Now()}
-	if e.opts.Recorder != nil {
-		if err := e.opts.Recorder.Begin(ctx, rec); err != nil {
-			if errors.Is(err, ErrBusy) {
-				return e.fault(c, err)
-			}
-			e.opts.Logger.Error("request log: cannot record a call; refusing it", "request_id", c.id, "tool", tool, "err", err)
-			return c.refuse(unavailable(CodeUnavailable, "the call could not be put on record, so it was not run; try again in a minute"))
-		}
+	if e.opts.Recorder == nil {
+		a := e.dispatch(ctx, c, raw)
+		a.RequestID = c.id
+		return a
 	}
-	a := e.limited(ctx, c, raw)
+	rec := &Record{ID: c.id, Caller: caller, Tool: tool, Arguments: e.loggable(c, raw), Started: time.Now()}
+	wait, err := e.opts.Recorder.Admit(ctx, rec)
+	var a *Answer
+	switch {
+	case errors.Is(err, ErrBusy):
+		return e.fault(c, err)
+	case errors.Is(err, ErrUnauthenticated):
+		a = c.refuse(unavailable(CodeUnauthenticated, "the access token is no longer valid (revoked or expired); sign in again"))
+	case err != nil:
+		e.opts.Logger.Error("request log: cannot record a call; refusing it", "request_id", c.id, "tool", tool, "err", err)
+		return c.refuse(unavailable(CodeUnavailable, "the call could not be put on record, so it was not run; try again in a minute"))
+	case wait > 0:
+		secs := int(wait.Seconds() + 0.999)
+		a = c.refuse(unavailable(CodeRateLimited, "too many calls this minute; try again in "+itoa(secs)+" seconds"))
+	default:
+		a = e.dispatch(ctx, c, raw)
+	}
 	a.RequestID = c.id
-	if e.opts.Recorder != nil {
-		rec.Outcome, rec.Duration, rec.Rows = "ok", time.Since(rec.Started), a.Rows
-		if a.Refusal != nil {
-			rec.Outcome = a.Refusal.Code
-		} else if _, ok := a.Body.(*CandidatesAnswer); ok {
-			rec.Outcome = "candidates"
-		} else if a.Cached {
-			rec.Outcome = "cached"
-		}
-		e.opts.Recorder.Finish(context.WithoutCancel(ctx), rec)
+	rec.Outcome, rec.Duration, rec.Rows = "ok", time.Since(rec.Started), a.Rows
+	if a.Refusal != nil {
+		rec.Outcome = a.Refusal.Code
+	} else if _, ok := a.Body.(*CandidatesAnswer); ok {
+		rec.Outcome = "candidates"
+	} else if a.Cached {
+		rec.Outcome = "cached"
 	}
+	e.opts.Recorder.Finish(context.WithoutCancel(ctx), rec)
 	return a
-}
-
-// limited answers a call the caller's limit allows.
-func (e *Engine) limited(ctx context.Context, c *call, raw json.RawMessage) *Answer {
-	if e.opts.Limiter != nil {
-		wait, err := e.opts.Limiter.Allow(ctx, c.caller)
-		switch {
-		case err != nil:
-			return e.fault(c, err)
-		case wait > 0:
-			secs := int(wait.Seconds() + 0.999)
-			return c.refuse(unavailable(CodeRateLimited, "too many calls this minute; try again in "+itoa(secs)+" seconds"))
-		}
-	}
-	return e.dispatch(ctx, c, raw)
 }
 
 // dispatch routes a call to its tool.

@@ -10,6 +10,7 @@ const (
 	CodeTimeout         = "timeout"          // the query ran too long; narrow the call
 	CodeRateLimited     = "rate_limited"     // too many calls this minute
 	CodeForbidden       = "forbidden"        // the caller's token does not allow the tool
+	CodeUnauthenticated = "unauthenticated"  // the caller's token no longer holds; sign in again
 	CodeInternal        = "internal"         // a fault on our side
 )
 

@@ -136,7 +136,7 @@ type SourceFreshness struct {
 }
 
 func (e *Engine) freshness(ctx context.Context, c *call, raw json.RawMessage) *Answer {
-	a, r := parseArgs(raw)
+	a, r := c.arguments(raw)
 	if r == nil {
 		r = a.only()
 	}

@@ -60,7 +60,7 @@ type Person struct {
 const maxPeople = 20
 
 func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answer {
-	a, r := parseArgs(raw)
+	a, r := c.arguments(raw)
 	if r == nil {
 		r = a.only(argWho, "day")
 	}
@@ -175,7 +175,7 @@ func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, d
 }
 
 func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *Answer {
-	a, r := parseArgs(raw)
+	a, r := c.arguments(raw)
 	if r == nil {
 		r = a.only("query")
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -25,18 +26,15 @@ type Record struct {
 	Rows     int
 }
 
-// Recorder keeps the request log. Begin writes a call's row before any
-// report SQL runs; when it fails, the call is refused. Finish records the
-// outcome; it must not fail the call.
+// Recorder keeps the request log, and with it each caller's limit, which
+// is counted in the log. Admit puts a call's row on record before any
+// report SQL runs and, in the same step, holds the caller to the limit: it
+// returns how long to wait when the caller is over it, or zero. When it
+// fails the call is refused. Finish records the outcome; it must neither
+// fail the call nor make it wait.
 type Recorder interface {
-	Begin(ctx context.Context, r *Record) error
+	Admit(ctx context.Context, r *Record) (retryAfter time.Duration, err error)
 	Finish(ctx context.Context, r *Record)
-}
-
-// Limiter holds each caller to a rate. Allow returns how long to wait when
-// the caller is over it, or zero.
-type Limiter interface {
-	Allow(ctx context.Context, c Caller) (retryAfter time.Duration, err error)
 }
 
 type callerKey struct{}
@@ -61,48 +59,93 @@ type Redacted struct {
 
 // loggable rewrites a call's arguments for the log: booleans, numbers,
 // dates and the fixed choices of the grammar are kept as given; any other
-// string becomes redact(text), and unknown field names are redacted too.
-func (e *Engine) loggable(raw json.RawMessage) json.RawMessage {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if len(bytes.TrimSpace(raw)) == 0 || dec.Decode(&v) != nil {
-		v = e.opts.Redact(string(raw))
+// string becomes redact(text), and unknown field names are redacted too,
+// listed under _unknown_fields. Arguments that are not a JSON object are
+// redacted whole. It encodes as it walks the decoded arguments, keys in
+// order, with no copy of them.
+func (e *Engine) loggable(c *call, raw json.RawMessage) json.RawMessage {
+	if a, r := c.arguments(raw); r == nil && len(bytes.TrimSpace(raw)) > 0 {
+		return e.appendLoggable(make([]byte, 0, 2*len(raw)), a.fields)
 	}
-	out, _ := json.Marshal(e.scrubArg(v, true))
-	return out
+	return e.appendRedacted(nil, string(raw))
 }
 
-func (e *Engine) scrubArg(v any, top bool) any {
+func (e *Engine) appendLoggable(b []byte, v any) []byte {
 	switch v := v.(type) {
 	case map[string]any:
-		out := map[string]any{}
-		var unknown []any
-		for k, x := range v {
-			if e.knownField(k) {
-				out[k] = e.scrubArg(x, false)
-			} else {
-				unknown = append(unknown, e.opts.Redact(k))
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		n := 0
+		for _, k := range keys {
+			if !e.knownField(k) {
+				continue
 			}
+			if n++; n > 1 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = e.appendLoggable(append(b, ':'), v[k])
 		}
-		if unknown != nil {
-			out["_unknown_fields"] = unknown
+		unknown := slices.DeleteFunc(keys, e.knownField)
+		if len(unknown) > 0 {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `"_unknown_fields":[`...)
+			for i, k := range unknown {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = e.appendRedacted(b, k)
+			}
+			b = append(b, ']')
 		}
-		return out
+		return append(b, '}')
 	case []any:
-		out := make([]any, len(v))
+		b = append(b, '[')
 		for i, x := range v {
-			out[i] = e.scrubArg(x, false)
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = e.appendLoggable(b, x)
 		}
-		return out
+		return append(b, ']')
 	case string:
 		if dateRE.MatchString(v) || e.fixedChoice(v) {
-			return v
+			return appendString(b, v)
 		}
-		return e.opts.Redact(v)
+		return e.appendRedacted(b, v)
+	case json.Number:
+		return append(b, v...)
+	case bool:
+		return strconv.AppendBool(b, v)
 	default:
-		return v // numbers, booleans, null
+		return append(b, "null"...)
 	}
+}
+
+// appendRedacted appends how free text appears in the log.
+func (e *Engine) appendRedacted(b []byte, text string) []byte {
+	out, _ := json.Marshal(e.opts.Redact(text))
+	return append(b, out...)
+}
+
+// appendString appends s as a JSON string: as it is when it needs no
+// escaping, as encoding/json writes it otherwise.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			out, _ := json.Marshal(s)
+			return append(b, out...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // knownField reports whether a field name belongs to the grammar.

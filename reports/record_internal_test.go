@@ -12,7 +12,7 @@ func TestLoggableArguments(t *testing.T) {
 	raw := `{"who":{"agent":"zq9MARKERzq9 Lopez"},"period":{"named":"last_week","day":"2026-11-02"},
 		"metrics":["close_rate","zq9MARKERzq9"],"group_by":"team","top_n":5,"compact":true,
 		"sort":{"metric":"close_rate","direction":"asc"},"zq9MARKERzq9":"zq9MARKERzq9"}`
-	got := string(e.loggable(json.RawMessage(raw)))
+	got := string(e.loggable(&call{}, json.RawMessage(raw)))
 	if strings.Contains(got, marker) {
 		t.Fatalf("the log form keeps free text: %s", got)
 	}
@@ -22,7 +22,7 @@ func TestLoggableArguments(t *testing.T) {
 			t.Errorf("the log form lacks %s: %s", kept, got)
 		}
 	}
-	if got := string(e.loggable(json.RawMessage(`not json zq9MARKERzq9`))); strings.Contains(got, marker) {
+	if got := string(e.loggable(&call{}, json.RawMessage(`not json zq9MARKERzq9`))); strings.Contains(got, marker) {
 		t.Errorf("unparseable arguments are logged as sent: %s", got)
 	}
 }

@@ -14,7 +14,11 @@ import (
 // This file answers the report tools declared in the catalogue.
 
 func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw json.RawMessage) *Answer {
-	req, r := decodeReport(rep, raw, len(countedSums(rep)) > 1)
+	a, r := c.arguments(raw)
+	if r != nil {
+		return c.refuse(r)
+	}
+	req, r := decodeReportArgs(rep, a, len(countedSums(rep)) > 1)
 	if r == nil {
 		r = ranksGroups(req, rep)
 	}

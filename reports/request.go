@@ -96,6 +96,20 @@ func parseArgs(raw json.RawMessage) (*args, *Refusal) {
 	return a, nil
 }
 
+// arguments returns the call's arguments, decoded once: Call decodes them
+// to put them on record, and the tool reads them from here. The decoded
+// fields are only ever read.
+func (c *call) arguments(raw json.RawMessage) (*args, *Refusal) {
+	if !c.decoded {
+		c.args, c.argsRefusal = parseArgs(raw)
+		c.decoded = true
+	}
+	if c.argsRefusal != nil {
+		return nil, c.argsRefusal
+	}
+	return &args{fields: c.args.fields, path: c.args.path}, nil
+}
+
 // child returns a nested object argument, or nil when it is absent.
 func (a *args) child(name, shape string) (*args, *Refusal) {
 	v, ok := a.fields[name]
@@ -316,6 +330,11 @@ func decodeReport(rep *catalog.Report, raw json.RawMessage, compareCounts bool) 
 	if r != nil {
 		return nil, r
 	}
+	return decodeReportArgs(rep, a, compareCounts)
+}
+
+// decodeReportArgs reads the decoded arguments of a report tool over rep.
+func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool) (*Request, *Refusal) {
 	allowed := []string{argWho, argPeriod, argMetrics, argGroupBy, argTopN, argSort, argCompact, argKnownDefinitions}
 	if compareCounts {
 		allowed = append(allowed, argCompareCounts)

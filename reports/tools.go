@@ -234,7 +234,7 @@ type BasisInfo struct {
 }
 
 func (e *Engine) metricDefinitions(c *call, raw json.RawMessage) *Answer {
-	a, r := parseArgs(raw)
+	a, r := c.arguments(raw)
 	if r == nil {
 		r = a.only("metrics")
 	}
@@ -283,7 +283,7 @@ type HealthAnswer struct {
 }
 
 func (e *Engine) health(ctx context.Context, c *call, raw json.RawMessage) *Answer {
-	a, r := parseArgs(raw)
+	a, r := c.arguments(raw)
 	if r == nil {
 		r = a.only()
 	}

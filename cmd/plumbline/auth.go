@@ -28,23 +28,22 @@ const tokenEnv = "PLUMBLINE_TOKEN"
 
 // authFlags configure sign-in and tokens; serve, demo and token share them.
 type authFlags struct {
-	publicURL, role                     *string
-	tokenTTL, membershipTTL, machineTTL *time.Duration
-	clients, clientDomains              *string
-	hosts, origins                      *string
-	oidcIssuer, oidcClient, oidcSecret  *string
-	registration                        *bool
+	publicURL, role                    *string
+	tokenTTL, machineTTL               *time.Duration
+	clients, clientDomains             *string
+	hosts, origins                     *string
+	oidcIssuer, oidcClient, oidcSecret *string
+	registration                       *bool
 }
 
 // addAuthFlags adds the sign-in flags; role is the --auth-role flag, the
 // role the token store's statements run as (SET LOCAL ROLE).
 func addAuthFlags(f *flags, role *string) *authFlags {
 	return &authFlags{
-		publicURL:     f.string("public-url", "", "the public base `URL` clients reach plumbline at, e.g. https://reports.example.com; the OAuth issuer is exactly this and the resource is it plus /mcp (default: http:// and the address served on)"),
-		role:          role,
-		tokenTTL:      f.duration("token-ttl", oauth.DefaultTokenTTL, "how long an access token issued through sign-in lives"),
-		membershipTTL: f.duration("membership-ttl", oauth.DefaultMembershipTTL, "how long a person's membership status is cached between requests"),
-		machineTTL:    f.duration("machine-token-ttl", oauth.DefaultMachineTokenTTL, "how long a token a machine client gets by the client credentials grant lives"),
+		publicURL:  f.string("public-url", "", "the public base `URL` clients reach plumbline at, e.g. https://reports.example.com; the OAuth issuer is exactly this and the resource is it plus /mcp (default: http:// and the address served on)"),
+		role:       role,
+		tokenTTL:   f.duration("token-ttl", oauth.DefaultTokenTTL, "how long an access token issued through sign-in lives"),
+		machineTTL: f.duration("machine-token-ttl", oauth.DefaultMachineTokenTTL, "how long a token a machine client gets by the client credentials grant lives"),
 		clients: f.string("clients", "", "YAML `file` of pre-registered OAuth clients (client_id, client_name, redirect_uris, optional client_secret_sha256; "+
 			"a machine client has service and scope instead of redirect_uris, and uses the client credentials grant)"),
 		clientDomains: f.string("client-domains", "", "comma-separated `hosts` whose Client ID Metadata Documents are accepted (.example.com allows subdomains); empty accepts any public https host"),
@@ -71,7 +70,7 @@ func splitList(s string) []string {
 // listening on addr (the public URL defaults to it).
 func (af *authFlags) config(addr string, log *slog.Logger) (oauth.Config, error) {
 	cfg := oauth.Config{
-		BaseURL: strings.TrimSuffix(*af.publicURL, "/"), TokenTTL: *af.tokenTTL, MembershipTTL: *af.membershipTTL, MachineTokenTTL: *af.machineTTL,
+		BaseURL: strings.TrimSuffix(*af.publicURL, "/"), TokenTTL: *af.tokenTTL, MachineTokenTTL: *af.machineTTL,
 		Registration: *af.registration, CIMD: cimd.Options{Domains: splitList(*af.clientDomains)},
 		Hosts: splitList(*af.hosts), Origins: splitList(*af.origins), Logger: log,
 	}
@@ -144,7 +143,7 @@ func (af *authFlags) httpHandler(ctx context.Context, dsn string, srv *mcp.Serve
 		closeStore()
 		return nil, nil, nil, err
 	}
-	return as.Handler(mcpserver.StreamableHTTP(srv)), as.Config(), closeStore, nil
+	return mcpserver.Timed(as.Handler(mcpserver.StreamableHTTP(srv))), as.Config(), closeStore, nil
 }
 
 // stdioIdentity checks the token the stdio transport was given and returns

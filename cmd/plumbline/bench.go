@@ -17,6 +17,7 @@ import (
 	"plumbline/internal/bench"
 	"plumbline/internal/demofloor"
 	"plumbline/internal/grants"
+	"plumbline/internal/limits"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
 )
@@ -24,24 +25,37 @@ import (
 const benchHelp = `
 Usage: plumbline bench [flags]
 
-Measure plumbline against the limit the database sets. bench starts a private
-PostgreSQL cluster, generates a floor of the size asked for, starts a real
-plumbline server process on it, and then for each tool measures side by side,
-in one run:
+Measure plumbline as a peer would, against the limit the database sets.
+bench starts a private PostgreSQL cluster (durable, as in production: each
+call's request-log row waits for its commit to reach the disk), generates a
+floor of the size asked for, starts a real plumbline server process on it,
+and then for each tool measures, in one run:
 
-  - the whole MCP call over Streamable HTTP (the go-sdk client), and
-  - the same report SQL run directly with pgx,
+  - paired rounds: each round runs the tool's report SQL directly with pgx
+    and makes the whole MCP call over Streamable HTTP (the go-sdk client),
+    in turn, so that drift on a shared machine cancels; the added time is
+    the median over rounds of the difference within a round, as the client
+    sees it and as the server's own Server-Timing header says;
+  - the database round trips a call makes, counted by a proxy in front of
+    PostgreSQL (on the request path, and beyond it: outcomes written in
+    batches, caches refreshed now and then);
+  - calls per second at each level of concurrency, the raw SQL and the
+    server each alone;
 
-at each level of concurrency: p50, p95 and p99 latency and calls per second.
-It also reads the server's peak memory (RSS) and splits each answer's bytes
-into figures and everything else. It prints a table, writes the results as
-JSON, and with --png draws latency and overhead charts. The cluster is
-removed afterwards.
+and the server's peak memory (RSS) over the measured calls, and each
+answer's bytes split into figures and everything else. The calls go round
+--people service tokens, so that each caller stays within the per-minute
+limit, which is on as in production. With --baseline, another plumbline
+binary (a build of an earlier commit, say) is measured in the same rounds,
+for a before and after from one run. bench prints progress while it runs,
+then a table; it writes the results as JSON, and with --png draws latency
+and added-time charts. The cluster is removed afterwards.
 
 Examples:
   plumbline bench                                  # the demo floor's size
-  plumbline bench --agents 960 --days 400          # ten times the demo floor
-  plumbline bench --tools sales,league --calls 50 --levels 1,8
+  plumbline bench --agents 960                     # ten times the demo floor
+  plumbline bench --agents 9600 --rounds 40 --calls 80   # a hundred times
+  plumbline bench --baseline /tmp/plumbline-before --tools sales,league
 `
 
 func init() {
@@ -50,14 +64,20 @@ func init() {
 
 func benchCmd(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("bench", benchHelp, s)
-	agents := f.int("agents", demofloor.DefaultAgents, "agents on the generated floor")
+	agents := f.int("agents", demofloor.DefaultAgents, "agents on the generated floor (the demo floor has 96)")
 	days := f.int("days", demofloor.DefaultDays, "days of history on the generated floor")
 	seed := f.int("seed", demofloor.DefaultSeed, "seed of the generated floor")
+	rounds := f.int("rounds", 200, "paired rounds per tool")
 	calls := f.int("calls", 200, "calls per tool at each level of concurrency")
 	levels := f.string("levels", "1,8,64", "comma-separated `levels` of concurrency")
 	tools := f.string("tools", "", "comma-separated `tools` to measure (default: all)")
+	people := f.int("people", 2000, "service tokens the calls go round, each one caller held to the limit")
+	perMinute := f.int("calls-per-minute", limits.DefaultPerMinute, "the servers' per-person limit; 0 for none")
+	baseline := f.string("baseline", "", "another plumbline `binary` to measure beside this one, in the same rounds")
+	fsync := f.boolean("fsync", true, "durable commits, as in production; false measures without waiting for the disk")
+	cacheMiB := f.int("cache-mib", 0, "the answer cache of the server measured, in MiB; 0 (the default) computes every call, so that calls measure the work")
 	out := f.string("json", "bench.json", "write the results to this JSON `file`")
-	png := f.string("png", "", "draw latency and overhead charts into this `directory`")
+	png := f.string("png", "", "draw latency and added-time charts into this `directory`")
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -69,6 +89,9 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 		}
 		lv = append(lv, n)
 	}
+	if *people < 1 || *rounds < 1 || *calls < 1 {
+		return fmt.Errorf("%w: --people, --rounds and --calls must be at least 1", errUsage)
+	}
 	var only []string
 	if *tools != "" {
 		only = strings.Split(*tools, ",")
@@ -77,13 +100,17 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
+	bins := []struct{ name, path string }{{"plumbline", bin}}
+	if *baseline != "" {
+		bins = append(bins, struct{ name, path string }{"baseline", *baseline})
+	}
 	dir, err := os.MkdirTemp("", "plumbline-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
 	fmt.Fprintf(s.err, "Starting a private PostgreSQL cluster ...\n")
-	cluster, err := pgcluster.Start(ctx, dir, pgcluster.Options{Ephemeral: true})
+	cluster, err := pgcluster.Start(ctx, dir, pgcluster.Options{Ephemeral: !*fsync})
 	if err != nil {
 		return err
 	}
@@ -97,28 +124,40 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	if err := prepareDemo(ctx, cluster, opts, roles, gs, &streams{out: s.err, err: s.err}); err != nil {
 		return err
 	}
-	// The server signs in as plumbline's login, as in production, with no
-	// per-person limit: every call of the bench comes from one service,
-	// whose token is bound to the address the server will listen on.
+	// The servers sign in as plumbline's login, as in production; each
+	// listens on an address of its own, which its tokens are bound to.
 	appDSN := cluster.LoginDSN(roles.App, demoDatabase)
-	addr, token, err := benchToken(ctx, appDSN, roles.Auth)
-	if err != nil {
-		return err
+	var servers []bench.NamedServer
+	for i, b := range bins {
+		fmt.Fprintf(s.err, "%s: minting %d service tokens ...\n", b.name, *people)
+		addr, tokens, err := benchTokens(ctx, appDSN, roles.Auth, *people)
+		if err != nil {
+			return err
+		}
+		args := []string{"--addr", addr, "--calls-per-minute", strconv.Itoa(*perMinute)}
+		if i == 0 {
+			// A baseline may be older than the answer cache; this binary
+			// has one, and it is told its size.
+			args = append(args, "--cache-mib", strconv.Itoa(*cacheMiB))
+		}
+		servers = append(servers, bench.NamedServer{Name: b.name, Tokens: tokens, Start: bench.Process(b.path, args...)})
 	}
-	server := bench.Process(bin, appDSN, "--addr", addr, "--calls-per-minute", "0")
 	res, err := bench.Run(ctx, bench.Options{
-		DSN: cluster.DSN(demoDatabase), Server: server, Token: token,
-		Calls: *calls, Levels: lv, Tools: only, Progress: s.err,
+		DSN: cluster.DSN(demoDatabase), ServerDSN: appDSN, Servers: servers,
+		Rounds: *rounds, Calls: *calls, Levels: lv, Tools: only, Progress: s.err,
 	})
 	if err != nil {
 		return err
 	}
-	printBench(s.out, res, *agents, *days)
+	printBench(s.out, res, *agents, *days, *perMinute, *fsync)
 	b, _ := json.MarshalIndent(struct {
-		Agents int `json:"agents"`
-		Days   int `json:"days"`
+		Agents         int  `json:"agents"`
+		Days           int  `json:"days"`
+		CallsPerMinute int  `json:"calls_per_minute"`
+		People         int  `json:"people"`
+		Fsync          bool `json:"fsync"`
 		*bench.Result
-	}{*agents, *days, res}, "", "  ")
+	}{*agents, *days, *perMinute, *people, *fsync, res}, "", "  ")
 	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
 		return err
 	}
@@ -133,51 +172,109 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	return nil
 }
 
-// printBench writes the results as an aligned table: one row per tool and
-// level of concurrency.
-func printBench(w io.Writer, res *bench.Result, agents, days int) {
-	fmt.Fprintf(w, "plumbline bench: %d agents, %d days; server peak RSS %.1f MiB\n\n", agents, days, float64(res.ServerRSS.PeakKiB)/1024)
+// printBench writes the results as aligned tables: the paired rounds and
+// round trips, then calls per second, one row per tool and server.
+func printBench(w io.Writer, res *bench.Result, agents, days, perMinute int, fsync bool) {
+	durability := "durable commits"
+	if !fsync {
+		durability = "commits not waiting for the disk"
+	}
+	fmt.Fprintf(w, "plumbline bench: %d agents, %d days; limit %d calls a minute per person; %s\n", agents, days, perMinute, durability)
+	if d := res.Durability; d != nil {
+		fmt.Fprintf(w, "request-log row committed synchronously %.2f ms, lazily %.2f ms (p50; the disk adds %+.2f ms, paired)\n", d.Sync, d.Lazy, d.Added)
+	}
+	for _, m := range res.Memory {
+		fmt.Fprintf(w, "%s: peak RSS %.1f MiB over the measured calls (%.1f MiB at the end)\n", m.Server, float64(m.PeakKiB)/1024, float64(m.EndKiB)/1024)
+	}
+	fmt.Fprintln(w)
+	ms := func(v float64) string { return fmt.Sprintf("%.2f", v) }
+	opt := func(v *float64, signed bool) string {
+		switch {
+		case v == nil:
+			return "-"
+		case signed:
+			return fmt.Sprintf("%+.2f", *v)
+		}
+		return ms(*v)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "tool\tclients\tMCP p50 ms\tp95\tp99\tcalls/s\tSQL p50 ms\tcalls/s\toverhead\tbytes\tfigures\t")
+	fmt.Fprintln(tw, "tool\tserver\traw SQL p50\tMCP p50\tadded\tserver p50\tserver added\tround trips\t+ off path\tbytes\tfigures\t")
 	for _, t := range res.Tools {
-		for i, m := range t.MCP {
-			sqlP50, sqlRate, overhead := "-", "-", "-"
-			if i < len(t.SQL) {
-				sqlP50, sqlRate = fmt.Sprintf("%.2f", t.SQL[i].P50), fmt.Sprintf("%.0f", t.SQL[i].PerSecond)
-				o, _ := t.Overhead(m.Concurrency)
-				overhead = fmt.Sprintf("%.0f%%", 100*o)
+		for i, sr := range t.Servers {
+			rawP50, added := "-", "-"
+			if t.Statements > 0 {
+				rawP50, added = ms(t.RawP50), fmt.Sprintf("%+.2f", sr.Added)
 			}
 			bytes, figures := "", ""
 			if i == 0 {
-				bytes, figures = strconv.Itoa(t.Bytes), fmt.Sprintf("%.0f%%", 100*float64(t.FigureBytes)/float64(t.Bytes))
+				bytes, figures = strconv.Itoa(t.Bytes), fmt.Sprintf("%.0f%%", 100*float64(t.FigureBytes)/float64(max(t.Bytes, 1)))
 			}
-			errs := ""
-			if m.Errors > 0 {
-				errs = fmt.Sprintf(" (%d errors)", m.Errors)
-			}
-			fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.0f%s\t%s\t%s\t%s\t%s\t%s\t\n",
-				t.Tool, m.Concurrency, m.P50, m.P95, m.P99, m.PerSecond, errs, sqlP50, sqlRate, overhead, bytes, figures)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.2f\t%s\t%s\t\n", t.Tool, sr.Server, rawP50, ms(sr.P50), added,
+				opt(sr.ServerP50, false), opt(sr.ServerAdd, true), sr.RoundTrips, sr.Background, bytes, figures)
 		}
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\noverhead: the share of the MCP call's median not spent in the report SQL (governance, request log, HTTP, JSON).")
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "tool\tserver\t"
+	for _, l := range res.Levels {
+		head += fmt.Sprintf("c%d calls/s\t(÷raw)\tp99 ms\t", l)
+	}
+	fmt.Fprintln(tw, head)
+	for _, t := range res.Tools {
+		if t.Statements > 0 {
+			line := t.Tool + "\traw SQL\t"
+			for _, r := range t.RawRate {
+				line += fmt.Sprintf("%.0f\t\t%.2f\t", r.PerSecond, r.P99)
+			}
+			fmt.Fprintln(tw, line)
+		}
+		for _, sr := range t.Servers {
+			line := t.Tool + "\t" + sr.Server + "\t"
+			for _, r := range sr.Rate {
+				ratio := "-"
+				if x, ok := t.Ratio(sr, r.Concurrency); ok {
+					ratio = fmt.Sprintf("%.2f×", x)
+				}
+				errs := ""
+				if r.Errors > 0 {
+					errs = fmt.Sprintf(" (%d errors)", r.Errors)
+				}
+				line += fmt.Sprintf("%.0f%s\t%s\t%.2f\t", r.PerSecond, errs, ratio, r.P99)
+			}
+			fmt.Fprintln(tw, line)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nadded: the median over paired rounds of (MCP call − the same report SQL with pgx) in one round, as the client sees it;")
+	fmt.Fprintln(w, "server added: the same with the server's own time (Server-Timing). round trips: to PostgreSQL per call, on the request path;")
+	fmt.Fprintln(w, "+ off path: on average beyond that, counted one call at a time with a pause after each (outcomes written in batches,")
+	fmt.Fprintln(w, "one batch a call when calls come one at a time, shared by the calls of each 100 ms under load; caches refreshed now and then).")
 }
 
-// benchToken picks a free loopback address for the server and mints a
-// service token for it, with every scope, so the bench calls every tool.
-func benchToken(ctx context.Context, appDSN, authRole string) (addr, token string, err error) {
+// benchTokens picks a free loopback address for a server and mints n
+// service tokens for it, with every scope, so the bench calls every tool
+// as n callers.
+func benchTokens(ctx context.Context, appDSN, authRole string, n int) (addr string, tokens []string, err error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	addr = l.Addr().String()
 	l.Close()
 	pool, err := pgxpool.New(ctx, appDSN)
 	if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	defer pool.Close()
 	cfg := oauth.Config{BaseURL: "http://" + addr}
-	token, _, err = oauth.NewStore(pool, authRole).CreateServiceToken(ctx, &cfg, "bench", oauth.Scopes, 24*time.Hour)
-	return addr, token, err
+	st := oauth.NewStore(pool, authRole)
+	for i := range n {
+		token, _, err := st.CreateServiceToken(ctx, &cfg, fmt.Sprintf("bench-%d", i), oauth.Scopes, 24*time.Hour)
+		if err != nil {
+			return "", nil, err
+		}
+		tokens = append(tokens, token)
+	}
+	return addr, tokens, nil
 }

@@ -106,9 +106,14 @@ func TestReportsFromAReplica(t *testing.T) {
 	if len(a.Rows) != 1 || int(a.Rows[0][0]) != onFloor {
 		t.Fatalf("the floor's submitted sales on %s came back as %v; the replica holds %d (the primary has 1000 more per agent)", day, a.Rows, onFloor)
 	}
-	var outcome string
-	if err := onPrimary.QueryRow(ctx, "SELECT outcome FROM plumbline.request_log WHERE request_id = $1", a.RequestID).Scan(&outcome); err != nil || outcome != "ok" {
-		t.Errorf("the request log on the primary has %q for the call: %v", outcome, err)
+	// The outcome is written after the answer, within moments.
+	var outcome *string
+	var err2 error
+	for deadline := time.Now().Add(5 * time.Second); (outcome == nil || err2 != nil) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		err2 = onPrimary.QueryRow(ctx, "SELECT outcome FROM plumbline.request_log WHERE request_id = $1", a.RequestID).Scan(&outcome)
+	}
+	if err2 != nil || outcome == nil || *outcome != "ok" {
+		t.Errorf("the request log on the primary has %v for the call: %v", outcome, err2)
 	}
 	var onReplicaLog int
 	onReplica.QueryRow(ctx, "SELECT count(*) FROM plumbline.request_log").Scan(&onReplicaLog)

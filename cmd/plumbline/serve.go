@@ -58,11 +58,15 @@ same report). Every report runs read-only as the reader, with
 --statement-timeout, named after the person asking (application_name).
 
 Every call is put on record in plumbline.request_log before any report SQL
-runs, and refused if that fails; free text in its arguments is kept as an
-HMAC under --log-secret plus its length. Each person may make
---calls-per-minute calls in any minute, counted in the request log, so the
-limit holds across replicas sharing the database. A call that waits longer
-than --acquire-timeout for a connection is answered "busy".
+runs, committed durably, and refused if that fails; its outcome is written
+afterwards, off the request path, in batches (and what is queued, at
+shutdown). Free text in its arguments is kept as an HMAC under --log-secret
+plus its length. Each person may make --calls-per-minute calls in any
+minute, counted in the request log, so the limit holds across replicas
+sharing the database. The token's row, the call's row and the limit take
+one round trip together; the report, one more. plumbline prune-log deletes
+calls past the audit horizon. A call that waits longer than
+--acquire-timeout for a connection is answered "busy".
 
 The analyst's door (--analyst-db) gives a contained agent one parsed SELECT
 per call, the sql tool, over the relations of the analyst grant files
@@ -225,12 +229,13 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		closeAll = func() { reader.Close(); primary.Close() }
 		log.Info("report queries go to the replica named by --reports-dsn; the request log and limits stay on --db")
 	}
-	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret),
-		Recorder: reqlog.New(primary, &reqlog.Options{Role: roles.Logger, Logger: log}),
-		Cache:    reports.NewAnswerCache(int64(max(*sf.cacheMiB, 0)) << 20)}
-	if *sf.perMinute > 0 {
-		opts.Limiter = limits.New(primary, &limits.Options{PerMinute: *sf.perMinute, Role: roles.Logger})
-	}
+	// The request log writes outcomes after their calls; closing it writes
+	// those still queued, before the pools close.
+	rl := reqlog.New(primary, &reqlog.Options{Role: roles.Logger, PerMinute: *sf.perMinute, Logger: log})
+	closePools := closeAll
+	closeAll = func() { rl.Close(); closePools() }
+	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret), Recorder: rl,
+		Cache: reports.NewAnswerCache(int64(max(*sf.cacheMiB, 0)) << 20)}
 	engine := reports.New(cat, reader, opts)
 	log.Info("catalogue loaded", "version", cat.Version(), "reports", len(cat.Reports()), "metrics", len(cat.Metrics()))
 	tools := engine.ToolNames()

@@ -194,8 +194,13 @@ func (d *Door) Call(ctx context.Context, caller reports.Caller, raw json.RawMess
 	}
 	wait, err := d.begin(ctx, c, fingerprint)
 	if err != nil {
-		if errors.Is(err, reports.ErrBusy) {
+		switch {
+		case errors.Is(err, reports.ErrBusy):
 			return c.refuse(busy())
+		case errors.Is(err, reports.ErrUnauthenticated):
+			a := c.refuse(&Refusal{Code: reports.CodeUnauthenticated, Rule: "the access token is no longer valid (revoked or expired); sign in again", Choices: []string{}})
+			d.finish(context.WithoutCancel(ctx), c, a)
+			return a
 		}
 		d.opts.Log.Error("analyst audit: cannot record a statement; refusing it", "request_id", c.id, "err", err)
 		return c.refuse(&Refusal{Code: reports.CodeUnavailable, Rule: "the statement could not be put on record, so it was not run; try again in a minute", Choices: []string{}})

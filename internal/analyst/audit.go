@@ -3,14 +3,17 @@ package analyst
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"plumbline/internal/reqlog"
 	"plumbline/internal/sqlcheck"
 	"plumbline/internal/store"
+	"plumbline/reports"
 )
 
 // This file keeps the audit log, plumbline.analyst_log, and the
@@ -34,7 +37,14 @@ func (d *Door) begin(ctx context.Context, c *call, fingerprint string) (time.Dur
 	}
 	var n int
 	var wait float64
+	// The bearer token's row, when the call came without an upfront check
+	// of it (package oauth), is read in the same round trip.
+	check := reqlog.CheckFrom(ctx)
 	err := d.audit.Batch(ctx, store.Tx{Role: d.opts.Logger, Write: true}, func(b *pgx.Batch) {
+		if check != nil {
+			check.Queue(b)
+			store.QueueRole(b, d.opts.Logger)
+		}
 		b.Queue(`INSERT INTO plumbline.analyst_log (statement_id, caller, client, statement, statement_bytes, fingerprint)
 			VALUES ($1, $2, $3, $4, $5, $6)`, c.id, c.caller.Person, c.caller.Client, text, len(c.text), fp)
 		if d.opts.PerMinute > 0 {
@@ -47,6 +57,11 @@ func (d *Door) begin(ctx context.Context, c *call, fingerprint string) (time.Dur
 			})
 		}
 	})
+	if err == nil && check != nil {
+		if cerr := check.Err(); cerr != nil {
+			return 0, fmt.Errorf("%w: %w", reports.ErrUnauthenticated, cerr)
+		}
+	}
 	if err != nil || d.opts.PerMinute <= 0 || n <= d.opts.PerMinute {
 		return 0, err
 	}

@@ -17,8 +17,10 @@ import (
 
 	"plumbline/internal/analyst"
 	"plumbline/internal/clienttest"
+	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/sqlcheck/hostile"
+	"plumbline/reports"
 )
 
 // tools lists the tools a client sees.
@@ -405,5 +407,32 @@ func TestTypeScriptAgent(t *testing.T) {
 	run(person)
 	if slices.Contains(seen.Tools, "sql") || len(seen.Pages) != 0 || !seen.Refusal.IsError || seen.Refusal.Answer.Error.Code != "forbidden" {
 		t.Errorf("a person's TypeScript client: tools %v, refusal %+v", seen.Tools, seen.Refusal)
+	}
+}
+
+// A token revoked after the server has seen it stops the next statement:
+// its row is read with the statement's audit row, before the statement
+// runs, and the client gets the 401 challenge, not an answer. The refused
+// call stays on record.
+func TestARevokedTokenRunsNoStatement(t *testing.T) {
+	f := newFloor(t, setup{})
+	ctx := context.Background()
+	token, info, err := f.tokens.CreateServiceToken(ctx, f.cfg, "floor-analyst", []string{oauth.ScopeReports, oauth.ScopeAnalyst}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := f.client(t, token)
+	if a, isErr := sqlCall(t, cs, map[string]any{"sql": "SELECT team_key FROM analytics.dim_team"}); isErr || len(a.Rows) == 0 {
+		t.Fatalf("before revocation: %+v", a.Error)
+	}
+	if n, err := f.tokens.RevokeTokens(ctx, []int64{info.ID}, "", ""); err != nil || n != 1 {
+		t.Fatalf("revoke: %d %v", n, err)
+	}
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: analyst.ToolName, Arguments: map[string]any{"sql": "SELECT agent_key FROM analytics.dim_agent"}})
+	if err == nil || !strings.Contains(err.Error(), "Unauthorized") {
+		t.Errorf("a statement with a revoked token: %v, want the 401 challenge", err)
+	}
+	if got := f.audit(t); len(got) != 2 || !strings.HasPrefix(got[1], "service:floor-analyst ") || !strings.Contains(got[1], " "+reports.CodeUnauthenticated+" ") {
+		t.Errorf("the audit log reads %q; want the second statement on record, refused as %s", got, reports.CodeUnauthenticated)
 	}
 }

@@ -1,12 +1,28 @@
-// Package bench measures plumbline against the limit the database sets: for
-// each tool, the whole MCP call over Streamable HTTP to a real plumbline
-// server process, next to the same report SQL run directly with pgx, at
-// several levels of concurrency, with the server's memory and the split of
-// each answer's bytes into figures and everything else.
+// Package bench measures plumbline as a peer would: for each tool, the
+// whole MCP call over Streamable HTTP to a real plumbline server process
+// beside the same report SQL run directly with pgx, on the same database,
+// in one run.
 //
-// The SQL a call runs is captured by answering the call once in process with
-// a recording store, so the raw side runs exactly the statements the server
-// runs for the report itself (without the governance around them).
+//   - Paired rounds: each round makes one raw SQL run and one MCP call to
+//     each server, in an order that rotates, so that drift on a shared
+//     machine falls on both sides of every difference. The added time is
+//     the median over rounds of (call − raw SQL) within a round, as the
+//     client sees it and as the server does (its Server-Timing header).
+//   - Round trips: each server also runs once behind a proxy that counts
+//     the round trips it makes to PostgreSQL (every Sync and simple Query
+//     message, after which the client waits); a call's count is the median
+//     over sequential calls of the round trips made while it ran.
+//   - Throughput: calls per second at each level of concurrency, each side
+//     alone, and each server's peak memory (RSS) over the measured calls.
+//   - Durability: what waiting for the disk costs a request-log row, its
+//     insert committed synchronously beside one committed lazily.
+//
+// A second server (another plumbline binary, such as a build of an earlier
+// commit) may be measured in the same rounds, for a before and after from
+// one run. The SQL a call runs is captured by answering the call once in
+// process with a recording store, so the raw side runs exactly the report
+// statements the server runs (in one batch, as the server sends them),
+// without the governance around them.
 package bench
 
 import (
@@ -24,6 +40,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -58,18 +75,27 @@ var Calls = []Call{
 	{"health", `{}`},
 }
 
+// Server starts one plumbline server on a database and returns its MCP
+// URL, its process id and a func that stops it.
+type Server func(ctx context.Context, dsn string) (url string, pid int, stop func() error, err error)
+
 // Options choose what to measure.
 type Options struct {
-	// DSN is the database holding the floor; the server and the raw side
-	// both use it.
+	// DSN is a superuser's connection to the database holding the floor:
+	// the raw side runs on it.
 	DSN string
-	// Server starts a plumbline server on the database and returns its MCP
-	// URL, its process id and a func that stops it.
-	Server func(ctx context.Context) (url string, pid int, stop func() error, err error)
-	// Token is the bearer token the MCP clients send, if the server wants one.
-	Token string
-	// Calls per tool at each concurrency level. If zero, 200.
+	// ServerDSN is the connection the servers sign in with.
+	ServerDSN string
+	// Servers are the servers to measure, by name; the first is the one
+	// the bench is about, any other is measured beside it.
+	Servers []NamedServer
+	// Rounds is how many paired rounds each tool gets. If zero, 200.
+	Rounds int
+	// Calls per tool at each level of concurrency. If zero, 200.
 	Calls int
+	// TripCalls is how many sequential calls per tool count the round
+	// trips. If zero, 20.
+	TripCalls int
 	// Levels of concurrency. If nil, 1, 8 and 64.
 	Levels []int
 	// Tools limits the calls to these tools. If nil, every call.
@@ -78,28 +104,55 @@ type Options struct {
 	Progress io.Writer
 }
 
-// Result is a whole bench run.
-type Result struct {
-	When      time.Time     `json:"when"`
-	Levels    []int         `json:"levels"`
-	Tools     []*ToolResult `json:"tools"`
-	ServerRSS Memory        `json:"server_memory"`
+// NamedServer is a server, what the bench calls it and the bearer tokens
+// it accepts: the calls go round them, one per call, as a floor's many
+// callers would.
+type NamedServer struct {
+	Name   string
+	Start  Server
+	Tokens []string
 }
 
-// Memory is a process's resident memory.
+// Result is a whole bench run.
+type Result struct {
+	When    time.Time     `json:"when"`
+	Levels  []int         `json:"levels"`
+	Servers []string      `json:"servers"`
+	Tools   []*ToolResult `json:"tools"`
+	Memory  []Memory      `json:"server_memory"` // by server
+	// Durability is what waiting for the disk costs a call's row.
+	Durability *Durability `json:"durability"`
+}
+
+// Memory is a server process's resident memory over the measured calls.
 type Memory struct {
-	PeakKiB int `json:"peak_kib"` // VmHWM
-	EndKiB  int `json:"end_kib"`  // VmRSS at the end
+	Server  string `json:"server"`
+	PeakKiB int    `json:"peak_kib"` // VmHWM, reset once the server had warmed up
+	EndKiB  int    `json:"end_kib"`  // VmRSS at the end
 }
 
 // ToolResult is one tool's measurements.
 type ToolResult struct {
 	Call
-	Statements  int      `json:"statements"` // report SQL statements per call; 0 when the tool runs none
-	MCP         []*Stats `json:"mcp"`
-	SQL         []*Stats `json:"sql,omitempty"`
-	Bytes       int      `json:"bytes"`
-	FigureBytes int      `json:"figure_bytes"`
+	Statements  int             `json:"statements"` // report SQL statements per call; 0 when the tool runs none
+	Rounds      int             `json:"rounds"`
+	RawP50      float64         `json:"raw_p50_ms,omitempty"`
+	Servers     []*ServerResult `json:"servers"`
+	RawRate     []*Stats        `json:"raw,omitempty"` // calls/s of the raw SQL, by level
+	Bytes       int             `json:"bytes"`
+	FigureBytes int             `json:"figure_bytes"`
+}
+
+// ServerResult is one server's measurements of a tool.
+type ServerResult struct {
+	Server     string   `json:"server"`
+	P50        float64  `json:"p50_ms"`                  // client side, in the paired rounds
+	Added      float64  `json:"added_p50_ms"`            // median over rounds of (call − raw SQL), client side
+	ServerP50  *float64 `json:"server_p50_ms,omitempty"` // the server's own time (Server-Timing), when it reports it
+	ServerAdd  *float64 `json:"server_added_p50_ms,omitempty"`
+	RoundTrips float64  `json:"round_trips"` // database round trips per call on the request path
+	Background float64  `json:"background_round_trips"`
+	Rate       []*Stats `json:"levels"`
 }
 
 // Stats are latencies and throughput at one level of concurrency.
@@ -113,12 +166,12 @@ type Stats struct {
 	PerSecond   float64 `json:"calls_per_second"`
 }
 
-// Overhead is the share of the MCP call's median not spent in the report
-// SQL, at a level of concurrency; false when the tool runs no report SQL.
-func (t *ToolResult) Overhead(level int) (float64, bool) {
-	for i, m := range t.MCP {
-		if m.Concurrency == level && i < len(t.SQL) && m.P50 > 0 {
-			return (m.P50 - t.SQL[i].P50) / m.P50, true
+// Ratio is a server's calls per second at a level divided by the raw
+// SQL's, or false when the tool runs no report SQL.
+func (t *ToolResult) Ratio(s *ServerResult, level int) (float64, bool) {
+	for i, r := range t.RawRate {
+		if r.Concurrency == level && i < len(s.Rate) && r.PerSecond > 0 {
+			return s.Rate[i].PerSecond / r.PerSecond, true
 		}
 	}
 	return 0, false
@@ -126,8 +179,14 @@ func (t *ToolResult) Overhead(level int) (float64, bool) {
 
 // Run measures every call.
 func Run(ctx context.Context, opts Options) (*Result, error) {
+	if opts.Rounds == 0 {
+		opts.Rounds = 200
+	}
 	if opts.Calls == 0 {
 		opts.Calls = 200
+	}
+	if opts.TripCalls == 0 {
+		opts.TripCalls = 20
 	}
 	if opts.Levels == nil {
 		opts.Levels = []int{1, 8, 64}
@@ -148,43 +207,311 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("capture the report SQL: %w", err)
 	}
-	url, pid, stop, err := opts.Server(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("start the server: %w", err)
+	res := &Result{When: time.Now().UTC(), Levels: opts.Levels}
+	trips := map[string]map[string][2]float64{} // server, tool: request path, background
+	for _, s := range opts.Servers {
+		res.Servers = append(res.Servers, s.Name)
+		fmt.Fprintf(opts.Progress, "%s: counting round trips to the database, %d sequential calls per tool ...\n", s.Name, opts.TripCalls)
+		if trips[s.Name], err = countRoundTrips(ctx, opts, s, calls); err != nil {
+			return nil, fmt.Errorf("%s: count round trips: %w", s.Name, err)
+		}
 	}
-	defer stop()
+	servers := make([]*running, len(opts.Servers))
+	for i, s := range opts.Servers {
+		r, err := start(ctx, s, opts.ServerDSN)
+		if err != nil {
+			return nil, err
+		}
+		defer r.stop()
+		fmt.Fprintf(opts.Progress, "%s: warming up (each of its %d tokens once, every tool) ...\n", s.Name, len(s.Tokens))
+		if err := r.warm(ctx, calls); err != nil {
+			return nil, fmt.Errorf("%s: warm up: %w", s.Name, err)
+		}
+		resetPeak(r.pid)
+		servers[i] = r
+	}
 	pool, err := pgxpool.New(ctx, opts.DSN)
 	if err != nil {
 		return nil, err
 	}
 	defer pool.Close()
-	res := &Result{When: time.Now().UTC(), Levels: opts.Levels}
+	fmt.Fprintf(opts.Progress, "the request log's commit, synchronous and lazy, %d paired rounds ...\n", opts.Rounds)
+	if res.Durability, err = measureDurability(ctx, pool, opts.Rounds); err != nil {
+		return nil, fmt.Errorf("measure the log's commit: %w", err)
+	}
+	raw := func(ctx context.Context, _ int) error { return nil }
 	for _, c := range calls {
-		tr := &ToolResult{Call: c, Statements: len(statements[c.Tool])}
-		if err := measureBytes(ctx, url, opts.Token, tr); err != nil {
+		tr := &ToolResult{Call: c, Statements: len(statements[c.Tool]), Rounds: opts.Rounds}
+		if tr.Statements > 0 {
+			stmts := statements[c.Tool]
+			raw = func(ctx context.Context, _ int) error { return replay(ctx, pool, stmts) }
+		}
+		if err := servers[0].bytes(ctx, c, tr); err != nil {
 			return nil, err
 		}
+		if err := paired(ctx, opts, c, tr, servers, raw); err != nil {
+			return nil, err
+		}
+		for _, sr := range tr.Servers {
+			t := trips[sr.Server][c.Tool]
+			sr.RoundTrips, sr.Background = t[0], t[1]
+		}
 		for _, level := range opts.Levels {
-			fmt.Fprintf(opts.Progress, "%-18s %2d clients: MCP over HTTP ...", c.Tool, level)
-			m, err := measureMCP(ctx, url, opts.Token, c, opts.Calls, level)
-			if err != nil {
-				return nil, err
-			}
-			tr.MCP = append(tr.MCP, m)
-			fmt.Fprintf(opts.Progress, " p50 %.2f ms", m.P50)
+			fmt.Fprintf(opts.Progress, "%-18s %2d in flight:", c.Tool, level)
 			if tr.Statements > 0 {
-				s := measure(ctx, opts.Calls, level, func(ctx context.Context, _ int) error {
-					return replay(ctx, pool, statements[c.Tool])
-				})
-				tr.SQL = append(tr.SQL, s)
-				fmt.Fprintf(opts.Progress, "; same SQL with pgx: p50 %.2f ms", s.P50)
+				s := measure(ctx, opts.Calls, level, raw)
+				tr.RawRate = append(tr.RawRate, s)
+				fmt.Fprintf(opts.Progress, " raw SQL %.0f/s", s.PerSecond)
+			}
+			for i, r := range servers {
+				s, err := r.rate(ctx, c, opts.Calls, level)
+				if err != nil {
+					return nil, err
+				}
+				tr.Servers[i].Rate = append(tr.Servers[i].Rate, s)
+				fmt.Fprintf(opts.Progress, "; %s %.0f/s", r.name, s.PerSecond)
+				if s.Errors > 0 {
+					fmt.Fprintf(opts.Progress, " (%d errors)", s.Errors)
+				}
 			}
 			fmt.Fprintln(opts.Progress)
 		}
 		res.Tools = append(res.Tools, tr)
 	}
-	res.ServerRSS, err = memoryOf(pid)
+	for _, r := range servers {
+		m, err := memoryOf(r.pid)
+		if err != nil {
+			return nil, err
+		}
+		m.Server = r.name
+		res.Memory = append(res.Memory, m)
+	}
+	return res, nil
+}
+
+// running is a started server with a client for the paired rounds.
+type running struct {
+	name   string
+	url    string
+	pid    int
+	stop   func() error
+	tokens *rotation
+	client *mcp.ClientSession
+	timing *serverTiming
+}
+
+func start(ctx context.Context, s NamedServer, dsn string) (*running, error) {
+	url, pid, stop, err := s.Start(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", s.Name, err)
+	}
+	tokens := s.Tokens
+	if len(tokens) == 0 {
+		tokens = []string{""}
+	}
+	r := &running{name: s.Name, url: url, pid: pid, stop: stop, tokens: &rotation{tokens: tokens}, timing: &serverTiming{}}
+	if r.client, err = r.connect(ctx, r.timing); err != nil {
+		stop()
+		return nil, err
+	}
+	return r, nil
+}
+
+// rotation hands out tokens in turn.
+type rotation struct {
+	tokens []string
+	next   atomic.Uint64
+}
+
+func (r *rotation) RoundTrip(req *http.Request) (*http.Response, error) {
+	i := r.next.Add(1) - 1
+	return oauth.BearerTransport(r.tokens[i%uint64(len(r.tokens))], transport).RoundTrip(req)
+}
+
+var transport = &http.Transport{MaxIdleConnsPerHost: 256}
+
+// serverTiming keeps the server's own time of the last response (its
+// Server-Timing header), for a client that makes one call at a time.
+type serverTiming struct {
+	next http.RoundTripper
+	last atomic.Pointer[float64] // ms, or nil
+}
+
+func (s *serverTiming) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := s.next.RoundTrip(req)
+	if err == nil {
+		if ms, ok := ServerTime(resp.Header.Get("Server-Timing")); ok {
+			s.last.Store(&ms)
+		}
+	}
+	return resp, err
+}
+
+// ServerTime reads the duration of plumbline's own entry in a
+// Server-Timing header ("plumbline;dur=1.234"), in milliseconds.
+func ServerTime(header string) (float64, bool) {
+	for _, metric := range strings.Split(header, ",") {
+		params := strings.Split(strings.TrimSpace(metric), ";")
+		if strings.TrimSpace(params[0]) != "plumbline" {
+			continue
+		}
+		for _, p := range params[1:] {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(p), "dur="); ok {
+				ms, err := strconv.ParseFloat(v, 64)
+				return ms, err == nil
+			}
+		}
+	}
+	return 0, false
+}
+
+func (r *running) connect(ctx context.Context, timing *serverTiming) (*mcp.ClientSession, error) {
+	var rt http.RoundTripper = r.tokens
+	if timing != nil {
+		timing.next, rt = rt, timing
+	}
+	tr := &mcp.StreamableClientTransport{Endpoint: r.url, HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1}
+	return mcp.NewClient(&mcp.Implementation{Name: "plumbline-bench", Version: "1"}, nil).Connect(ctx, tr, nil)
+}
+
+// call makes one call and fails on a refusal.
+func call(ctx context.Context, cs *mcp.ClientSession, c Call) (*mcp.CallToolResult, error) {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.Tool, Arguments: json.RawMessage(c.Args)})
+	if err == nil && res.IsError {
+		text := ""
+		if t, ok := res.Content[0].(*mcp.TextContent); ok && len(res.Content) > 0 {
+			text = t.Text
+		}
+		err = fmt.Errorf("%s was refused: %.200s", c.Tool, text)
+	}
 	return res, err
+}
+
+// warm makes a call with every token (so the server has seen each) and
+// each call once.
+func (r *running) warm(ctx context.Context, calls []Call) error {
+	health := Call{Tool: "health", Args: "{}"}
+	n := len(r.tokens.tokens)
+	if s := measure(ctx, n, min(8, n), func(ctx context.Context, _ int) error {
+		_, err := call(ctx, r.client, health)
+		return err
+	}); s.Errors > 0 {
+		return fmt.Errorf("%d of %d calls failed", s.Errors, s.Calls)
+	}
+	for _, c := range calls {
+		if _, err := call(ctx, r.client, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *running) bytes(ctx context.Context, c Call, tr *ToolResult) error {
+	res, err := call(ctx, r.client, c)
+	if err != nil {
+		return err
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	tr.Bytes, tr.FigureBytes = len(text), FigureBytes(text)
+	return nil
+}
+
+func (r *running) rate(ctx context.Context, c Call, calls, level int) (*Stats, error) {
+	sessions := make([]*mcp.ClientSession, level)
+	for i := range sessions {
+		cs, err := r.connect(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		defer cs.Close()
+		sessions[i] = cs
+	}
+	return measure(ctx, calls, level, func(ctx context.Context, worker int) error {
+		_, err := call(ctx, sessions[worker], c)
+		return err
+	}), nil
+}
+
+// paired runs the rounds of one call: raw SQL and each server once a round,
+// in rotating order.
+func paired(ctx context.Context, opts Options, c Call, tr *ToolResult, servers []*running, raw func(context.Context, int) error) error {
+	n := len(servers) + 1 // the raw side is number 0
+	lat := make([][]float64, n)
+	own := make([][]float64, len(servers))
+	fmt.Fprintf(opts.Progress, "%-18s paired rounds:", c.Tool)
+	next := time.Now().Add(5 * time.Second)
+	for round := 0; round < opts.Rounds; round++ {
+		for k := 0; k < n; k++ {
+			side := (round + k) % n
+			if side == 0 && tr.Statements == 0 {
+				continue
+			}
+			t := time.Now()
+			var err error
+			if side == 0 {
+				err = raw(ctx, 0)
+			} else {
+				servers[side-1].timing.last.Store(nil)
+				_, err = call(ctx, servers[side-1].client, c)
+			}
+			ms := float64(time.Since(t).Microseconds()) / 1000
+			if err != nil {
+				return err
+			}
+			lat[side] = append(lat[side], ms)
+			if side > 0 {
+				if v := servers[side-1].timing.last.Load(); v != nil {
+					own[side-1] = append(own[side-1], *v)
+				}
+			}
+		}
+		if time.Now().After(next) {
+			fmt.Fprintf(opts.Progress, " %d/%d", round+1, opts.Rounds)
+			next = time.Now().Add(5 * time.Second)
+		}
+	}
+	if tr.Statements > 0 {
+		tr.RawP50 = median(lat[0])
+	}
+	for i, r := range servers {
+		sr := &ServerResult{Server: r.name, P50: median(lat[i+1])}
+		if tr.Statements > 0 {
+			sr.Added = medianDiff(lat[i+1], lat[0])
+		}
+		if len(own[i]) == len(lat[i+1]) {
+			p := median(own[i])
+			sr.ServerP50 = &p
+			if tr.Statements > 0 {
+				a := medianDiff(own[i], lat[0])
+				sr.ServerAdd = &a
+			}
+		}
+		tr.Servers = append(tr.Servers, sr)
+		fmt.Fprintf(opts.Progress, "; %s p50 %.2f ms", r.name, sr.P50)
+		if tr.Statements > 0 {
+			fmt.Fprintf(opts.Progress, " (raw %.2f, added %+.2f)", tr.RawP50, sr.Added)
+		}
+	}
+	fmt.Fprintln(opts.Progress)
+	return nil
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// medianDiff is the median of the differences a[i] − b[i] of one round.
+func medianDiff(a, b []float64) float64 {
+	d := make([]float64, min(len(a), len(b)))
+	for i := range d {
+		d[i] = a[i] - b[i]
+	}
+	return median(d)
 }
 
 type statement struct {
@@ -236,60 +563,17 @@ func capture(ctx context.Context, dsn string, calls []Call) (map[string][]statem
 	return out, nil
 }
 
+// replay runs a call's report statements in one batch, one round trip, as
+// the server sends them.
 func replay(ctx context.Context, pool *pgxpool.Pool, stmts []statement) error {
+	b := &pgx.Batch{}
 	for _, s := range stmts {
-		rows, err := pool.Query(ctx, s.sql, s.args...)
-		if err != nil {
+		b.Queue(s.sql, s.args...).Query(func(rows pgx.Rows) error {
+			_, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
 			return err
-		}
-		if _, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() }); err != nil {
-			return err
-		}
+		})
 	}
-	return nil
-}
-
-func connect(ctx context.Context, url, token string) (*mcp.ClientSession, error) {
-	hc := &http.Client{Transport: oauth.BearerTransport(token, &http.Transport{MaxIdleConnsPerHost: 256})}
-	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}
-	return mcp.NewClient(&mcp.Implementation{Name: "plumbline-bench", Version: "1"}, nil).Connect(ctx, tr, nil)
-}
-
-func measureMCP(ctx context.Context, url, token string, c Call, calls, level int) (*Stats, error) {
-	sessions := make([]*mcp.ClientSession, level)
-	for i := range sessions {
-		cs, err := connect(ctx, url, token)
-		if err != nil {
-			return nil, err
-		}
-		defer cs.Close()
-		sessions[i] = cs
-	}
-	return measure(ctx, calls, level, func(ctx context.Context, worker int) error {
-		res, err := sessions[worker].CallTool(ctx, &mcp.CallToolParams{Name: c.Tool, Arguments: json.RawMessage(c.Args)})
-		if err == nil && res.IsError {
-			err = errors.New("the call was refused")
-		}
-		return err
-	}), nil
-}
-
-func measureBytes(ctx context.Context, url, token string, tr *ToolResult) error {
-	cs, err := connect(ctx, url, token)
-	if err != nil {
-		return err
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tr.Tool, Arguments: json.RawMessage(tr.Args)})
-	if err != nil {
-		return err
-	}
-	if res.IsError {
-		return fmt.Errorf("%s was refused", tr.Tool)
-	}
-	text := res.Content[0].(*mcp.TextContent).Text
-	tr.Bytes, tr.FigureBytes = len(text), FigureBytes(text)
-	return nil
+	return pool.SendBatch(ctx, b).Close()
 }
 
 // measure runs fn calls times over level workers and summarises the
@@ -299,8 +583,7 @@ func measure(ctx context.Context, calls, level int, fn func(ctx context.Context,
 		calls = level
 	}
 	durations := make([]time.Duration, calls)
-	var next, errs int64
-	var mu sync.Mutex
+	var next, errs atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
 	for w := 0; w < level; w++ {
@@ -308,10 +591,7 @@ func measure(ctx context.Context, calls, level int, fn func(ctx context.Context,
 		go func(worker int) {
 			defer wg.Done()
 			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
+				i := next.Add(1) - 1
 				if i >= int64(calls) {
 					return
 				}
@@ -319,9 +599,7 @@ func measure(ctx context.Context, calls, level int, fn func(ctx context.Context,
 				err := fn(ctx, worker)
 				durations[i] = time.Since(t)
 				if err != nil {
-					mu.Lock()
-					errs++
-					mu.Unlock()
+					errs.Add(1)
 				}
 			}
 		}(w)
@@ -332,7 +610,7 @@ func measure(ctx context.Context, calls, level int, fn func(ctx context.Context,
 	pct := func(p float64) float64 {
 		return float64(durations[int(p*float64(len(durations)-1))].Microseconds()) / 1000
 	}
-	return &Stats{Concurrency: level, Calls: calls, Errors: int(errs), P50: pct(0.50), P95: pct(0.95), P99: pct(0.99),
+	return &Stats{Concurrency: level, Calls: calls, Errors: int(errs.Load()), P50: pct(0.50), P95: pct(0.95), P99: pct(0.99),
 		PerSecond: float64(calls) / elapsed.Seconds()}
 }
 
@@ -357,6 +635,12 @@ func FigureBytes(text string) int {
 	return n
 }
 
+// resetPeak starts a process's peak memory (VmHWM) afresh from its current
+// resident memory.
+func resetPeak(pid int) {
+	os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
+}
+
 // memoryOf reads a process's peak and current resident memory.
 func memoryOf(pid int) (Memory, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -377,11 +661,11 @@ func memoryOf(pid int) (Memory, error) {
 	return m, nil
 }
 
-// Process starts a plumbline binary serving dsn on a free loopback port and
-// waits until it is listening.
-func Process(bin, dsn string, extraArgs ...string) func(ctx context.Context) (string, int, func() error, error) {
-	return func(ctx context.Context) (string, int, func() error, error) {
-		args := append([]string{"serve", "--db", dsn, "--addr", "127.0.0.1:0", "--log-level", "info"}, extraArgs...)
+// Process starts a plumbline binary serving a database on a free loopback
+// port and waits until it is listening.
+func Process(bin string, extraArgs ...string) Server {
+	return func(ctx context.Context, dsn string) (string, int, func() error, error) {
+		args := append([]string{"serve", "--db", dsn, "--log-level", "info"}, extraArgs...)
 		cmd := exec.CommandContext(ctx, bin, args...)
 		logs, err := cmd.StderrPipe()
 		if err != nil {

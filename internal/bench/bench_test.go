@@ -2,63 +2,93 @@ package bench_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"plumbline/catalog"
 	"plumbline/internal/bench"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
+	"plumbline/internal/reqlog"
 	"plumbline/internal/store"
 	"plumbline/reports"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-// A short bench over a real server measures every asked tool at every level,
-// with the report SQL captured and replayed, and draws its charts.
+// server is plumbline in process, on the database dsn names, with the
+// request log and the limit on and no answer cache (every call computed),
+// behind the Server-Timing header.
+func server(t *testing.T) bench.Server {
+	return func(ctx context.Context, dsn string) (string, int, func() error, error) {
+		cat, _ := catalog.Demo()
+		st, err := store.Open(ctx, dsn, cat, nil)
+		if err != nil {
+			return "", 0, nil, err
+		}
+		rl := reqlog.New(st, &reqlog.Options{PerMinute: 1000, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return pgtest.Now }, Recorder: rl,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Cache: reports.NewAnswerCache(0)})
+		ts := httptest.NewServer(mcpserver.Timed(mcpserver.HTTPHandler(mcpserver.New(engine, nil))))
+		return ts.URL + "/mcp", os.Getpid(), func() error { ts.Close(); rl.Close(); st.Close(); return nil }, nil
+	}
+}
+
+// A short bench over a real server measures every asked tool in paired
+// rounds and at every level, with the report SQL captured and replayed, the
+// server's own time read from its answers and its round trips to the
+// database counted, and draws its charts. A report call makes two round
+// trips (its admission, then its report), a tool that reads no report one.
 func TestRun(t *testing.T) {
 	db := pgtest.NewDB(t)
-	ctx := context.Background()
-	cat, _ := catalog.Demo()
-	st, err := store.Open(ctx, db.DSN, cat, nil)
+	res, err := bench.Run(context.Background(), bench.Options{DSN: db.DSN, ServerDSN: db.DSN,
+		Servers: []bench.NamedServer{{Name: "plumbline", Start: server(t)}, {Name: "again", Start: server(t)}},
+		Rounds:  5, Calls: 6, TripCalls: 3, Levels: []int{1, 3}, Tools: []string{"sales", "team_day", "metric_definitions"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	server := func(context.Context) (string, int, func() error, error) {
-		ts := httptest.NewServer(mcpserver.HTTPHandler(mcpserver.New(reports.New(cat, st, nil), nil)))
-		return ts.URL + "/mcp", os.Getpid(), func() error { ts.Close(); return nil }, nil
-	}
-	res, err := bench.Run(ctx, bench.Options{DSN: db.DSN, Server: server, Calls: 6, Levels: []int{1, 3},
-		Tools: []string{"sales", "team_day", "health"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	statements := map[string]int{"sales": 1, "team_day": 3, "health": 0}
+	want := map[string]struct{ statements, trips int }{"sales": {1, 2}, "team_day": {3, 2}, "metric_definitions": {0, 1}}
 	if len(res.Tools) != 3 {
 		t.Fatalf("%d tools measured", len(res.Tools))
 	}
 	for _, tr := range res.Tools {
-		if tr.Statements != statements[tr.Tool] {
-			t.Errorf("%s runs %d report statements, want %d", tr.Tool, tr.Statements, statements[tr.Tool])
+		w := want[tr.Tool]
+		if tr.Statements != w.statements {
+			t.Errorf("%s runs %d report statements, want %d", tr.Tool, tr.Statements, w.statements)
 		}
-		if len(tr.MCP) != 2 || tr.MCP[1].Concurrency != 3 || (tr.Statements > 0) != (len(tr.SQL) == 2) {
-			t.Errorf("%s: %d MCP and %d SQL measurements", tr.Tool, len(tr.MCP), len(tr.SQL))
+		if (tr.Statements > 0) != (tr.RawP50 > 0 && len(tr.RawRate) == 2) {
+			t.Errorf("%s: raw p50 %v and %d raw levels", tr.Tool, tr.RawP50, len(tr.RawRate))
 		}
-		for _, m := range append(tr.MCP, tr.SQL...) {
-			if m.Errors > 0 || m.Calls != 6 || m.P50 <= 0 || m.P99 < m.P50 || m.PerSecond <= 0 {
-				t.Errorf("%s: implausible measurement %+v", tr.Tool, m)
+		if len(tr.Servers) != 2 {
+			t.Fatalf("%s: %d servers measured", tr.Tool, len(tr.Servers))
+		}
+		for _, sr := range tr.Servers {
+			if sr.RoundTrips != float64(w.trips) {
+				t.Errorf("%s on %s: %v round trips per call, want %d", tr.Tool, sr.Server, sr.RoundTrips, w.trips)
+			}
+			if sr.P50 <= 0 || sr.ServerP50 == nil || *sr.ServerP50 <= 0 || *sr.ServerP50 > sr.P50 || len(sr.Rate) != 2 || sr.Rate[1].Concurrency != 3 {
+				t.Errorf("%s on %s: implausible measurement %+v", tr.Tool, sr.Server, sr)
+			}
+			for _, m := range append(sr.Rate, tr.RawRate...) {
+				if m.Errors > 0 || m.Calls != 6 || m.P50 <= 0 || m.P99 < m.P50 || m.PerSecond <= 0 {
+					t.Errorf("%s: implausible measurement %+v", tr.Tool, m)
+				}
 			}
 		}
-		if tr.Bytes == 0 || (tr.Tool != "health") != (tr.FigureBytes > 0) || tr.FigureBytes >= tr.Bytes {
+		if tr.Bytes == 0 || tr.FigureBytes >= tr.Bytes {
 			t.Errorf("%s: %d bytes of which %d figures", tr.Tool, tr.Bytes, tr.FigureBytes)
 		}
 	}
-	if res.ServerRSS.PeakKiB == 0 {
-		t.Error("no server memory was read")
+	if d := res.Durability; d == nil || d.Rounds != 5 || d.Sync <= 0 || d.Lazy <= 0 {
+		t.Errorf("the log's commit: %+v", d)
+	}
+	if len(res.Memory) != 2 || res.Memory[0].PeakKiB == 0 {
+		t.Errorf("server memory: %+v", res.Memory)
 	}
 	dir := t.TempDir()
 	files, err := bench.Charts(res, dir)
@@ -69,5 +99,18 @@ func TestRun(t *testing.T) {
 		if info, err := os.Stat(f); err != nil || info.Size() < 1000 || filepath.Ext(f) != ".png" {
 			t.Errorf("chart %s: %v", f, err)
 		}
+	}
+}
+
+// The server's own time is read from plumbline's entry of a Server-Timing
+// header, among others or alone.
+func TestServerTime(t *testing.T) {
+	for header, want := range map[string]float64{"plumbline;dur=1.234": 1.234, `db;dur=5, plumbline;desc="x";dur=0.5`: 0.5} {
+		if got, ok := bench.ServerTime(header); !ok || got != want {
+			t.Errorf("ServerTime(%q) = %v, %v; want %v", header, got, ok, want)
+		}
+	}
+	if _, ok := bench.ServerTime("other;dur=3"); ok {
+		t.Error("a header without plumbline's entry gave a time")
 	}
 }

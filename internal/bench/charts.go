@@ -12,62 +12,66 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// Charts draws the median latency of each report tool over MCP and as raw
-// SQL, and the overhead share, at the first level of concurrency, as PNG
-// files in dir. It returns the files it wrote.
+// Charts draws, for each report tool, the median latency of the raw SQL and
+// of each server's MCP call in the paired rounds, and each server's added
+// time over the raw SQL, as PNG files in dir. It returns the files it
+// wrote.
 func Charts(res *Result, dir string) ([]string, error) {
 	var names []string
-	var mcpP50, sqlP50, overhead plotter.Values
-	level := res.Levels[0]
+	p50 := make([]plotter.Values, len(res.Servers)+1) // raw first
+	added := make([]plotter.Values, len(res.Servers))
 	for _, t := range res.Tools {
-		o, ok := t.Overhead(level)
-		if !ok {
+		if t.Statements == 0 {
 			continue
 		}
 		names = append(names, t.Tool)
-		mcpP50 = append(mcpP50, t.MCP[0].P50)
-		sqlP50 = append(sqlP50, t.SQL[0].P50)
-		overhead = append(overhead, 100*o)
+		p50[0] = append(p50[0], t.RawP50)
+		for i, s := range t.Servers {
+			p50[i+1] = append(p50[i+1], s.P50)
+			added[i] = append(added[i], s.Added)
+		}
 	}
 	if len(names) == 0 {
 		return nil, fmt.Errorf("no report tool was measured, so there is nothing to chart")
 	}
-	latency := plot.New()
-	latency.Title.Text = fmt.Sprintf("Median latency at %d client(s)", level)
-	latency.Y.Label.Text = "ms"
-	w := vg.Points(14)
-	bars := func(v plotter.Values, offset vg.Length, c color.Color, label string) error {
-		b, err := plotter.NewBarChart(v, w)
-		if err != nil {
-			return err
+	colors := []color.Color{color.RGBA{R: 224, G: 130, B: 20, A: 255}, color.RGBA{R: 46, G: 92, B: 168, A: 255},
+		color.RGBA{R: 140, G: 140, B: 140, A: 255}, color.RGBA{R: 90, G: 160, B: 90, A: 255}}
+	w := vg.Points(12)
+	bars := func(p *plot.Plot, series []plotter.Values, labels []string, colors []color.Color) error {
+		top := 0.0
+		for i, v := range series {
+			b, err := plotter.NewBarChart(v, w)
+			if err != nil {
+				return err
+			}
+			b.Offset = vg.Length(float64(i)-float64(len(series)-1)/2) * w
+			b.Color, b.LineStyle.Width = colors[i%len(colors)], 0
+			p.Add(b)
+			p.Legend.Add(labels[i], b)
+			top = max(top, floats.Max(v))
 		}
-		b.Offset, b.Color, b.LineStyle.Width = offset, c, 0
-		latency.Add(b)
-		latency.Legend.Add(label, b)
+		p.Legend.Top, p.Legend.Left = true, true
+		p.NominalX(names...)
+		p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
+		p.Y.Min, p.Y.Max = 0, 1.35*top
 		return nil
 	}
-	if err := bars(mcpP50, -w/2, color.RGBA{R: 46, G: 92, B: 168, A: 255}, "whole MCP call over HTTP"); err != nil {
+	latency := plot.New()
+	latency.Title.Text = "Median latency, paired rounds, one call at a time"
+	latency.Y.Label.Text = "ms"
+	labels := []string{"same SQL with pgx"}
+	for _, s := range res.Servers {
+		labels = append(labels, s+": whole MCP call over HTTP")
+	}
+	if err := bars(latency, p50, labels, colors); err != nil {
 		return nil, err
 	}
-	if err := bars(sqlP50, w/2, color.RGBA{R: 224, G: 130, B: 20, A: 255}, "same SQL with pgx"); err != nil {
-		return nil, err
-	}
-	latency.Legend.Top, latency.Legend.Left = true, true
-	latency.NominalX(names...)
-	latency.X.Min, latency.X.Max = -0.6, float64(len(names))-0.4
-	latency.Y.Min, latency.Y.Max = 0, 1.35*max(floats.Max(mcpP50), floats.Max(sqlP50))
-
 	share := plot.New()
-	share.Title.Text = fmt.Sprintf("Overhead over the raw SQL at %d client(s)", level)
-	share.Y.Label.Text = "% of the MCP call"
-	b, err := plotter.NewBarChart(overhead, w)
-	if err != nil {
+	share.Title.Text = "Added time over the raw SQL (median of paired differences)"
+	share.Y.Label.Text = "ms"
+	if err := bars(share, added, res.Servers, colors[1:]); err != nil {
 		return nil, err
 	}
-	b.Color = color.RGBA{R: 46, G: 92, B: 168, A: 255}
-	share.Add(b)
-	share.NominalX(names...)
-	share.Y.Min, share.Y.Max = 0, 100
 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err

@@ -418,11 +418,25 @@ func drawProfile(rng *rand.Rand) profile {
 	}
 }
 
+// inventName draws a name for an invented agent that no agent has yet.
+// The pools hold 5,184 first and last name pairs. After many draws of names
+// already taken (on a floor with thousands of agents) a drawn pair takes
+// the first middle initial not yet taken with it, so that any size of floor
+// gets unique names; the floors small enough never to get there are as
+// they were.
 func (g *generator) inventName(rng *rand.Rand, used map[string]bool) string {
-	for {
-		name := firstNames[rng.IntN(len(firstNames))] + " " + lastNames[rng.IntN(len(lastNames))]
-		if !used[name] {
+	for tries := 0; ; tries++ {
+		first, last := firstNames[rng.IntN(len(firstNames))], lastNames[rng.IntN(len(lastNames))]
+		if name := first + " " + last; !used[name] {
 			return name
+		}
+		if tries < 50 {
+			continue
+		}
+		for initial := 'A'; initial <= 'Z'; initial++ {
+			if name := first + " " + string(initial) + ". " + last; !used[name] {
+				return name
+			}
 		}
 	}
 }
@@ -607,5 +621,6 @@ func maxDate(a, b time.Time) time.Time {
 func emailFor(name string) string {
 	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 	plain, _, _ := transform.String(t, name)
+	plain = strings.ReplaceAll(plain, ".", "") // a middle initial's
 	return strings.ToLower(strings.ReplaceAll(plain, " ", ".")) + "@floor.example"
 }

@@ -3,6 +3,7 @@ package demofloor_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,5 +156,24 @@ func BenchmarkGenerateAndLoad(b *testing.B) {
 		if err := demofloor.Load(context.Background(), conn, f); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A floor with more agents than the name pools have first and last name
+// pairs still names every agent, and every email, once.
+func TestEveryAgentOfALargeFloorHasANameOfTheirOwn(t *testing.T) {
+	f, err := demofloor.Generate(demofloor.Options{Now: pgtest.Now, Agents: 6000, Days: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, emails := map[string]bool{}, map[string]bool{}
+	for _, a := range f.Agents {
+		if names[a.Name] || emails[a.Email] || strings.Contains(a.Email, "..") {
+			t.Fatalf("%q <%s> is not the only one of its name, or its email is malformed", a.Name, a.Email)
+		}
+		names[a.Name], emails[a.Email] = true, true
+	}
+	if len(f.Agents) != 6000 {
+		t.Errorf("%d agents, want 6000", len(f.Agents))
 	}
 }

@@ -3,15 +3,18 @@ package limits_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/limits"
@@ -25,15 +28,15 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // replica is one plumbline server over the shared database, as serve wires
 // it, answering over Streamable HTTP with every call coming from person.
-func replica(t *testing.T, db *pgtest.DB, perMinute int, person *atomic.Value) *mcp.ClientSession {
+func replica(t *testing.T, db *pgtest.DB, perMinute int, person *atomic.Value) (*mcp.ClientSession, *reqlog.Log) {
 	t.Helper()
 	ctx := context.Background()
 	st := db.Store(t)
 	cat := st.Catalog()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
-		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet}),
-		Limiter:  limits.New(st, &limits.Options{PerMinute: perMinute, Role: pgtest.Roles.Logger})})
+	rl := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: perMinute, Logger: quiet})
+	t.Cleanup(rl.Close)
+	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet, Recorder: rl})
 	srv := mcpserver.New(engine, &mcpserver.Options{Logger: quiet,
 		Caller: func(*mcp.CallToolRequest) reports.Caller {
 			return reports.Caller{Person: person.Load().(string), Client: "test"}
@@ -46,7 +49,7 @@ func replica(t *testing.T, db *pgtest.DB, perMinute int, person *atomic.Value) *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs
+	return cs, rl
 }
 
 type outcome struct {
@@ -74,7 +77,8 @@ func TestTwoServersHoldAPersonToTheLimit(t *testing.T) {
 	db := pgtest.NewDB(t)
 	var person atomic.Value
 	person.Store("ana@floor.example")
-	a, b := replica(t, db, 3, &person), replica(t, db, 3, &person)
+	a, la := replica(t, db, 3, &person)
+	b, lb := replica(t, db, 3, &person)
 	sales := `{"who":{"floor":true},"period":{"named":"last_week"}}`
 	for i, cs := range []*mcp.ClientSession{a, b, a} {
 		if o := callAs(t, cs, "sales", sales); o.Error != nil {
@@ -91,55 +95,156 @@ func TestTwoServersHoldAPersonToTheLimit(t *testing.T) {
 	if o := callAs(t, b, "sales", sales); o.Error != nil {
 		t.Errorf("another person was held back: %+v", o.Error)
 	}
+	la.Flush(context.Background())
+	lb.Flush(context.Background())
 	var counted, refused int
-	err := db.Conn(t).QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE outcome IS DISTINCT FROM 'rate_limited'),
+	err := db.Conn(t).QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE outcome IN ('ok', 'cached')),
 		count(*) FILTER (WHERE outcome = 'rate_limited') FROM plumbline.request_log WHERE person = 'ana@floor.example'`).Scan(&counted, &refused)
 	if err != nil || counted != 3 || refused != 3 {
-		t.Errorf("the log holds %d counted and %d refused calls of ana, want 3 and 3 (%v)", counted, refused, err)
+		t.Errorf("the log holds %d answered and %d refused calls of ana, want 3 and 3 (%v)", counted, refused, err)
 	}
+}
+
+// admit puts a call of person on record through a log with a limit of
+// perMinute, as the engine does, and returns the wait.
+func admit(t *testing.T, db *pgtest.DB, perMinute int, id, person string) time.Duration {
+	t.Helper()
+	l := reqlog.New(db.Store(t), &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: perMinute})
+	defer l.Close()
+	wait, err := l.Admit(context.Background(), &reports.Record{ID: id, Caller: reports.Caller{Person: person, Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wait
 }
 
 // The wait is until enough of the person's calls leave the minute.
 func TestRetryAfter(t *testing.T) {
 	db := pgtest.NewDB(t)
-	st := db.Store(t)
-	_, err := db.Conn(t).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at)
-		VALUES ('old', 'ana', 'c', 'sales', '{}', now() - interval '50 seconds'),
-		       ('new', 'ana', 'c', 'sales', '{}', now() - interval '10 seconds'),
-		       ('this', 'ana', 'c', 'sales', '{}', now()),
-		       ('gone', 'ana', 'c', 'sales', '{}', now() - interval '61 seconds')`)
+	_, err := db.Conn(t).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
+		VALUES ('old', 'ana', 'c', 'sales', '{}', now() - interval '50 seconds', 'ok'),
+		       ('new', 'ana', 'c', 'sales', '{}', now() - interval '10 seconds', NULL),
+		       ('refused', 'ana', 'c', 'sales', '{}', now() - interval '5 seconds', 'rate_limited'),
+		       ('gone', 'ana', 'c', 'sales', '{}', now() - interval '61 seconds', 'ok')`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := limits.New(st, &limits.Options{PerMinute: 2, Role: pgtest.Roles.Logger})
-	wait, err := l.Allow(context.Background(), reports.Caller{Person: "ana"})
-	if err != nil || wait < 8*time.Second || wait > 11*time.Second {
-		t.Errorf("three calls in the minute, two allowed: wait %v (%v), want about 10s, until the oldest leaves", wait, err)
+	if wait := admit(t, db, 2, "this", "ana"); wait < 8*time.Second || wait > 11*time.Second {
+		t.Errorf("two calls in the minute, two allowed: wait %v, want about 10s, until the older leaves", wait)
 	}
-	l = limits.New(st, &limits.Options{PerMinute: 1, Role: pgtest.Roles.Logger})
-	if wait, _ := l.Allow(context.Background(), reports.Caller{Person: "ana"}); wait < 48*time.Second || wait > 51*time.Second {
-		t.Errorf("three calls in the minute, one allowed: wait %v, want about 50s, until the second oldest leaves", wait)
+	if wait := admit(t, db, 1, "next", "ana"); wait < 48*time.Second || wait > 51*time.Second {
+		t.Errorf("two calls in the minute, one allowed: wait %v, want about 50s, until the newer leaves", wait)
 	}
-	if wait, err := l.Allow(context.Background(), reports.Caller{Person: "nobody"}); wait != 0 || err != nil {
-		t.Errorf("a person with no calls: wait %v, %v", wait, err)
+	if wait := admit(t, db, 3, "third", "ana"); wait != 0 {
+		t.Errorf("two calls in the minute (the refused ones do not count), three allowed: wait %v, want none", wait)
+	}
+	if wait := admit(t, db, 1, "first", "nobody"); wait != 0 {
+		t.Errorf("a person with no calls: wait %v", wait)
+	}
+	var outcomes []string
+	rows, _ := db.Conn(t).Query(context.Background(), `SELECT coalesce(outcome, '') FROM plumbline.request_log
+		WHERE request_id IN ('this', 'next', 'third', 'first') ORDER BY started_at`)
+	outcomes, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || !slices.Equal(outcomes, []string{"rate_limited", "rate_limited", "", ""}) {
+		t.Errorf("the four calls are on record as %q (%v), want the first two refused", outcomes, err)
 	}
 }
 
-// BenchmarkAllow is the limit's cost per call for a person at the limit:
-// one indexed count over their last minute in the request log.
-func BenchmarkAllow(b *testing.B) {
-	db := pgtest.NewDB(b)
-	st := db.Store(b)
-	_, err := db.Conn(b).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments)
-		SELECT 'r' || i, CASE WHEN i <= 60 THEN 'ana' ELSE 'p' || i END, 'c', 'sales', '{}' FROM generate_series(1, 10000) i`)
-	if err != nil {
-		b.Fatal(err)
+// logOf fills the request log with rows calls, most of them old, one
+// person's among them: their last minute holds perMinute calls and five
+// hundred refused ones, and before that a long history.
+func logOf(t testing.TB, db *pgtest.DB, rows, perMinute int) {
+	t.Helper()
+	_, err := db.Conn(t).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
+		SELECT 'r' || i, CASE WHEN i % 10 = 0 OR i > $1 - $2 THEN 'ana' ELSE 'p' || i % 997 END, 'c', 'sales', '{}',
+			CASE WHEN i > $1 - $2 THEN now() - interval '30 seconds' ELSE now() - interval '2 minutes' - i * interval '1 second' END, 'ok'
+		FROM generate_series(1, $1) i`, rows, perMinute)
+	if err == nil {
+		// and, as a client far past its limit leaves, many calls refused
+		// in the last minute
+		_, err = db.Conn(t).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
+			SELECT 'x' || i, 'ana', 'c', 'sales', '{}', now() - interval '10 seconds', 'rate_limited' FROM generate_series(1, 500) i`)
 	}
-	l := limits.New(st, &limits.Options{PerMinute: 60, Role: pgtest.Roles.Logger})
-	ana := reports.Caller{Person: "ana"}
-	for b.Loop() {
-		if wait, err := l.Allow(context.Background(), ana); wait != 0 || err != nil {
-			b.Fatal(wait, err)
+	if err == nil {
+		_, err = db.Conn(t).Exec(context.Background(), "ANALYZE plumbline.request_log")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The limit reads a fixed number of the log's index entries and rows, not
+// the person's history or the log: with a person at the limit, their last
+// minute full and a hundred thousand calls of theirs before it, among a
+// million rows, the check reads the same as among a thousand, and none of
+// the calls refused in that minute.
+func TestLimitCostDoesNotGrowWithTheLog(t *testing.T) {
+	const perMinute = 60
+	read := map[int]int{}
+	for _, rows := range []int{1_000, 1_000_000} {
+		db := pgtest.NewDB(t)
+		logOf(t, db, rows, perMinute)
+		conn := db.Conn(t)
+		ctx := context.Background()
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if _, err := tx.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments) VALUES ('this', 'ana', 'c', 'sales', '{}')`); err != nil {
+			t.Fatal(err)
+		}
+		var plan []map[string]any
+		if err := tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+limits.Check, "this", "ana", perMinute).Scan(&plan); err != nil {
+			t.Fatal(err)
+		}
+		tx.Rollback(ctx)
+		var scans []map[string]any
+		var walk func(n map[string]any)
+		walk = func(n map[string]any) {
+			if n["Relation Name"] == "request_log" && n["Node Type"] != "ModifyTable" {
+				scans = append(scans, n)
+			}
+			kids, _ := n["Plans"].([]any)
+			for _, k := range kids {
+				walk(k.(map[string]any))
+			}
+		}
+		walk(plan[0]["Plan"].(map[string]any))
+		for _, n := range scans {
+			if kind := n["Node Type"].(string); kind != "Index Scan" && kind != "Index Only Scan" && kind != "Bitmap Heap Scan" {
+				t.Errorf("%d rows: the limit reads the log by %s, not through an index", rows, kind)
+			}
+			removed, _ := n["Rows Removed by Filter"].(float64)
+			read[rows] += int(n["Actual Rows"].(float64) + removed)
+		}
+	}
+	t.Logf("log rows read by the limit: %d among a thousand, %d among a million", read[1_000], read[1_000_000])
+	if read[1_000] != read[1_000_000] || read[1_000] > 2*perMinute+2 {
+		t.Errorf("the limit read %d log rows among a thousand and %d among a million; want the same, at most about %d", read[1_000], read[1_000_000], perMinute)
+	}
+}
+
+// BenchmarkAdmit is a call's admission, the request-log insert and the
+// limit in one round trip, for a person at the edge of the limit, with a
+// thousand and with a million rows in the log: the two take the same time.
+func BenchmarkAdmit(b *testing.B) {
+	const perMinute = 60
+	for _, rows := range []int{1_000, 1_000_000} {
+		b.Run(fmt.Sprintf("log_rows=%d", rows), func(b *testing.B) {
+			db := pgtest.NewDB(b)
+			logOf(b, db, rows, perMinute-1)
+			// Each call admitted is refused from then on and counts no
+			// more, so the person stays at the edge.
+			l := reqlog.New(db.Store(b), &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: perMinute})
+			defer l.Close()
+			i := 0
+			for b.Loop() {
+				i++
+				rec := &reports.Record{ID: fmt.Sprintf("b%d", i), Caller: reports.Caller{Person: "ana", Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)}
+				if _, err := l.Admit(context.Background(), rec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

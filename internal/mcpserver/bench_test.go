@@ -1,11 +1,15 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,10 +25,11 @@ import (
 )
 
 // BenchmarkSalesByTeam4Weeks runs one representative call, submitted sales
-// and close rate per team over the last four whole weeks on the floor, four
+// and close rate per team over the last four whole weeks on the floor, five
 // ways side by side: the whole MCP call over Streamable HTTP and in memory,
-// in memory without the request log's two writes, and the same SQL run
-// directly with pgx.
+// in memory without the request log, over HTTP from a bare HTTP client (the
+// server's side alone, for its allocations), and the same SQL run directly
+// with pgx.
 func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 	f := newFloor(b)
 	ctx := context.Background()
@@ -54,6 +59,28 @@ func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 			}
 		})
 	}
+
+	// The server's side alone: the same call posted as bytes by a bare
+	// HTTP client, so that allocations per call are the server's (and
+	// net/http's few for the client).
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sales","arguments":` + args + `}}`
+	b.Run("mcp_http_server_side", func(b *testing.B) {
+		for b.Loop() {
+			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || !bytes.Contains(got, []byte(`"close_rate"`)) {
+				b.Fatalf("%s: %.300s", resp.Status, got)
+			}
+		}
+	})
 
 	cat := f.engine.Catalog()
 	submitted, _ := cat.Metric("submitted_sales")

@@ -29,6 +29,7 @@ type floor struct {
 	store  *store.Store
 	engine *reports.Engine
 	server *mcp.Server
+	log    *reqlog.Log // the request log; Flush it before reading outcomes
 }
 
 func newFloor(t testing.TB) *floor { return newFloorWith(t, nil) }
@@ -51,14 +52,15 @@ func newFloorOf(t testing.TB, db *pgtest.DB, adjust func(*reports.Options)) *flo
 	st := db.Store(t)
 	cat := st.Catalog()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	opts := &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
-		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet}),
-		Redact:   reqlog.Redactor([]byte("a test secret of some length"))}
+	rl := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet})
+	t.Cleanup(rl.Close)
+	opts := &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet, Recorder: rl,
+		Redact: reqlog.Redactor([]byte("a test secret of some length"))}
 	if adjust != nil {
 		adjust(opts)
 	}
 	engine := reports.New(cat, st, opts)
-	return &floor{db: db, sql: db.Conn(t), store: st, engine: engine, server: mcpserver.New(engine, &mcpserver.Options{Logger: opts.Logger})}
+	return &floor{db: db, sql: db.Conn(t), store: st, engine: engine, server: mcpserver.New(engine, &mcpserver.Options{Logger: opts.Logger}), log: rl}
 }
 
 // client connects a go-sdk client over in-memory transports.

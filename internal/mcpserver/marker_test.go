@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,11 +23,11 @@ type records struct {
 	got []reports.Record
 }
 
-func (r *records) Begin(_ context.Context, rec *reports.Record) error {
+func (r *records) Admit(_ context.Context, rec *reports.Record) (time.Duration, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.got = append(r.got, *rec)
-	return nil
+	return 0, nil
 }
 
 func (r *records) Finish(_ context.Context, rec *reports.Record) {

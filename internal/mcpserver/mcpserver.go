@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -83,8 +84,8 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 			Name:         t.Name,
 			Title:        t.Title,
 			Description:  t.Description,
-			InputSchema:  t.InputSchema,
-			OutputSchema: t.OutputSchema,
+			InputSchema:  encoded(t.InputSchema),
+			OutputSchema: encoded(t.OutputSchema),
 			Annotations: &mcp.ToolAnnotations{
 				Title: t.Title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed,
 			},
@@ -94,6 +95,18 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 		addDoor(srv, engine, o)
 	}
 	return srv
+}
+
+// encoded is a schema as JSON, encoded once: the go-sdk re-encodes a
+// tool's schema on every call to it (looking for header annotations) and
+// every tools/list, which costs hundreds of allocations for a schema held
+// as maps and next to none for one held as bytes.
+func encoded(schema map[string]any) json.RawMessage {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		panic("a tool schema does not encode: " + err.Error()) // the engine's own schemas always do
+	}
+	return b
 }
 
 // viewTTL is how long a host may cache a view: its URI changes whenever its
@@ -140,7 +153,11 @@ func answer(ctx context.Context, engine *reports.Engine, o Options, req *mcp.Cal
 	// The backstop: no long digit run leaves the server, except inside
 	// plumbline's own identifiers.
 	body = scrub.JSON(body, ans.RequestID, engine.Catalog().Version())
-	logOutcome(ctx, req.Session, req.Params.Name, ans, time.Since(start))
+	if req.Extra == nil || req.Extra.Header == nil {
+		// Over HTTP each request gets one JSON response and there is no
+		// stream a message could go out on (see logOutcome).
+		logOutcome(ctx, req.Session, req.Params.Name, ans, time.Since(start))
+	}
 	return ans, body, nil
 }
 
@@ -169,6 +186,49 @@ func StreamableHTTP(srv *mcp.Server) http.Handler {
 	return unechoedHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true}))
 }
+
+// Timed answers every request with a Server-Timing header naming the time
+// plumbline took over it, from the moment the request reached h to the
+// moment its answer's header was written: "plumbline;dur=1.234", in
+// milliseconds. Around /mcp it covers the token check, the call's
+// admission, its report and the JSON-RPC framing: the server's side of a
+// call, for a client (or plumbline bench) to set beside its own.
+func Timed(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&timedWriter{ResponseWriter: w, start: time.Now()}, r)
+	})
+}
+
+type timedWriter struct {
+	http.ResponseWriter
+	start   time.Time
+	written bool
+}
+
+func (w *timedWriter) WriteHeader(status int) {
+	if !w.written {
+		w.written = true
+		ms := float64(time.Since(w.start).Microseconds()) / 1000
+		w.Header().Set("Server-Timing", "plumbline;dur="+strconv.FormatFloat(ms, 'f', 3, 64))
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *timedWriter) Write(p []byte) (int, error) {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *timedWriter) Flush() {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *timedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // atLeast passes on only records at or above a level.
 type atLeast struct {

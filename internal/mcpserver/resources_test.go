@@ -110,6 +110,7 @@ func TestResourceReadsAreScoped(t *testing.T) {
 	if !errors.As(err, &jerr) || !strings.Contains(string(jerr.Data), `"code":"forbidden"`) {
 		t.Errorf("a roster without the people directory: %v", err)
 	}
+	f.log.Flush(context.Background())
 	var outcome string
 	if err := f.sql.QueryRow(context.Background(), `SELECT outcome FROM plumbline.request_log
 		WHERE tool = 'roster' AND person = 'service:digest'`).Scan(&outcome); err != nil || outcome != "forbidden" {

@@ -56,8 +56,7 @@ const CLIClient = "plumbline-cli"
 
 // Defaults.
 const (
-	DefaultTokenTTL      = 90 * 24 * time.Hour
-	DefaultMembershipTTL = 60 * time.Second
+	DefaultTokenTTL = 90 * 24 * time.Hour
 	// DefaultMachineTokenTTL is how long a token issued by the client
 	// credentials grant lives: a machine client asks again, with no person
 	// to bother.
@@ -74,9 +73,6 @@ type Config struct {
 	// TokenTTL is how long an access token lives. If zero,
 	// DefaultTokenTTL.
 	TokenTTL time.Duration
-	// MembershipTTL is how long a member's status is cached between
-	// requests. If zero, DefaultMembershipTTL.
-	MembershipTTL time.Duration
 	// MachineTokenTTL is how long a token issued by the client credentials
 	// grant lives. If zero, DefaultMachineTokenTTL.
 	MachineTokenTTL time.Duration
@@ -123,9 +119,6 @@ func (c *Config) Validate() error {
 	}
 	if c.TokenTTL <= 0 {
 		c.TokenTTL = DefaultTokenTTL
-	}
-	if c.MembershipTTL <= 0 {
-		c.MembershipTTL = DefaultMembershipTTL
 	}
 	if c.MachineTokenTTL <= 0 {
 		c.MachineTokenTTL = DefaultMachineTokenTTL

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"html"
 	"io"
 	"log/slog"
@@ -15,7 +16,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +27,7 @@ import (
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
+	"plumbline/internal/reqlog"
 	"plumbline/internal/signin"
 	"plumbline/internal/store"
 	"plumbline/reports"
@@ -55,28 +56,26 @@ type env struct {
 	records *recorder
 }
 
-// recorder keeps the request log's records, to see whom each call was
-// recorded as.
+// recorder reads the request log, to see whom each call was recorded as.
 type recorder struct {
-	mu   sync.Mutex
-	recs []reports.Record
+	log *reqlog.Log
+	sql *pgx.Conn
 }
 
-func (r *recorder) Begin(_ context.Context, rec *reports.Record) error { return nil }
-
-func (r *recorder) Finish(_ context.Context, rec *reports.Record) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.recs = append(r.recs, *rec)
-}
-
+// last is the newest call on record, with its outcome.
 func (r *recorder) last() reports.Record {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.recs) == 0 {
-		return reports.Record{}
+	r.log.Flush(context.Background())
+	var rec reports.Record
+	var outcome *string
+	err := r.sql.QueryRow(context.Background(), `SELECT person, client, tool, outcome FROM plumbline.request_log
+		ORDER BY started_at DESC LIMIT 1`).Scan(&rec.Caller.Person, &rec.Caller.Client, &rec.Tool, &outcome)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		panic(err)
 	}
-	return r.recs[len(r.recs)-1]
+	if outcome != nil {
+		rec.Outcome = *outcome
+	}
+	return rec
 }
 
 func newEnv(t testing.TB, adjust func(*oauth.Config)) *env {
@@ -109,8 +108,9 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 	}
 	t.Cleanup(st.Close)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rec := &recorder{}
-	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet, Recorder: rec})
+	rl := reqlog.New(st, &reqlog.Options{Logger: quiet})
+	t.Cleanup(rl.Close)
+	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet, Recorder: rl})
 	mcpSrv := mcpserver.New(engine, &mcpserver.Options{Logger: quiet, Caller: oauth.Caller(engine.ToolNames())})
 
 	pool, err := pgxpool.New(ctx, db.DSN)
@@ -118,7 +118,7 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	e := &env{t: t, db: db, sql: db.Conn(t), store: oauth.NewStore(pool, ""), records: rec}
+	e := &env{t: t, db: db, sql: db.Conn(t), store: oauth.NewStore(pool, ""), records: &recorder{log: rl, sql: db.Conn(t)}}
 	if o.asApp {
 		app, err := pgxpool.New(ctx, db.AppDSN)
 		if err != nil {
@@ -133,10 +133,11 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 			t.Fatal(err)
 		}
 	}
-	var handler http.Handler
-	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	// The server's address names its issuer, so the listener opens first;
+	// it serves only once the handler is set.
+	e.ts = httptest.NewUnstartedServer(nil)
 	t.Cleanup(e.ts.Close)
-	e.base = e.ts.URL
+	e.base = "http://" + e.ts.Listener.Addr().String()
 	cfg := oauth.Config{BaseURL: e.base, Clients: []oauth.Client{known}, Logger: quiet}
 	if o.adjust != nil {
 		o.adjust(&cfg)
@@ -149,7 +150,8 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	handler = e.server.Handler(mcpserver.StreamableHTTP(mcpSrv))
+	e.ts.Config.Handler = e.server.Handler(mcpserver.StreamableHTTP(mcpSrv))
+	e.ts.Start()
 	return e
 }
 

@@ -1,19 +1,25 @@
 package oauth
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"plumbline/internal/reqlog"
 	"plumbline/reports"
 )
 
@@ -42,64 +48,113 @@ var ErrInvalidToken = errors.New("the token is unknown, revoked or expired, was 
 
 // Verify checks a token: its row must exist, be live, name this server's
 // issuer and resource, and, for a person, the person must be an active
-// member (cached for the membership window). The row is read every time,
-// so a revocation takes effect on the next request.
+// member. The row and the membership are read every time, in one round
+// trip, so a revocation or a removal takes effect on the next request.
 func (s *Server) Verify(ctx context.Context, token string) (Identity, error) {
+	hash := hashSecret(token)
 	row, err := s.store.token(ctx, token)
-	if errors.Is(err, errNotFound) {
-		return Identity{}, ErrInvalidToken
-	}
 	if err != nil {
 		return Identity{}, err
 	}
-	if !row.live || row.issuer != s.cfg.Issuer() || row.resource != s.cfg.Resource() {
-		return Identity{}, ErrInvalidToken
+	id, err := s.judge(row)
+	if err == nil {
+		s.seen.remember(hash, id)
+	} else {
+		s.seen.forget(hash)
 	}
-	if row.kind == KindPerson {
-		active, err := s.members.active(ctx, row.subject)
-		if err != nil {
-			return Identity{}, err
-		}
-		if !active {
-			return Identity{}, ErrInvalidToken
-		}
+	return id, err
+}
+
+// judge turns a token's row into the identity it speaks for, or
+// ErrInvalidToken.
+func (s *Server) judge(row tokenRow) (Identity, error) {
+	if !row.found || !row.live || row.issuer != s.cfg.Issuer() || row.resource != s.cfg.Resource() {
+		return Identity{}, ErrInvalidToken
 	}
 	return Identity{Kind: row.kind, Subject: row.subject, ClientID: row.clientID, Scopes: row.scope, Expires: row.expires}, nil
 }
 
-// memberCache remembers whether people are active members for a while.
-type memberCache struct {
-	store *Store
-	ttl   time.Duration
-
-	mu   sync.Mutex
-	seen map[string]memberSeen
+// seenTokens remembers, by hash, the identities of tokens verified before:
+// what a token's row says of who it is for never changes, only whether it
+// still holds, so a tool call with a token seen before can have its row
+// read in the same round trip that puts the call on record (see deferred).
+type seenTokens struct {
+	mu  sync.Mutex
+	ids map[string]Identity
 }
 
-type memberSeen struct {
-	active bool
-	at     time.Time
+// maxSeenTokens bounds the memory seenTokens holds.
+const maxSeenTokens = 10_000
+
+func (c *seenTokens) remember(hash []byte, id Identity) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ids == nil || len(c.ids) >= maxSeenTokens {
+		c.ids = map[string]Identity{}
+	}
+	c.ids[string(hash)] = id
 }
 
-func (c *memberCache) active(ctx context.Context, personID string) (bool, error) {
+func (c *seenTokens) lookup(hash []byte) (Identity, bool) {
 	c.mu.Lock()
-	seen, ok := c.seen[personID]
-	c.mu.Unlock()
-	if ok && time.Since(seen.at) < c.ttl {
-		return seen.active, nil
-	}
-	m, err := c.store.Member(ctx, personID)
-	if err != nil && !errors.Is(err, errNotFound) {
-		return false, err
-	}
-	active := err == nil && m.Status == StatusActive
+	defer c.mu.Unlock()
+	id, ok := c.ids[string(hash)]
+	return id, ok
+}
+
+func (c *seenTokens) forget(hash []byte) {
 	c.mu.Lock()
-	if len(c.seen) > 10000 {
-		clear(c.seen)
-	}
-	c.seen[personID] = memberSeen{active: active, at: time.Now()}
+	defer c.mu.Unlock()
+	delete(c.ids, string(hash))
+}
+
+// tokenCheck is a token whose row is to be read when its call is admitted
+// (reqlog.Check), in the same round trip as the call's row is written; if
+// the call never gets that far, settle reads it before anything is
+// answered.
+type tokenCheck struct {
+	s     *Server
+	token string
+
+	mu     sync.Mutex
+	row    tokenRow
+	judged bool  // Err has judged the row its admission read
+	err    error // ErrInvalidToken, when judged so
+}
+
+var _ reqlog.Check = (*tokenCheck)(nil)
+
+// Queue adds the read of the token's row to a call's admission.
+func (c *tokenCheck) Queue(b *pgx.Batch) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.s.store.queueToken(b, hashSecret(c.token), &c.row)
+}
+
+// Err is nil when the token still holds. It is read after the admission's
+// batch has run.
+func (c *tokenCheck) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.judged = true
+	_, c.err = c.s.judge(c.row)
+	return c.err
+}
+
+// settle returns whether the token holds: as its call's admission read it,
+// or, when the call was not admitted (it never reached the engine, or its
+// admission failed), as a read of its own says.
+func (c *tokenCheck) settle(ctx context.Context) error {
+	c.mu.Lock()
+	judged, err := c.judged, c.err
 	c.mu.Unlock()
-	return active, nil
+	if !judged {
+		_, err = c.s.Verify(ctx, c.token)
+	}
+	if err != nil {
+		c.s.seen.forget(hashSecret(c.token))
+	}
+	return err
 }
 
 type identityKey struct{}
@@ -132,7 +187,12 @@ func (s *Server) protect(next http.Handler) http.Handler {
 			s.challenge(w, http.StatusUnauthorized, "", "", PersonScopes)
 			return
 		}
-		id, err := s.Verify(r.Context(), strings.TrimSpace(token))
+		token = strings.TrimSpace(token)
+		if id, ok := s.seen.lookup(hashSecret(token)); ok && slices.Contains(id.Scopes, ScopeReports) && isToolCall(r) {
+			s.deferred(handoff, w, r, token, id)
+			return
+		}
+		id, err := s.Verify(r.Context(), token)
 		switch {
 		case errors.Is(err, ErrInvalidToken):
 			s.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is invalid, expired or revoked; sign in again", PersonScopes)
@@ -147,6 +207,92 @@ func (s *Server) protect(next http.Handler) http.Handler {
 		}
 		handoff.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), identityKey{}, id)))
 	})
+}
+
+// deferred lets through a tool call with a token seen before without
+// reading the token's row first: the call's admission reads it in the same
+// round trip that puts the call on record (reqlog.Check), before any report
+// SQL runs, and the call is refused if it no longer holds. Nothing of the
+// answer is sent before the row has been read: the first byte waits for
+// the check to settle, and if the token no longer holds, the client gets
+// the same 401 challenge as with an upfront check instead.
+func (s *Server) deferred(next http.Handler, w http.ResponseWriter, r *http.Request, token string, id Identity) {
+	check := &tokenCheck{s: s, token: token}
+	ctx := reqlog.WithCheck(context.WithValue(r.Context(), identityKey{}, id), check)
+	cw := &checkedWriter{ResponseWriter: w, settle: func() bool {
+		err := check.settle(r.Context())
+		switch {
+		case errors.Is(err, ErrInvalidToken):
+			s.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is invalid, expired or revoked; sign in again", PersonScopes)
+			return false
+		case err != nil:
+			s.cfg.Logger.Error("verify a token", "err", err)
+			http.Error(w, "the token could not be checked; try again shortly", http.StatusServiceUnavailable)
+			return false
+		}
+		return true
+	}}
+	next.ServeHTTP(cw, r.WithContext(ctx))
+	cw.settled() // an answer with no body at all
+}
+
+// checkedWriter holds back a response until settle says the request may be
+// answered; when it may not, settle has answered it, and what the handler
+// writes is dropped.
+type checkedWriter struct {
+	http.ResponseWriter
+	settle func() bool
+	once   sync.Once
+	ok     bool
+}
+
+func (w *checkedWriter) settled() bool {
+	w.once.Do(func() { w.ok = w.settle() })
+	return w.ok
+}
+
+func (w *checkedWriter) WriteHeader(status int) {
+	if w.settled() {
+		w.ResponseWriter.WriteHeader(status)
+	}
+}
+
+func (w *checkedWriter) Write(p []byte) (int, error) {
+	if w.settled() {
+		return w.ResponseWriter.Write(p)
+	}
+	return len(p), nil
+}
+
+func (w *checkedWriter) Flush() {
+	if w.settled() {
+		http.NewResponseController(w.ResponseWriter).Flush()
+	}
+}
+
+func (w *checkedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// maxPeek is the most of a request body isToolCall reads to tell what it is.
+const maxPeek = 1 << 20
+
+// isToolCall reports whether a request is one JSON-RPC tools/call (not a
+// batch), reading its body and putting it back for the handler.
+func isToolCall(r *http.Request) bool {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxPeek+1))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	if err != nil || len(body) > maxPeek {
+		return false
+	}
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call"
 }
 
 // challenge answers with a Bearer challenge and the error as JSON.

@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"plumbline/internal/oauth"
+	"plumbline/reports"
 )
 
 // The metadata documents name one issuer and one resource, byte for byte,
@@ -171,50 +173,100 @@ func toStrings(v any) []string {
 	return out
 }
 
-// A revoked token stops working on its next request.
+// A revoked token stops working on its next request, whatever the request:
+// a tool call with a token seen before has the token's row read in the
+// same round trip that puts the call on record, and is refused with the
+// same 401 challenge, after no report has run; the refused call stays on
+// record.
 func TestRevokedTokenLosesAccess(t *testing.T) {
-	e := newEnv(t, nil)
-	token, info, err := e.store.CreateServiceToken(context.Background(), e.server.Config(), "nightly", oauth.ServiceScopes, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp := e.mcpStatus(t, token, nil); resp.StatusCode != 200 {
-		t.Fatalf("before revocation: %d", resp.StatusCode)
-	}
-	if n, err := e.store.RevokeTokens(context.Background(), []int64{info.ID}, "", ""); err != nil || n != 1 {
-		t.Fatalf("revoke: %d %v", n, err)
-	}
-	if resp := e.mcpStatus(t, token, nil); resp.StatusCode != 401 {
-		t.Errorf("after revocation: %d", resp.StatusCode)
+	for _, next := range []string{"tools/list", "tools/call"} {
+		t.Run(next, func(t *testing.T) {
+			e := newEnv(t, nil)
+			token, info, err := e.store.CreateServiceToken(context.Background(), e.server.Config(), "nightly", oauth.ServiceScopes, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp := e.mcpStatus(t, token, nil); resp.StatusCode != 200 {
+				t.Fatalf("before revocation: %d", resp.StatusCode)
+			}
+			if status, body := e.toolCall(t, token); status != 200 || !strings.Contains(body, `"request_id"`) {
+				t.Fatalf("a tool call before revocation: %d %s", status, body)
+			}
+			if n, err := e.store.RevokeTokens(context.Background(), []int64{info.ID}, "", ""); err != nil || n != 1 {
+				t.Fatalf("revoke: %d %v", n, err)
+			}
+			e.expectRefused(t, token, next, "service:nightly")
+		})
 	}
 }
 
-// Removing someone from the directory cuts their access once the
-// membership cache window has passed, and no later than that.
-func TestRemovedMemberLosesAccess(t *testing.T) {
-	const window = 300 * time.Millisecond
-	e := newEnv(t, func(c *oauth.Config) { c.MembershipTTL = window })
-	token, _, err := e.store.CreatePersonToken(context.Background(), e.server.Config(), ravi.PersonID, time.Hour)
+// toolCall posts one tools/call (the metric definitions) with a token and
+// returns the status and body.
+func (e *env) toolCall(t *testing.T, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, e.base+"/mcp", strings.NewReader(
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"metric_definitions","arguments":{}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp := e.mcpStatus(t, token, nil); resp.StatusCode != 200 {
-		t.Fatalf("an active member: %d", resp.StatusCode)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == 401 && !strings.Contains(resp.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+		t.Errorf("a 401 without the invalid_token challenge: %q", resp.Header.Get("WWW-Authenticate"))
 	}
-	for _, status := range []string{"removed", "banned", "locked"} {
-		e.exec("UPDATE plumbline.members SET status = $1 WHERE person_id = $2", status, ravi.PersonID)
-		time.Sleep(window + 50*time.Millisecond)
+	return resp.StatusCode, string(body)
+}
+
+// expectRefused checks that a token no longer gets in with the next request
+// of a kind, and, for a tool call, that the call is on record as refused,
+// under whom the token spoke for.
+func (e *env) expectRefused(t *testing.T, token, next, principal string) {
+	t.Helper()
+	if next == "tools/list" {
 		if resp := e.mcpStatus(t, token, nil); resp.StatusCode != 401 {
-			t.Errorf("%s member, after the cache window: %d", status, resp.StatusCode)
+			t.Errorf("tools/list: %d, want 401", resp.StatusCode)
 		}
-		e.exec("UPDATE plumbline.members SET status = 'active' WHERE person_id = $1", ravi.PersonID)
-		time.Sleep(window + 50*time.Millisecond)
-		if resp := e.mcpStatus(t, token, nil); resp.StatusCode != 200 {
-			t.Errorf("reinstated after %s: %d", status, resp.StatusCode)
-		}
+		return
 	}
-	if _, _, err := e.store.CreatePersonToken(context.Background(), e.server.Config(), gone.PersonID, time.Hour); err == nil {
-		t.Error("a removed member was given a token")
+	status, body := e.toolCall(t, token)
+	if status != 401 || strings.Contains(body, "definition") {
+		t.Errorf("tools/call: %d %.200s, want 401 and no answer", status, body)
+	}
+	if got := e.records.last(); got.Caller.Person != principal || got.Outcome != reports.CodeUnauthenticated {
+		t.Errorf("the refused call is on record as %+v, want %s and %s", got, principal, reports.CodeUnauthenticated)
+	}
+}
+
+// Removing someone from the directory cuts their access on their next
+// request; reinstating them restores it.
+func TestRemovedMemberLosesAccess(t *testing.T) {
+	for _, next := range []string{"tools/list", "tools/call"} {
+		t.Run(next, func(t *testing.T) {
+			e := newEnv(t, nil)
+			token, _, err := e.store.CreatePersonToken(context.Background(), e.server.Config(), ravi.PersonID, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if status, _ := e.toolCall(t, token); status != 200 {
+				t.Fatalf("an active member: %d", status)
+			}
+			for _, status := range []string{"removed", "banned", "locked"} {
+				e.exec("UPDATE plumbline.members SET status = $1 WHERE person_id = $2", status, ravi.PersonID)
+				e.expectRefused(t, token, next, ravi.PersonID)
+				e.exec("UPDATE plumbline.members SET status = 'active' WHERE person_id = $1", ravi.PersonID)
+				if got, _ := e.toolCall(t, token); got != 200 {
+					t.Errorf("reinstated after %s: %d", status, got)
+				}
+			}
+			if _, _, err := e.store.CreatePersonToken(context.Background(), e.server.Config(), gone.PersonID, time.Hour); err == nil {
+				t.Error("a removed member was given a token")
+			}
+		})
 	}
 }
 

@@ -9,8 +9,8 @@
 // Clients register by Client ID Metadata Document (package cimd), by
 // pre-registration in configuration, or by Dynamic Client Registration. A
 // person signs in through an identity provider (package signin); what they
-// may then do depends on the membership table, read fresh at consent and,
-// cached for a short window, on every request.
+// may then do depends on the membership table, read fresh at consent and
+// on every request.
 package oauth
 
 import (
@@ -34,7 +34,7 @@ type Server struct {
 	store    *Store
 	fetcher  *cimd.Fetcher
 	signIn   signin.Method
-	members  *memberCache
+	seen     *seenTokens
 	register *rate.Limiter
 }
 
@@ -57,7 +57,7 @@ func New(cfg Config, store *Store, signIn signin.Method) (*Server, error) {
 		store:    store,
 		fetcher:  cimd.New(cfg.CIMD),
 		signIn:   signIn,
-		members:  &memberCache{store: store, ttl: cfg.MembershipTTL, seen: map[string]memberSeen{}},
+		seen:     &seenTokens{},
 		register: rate.NewLimiter(rate.Every(registrationRate.every), registrationRate.burst),
 	}, nil
 }

@@ -5,29 +5,34 @@ import (
 	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/internal/reqlog"
 )
 
 // errTokenLost is what a stdio client hears when its token stops working.
 var errTokenLost = errors.New("plumbline's token is no longer valid (revoked, expired, or its person left the directory); restart with a new one")
 
 // Recheck returns MCP middleware for the stdio transport, where one token
-// from the environment speaks for the whole process: every tool call checks
-// the token again, so a revocation or a removed member stops calls at once
-// (within the membership window), as over HTTP.
+// from the environment speaks for the whole process: every tool call reads
+// the token's row again, in the same round trip that puts the call on
+// record (reqlog.Check), so a revocation or a removed member stops calls at
+// once, as over HTTP.
 func (s *Server) Recheck(token string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/call" {
-				_, err := s.Verify(ctx, token)
-				switch {
-				case errors.Is(err, ErrInvalidToken):
-					return nil, errTokenLost
-				case err != nil:
-					s.cfg.Logger.Error("verify the stdio token", "err", err)
-					return nil, errors.New("plumbline's token could not be checked just now; try again shortly")
-				}
+			if method != "tools/call" {
+				return next(ctx, method, req)
 			}
-			return next(ctx, method, req)
+			check := &tokenCheck{s: s, token: token}
+			res, err := next(reqlog.WithCheck(ctx, check), method, req)
+			switch serr := check.settle(ctx); {
+			case errors.Is(serr, ErrInvalidToken):
+				return nil, errTokenLost
+			case serr != nil:
+				s.cfg.Logger.Error("verify the stdio token", "err", serr)
+				return nil, errors.New("plumbline's token could not be checked just now; try again shortly")
+			}
+			return res, err
 		}
 	}
 }

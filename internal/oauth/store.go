@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -187,24 +188,43 @@ type tokenRow struct {
 	scope                   []string
 	issuer, resource        string
 	expires                 time.Time
-	live                    bool // neither revoked nor expired
+	found                   bool // the row exists
+	live                    bool // neither revoked nor expired, and its person (if any) an active member
 }
 
-// token reads a token's row by the token itself.
-func (s *Store) token(ctx context.Context, token string) (tokenRow, error) {
-	var r tokenRow
-	var scope string
-	err := s.tx(ctx, true, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `SELECT kind, subject, client_id, scope, issuer, resource, expires_at,
-				revoked_at IS NULL AND expires_at > now()
-			FROM plumbline.oauth_tokens WHERE token_hash = $1`, hashSecret(token)).
-			Scan(&r.kind, &r.subject, &r.clientID, &scope, &r.issuer, &r.resource, &r.expires, &r.live)
+// tokenSQL reads a token's row by its hash, with whether it is live: not
+// revoked, not expired, and for a person's token, the person an active
+// member. Membership is read with the row, so removing someone cuts their
+// access on their next request.
+const tokenSQL = `SELECT t.kind, t.subject, t.client_id, t.scope, t.issuer, t.resource, t.expires_at,
+	t.revoked_at IS NULL AND t.expires_at > now()
+		AND (t.kind <> 'person' OR EXISTS (SELECT FROM plumbline.members m WHERE m.person_id = t.subject AND m.status = 'active'))
+FROM plumbline.oauth_tokens t WHERE t.token_hash = $1`
+
+// queueToken queues the read of a token's row, by its hash, as the store's
+// role, into a batch whose transaction another statement ends; once the
+// batch has run, *r holds the row, or r.found is false.
+func (s *Store) queueToken(b *pgx.Batch, hash []byte, r *tokenRow) {
+	b.Queue("SELECT set_config('role', $1, true)", cmp.Or(s.role, "none"))
+	b.Queue(tokenSQL, hash).QueryRow(func(row pgx.Row) error {
+		var scope string
+		err := row.Scan(&r.kind, &r.subject, &r.clientID, &scope, &r.issuer, &r.resource, &r.expires, &r.live)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		r.scope, r.found = strings.Fields(scope), err == nil
+		return err
 	})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, errNotFound
-	}
-	r.scope = strings.Fields(scope)
-	return r, err
+}
+
+// token reads a token's row by the token itself, in one round trip; r.found
+// says whether there is one.
+func (s *Store) token(ctx context.Context, token string) (r tokenRow, err error) {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN READ ONLY")
+	s.queueToken(b, hashSecret(token), &r)
+	b.Queue("COMMIT")
+	return r, s.pool.SendBatch(ctx, b).Close()
 }
 
 // revokeToken revokes a token if it was issued to clientID; it reports

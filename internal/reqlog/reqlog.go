@@ -1,77 +1,247 @@
 // Package reqlog keeps plumbline's request log, plumbline.request_log: it
 // implements reports.Recorder over the store's pool.
 //
-// Begin writes who called (person and client), which tool and with which
-// arguments, before any report SQL runs; the database stamps when. If that
-// write fails the engine refuses the call. Finish then fills in only the
-// outcome: its code, the duration and the row count. Both run as the logger
-// role, which may insert who/what and update the outcome columns and nothing
-// else: it can neither delete a row nor rewrite who, what or when.
+// Admit puts a call on record before any report SQL runs: who called
+// (person and client), which tool and with which arguments; the database
+// stamps when. In the same round trip it holds the caller to the per-minute
+// limit counted in the log (package limits) and reads any Check the call's
+// context carries (the bearer token's row, over HTTP). If the row cannot be
+// written the engine refuses the call.
 //
-// Arguments arrive in loggable form (fixed choices as given, free text
-// redacted); Redactor makes the redaction a keyed hash. No database error
-// text is ever written to the log.
+// The row is committed synchronously, before the report runs: a call that
+// ran is on record even if the database crashes a moment later. Outcomes
+// (code, duration, row count) are not on the request path: Finish queues
+// them, and a writer updates them in batches, committed without waiting for
+// the disk, and all that is queued on Close. A crash may leave the outcome
+// of its last calls unknown (NULL), never a call unrecorded.
+//
+// Everything runs as the logger role, which may insert who/what and update
+// the outcome columns and nothing else: it can neither delete a row nor
+// rewrite who, what or when. Arguments arrive in loggable form (fixed
+// choices as given, free text redacted); Redactor makes the redaction a
+// keyed hash. No database error text is ever written to the log.
 package reqlog
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"plumbline/internal/limits"
 	"plumbline/internal/store"
 	"plumbline/reports"
 )
 
-// Options tune a Log. The zero value writes as the login itself.
+// Options tune a Log. The zero value writes as the login itself, with no
+// limit.
 type Options struct {
 	// Role is the role that writes the log (SET LOCAL ROLE), the logger.
 	// If empty, the login writes it.
 	Role string
+	// PerMinute is how many calls a person may make in any minute, across
+	// every server sharing the database (package limits). If zero, there
+	// is no limit.
+	PerMinute int
 	// Logger receives failures to record an outcome. If nil,
 	// slog.Default().
 	Logger *slog.Logger
 }
 
-// Log is the request log in the store's database.
+// Log is the request log in the store's database. It is safe for
+// concurrent use; Close it to write the outcomes still queued.
 type Log struct {
 	st   *store.Store
 	opts Options
+
+	mu      sync.Mutex
+	pending []outcome
+	dropped int
+	closed  bool
+	wake    chan struct{}
+	stopped chan struct{}
+
+	writing sync.Mutex // one batch of outcomes at a time
 }
+
+// outcome is what Finish queues for the writer.
+type outcome struct {
+	id, code string
+	ms       float64
+	rows     int32
+}
+
+// Limits of the outcome writer.
+const (
+	// maxPending is how many outcomes may wait for the writer; past it,
+	// outcomes are dropped (and counted in the server's log) rather than
+	// held in memory without bound while the database is away.
+	maxPending = 100_000
+	// writeEvery is how long the writer lets outcomes gather before it
+	// writes them in one statement.
+	writeEvery = 100 * time.Millisecond
+)
 
 var _ reports.Recorder = (*Log)(nil)
 
-// New returns the request log of the store's database.
+// New returns the request log of the store's database and starts its
+// outcome writer.
 func New(st *store.Store, opts *Options) *Log {
-	l := &Log{st: st}
+	l := &Log{st: st, wake: make(chan struct{}, 1), stopped: make(chan struct{})}
 	if opts != nil {
 		l.opts = *opts
 	}
 	if l.opts.Logger == nil {
 		l.opts.Logger = slog.Default()
 	}
+	go l.writer()
 	return l
 }
 
-// Begin puts a call on record: who, through which client, which tool, with
-// which arguments. The database stamps the time.
-func (l *Log) Begin(ctx context.Context, r *reports.Record) error {
-	return l.st.Batch(ctx, store.Tx{Role: l.opts.Role, Write: true}, func(b *pgx.Batch) {
-		b.Queue(`INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments)
-			VALUES ($1, $2, $3, $4, $5)`, r.ID, r.Caller.Person, r.Caller.Client, r.Tool, string(r.Arguments))
-	})
+// A Check is a condition a call must meet that is read in the same round
+// trip as its admission, such as the bearer token's row: Queue adds the
+// statements that read it to the admission's first transaction (they may
+// change the role; the log's own statements set theirs again), and Err,
+// read after the batch has run, is nil when it held.
+type Check interface {
+	Queue(b *pgx.Batch)
+	Err() error
 }
 
-// Finish records a call's outcome, duration and row count. A failure is
-// logged, not returned: the answer is already made.
-func (l *Log) Finish(ctx context.Context, r *reports.Record) {
-	// The call's row is already on record, durably; its outcome need not
-	// make the caller wait for a disk flush.
+type checkKey struct{}
+
+// WithCheck returns a context whose call is admitted only if c holds.
+func WithCheck(ctx context.Context, c Check) context.Context {
+	return context.WithValue(ctx, checkKey{}, c)
+}
+
+// CheckFrom returns the Check a context carries, or nil: whatever puts a
+// call on record before it runs must read it in the same round trip and
+// refuse the call, as unauthenticated, when it does not hold.
+func CheckFrom(ctx context.Context) Check {
+	c, _ := ctx.Value(checkKey{}).(Check)
+	return c
+}
+
+const insert = `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments) VALUES ($1, $2, $3, $4, $5)`
+
+// Admit puts a call on record, durably, and holds its caller to the limit,
+// in one round trip: one transaction writes the row (after reading the
+// context's Check, if any), the next checks the limit against the log as
+// committed. It returns how long the caller must wait when over the limit.
+// When the Check does not hold, the error wraps reports.ErrUnauthenticated;
+// the row stays, as the record of a refused call.
+func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, error) {
+	check := CheckFrom(ctx)
+	steps := []store.Step{{Tx: store.Tx{Role: l.opts.Role, Write: true}, Queue: func(b *pgx.Batch) {
+		if check != nil {
+			check.Queue(b)
+			store.QueueRole(b, l.opts.Role)
+		}
+		b.Queue(insert, r.ID, r.Caller.Person, r.Caller.Client, r.Tool, string(r.Arguments))
+	}}}
+	var wait time.Duration
+	if l.opts.PerMinute > 0 {
+		// Only a refused call writes here; losing that mark in a crash
+		// would count the call against the limit, no worse.
+		steps = append(steps, store.Step{Tx: store.Tx{Role: l.opts.Role, Write: true, Lazy: true}, Queue: func(b *pgx.Batch) {
+			limits.Queue(b, r, l.opts.PerMinute, &wait)
+		}})
+	}
+	if err := l.st.Pipeline(ctx, steps...); err != nil {
+		return 0, err
+	}
+	if check != nil {
+		if err := check.Err(); err != nil {
+			return 0, fmt.Errorf("%w: %w", reports.ErrUnauthenticated, err)
+		}
+	}
+	return wait, nil
+}
+
+// Finish queues a call's outcome, duration and row count for the writer;
+// it never waits for the database.
+func (l *Log) Finish(_ context.Context, r *reports.Record) {
+	o := outcome{id: r.ID, code: r.Outcome, ms: float64(r.Duration.Microseconds()) / 1000, rows: int32(r.Rows)}
+	l.mu.Lock()
+	closed := l.closed
+	if !closed {
+		if len(l.pending) < maxPending {
+			l.pending = append(l.pending, o)
+		} else {
+			l.dropped++
+		}
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+	l.mu.Unlock()
+	if closed {
+		// After Close there is no writer: write it now.
+		l.write(context.Background(), []outcome{o})
+	}
+}
+
+// writer writes queued outcomes until Close: once one is queued, it waits
+// writeEvery for others to join it, then writes them all.
+func (l *Log) writer() {
+	defer close(l.stopped)
+	for range l.wake {
+		time.Sleep(writeEvery)
+		l.Flush(context.Background())
+	}
+}
+
+// Flush writes every outcome queued so far, and returns once they are
+// written (or failed, which is logged).
+func (l *Log) Flush(ctx context.Context) {
+	l.writing.Lock()
+	defer l.writing.Unlock()
+	l.mu.Lock()
+	batch, dropped := l.pending, l.dropped
+	l.pending, l.dropped = nil, 0
+	l.mu.Unlock()
+	if dropped > 0 {
+		l.opts.Logger.Error("request log: outcomes dropped while the database was not keeping up", "dropped", dropped)
+	}
+	if len(batch) > 0 {
+		l.write(ctx, batch)
+	}
+}
+
+// Close stops the writer and writes the outcomes still queued.
+func (l *Log) Close() {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return
+	}
+	l.closed = true
+	close(l.wake)
+	l.mu.Unlock()
+	<-l.stopped
+	l.Flush(context.Background())
+}
+
+const update = `UPDATE plumbline.request_log AS l SET outcome = o.outcome, duration_ms = o.duration_ms, row_count = o.row_count
+FROM unnest($1::text[], $2::text[], $3::float8[], $4::int[]) AS o (request_id, outcome, duration_ms, row_count)
+WHERE l.request_id = o.request_id`
+
+// write records outcomes in one statement. Their calls' rows are already
+// on record, durably; the outcomes need not wait for a disk flush.
+func (l *Log) write(ctx context.Context, batch []outcome) {
+	ids, codes, ms, rows := make([]string, len(batch)), make([]string, len(batch)), make([]float64, len(batch)), make([]int32, len(batch))
+	for i, o := range batch {
+		ids[i], codes[i], ms[i], rows[i] = o.id, o.code, o.ms, o.rows
+	}
 	err := l.st.Batch(ctx, store.Tx{Role: l.opts.Role, Write: true, Lazy: true}, func(b *pgx.Batch) {
-		b.Queue(`UPDATE plumbline.request_log SET outcome = $2, duration_ms = $3, row_count = $4 WHERE request_id = $1`,
-			r.ID, r.Outcome, float64(r.Duration.Microseconds())/1000, r.Rows)
+		b.Queue(update, ids, codes, ms, rows)
 	})
 	if err != nil {
-		l.opts.Logger.Error("request log: cannot record an outcome", "request_id", r.ID, "outcome", r.Outcome, "err", err)
+		l.opts.Logger.Error("request log: cannot record outcomes", "calls", len(batch), "err", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -27,14 +28,16 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 var secret = []byte("a secret of at least sixteen bytes")
 
 // server is an engine over a test database, signed in as plumbline's login,
-// recording as the logger.
-func server(t *testing.T, db *pgtest.DB) *reports.Engine {
+// recording as the logger, and its request log.
+func server(t *testing.T, db *pgtest.DB) (*reports.Engine, *reqlog.Log) {
 	t.Helper()
 	st := db.Store(t)
 	cat := st.Catalog()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	rl := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 100, Logger: quiet})
+	t.Cleanup(rl.Close)
 	return reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
-		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet}), Redact: reqlog.Redactor(secret)})
+		Recorder: rl, Redact: reqlog.Redactor(secret)}), rl
 }
 
 type logRow struct {
@@ -65,7 +68,7 @@ func readLog(t *testing.T, conn *pgx.Conn, id string) *logRow {
 // and its length, and its outcome.
 func TestCallsAreOnRecord(t *testing.T) {
 	db := pgtest.NewDB(t)
-	e := server(t, db)
+	e, rl := server(t, db)
 	sql := db.Conn(t)
 	ctx := context.Background()
 	ana := reports.Caller{Person: "ana@floor.example", Client: "claude-code"}
@@ -74,6 +77,7 @@ func TestCallsAreOnRecord(t *testing.T) {
 	if a.Refusal != nil {
 		t.Fatal(a.Refusal)
 	}
+	rl.Flush(ctx)
 	r := readLog(t, sql, a.RequestID)
 	if r == nil {
 		t.Fatal("the call is not in the request log")
@@ -97,6 +101,7 @@ func TestCallsAreOnRecord(t *testing.T) {
 	}
 
 	bad := e.Call(ctx, ana, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"someday"}}`))
+	rl.Close() // writes what is queued, as at shutdown
 	if r := readLog(t, sql, bad.RequestID); r == nil || r.Outcome == nil || *r.Outcome != reports.CodeInvalidArgument {
 		t.Errorf("a refused call is logged as %+v", r)
 	}
@@ -124,6 +129,19 @@ func TestRedactor(t *testing.T) {
 	}
 }
 
+// salesView puts a view in the place of the sales facts, their rows as the
+// table (now agent_sales_daily_table) holds them followed by tail, for the
+// reader to read.
+func salesView(t *testing.T, sql *pgx.Conn, tail string) {
+	t.Helper()
+	if _, err := sql.Exec(context.Background(), `
+		ALTER TABLE metrics.agent_sales_daily RENAME TO agent_sales_daily_table;
+		CREATE VIEW metrics.agent_sales_daily AS SELECT s.* FROM metrics.agent_sales_daily_table s `+tail+`;
+		GRANT SELECT ON metrics.agent_sales_daily TO `+pgtest.Roles.Reader); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // When the call cannot be put on record it is refused before any report SQL
 // runs: the report asked for would run past the statement timeout, yet the
 // refusal is immediate and says why, with no database text.
@@ -134,14 +152,11 @@ func TestUnwritableLogRefusesTheCall(t *testing.T) {
 	// A source that cannot answer within the timeout, and a log the
 	// logger may no longer write to (table privileges belong to this
 	// database alone).
-	if _, err := sql.Exec(ctx, `
-		ALTER TABLE metrics.agent_sales_daily RENAME TO agent_sales_daily_fast;
-		CREATE VIEW metrics.agent_sales_daily AS SELECT s.* FROM metrics.agent_sales_daily_fast s CROSS JOIN (SELECT pg_sleep(30)) AS slow;
-		GRANT SELECT ON metrics.agent_sales_daily TO `+pgtest.Roles.Reader+`;
-		REVOKE INSERT ON plumbline.request_log FROM `+pgtest.Roles.Logger); err != nil {
+	salesView(t, sql, "CROSS JOIN (SELECT pg_sleep(30)) AS slow")
+	if _, err := sql.Exec(ctx, "REVOKE INSERT ON plumbline.request_log FROM "+pgtest.Roles.Logger); err != nil {
 		t.Fatal(err)
 	}
-	e := server(t, db)
+	e, _ := server(t, db)
 	a := e.Call(ctx, reports.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
 	body, _ := json.Marshal(a.Body)
 	if a.Refusal == nil || a.Refusal.Code != reports.CodeUnavailable || !strings.Contains(a.Refusal.Rule, "could not be put on record") {
@@ -153,6 +168,34 @@ func TestUnwritableLogRefusesTheCall(t *testing.T) {
 	var n int
 	if err := sql.QueryRow(ctx, "SELECT count(*) FROM plumbline.request_log").Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d rows in the log, %v", n, err)
+	}
+}
+
+// The call's row is committed before any report SQL runs: the source the
+// report reads is a view that fails unless the log, as the report's own
+// snapshot sees it, already holds the call. It answers, with figures.
+func TestTheRowPrecedesTheReport(t *testing.T) {
+	db := pgtest.NewDB(t)
+	sql := db.Conn(t)
+	ctx := context.Background()
+	salesView(t, sql, "WHERE 1 / (SELECT count(*) FROM plumbline.request_log WHERE person = 'ana' AND tool = 'sales') > 0")
+	e, _ := server(t, db)
+	a := e.Call(ctx, reports.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
+	if a.Refusal != nil {
+		t.Fatalf("the report ran before its call was on record: %+v", a.Refusal)
+	}
+	var want float64
+	if err := sql.QueryRow(ctx, `SELECT sum(submitted) FROM metrics.agent_sales_daily_table s
+		JOIN analytics.agent_team_history h ON h.agent_key = s.agent_key AND h.effective_from = (
+			SELECT max(effective_from) FROM analytics.agent_team_history WHERE agent_key = s.agent_key AND effective_from <= s.day)
+		JOIN analytics.team_floor_history f ON f.team_key = h.team_key AND f.effective_from = (
+			SELECT max(effective_from) FROM analytics.team_floor_history WHERE team_key = h.team_key AND effective_from <= s.day)
+		WHERE f.counts_as_sales AND s.day BETWEEN '2026-11-09' AND '2026-11-15'`).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	rep := a.Body.(*reports.ReportAnswer)
+	if len(rep.Rows) != 1 || fmt.Sprint(rep.Rows[0][0]) != fmt.Sprint(want) {
+		t.Errorf("submitted sales on the floor last week: %v, want %v", rep.Rows, want)
 	}
 }
 
@@ -207,5 +250,40 @@ func TestLoggerCannotRewriteTheLog(t *testing.T) {
 	var person, outcome string
 	if err := db.Conn(t).QueryRow(ctx, "SELECT person, outcome FROM plumbline.request_log WHERE request_id = 'r1'").Scan(&person, &outcome); err != nil || person != "ana" || outcome != "ok" {
 		t.Errorf("the row now reads %s, %s (%v)", person, outcome, err)
+	}
+}
+
+// Retention deletes the calls older than the horizon and keeps the rest; it
+// needs an administrator: plumbline's own login cannot prune its log.
+func TestPrune(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	sql := db.Conn(t)
+	if _, err := sql.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at)
+		SELECT 'r' || i, 'ana', 'c', 'sales', '{}', now() - i * interval '1 day' FROM generate_series(0, 24999) i`); err != nil {
+		t.Fatal(err)
+	}
+	app, err := pgx.Connect(ctx, db.AppDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close(ctx)
+	var pgErr *pgconn.PgError
+	if _, err := reqlog.Prune(ctx, app, 30*24*time.Hour, nil); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+		t.Errorf("plumbline's login pruned its own log: %v", err)
+	}
+	var reports []int64
+	n, err := reqlog.Prune(ctx, sql, 30*24*time.Hour, func(d int64) { reports = append(reports, d) })
+	if err != nil || n != 25000-30 || len(reports) != 3 {
+		t.Errorf("deleted %d calls in %d batches (%v), want %d in 3", n, len(reports), err, 25000-30)
+	}
+	var kept int
+	var oldest time.Time
+	sql.QueryRow(ctx, "SELECT count(*), min(started_at) FROM plumbline.request_log").Scan(&kept, &oldest)
+	if kept != 30 || time.Since(oldest) > 30*24*time.Hour {
+		t.Errorf("kept %d calls, the oldest from %v; want the 30 of the last 30 days", kept, oldest)
+	}
+	if _, err := reqlog.Prune(ctx, sql, time.Hour, nil); err == nil {
+		t.Error("a horizon under a day was accepted")
 	}
 }

@@ -48,6 +48,8 @@ type Store struct {
 	pool *pgxpool.Pool
 	cat  *catalog.Catalog
 	opts Options
+
+	built statements // the SQL of plans run before
 }
 
 var _ reports.Store = (*Store)(nil)
@@ -104,7 +106,7 @@ func (s *Store) Run(ctx context.Context, plans ...*reports.Plan) ([]*reports.Res
 	var sources []*catalog.Source
 	for i, plan := range plans {
 		var err error
-		if stmts[i], args[i], err = query.Build(plan); err != nil {
+		if stmts[i], args[i], err = s.built.build(plan); err != nil {
 			return nil, fmt.Errorf("build report query: %w", err)
 		}
 		for _, src := range plan.Sources() {

@@ -97,6 +97,48 @@ func TestReportTransactions(t *testing.T) {
 	}
 }
 
+// A pipeline's transactions run one after the other in one batch, each as
+// its own role, the later ones seeing what the earlier ones committed; a
+// failure stops the rest. Afterwards the connection is the login's again,
+// with none of their settings.
+func TestPipeline(t *testing.T) {
+	db := pgtest.NewDB(t)
+	st := open(t, db, demo(t), &store.Options{MaxConns: 1, StatementTimeout: 1500 * time.Millisecond})
+	ctx := context.Background()
+	var seen int
+	var firstUser, secondUser, readOnly string
+	err := st.Pipeline(ctx,
+		store.Step{Tx: store.Tx{Role: pgtest.Roles.Logger, Write: true}, Queue: func(b *pgx.Batch) {
+			b.Queue("SELECT current_user").QueryRow(func(r pgx.Row) error { return r.Scan(&firstUser) })
+			b.Queue("INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments) VALUES ('p1', 'ana', 'c', 'sales', '{}')")
+		}},
+		store.Step{Tx: store.Tx{Role: pgtest.Roles.Logger}, Queue: func(b *pgx.Batch) {
+			b.Queue("SELECT current_user, current_setting('transaction_read_only'), (SELECT count(*) FROM plumbline.request_log WHERE person = 'ana')").
+				QueryRow(func(r pgx.Row) error { return r.Scan(&secondUser, &readOnly, &seen) })
+		}})
+	if err != nil || firstUser != pgtest.Roles.Logger || secondUser != pgtest.Roles.Logger || readOnly != "on" || seen != 1 {
+		t.Errorf("ran as %s then %s (read only %s), the second seeing %d rows of the first (%v)", firstUser, secondUser, readOnly, seen, err)
+	}
+	err = st.Pipeline(ctx,
+		store.Step{Tx: store.Tx{Role: pgtest.Roles.Reader}, Queue: func(b *pgx.Batch) { b.Queue("SELECT 1/0") }},
+		store.Step{Tx: store.Tx{Role: pgtest.Roles.Logger, Write: true}, Queue: func(b *pgx.Batch) {
+			b.Queue("INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments) VALUES ('p2', 'ana', 'c', 'sales', '{}')")
+		}})
+	if code := pgCode(err); code != "22012" { // division_by_zero
+		t.Errorf("a failing first step: %v", err)
+	}
+	var user, timeout string
+	var rows int
+	if err := st.Pool().QueryRow(ctx, `SELECT current_user, current_setting('statement_timeout'),
+		(SELECT count(*) FROM plumbline.request_log)`).Scan(&user, &timeout, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if user != pgtest.Roles.App || timeout != "0" || rows != 1 {
+		t.Errorf("afterwards the connection is %s with timeout %s, and the log holds %d rows; want %s, 0 and 1 (the second pipeline's insert never ran)",
+			user, timeout, rows, pgtest.Roles.App)
+	}
+}
+
 // The reader cannot read member data, even with a query written by hand on
 // the server's own connection: as the reader, as the login, or column by
 // column; nor can the login become a role that could.

@@ -48,6 +48,25 @@ type Tx struct {
 // When no connection comes free within the acquire timeout the error is
 // reports.ErrBusy; when a statement runs too long, reports.ErrTimeout.
 func (s *Store) Batch(ctx context.Context, tx Tx, queue func(*pgx.Batch)) error {
+	return s.Pipeline(ctx, Step{Tx: tx, Queue: queue})
+}
+
+// Step is one transaction of a pipeline: how it runs, and what it runs.
+type Step struct {
+	Tx    Tx
+	Queue func(*pgx.Batch)
+}
+
+// Pipeline runs its steps as transactions one after the other, as Batch
+// runs one, all sent to the server as one batch: one round trip. Each step
+// sees what the steps before it committed. The first failed statement stops
+// the rest: the server skips everything after it.
+//
+// Every step but the last is an explicit transaction (BEGIN … COMMIT); the
+// last is the implicit one the server keeps until the batch ends, which
+// saves two statements a batch and commits or rolls back just the same,
+// unless it needs one snapshot or must be discarded.
+func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
 	actx, cancel := context.WithTimeout(ctx, s.opts.AcquireTimeout)
 	conn, err := s.pool.Acquire(actx)
 	cancel()
@@ -59,32 +78,33 @@ func (s *Store) Batch(ctx context.Context, tx Tx, queue func(*pgx.Batch)) error 
 	}
 	defer conn.Release()
 	b := &pgx.Batch{}
-	begin := "BEGIN"
-	if tx.Snapshot {
-		begin += " ISOLATION LEVEL REPEATABLE READ"
-	}
-	if !tx.Write {
-		begin += " READ ONLY"
-	}
-	b.Queue(begin)
-	timeout := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10)
-	if tx.Role == "" {
-		b.Queue("SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true)",
-			timeout, appName(ctx))
-	} else {
-		b.Queue("SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true), set_config('role', $3, true)",
-			timeout, appName(ctx), tx.Role)
-	}
-	if tx.Lazy {
-		b.Queue("SELECT set_config('synchronous_commit', 'off', true)")
-	}
-	queue(b)
-	// After a failed statement the transaction is aborted; the pool drops a
-	// connection that is not idle when it comes back.
-	if tx.Discard {
-		b.Queue("ROLLBACK")
-	} else {
-		b.Queue("COMMIT")
+	timeout, name := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10), appName(ctx)
+	for i, st := range steps {
+		// The last step may be the server's implicit transaction, unless it
+		// needs what only an explicit one offers.
+		implicit := i == len(steps)-1 && !st.Tx.Snapshot && !st.Tx.Discard
+		if !implicit {
+			begin := "BEGIN"
+			if st.Tx.Snapshot {
+				begin += " ISOLATION LEVEL REPEATABLE READ"
+			}
+			if !st.Tx.Write {
+				begin += " READ ONLY"
+			}
+			b.Queue(begin)
+		}
+		settings := settingsSQL[settingsKey{readOnly: !st.Tx.Write && implicit, lazy: st.Tx.Lazy}]
+		b.Queue(settings, timeout, name, roleSetting(st.Tx.Role))
+		st.Queue(b)
+		// After a failed statement the transaction is aborted; the pool
+		// drops a connection that is not idle when it comes back.
+		switch {
+		case implicit:
+		case st.Tx.Discard:
+			b.Queue("ROLLBACK")
+		default:
+			b.Queue("COMMIT")
+		}
 	}
 	err = conn.SendBatch(ctx, b).Close()
 	var pgErr *pgconn.PgError
@@ -92,6 +112,44 @@ func (s *Store) Batch(ctx context.Context, tx Tx, queue func(*pgx.Batch)) error 
 		return fmt.Errorf("%w: %w", reports.ErrTimeout, err)
 	}
 	return err
+}
+
+// settingsKey picks the statement that sets up a transaction: whether it
+// must make itself read-only (an implicit transaction cannot begin so) and
+// whether it commits lazily.
+type settingsKey struct{ readOnly, lazy bool }
+
+// settingsSQL sets a transaction's statement timeout, application name and
+// role ($1, $2, $3), and its mode, in one statement; every setting is local
+// to the transaction.
+var settingsSQL = func() map[settingsKey]string {
+	out := map[settingsKey]string{}
+	for _, k := range []settingsKey{{false, false}, {false, true}, {true, false}, {true, true}} {
+		q := "SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true), set_config('role', $3, true)"
+		if k.readOnly {
+			q += ", set_config('transaction_read_only', 'on', true)"
+		}
+		if k.lazy {
+			q += ", set_config('synchronous_commit', 'off', true)"
+		}
+		out[k] = q
+	}
+	return out
+}()
+
+// QueueRole queues a change of the role the rest of a transaction runs as;
+// an empty role is the login itself.
+func QueueRole(b *pgx.Batch, role string) {
+	b.Queue("SELECT set_config('role', $1, true)", roleSetting(role))
+}
+
+// roleSetting is the value of the role setting for a role name: none, for
+// the login itself.
+func roleSetting(role string) string {
+	if role == "" {
+		return "none"
+	}
+	return role
 }
 
 // maxAppName is the longest application_name PostgreSQL keeps, in bytes.
@@ -104,6 +162,9 @@ func appName(ctx context.Context) string {
 	name := "plumbline"
 	if c, ok := reports.CallerFrom(ctx); ok && c.Person != "" {
 		name += ": " + c.Person
+	}
+	if len(name) <= maxAppName && !strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r > 0x7e }) {
+		return name
 	}
 	var b strings.Builder
 	for _, r := range name {

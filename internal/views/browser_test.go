@@ -3,6 +3,7 @@ package views_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,7 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -79,7 +82,14 @@ func browser(t *testing.T, harness string) context.Context {
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(900, 6000)) // tall: a frame paints only what is on screen
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(900, 6000), // tall: a frame paints only what is on screen
+		// The view's sandboxed iframe stays in the page's process, so the
+		// test reads it through the page's own DevTools session. Chromium
+		// would otherwise give it a process and a target of its own, and
+		// chromedp's attach to an existing target (WithTargetID) races: it
+		// fills in the frame's node map on the caller's goroutine while its
+		// event loop reads that map unlocked (v0.23.0, target.go domEvent).
+		chromedp.Flag("disable-features", "IsolateSandboxedIframes"))
 	t.Cleanup(cancel)
 	ctx, cancel := chromedp.NewContext(alloc)
 	t.Cleanup(cancel)
@@ -93,7 +103,8 @@ func browser(t *testing.T, harness string) context.Context {
 type view struct {
 	name   string
 	answer answer
-	frame  context.Context // the view's own frame, a separate target
+	page   context.Context            // the host page
+	world  runtime.ExecutionContextID // the test's own world in the view's frame
 	facts  facts
 }
 
@@ -218,32 +229,32 @@ func show(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tools map[st
 	csp := rr.Contents[0].Meta["ui"].(map[string]any)["csp"]
 	load, _ := json.Marshal(map[string]any{"html": rr.Contents[0].Text, "csp": csp, "tool": tools[tool], "input": json.RawMessage(args), "result": res, "theme": theme})
 
-	var before []target.ID
+	before := map[cdp.FrameID]bool{}
 	for _, f := range frames(t, ctx) {
-		before = append(before, f.TargetID)
+		before[f.ID] = true
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any]("plumblineHost.load("+string(load)+")", chromedp.EvalAwaitPromise)); err != nil {
 		t.Fatalf("%s: load the view: %v", name, err)
 	}
-	// The view's document lives in a frame of its own (a sandboxed,
-	// opaque-origin iframe is a separate target); once the host has
-	// delivered the result, the frame's target is the view's for good.
+	// Once the host has delivered the result, the new srcdoc frame is the
+	// view's for good. Its document is read through a world of the test's
+	// own in that frame: the view's DOM, not its scripts.
 	deadline := time.Now().Add(20 * time.Second)
-	for v.frame == nil {
+	for v.world == 0 {
 		status, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range frames(t, ctx) {
-			if status == "delivered" && f.URL == "about:srcdoc" && !slices.Contains(before, f.TargetID) {
-				// Not cancelled: that would close the frame's target. The
-				// browser's context ends it with the page.
-				// The first action attaches, for the life of the context it
-				// runs on, so it runs on the frame's own context.
-				v.frame, _ = chromedp.NewContext(ctx, chromedp.WithTargetID(f.TargetID))
-				if err := chromedp.Do(v.frame); err != nil {
-					t.Fatalf("%s: attach to the view's frame: %v", name, err)
+			if status == "delivered" && f.URL == "about:srcdoc" && !before[f.ID] {
+				v.page = ctx
+				world, err := chromedp.Run(ctx, func(ctx context.Context, t *chromedp.Target) (page.CreateIsolatedWorldResult, error) {
+					return cdp.Call(ctx, t, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.ID, WorldName: "plumbline-test"})
+				})
+				if err != nil {
+					t.Fatalf("%s: reach the view's frame: %v", name, err)
 				}
+				v.world = world.ExecutionContextID
 			}
 		}
 		if time.Now().After(deadline) {
@@ -251,40 +262,71 @@ func show(t *testing.T, ctx context.Context, cs *mcp.ClientSession, tools map[st
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	wait, cancel := context.WithTimeout(v.frame, 20*time.Second)
-	defer cancel()
-	if err := chromedp.Do(wait, chromedp.WaitReady(chromedp.CSS("#app[data-rendered]"))); err != nil {
-		status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
-		page, _ := chromedp.Run(v.frame, chromedp.Evaluate[string](`document.body.innerText`))
-		t.Fatalf("%s: the view drew nothing (host: %s; view: %.300q): %v", name, status, page, err)
+	for rendered := false; !rendered; time.Sleep(50 * time.Millisecond) {
+		v.eval(t, `!!document.querySelector("#app[data-rendered]")`, &rendered)
+		if !rendered && time.Now().After(deadline) {
+			status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
+			var page string
+			v.eval(t, `document.body.innerText`, &page)
+			t.Fatalf("%s: the view drew nothing (host: %s; view: %.300q)", name, status, page)
+		}
 	}
 	v.read(t)
 	if v.facts.Rendered == "failed" {
-		page, _ := chromedp.Run(wait, chromedp.Evaluate[string](`document.body.innerText`))
+		var page string
+		v.eval(t, `document.body.innerText`, &page)
 		t.Fatalf("%s: %s", name, page)
 	}
 	return v
 }
 
-func (v *view) read(t *testing.T) {
+// eval evaluates expression in the view's frame and decodes its value into
+// out (nil: the value is dropped).
+func (v *view) eval(t *testing.T, expression string, out any) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(v.frame, 20*time.Second)
+	ctx, cancel := context.WithTimeout(v.page, 20*time.Second)
 	defer cancel()
-	f, err := chromedp.Run(ctx, chromedp.Evaluate[facts](readFacts))
-	if err != nil {
-		t.Fatalf("%s: read the page: %v", v.name, err)
+	yes := true
+	res, err := chromedp.Run(ctx, func(ctx context.Context, t *chromedp.Target) (runtime.EvaluateResult, error) {
+		return cdp.Call(ctx, t, runtime.Evaluate, runtime.EvaluateParams{Expression: expression, ContextID: v.world,
+			ReturnByValue: &yes, AwaitPromise: &yes})
+	})
+	if err == nil && res.ExceptionDetails != nil {
+		err = fmt.Errorf("%s", res.ExceptionDetails.Text)
 	}
-	v.facts = f
+	if err == nil && out != nil {
+		err = json.Unmarshal(res.Result.Value, out)
+	}
+	if err != nil {
+		t.Fatalf("%s: evaluate in the view: %v", v.name, err)
+	}
 }
 
-// frames lists the iframe targets open now.
-func frames(t *testing.T, ctx context.Context) []*target.Info {
+func (v *view) read(t *testing.T) {
 	t.Helper()
-	infos, err := chromedp.Targets(ctx)
+	v.facts = facts{}
+	v.eval(t, readFacts, &v.facts)
+}
+
+// frames lists the page's frames below the top one.
+func frames(t *testing.T, ctx context.Context) []*cdp.Frame {
+	t.Helper()
+	tree, err := chromedp.Run(ctx, func(ctx context.Context, t *chromedp.Target) (page.GetFrameTreeResult, error) {
+		return cdp.Call(ctx, t, page.GetFrameTree, cdp.Empty{})
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return slices.DeleteFunc(infos, func(i *target.Info) bool { return i.Type != "iframe" })
+	var out []*cdp.Frame
+	var walk func(ft *page.FrameTree)
+	walk = func(ft *page.FrameTree) {
+		for _, c := range ft.ChildFrames {
+			out = append(out, c.Frame)
+			walk(c)
+		}
+	}
+	walk(tree.FrameTree)
+	return out
 }
 
 // screenshot writes the host page with the view in it as a PNG, to a path
@@ -313,11 +355,7 @@ func (v *view) screenshot(t *testing.T, ctx context.Context) {
 // tables opens the table behind the toggle.
 func (v *view) tables(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(v.frame, 20*time.Second)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`document.querySelector("button.toggle").click()`)); err != nil {
-		t.Fatalf("%s: open the table: %v", v.name, err)
-	}
+	v.eval(t, `document.querySelector("button.toggle").click()`, nil)
 	v.read(t)
 }
 

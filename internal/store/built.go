@@ -1,0 +1,69 @@
+package store
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"plumbline/internal/query"
+	"plumbline/reports"
+)
+
+// statements remembers the SQL and arguments query.Build made of each plan
+// run before, by the plan's every field: building is a pure function of
+// the plan, and the largest share of a call's allocations when done anew.
+// Calls that ask the same question (the same scope, period, metrics and
+// grouping) on the same day get the same plan.
+type statements struct {
+	mu   sync.Mutex
+	byID map[string]builtStatement
+}
+
+type builtStatement struct {
+	sql  string
+	args []any // never changed once built: pgx only reads them
+}
+
+// maxStatements bounds the memory statements holds; past it, it starts
+// afresh.
+const maxStatements = 4096
+
+func (s *statements) build(p *reports.Plan) (string, []any, error) {
+	key := planKey(p)
+	s.mu.Lock()
+	b, ok := s.byID[key]
+	s.mu.Unlock()
+	if ok {
+		return b.sql, b.args, nil
+	}
+	sql, args, err := query.Build(p)
+	if err != nil {
+		return "", nil, err
+	}
+	s.mu.Lock()
+	if s.byID == nil || len(s.byID) >= maxStatements {
+		s.byID = map[string]builtStatement{}
+	}
+	s.byID[key] = builtStatement{sql, args}
+	s.mu.Unlock()
+	return sql, args, nil
+}
+
+// planKey names a plan by every field that query.Build reads: when
+// reports.Plan gains a field, this must name it too (a test checks the
+// fields it knows).
+func planKey(p *reports.Plan) string {
+	var b strings.Builder
+	b.WriteString(p.Catalog.Version())
+	for _, m := range p.Metrics {
+		b.WriteString("|m:" + m.ID)
+	}
+	b.WriteString("|s:" + p.Scope.Kind + "\x00" + p.Scope.Key + "\x00" + p.Scope.Name + "\x00" + p.Scope.Team)
+	b.WriteString("|p:" + p.Period.Start.Format(time.RFC3339Nano) + "~" + p.Period.End.Format(time.RFC3339Nano) + ":" + p.Period.Named + ":" + strconv.FormatBool(p.Period.Clipped))
+	b.WriteString("|t:" + p.Today.Format(time.RFC3339Nano))
+	b.WriteString("|g:" + p.GroupBy)
+	b.WriteString("|r:" + strconv.FormatBool(p.Ranked))
+	b.WriteString("|l:" + strconv.Itoa(p.Limit))
+	return b.String()
+}
