@@ -154,12 +154,13 @@ func answerOf(props schema, required []string, withCandidates bool) schema {
 func governed(props schema) (schema, []string) {
 	props["metrics"] = schema{"type": "object", "additionalProperties": object(schema{
 		"label": text, "unit": schema{"type": "string", "enum": catalog.Units}, "definition": text, "definition_ref": text,
-		"formula": text, "source": text, "sales_basis": text, "data_through": dataThroughSchema, "left_out": whole,
+		"formula": text, "source": text, "sales_basis": text, "data_through": dataThroughSchema, "left_out": whole, "partial": flag,
 	}, "label", "unit", "data_through")}
 	props["period"] = object(schema{"start": text, "end": text, "days": whole, "time_zone": text, "named": text},
 		"start", "end", "days", "time_zone")
 	props["data_through"] = schema{"type": "object", "additionalProperties": dataThroughSchema}
 	props["notes"] = texts
+	props["note_refs"] = texts
 	props["partial"] = flag
 	props["partial_metrics"] = texts
 	props["catalog_version"] = text
@@ -216,8 +217,9 @@ func definitionsOutputSchema() schema {
 			"sales_basis": text, "settles": text, "reports": texts,
 		}, "label", "unit", "definition", "formula", "source", "grain", "settles")},
 		"bases":           schema{"type": "object", "additionalProperties": object(schema{"label": text, "definition": text}, "label", "definition")},
+		"standing_notes":  schema{"type": "object", "additionalProperties": text},
 		"catalog_version": text, "notes": texts,
-	}, []string{"metrics", "bases", "catalog_version", "notes"}, false)
+	}, []string{"metrics", "bases", "standing_notes", "catalog_version", "notes"}, false)
 }
 
 func healthOutputSchema() schema {

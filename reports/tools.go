@@ -207,11 +207,14 @@ func Instructions() string {
 
 // DefinitionsAnswer is metric_definitions' answer.
 type DefinitionsAnswer struct {
-	RequestID      string                 `json:"request_id"`
-	Metrics        map[string]*Definition `json:"metrics"`
-	Bases          map[string]*BasisInfo  `json:"bases"`
-	CatalogVersion string                 `json:"catalog_version"`
-	Notes          []string               `json:"notes"`
+	RequestID string                 `json:"request_id"`
+	Metrics   map[string]*Definition `json:"metrics"`
+	Bases     map[string]*BasisInfo  `json:"bases"`
+	// StandingNotes are the texts of every standing note an answer may
+	// name by reference (note_refs), by ID.
+	StandingNotes  map[string]string `json:"standing_notes"`
+	CatalogVersion string            `json:"catalog_version"`
+	Notes          []string          `json:"notes"`
 }
 
 // Definition is everything the catalogue says about a metric.
@@ -270,6 +273,10 @@ func (e *Engine) metricDefinitions(c *call, raw json.RawMessage) *Answer {
 	}
 	for _, b := range e.cat.Bases() {
 		ans.Bases[b.ID] = &BasisInfo{Label: b.Label, Definition: b.Definition}
+	}
+	ans.StandingNotes = map[string]string{}
+	for _, n := range e.cat.Notes() {
+		ans.StandingNotes[n.ID] = n.Text
 	}
 	return &Answer{Body: ans}
 }
