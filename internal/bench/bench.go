@@ -287,8 +287,11 @@ func measureBytes(ctx context.Context, url, token string, tr *ToolResult) error 
 	if res.IsError {
 		return fmt.Errorf("%s was refused", tr.Tool)
 	}
-	text := res.Content[0].(*mcp.TextContent).Text
-	tr.Bytes, tr.FigureBytes = len(text), FigureBytes(text)
+	structured, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return err
+	}
+	tr.Bytes, tr.FigureBytes = len(structured), FigureBytes(string(structured))
 	return nil
 }
 
