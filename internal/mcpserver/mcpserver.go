@@ -37,6 +37,9 @@ type Options struct {
 	// token allows the tool); anyone else does not see it in tools/list and
 	// is refused, on record, when they call it by name.
 	Analyst *analyst.Door
+	// TextContent is what a tool result's text block holds: TextReader
+	// (the default, when empty) or TextJSON.
+	TextContent string
 }
 
 // New returns an MCP server offering every tool of engine, and the MCP Apps
@@ -121,7 +124,7 @@ func handler(engine *reports.Engine, o Options) mcp.ToolHandler {
 			return nil, err
 		}
 		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
+			Content:           []mcp.Content{&mcp.TextContent{Text: textFor(engine, o, ans, body)}},
 			StructuredContent: json.RawMessage(body),
 			IsError:           ans.Refusal != nil,
 		}, nil

@@ -186,8 +186,12 @@ func TestTeachingErrorsOverHTTP(t *testing.T) {
 				Choices              []string
 			}
 		}
-		if err := json.Unmarshal([]byte(text), &body); err != nil {
+		structured, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(structured, &body); err != nil {
 			t.Fatal(err)
+		}
+		if !strings.Contains(text, body.Error.Argument+" "+body.Error.Rule) {
+			t.Errorf("%s: the text block does not teach: %s", tc.args, text)
 		}
 		if body.RequestID == "" || body.Error.Argument != tc.argument || body.Error.Rule == "" || body.Error.Code != "invalid_argument" {
 			t.Errorf("%s: refusal %s", tc.args, text)
