@@ -42,6 +42,7 @@ Examples:
   plumbline bench                                  # the demo floor's size
   plumbline bench --agents 960 --days 400          # ten times the demo floor
   plumbline bench --tools sales,league --calls 50 --levels 1,8
+  plumbline bench --bytes --json bytes.json        # what the model reads, per tool
 `
 
 func init() {
@@ -58,6 +59,7 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	tools := f.string("tools", "", "comma-separated `tools` to measure (default: all)")
 	out := f.string("json", "bench.json", "write the results to this JSON `file`")
 	png := f.string("png", "", "draw latency and overhead charts into this `directory`")
+	bytesOnly := f.boolean("bytes", false, "measure only what the model reads: each answer's bytes, first call, compact and known_definitions")
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -106,6 +108,9 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	server := bench.Process(bin, appDSN, "--addr", addr, "--calls-per-minute", "0")
+	if *bytesOnly {
+		return benchBytes(ctx, server, token, *out, s)
+	}
 	res, err := bench.Run(ctx, bench.Options{
 		DSN: cluster.DSN(demoDatabase), Server: server, Token: token,
 		Calls: *calls, Levels: lv, Tools: only, Progress: s.err,
