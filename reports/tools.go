@@ -197,7 +197,8 @@ func Instructions() string {
 - For the usual questions use one call: team_day (a team's or the floor's day), team_weeks (week by week), league (teams ranked). Each states every definition once for all its sections.
 - A ranking or league over days that are not final is refused; use the period the refusal suggests rather than ranking partial figures.
 - An error names the argument, the rule and the valid choices: fix the call and try again.
-- compact: true drops definitions and standing notes and keeps rows, data_through and warnings; use it only after you have read the definitions in this conversation. known_definitions: pass the catalog_version of an earlier answer to get short references instead of definition texts.`
+- compact: true leaves out definitions and standing notes and keeps the figures, each metric's stamp (basis, data_through, partial, left_out) and the warnings; use it only once this conversation has the definitions. known_definitions: pass the catalog_version of an earlier answer; definitions, the time zone and the standing notes then come by reference (metric_definitions has every text), stamps and warnings still in full.
+- In an answer's text, figures are CSV under a header row, and a ratio's cell reads ratio (numerator/denominator).`
 }
 
 // DefinitionsAnswer is metric_definitions' answer.
