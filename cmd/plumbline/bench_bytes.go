@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"text/tabwriter"
+	"time"
 
+	"plumbline/catalog"
 	"plumbline/internal/bench"
 )
 
@@ -20,7 +22,11 @@ func benchBytes(ctx context.Context, server func(context.Context) (string, int, 
 		return fmt.Errorf("start the server: %w", err)
 	}
 	defer stop()
-	res, err := bench.MeasureBytes(ctx, url, token)
+	cat, err := catalog.Demo()
+	if err != nil {
+		return err
+	}
+	res, err := bench.MeasureBytes(ctx, url, token, time.Now(), cat.Zone())
 	if err != nil {
 		return err
 	}

@@ -88,7 +88,7 @@ func TestMeasureBytes(t *testing.T) {
 	defer st.Close()
 	ts := httptest.NewServer(mcpserver.HTTPHandler(mcpserver.New(reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }}), nil)))
 	defer ts.Close()
-	res, err := bench.MeasureBytes(ctx, ts.URL+"/mcp", "")
+	res, err := bench.MeasureBytes(ctx, ts.URL+"/mcp", "", db.Now, cat.Zone())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -34,12 +35,13 @@ type ByteCall struct {
 }
 
 // ByteCalls are the calls the bytes are measured on: every tool, each
-// report tool grouped, and at the row cap.
+// report tool grouped, and at the row cap. $START and $END stand for the
+// first and last day of the four whole weeks before this one.
 var ByteCalls = []ByteCall{
 	{"sales, the floor by team, last week", "sales", `{"who":{"floor":true},"period":{"named":"last_week"},"group_by":"team"}`, true},
-	{"sales, a team by week, 4 weeks", "sales", `{"who":{"team":"hawks"},"period":{"named":"last_28_days"},"group_by":"week"}`, true},
+	{"sales, a team by week, 4 whole weeks", "sales", `{"who":{"team":"hawks"},"period":{"start":"$START","end":"$END"},"group_by":"week"}`, true},
 	{"hours, an agent by day, last week", "hours", `{"who":{"agent":"a005"},"period":{"named":"last_week"},"group_by":"day"}`, true},
-	{"quality, a team by week, 4 weeks", "quality", `{"who":{"team":"hawks"},"period":{"named":"last_28_days"},"group_by":"week"}`, true},
+	{"quality, a team by week, 4 whole weeks", "quality", `{"who":{"team":"hawks"},"period":{"start":"$START","end":"$END"},"group_by":"week"}`, true},
 	{"team_day, a team, yesterday", "team_day", `{"who":{"team":"hawks"}}`, true},
 	{"team_weeks, a team", "team_weeks", `{"who":{"team":"hawks"}}`, true},
 	{"league, last week", "league", `{"period":{"named":"last_week"}}`, true},
@@ -105,9 +107,13 @@ func share(part, whole int) float64 {
 	return float64(part) / float64(whole)
 }
 
-// MeasureBytes makes every call of ByteCalls against the server at url, in
-// every mode it takes, and measures each answer's bytes.
-func MeasureBytes(ctx context.Context, url, token string) (*BytesResult, error) {
+// MeasureBytes makes every call of ByteCalls against the server at url,
+// which answers as of now in zone, in every mode it takes, and measures
+// each answer's bytes.
+func MeasureBytes(ctx context.Context, url, token string, now time.Time, zone *time.Location) (*BytesResult, error) {
+	day := now.In(zone)
+	monday := time.Date(day.Year(), day.Month(), day.Day()-(int(day.Weekday())+6)%7, 0, 0, 0, 0, time.UTC)
+	weeks := strings.NewReplacer("$START", monday.AddDate(0, 0, -28).Format(time.DateOnly), "$END", monday.AddDate(0, 0, -1).Format(time.DateOnly))
 	rec := &recording{next: oauth.BearerTransport(token, http.DefaultTransport)}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "plumbline-bench", Version: "1"}, nil).Connect(ctx,
 		&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: rec}, MaxRetries: -1}, nil)
@@ -121,6 +127,7 @@ func MeasureBytes(ctx context.Context, url, token string) (*BytesResult, error) 
 	}
 	res.ToolsList = len(rec.last())
 	for _, c := range ByteCalls {
+		c.Args = weeks.Replace(c.Args)
 		first, err := callBytes(ctx, cs, rec, c, ModeFirst, c.Args)
 		if err != nil {
 			return nil, err
