@@ -43,6 +43,7 @@ Examples:
   plumbline bench --agents 960 --days 400          # ten times the demo floor
   plumbline bench --tools sales,league --calls 50 --levels 1,8
   plumbline bench --bytes --json bytes.json        # what the model reads, per tool
+  plumbline bench --bytes --bin ./plumbline-v1     # the same of another build's server
 `
 
 func init() {
@@ -60,6 +61,7 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	out := f.string("json", "bench.json", "write the results to this JSON `file`")
 	png := f.string("png", "", "draw latency and overhead charts into this `directory`")
 	bytesOnly := f.boolean("bytes", false, "measure only what the model reads: each answer's bytes, first call, compact and known_definitions")
+	serverBin := f.string("bin", "", "run the server of this plumbline `binary` instead of this one's, to compare builds")
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -78,6 +80,9 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	bin, err := os.Executable()
 	if err != nil {
 		return err
+	}
+	if *serverBin != "" {
+		bin = *serverBin
 	}
 	dir, err := os.MkdirTemp("", "plumbline-bench-")
 	if err != nil {
