@@ -286,12 +286,3 @@ func dedupe(notes []string) []string {
 	}
 	return out
 }
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}

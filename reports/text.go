@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -221,7 +222,7 @@ func throughText(d DataThrough) string {
 // source is stated by a metric read from it alone with the same dates.
 func (t *textWriter) unstated(g *Governed, order []string) []string {
 	var out []string
-	for _, rel := range sortedKeys(g.DataThrough) {
+	for _, rel := range slices.Sorted(maps.Keys(g.DataThrough)) {
 		stated := slices.ContainsFunc(order, func(id string) bool {
 			m, ok := t.e.cat.Metric(id)
 			return ok && len(m.Sources()) == 1 && m.Sources()[0].Relation == rel && throughText(g.Metrics[id].DataThrough) == throughText(g.DataThrough[rel])
@@ -242,7 +243,7 @@ func metricOrder(g *Governed, columns []string) []string {
 			out = append(out, c)
 		}
 	}
-	for _, id := range sortedKeys(g.Metrics) {
+	for _, id := range slices.Sorted(maps.Keys(g.Metrics)) {
 		if !slices.Contains(out, id) {
 			out = append(out, id)
 		}
@@ -399,7 +400,7 @@ func (t *textWriter) people(a *PeopleAnswer) {
 
 func (t *textWriter) freshness(a *FreshnessAnswer) {
 	t.linef("freshness at %s, today %s (%s); catalog_version %s.", a.Now, a.Today, a.TimeZone, a.CatalogVersion)
-	for _, id := range sortedKeys(a.Sources) {
+	for _, id := range slices.Sorted(maps.Keys(a.Sources)) {
 		s := a.Sources[id]
 		first := "no data yet"
 		if s.FirstDay != nil {
@@ -414,7 +415,7 @@ func (t *textWriter) freshness(a *FreshnessAnswer) {
 func (t *textWriter) definitions(a *DefinitionsAnswer) {
 	t.linef("metric_definitions; catalog_version %s.", a.CatalogVersion)
 	t.linef("Metrics:")
-	for _, id := range sortedKeys(a.Metrics) {
+	for _, id := range slices.Sorted(maps.Keys(a.Metrics)) {
 		d := a.Metrics[id]
 		basis := ""
 		if d.SalesBasis != "" {
@@ -424,7 +425,7 @@ func (t *textWriter) definitions(a *DefinitionsAnswer) {
 			t.s(d.Formula), t.s(d.Source), d.Grain, t.s(d.Settles), strings.Join(d.Reports, ", "))
 	}
 	t.linef("Counting bases:")
-	for _, id := range sortedKeys(a.Bases) {
+	for _, id := range slices.Sorted(maps.Keys(a.Bases)) {
 		t.linef("- %s, %s: %s", id, t.s(a.Bases[id].Label), t.s(a.Bases[id].Definition))
 	}
 	if len(a.StandingNotes) > 0 {
@@ -436,13 +437,4 @@ func (t *textWriter) definitions(a *DefinitionsAnswer) {
 		}
 	}
 	t.notes(a.Notes)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
