@@ -481,3 +481,43 @@ func TestTextContentJSON(t *testing.T) {
 		}
 	}
 }
+
+// At the row cap, with compact, no text block is above 8 KB: every report
+// tool by agent for the floor with every metric it offers, and the canned
+// reports for the floor.
+func TestCompactTextAtTheRowCap(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	calls := [][2]string{
+		{"team_day", `{"who":{"floor":true},"compact":true}`},
+		{"team_weeks", `{"who":{"floor":true},"weeks":8,"compact":true}`},
+		{"league", `{"period":{"named":"last_month"},"metrics":["submitted_sales","close_rate","logged_hours"],"compact":true}`},
+	}
+	for _, rep := range f.engine.Catalog().Reports() {
+		metrics, _ := json.Marshal(rep.MetricIDs())
+		calls = append(calls, [2]string{rep.ID, `{"who":{"floor":true},"period":{"named":"last_28_days"},"group_by":"agent","metrics":` +
+			string(metrics) + `,"compact":true}`})
+	}
+	for _, c := range calls {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c[0], Arguments: json.RawMessage(c[1])})
+		if err != nil || res.IsError {
+			t.Fatalf("%s %s: %v %v", c[0], c[1], err, res)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		var rows int
+		a, _ := res.StructuredContent.(map[string]any)
+		for _, t := range append([]any{a}, sectionsOf(a)...) {
+			r, _ := t.(map[string]any)["rows"].([]any)
+			rows += len(r)
+		}
+		if len(text) > 8<<10 {
+			t.Errorf("%s: a text block of %d bytes", c[0], len(text))
+		}
+		t.Logf("%s: %d rows, text %d bytes", c[0], rows, len(text))
+	}
+}
+
+func sectionsOf(a map[string]any) []any {
+	s, _ := a["sections"].([]any)
+	return s
+}
