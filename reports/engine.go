@@ -8,7 +8,6 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"plumbline/catalog"
@@ -26,10 +25,10 @@ var (
 // reading it again.
 const DefaultDirectoryTTL = 30 * time.Second
 
-// coverageTTL is how long the engine trusts its last reading of how far each
-// source is loaded when it decides what to ask for. Answers state
+// DefaultCoverageTTL is how long the engine trusts its last reading of how
+// far each source is loaded when it decides what to ask for. Answers state
 // data_through from a reading taken with their own rows.
-const coverageTTL = 10 * time.Second
+const DefaultCoverageTTL = 10 * time.Second
 
 // Options tune an Engine. The zero value is ready to use.
 type Options struct {
@@ -38,6 +37,9 @@ type Options struct {
 	// DirectoryTTL is how long the directory is cached. If zero,
 	// DefaultDirectoryTTL.
 	DirectoryTTL time.Duration
+	// CoverageTTL is how long a reading of how far a source is loaded is
+	// trusted. If zero, DefaultCoverageTTL.
+	CoverageTTL time.Duration
 	// Logger receives faults the caller is not told about in detail. If
 	// nil, slog.Default().
 	Logger *slog.Logger
@@ -48,6 +50,9 @@ type Options struct {
 	// Redact turns free text from a call into what the request log keeps.
 	// If nil, only its length is kept.
 	Redact func(text string) any
+	// Cache keeps settled answers. If nil, the engine keeps its own of
+	// DefaultCacheBytes; NewAnswerCache(0) keeps nothing.
+	Cache *AnswerCache
 }
 
 // Engine answers tool calls from the catalogue and a store. It is safe for
@@ -60,17 +65,9 @@ type Engine struct {
 	fields  []string // every argument name of the grammar
 	choices []string // every enumerated value of the grammar
 
-	mu        sync.Mutex
-	dir       *Directory
-	dirDay    time.Time
-	dirLoaded time.Time
-	coverage  map[string]coverageReading // by source id
-}
-
-// coverageReading is how far a source was loaded when it was last read.
-type coverageReading struct {
-	Coverage
-	at time.Time
+	dir      refreshed[*Directory]
+	coverage map[string]*refreshed[Coverage] // by source id
+	answers  *AnswerCache
 }
 
 // Caller is who is calling, from the token; never from arguments.
@@ -91,19 +88,32 @@ type Answer struct {
 	// Warnings names the kinds of the warnings among the answer's notes
 	// (see the Warn constants), in order, for logs and tests.
 	Warnings []string
+	// Cached says the answer was kept from an earlier call (Body is then
+	// its JSON).
+	Cached bool
 }
 
 // New returns an engine over a loaded catalogue and a store.
 func New(cat *catalog.Catalog, store Store, opts *Options) *Engine {
-	e := &Engine{cat: cat, store: store, coverage: map[string]coverageReading{}}
+	e := &Engine{cat: cat, store: store, coverage: map[string]*refreshed[Coverage]{}}
 	if opts != nil {
 		e.opts = *opts
+	}
+	for _, s := range cat.Sources() {
+		e.coverage[s.ID] = &refreshed[Coverage]{}
+	}
+	e.answers = e.opts.Cache
+	if e.answers == nil {
+		e.answers = NewAnswerCache(DefaultCacheBytes)
 	}
 	if e.opts.Now == nil {
 		e.opts.Now = time.Now
 	}
 	if e.opts.DirectoryTTL == 0 {
 		e.opts.DirectoryTTL = DefaultDirectoryTTL
+	}
+	if e.opts.CoverageTTL == 0 {
+		e.opts.CoverageTTL = DefaultCoverageTTL
 	}
 	if e.opts.Logger == nil {
 		e.opts.Logger = slog.Default()
@@ -174,6 +184,8 @@ func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.
 			rec.Outcome = a.Refusal.Code
 		} else if _, ok := a.Body.(*CandidatesAnswer); ok {
 			rec.Outcome = "candidates"
+		} else if a.Cached {
+			rec.Outcome = "cached"
 		}
 		e.opts.Recorder.Finish(context.WithoutCancel(ctx), rec)
 	}
@@ -201,6 +213,21 @@ func (e *Engine) dispatch(ctx context.Context, c *call, raw json.RawMessage) *An
 		return c.refuse(&Refusal{Code: CodeForbidden, Argument: "tool",
 			Rule: "is not among the tools this token allows (choices); ask whoever issued the token for one that allows it", Choices: c.caller.Tools})
 	}
+	key, cacheable := e.answerKey(ctx, c, raw)
+	if cacheable {
+		if k, ok := e.answers.get(key); ok {
+			return k.answer(c.id)
+		}
+	}
+	a := e.route(ctx, c, raw)
+	if cacheable {
+		e.keep(key, c, a)
+	}
+	return a
+}
+
+// route answers a call with its tool.
+func (e *Engine) route(ctx context.Context, c *call, raw json.RawMessage) *Answer {
 	if rep, ok := e.cat.Report(c.tool); ok {
 		return e.report(ctx, c, rep, raw)
 	}
@@ -230,50 +257,42 @@ func (e *Engine) fault(c *call, err error) *Answer {
 	return c.refuse(r)
 }
 
-// directory returns the roster, read at most once per DirectoryTTL and again
-// when the day changes.
+// directory returns the roster, as of the floor's day: read at most once
+// per DirectoryTTL, in the background while calls use the last reading, and
+// read again, with calls waiting, when the day changes.
 func (e *Engine) directory(ctx context.Context, now time.Time) (*Directory, error) {
 	day := today(now, e.cat.Zone())
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.dir != nil && e.dirDay.Equal(day) && now.Sub(e.dirLoaded) < e.opts.DirectoryTTL {
-		return e.dir, nil
-	}
-	dir, err := e.store.Directory(ctx)
-	if err != nil {
-		return nil, err
-	}
-	dir.settle(day)
-	e.dir, e.dirDay, e.dirLoaded = dir, day, now
-	return dir, nil
+	return e.dir.get(ctx, e.opts.DirectoryTTL, func(d *Directory) bool { return d.day.Equal(day) },
+		func(ctx context.Context) (*Directory, error) {
+			dir, err := e.store.Directory(ctx)
+			if err != nil {
+				return nil, err
+			}
+			dir.settle(day)
+			return dir, nil
+		})
 }
 
 // sourcesCoverage returns how far the sources the metrics read are loaded,
-// reading each source at most once per coverageTTL and only the sources
-// asked for, so a slow source slows only the reports that read it.
+// each source read at most once per CoverageTTL and on its own, so a slow
+// source slows only the reports that read it, and only until its first
+// reading: later readings refresh in the background.
 func (e *Engine) sourcesCoverage(ctx context.Context, metrics []*catalog.Metric) (map[string]Coverage, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var stale []*catalog.Source
+	out := map[string]Coverage{}
 	for _, m := range metrics {
 		for _, s := range m.Sources() {
-			if r, ok := e.coverage[s.ID]; (!ok || time.Since(r.at) >= coverageTTL) && !slices.Contains(stale, s) {
-				stale = append(stale, s)
+			if _, done := out[s.ID]; done {
+				continue
 			}
+			c, err := e.coverage[s.ID].get(ctx, e.opts.CoverageTTL, always[Coverage], func(ctx context.Context) (Coverage, error) {
+				cov, err := e.store.Coverage(ctx, []*catalog.Source{s})
+				return cov[s.ID], err
+			})
+			if err != nil {
+				return nil, err
+			}
+			out[s.ID] = c
 		}
-	}
-	if len(stale) > 0 {
-		cov, err := e.store.Coverage(ctx, stale)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range stale {
-			e.coverage[s.ID] = coverageReading{Coverage: cov[s.ID], at: time.Now()}
-		}
-	}
-	out := map[string]Coverage{}
-	for id, r := range e.coverage {
-		out[id] = r.Coverage
 	}
 	return out, nil
 }

@@ -1,6 +1,9 @@
 package reports
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +26,9 @@ type Directory struct {
 	Agents      []Agent
 	Memberships []Membership    // by agent, then date
 	Floor       []FloorDecision // by team, then date
+
+	day         time.Time // the day settle set each agent's team as of
+	fingerprint string    // a hash of every row: equal for equal directories
 
 	// Indexes, built once by settle: the directory is read for every call
 	// and must stay cheap on a floor of thousands.
@@ -87,6 +93,17 @@ type Scope struct {
 
 // settle indexes the directory and sets each agent's team as of day.
 func (d *Directory) settle(day time.Time) {
+	d.day = day
+	h := sha256.New()
+	fmt.Fprintf(h, "%v\x00%v\x00%v\x00", d.Teams, d.Memberships, d.Floor)
+	for _, a := range d.Agents {
+		left := ""
+		if a.Left != nil {
+			left = a.Left.Format(time.DateOnly)
+		}
+		fmt.Fprintf(h, "%s|%s|%s|%s|%s\x00", a.Key, a.Name, a.Email, a.Hired.Format(time.DateOnly), left)
+	}
+	d.fingerprint = hex.EncodeToString(h.Sum(nil))
 	d.teamAt, d.agentAt = map[string]int{}, map[string]int{}
 	d.moves, d.decisions = map[string][]Membership{}, map[string][]FloorDecision{}
 	d.teamNames = make([][]string, len(d.Teams))

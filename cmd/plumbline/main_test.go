@@ -283,12 +283,12 @@ func TestFlagsFromTheEnvironment(t *testing.T) {
 	}
 }
 
-// serve teaches the choices of --text-content and --cache-ttl before it
+// serve teaches the choices of --text-content and --client-cache-ttl before it
 // connects anywhere, and takes them from the environment too.
 func TestTextContentAndCacheFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve", "--db", "postgres://nowhere.invalid/x", "--text-content", "xml"},
-		{"serve", "--db", "postgres://nowhere.invalid/x", "--cache-ttl", "0s"},
+		{"serve", "--db", "postgres://nowhere.invalid/x", "--client-cache-ttl", "0s"},
 	} {
 		code, _, errOut := runCLI(t, args...)
 		if code != 2 || !strings.Contains(errOut, args[3]+" must be") || strings.Contains(errOut, "nowhere") {

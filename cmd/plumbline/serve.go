@@ -81,7 +81,7 @@ contract (for programs and views), and as a text block for the model to
 read: the same answer rendered at a fraction of the bytes, every figure as
 CSV. --text-content json puts the structured content's JSON in the text
 block instead, for a client that parses it. Lists and metric definitions
-tell clients they may keep them for --cache-ttl.
+tell clients they may keep them for --client-cache-ttl.
 
 Replicas of plumbline are stateless: run several behind a load balancer on
 one database. --reports-dsn sends report queries to a read replica of the
@@ -106,6 +106,7 @@ type serverFlags struct {
 	grantsDir, logSecret          *string
 	statementTimeout, acquireWait *time.Duration
 	maxConns, perMinute           *int
+	cacheMiB                      *int
 	roles                         *roleFlags
 	analyst                       *analystFlags
 	textContent                   *string
@@ -130,11 +131,13 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 		logSecret: f.String("log-secret", "", "`secret` (at least 16 bytes) keying the hashes of free text in the request log; "+
 			"prefer $"+envName("log-secret")+"; if neither is set, a key made for this run, so hashes match no other run or replica"),
 		perMinute: f.int("calls-per-minute", limits.DefaultPerMinute, "calls each person may make in any minute, across all replicas; 0 for no limit"),
-		roles:     addRoleFlags(f, login),
-		analyst:   addAnalystFlags(f),
+		cacheMiB: f.int("cache-mib", reports.DefaultCacheBytes>>20, "MiB of settled answers (none of their figures can still change) kept in memory "+
+			"and served again; 0 keeps none"),
+		roles:   addRoleFlags(f, login),
+		analyst: addAnalystFlags(f),
 		textContent: f.string("text-content", mcpserver.TextReader, "what a tool result's text block holds: "+mcpserver.TextReader+
 			" (the answer rendered for a model to read) or "+mcpserver.TextJSON+" (the structured content's JSON, for clients that parse the text)"),
-		cacheTTL: f.duration("cache-ttl", mcpserver.DefaultCacheTTL, "how long clients may keep the tool and resource lists and the metric definitions (ttlMs)"),
+		cacheTTL: f.duration("client-cache-ttl", mcpserver.DefaultCacheTTL, "how long clients may keep the tool and resource lists and the metric definitions (ttlMs)"),
 	}
 }
 
@@ -208,7 +211,7 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		return nil, nil, fmt.Errorf("%w: --text-content must be one of %s", errUsage, strings.Join(mcpserver.TextModes, ", "))
 	}
 	if *sf.cacheTTL <= 0 {
-		return nil, nil, fmt.Errorf("%w: --cache-ttl must be positive, such as 15m", errUsage)
+		return nil, nil, fmt.Errorf("%w: --client-cache-ttl must be positive, such as 15m", errUsage)
 	}
 	cat, err := loadCatalog(*sf.catalogDir)
 	if err != nil {
@@ -242,7 +245,8 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		log.Info("report queries go to the replica named by --reports-dsn; the request log and limits stay on --db")
 	}
 	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret),
-		Recorder: reqlog.New(primary, &reqlog.Options{Role: roles.Logger, Logger: log})}
+		Recorder: reqlog.New(primary, &reqlog.Options{Role: roles.Logger, Logger: log}),
+		Cache:    reports.NewAnswerCache(int64(max(*sf.cacheMiB, 0)) << 20)}
 	if *sf.perMinute > 0 {
 		opts.Limiter = limits.New(primary, &limits.Options{PerMinute: *sf.perMinute, Role: roles.Logger})
 	}

@@ -301,21 +301,17 @@ func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error != nil {
 		resp.Error = unechoedError(resp.Error)
 	}
-	b, err := jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, err = c.out.Write(append(b, '\n'))
-	return err
+	return c.line(jsonrpc.EncodeMessage(msg))
 }
 
 // unreadable answers a line that is no JSON-RPC message. Its id could not
 // be read, so it is null, as JSON-RPC asks.
 func (c *stdioConn) unreadable(code int64) error {
-	e := teaching(code)
-	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": e})
+	return c.line(json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": teaching(code)}))
+}
+
+// line writes one encoded message as a line.
+func (c *stdioConn) line(b []byte, err error) error {
 	if err != nil {
 		return err
 	}

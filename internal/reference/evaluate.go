@@ -398,21 +398,10 @@ func (e *eval) who(w Who) (scope, []string, *Refusal) {
 				loose = append(loose, t)
 			}
 		}
-		found := exact
-		if len(found) == 0 {
-			found = loose
+		if len(exact) == 0 {
+			exact = loose
 		}
-		switch len(found) {
-		case 0:
-			return scope{}, nil, &Refusal{"invalid_argument", "who.team"}
-		case 1:
-			return scope{kind: "team", key: found[0].Key, name: found[0].Name}, nil, nil
-		}
-		var keys []string
-		for _, t := range found {
-			keys = append(keys, t.Key)
-		}
-		return scope{}, keys, nil
+		return resolved(exact, "team", func(t Team) (string, string) { return t.Key, t.Name })
 	}
 	var found []Agent
 	for _, a := range e.f.Agents {
@@ -442,15 +431,23 @@ func (e *eval) who(w Who) (scope, []string, *Refusal) {
 			found = loose
 		}
 	}
+	return resolved(found, "agent", func(a Agent) (string, string) { return a.Key, a.Name })
+}
+
+// resolved is what the matches of a name mean: none is a refusal, one the
+// scope, several the candidates' keys.
+func resolved[T any](found []T, kind string, keyName func(T) (string, string)) (scope, []string, *Refusal) {
 	switch len(found) {
 	case 0:
-		return scope{}, nil, &Refusal{"invalid_argument", "who.agent"}
+		return scope{}, nil, &Refusal{"invalid_argument", "who." + kind}
 	case 1:
-		return scope{kind: "agent", key: found[0].Key, name: found[0].Name}, nil, nil
+		key, name := keyName(found[0])
+		return scope{kind: kind, key: key, name: name}, nil, nil
 	}
 	var keys []string
-	for _, a := range found {
-		keys = append(keys, a.Key)
+	for _, x := range found {
+		key, _ := keyName(x)
+		keys = append(keys, key)
 	}
 	return scope{}, keys, nil
 }
