@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -29,7 +30,23 @@ import (
 // instead.
 func (e *Engine) Text(a *Answer, clean func(string) string) (text string, ok bool) {
 	t := &textWriter{e: e, clean: clean}
-	switch b := a.Body.(type) {
+	body := a.Body
+	if kept, ok := body.(json.RawMessage); ok {
+		// A kept answer (cache.go) is the JSON it was sent as: read it
+		// back into its shape, and render that.
+		var probe struct {
+			Sections json.RawMessage `json:"sections"`
+		}
+		var typed any = &ReportAnswer{}
+		if json.Unmarshal(kept, &probe) == nil && probe.Sections != nil {
+			typed = &CannedAnswer{}
+		}
+		if json.Unmarshal(kept, typed) != nil {
+			return "", false
+		}
+		body = typed
+	}
+	switch b := body.(type) {
 	case *ReportAnswer:
 		t.report(b)
 	case *CannedAnswer:

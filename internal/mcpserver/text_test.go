@@ -15,6 +15,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/mcpserver"
+	"plumbline/reports"
 )
 
 // The text block is the answer rendered for a model, and holds everything
@@ -520,4 +521,32 @@ func TestCompactTextAtTheRowCap(t *testing.T) {
 func sectionsOf(a map[string]any) []any {
 	s, _ := a["sections"].([]any)
 	return s
+}
+
+// A settled answer served again from the engine's cache (as the JSON it
+// was sent as) reads the same as when it was first computed.
+func TestKeptAnswersReadTheSame(t *testing.T) {
+	cache := reports.NewAnswerCache(reports.DefaultCacheBytes)
+	f := newFloorWith(t, func(o *reports.Options) { o.Cache = cache })
+	cs := f.client(t)
+	for _, c := range [][2]string{
+		{"sales", `{"who":{"floor":true},"period":{"named":"last_month"},"group_by":"team"}`},
+		{"team_weeks", `{"who":{"team":"hawks"},"weeks":2}`},
+	} {
+		var texts []string
+		for range 2 {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c[0], Arguments: json.RawMessage(c[1])})
+			if err != nil || res.IsError {
+				t.Fatalf("%s: %v %v", c[0], err, res)
+			}
+			texts = append(texts, res.Content[0].(*mcp.TextContent).Text)
+		}
+		if cache.Stats().Hits == 0 {
+			t.Fatalf("%s: the second call was not served from the cache", c[0])
+		}
+		if texts[0] != texts[1] {
+			t.Errorf("%s: the kept answer reads\n%s\nthe fresh one\n%s", c[0], texts[1], texts[0])
+		}
+		call(t, cs, c[0], c[1]) // and it is complete
+	}
 }
