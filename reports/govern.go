@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -135,13 +136,25 @@ func (gv *governor) partial(m *catalog.Metric, th through, leftOut int64) {
 	if leftOut > 0 {
 		// Metrics that left out as many agent-days share a note, which
 		// finish completes with what can be unknown.
-		gv.gap(m, WarnLeftOut, fmt.Sprintf("%%s: %d agent-days with a part not known yet (%%s) are left out of every part of the figures; "+
-			"the figures cover the other agent-days and are partial.", leftOut), "", "")
+		verb := "are"
+		if leftOut == 1 {
+			verb = "is"
+		}
+		gv.gap(m, WarnLeftOut, fmt.Sprintf("%%s: %s with a part not known yet (%%s) %s left out of every part of the figures; "+
+			"the figures cover the other agent-days and are partial.", agentDays(leftOut), verb), "", "")
 	}
 	if th.complete.IsZero() || th.complete.Before(p.End) || leftOut > 0 {
 		gv.g.PartialMetrics = append(gv.g.PartialMetrics, m.ID)
 		gv.g.Metrics[m.ID].Partial = true
 	}
+}
+
+// agentDays counts agent-days in words.
+func agentDays(n int64) string {
+	if n == 1 {
+		return "1 agent-day"
+	}
+	return strconv.FormatInt(n, 10) + " agent-days"
 }
 
 // unknownParts says what can be unknown on an agent-day for metrics.

@@ -16,9 +16,10 @@ import (
 // fraction of its bytes. Clients hand the text block to the model and keep
 // the structured content for programs and views.
 //
-// The text opens with what was asked (tool, who, grouping, period and time
-// zone) and the catalog_version, then each metric's definition (in full
-// answers), one line per set of metrics that share their stamp (counting
+// The text opens with what was asked (tool, who, grouping, the period and
+// its time zone) and the catalog_version, or that definitions, time zone and
+// standing notes come by reference to it; then each metric's definition (in
+// full answers), one line per set of metrics that share their stamp (counting
 // basis, how far the data runs and is final, partial, agent-days left out),
 // the notes, and the figures as CSV under a header row. In a figure table a
 // ratio's cell holds its summed numerator and denominator beside it,
@@ -31,17 +32,17 @@ import (
 func (e *Engine) Text(a *Answer, clean func(string) string) (text string, ok bool) {
 	t := &textWriter{e: e, clean: clean}
 	body := a.Body
-	if kept, ok := body.(json.RawMessage); ok {
+	if raw, isJSON := body.(json.RawMessage); isJSON {
 		// A kept answer (cache.go) is the JSON it was sent as: read it
 		// back into its shape, and render that.
 		var probe struct {
 			Sections json.RawMessage `json:"sections"`
 		}
 		var typed any = &ReportAnswer{}
-		if json.Unmarshal(kept, &probe) == nil && probe.Sections != nil {
+		if json.Unmarshal(raw, &probe) == nil && probe.Sections != nil {
 			typed = &CannedAnswer{}
 		}
-		if json.Unmarshal(kept, typed) != nil {
+		if json.Unmarshal(raw, typed) != nil {
 			return "", false
 		}
 		body = typed
@@ -217,7 +218,7 @@ func stamp(m *MetricInfo) string {
 		parts = append(parts, "partial")
 	}
 	if m.LeftOut > 0 {
-		parts = append(parts, strconv.FormatInt(m.LeftOut, 10)+" agent-days left out")
+		parts = append(parts, agentDays(m.LeftOut)+" left out")
 	}
 	return strings.Join(parts, "; ")
 }
