@@ -71,6 +71,7 @@ type Catalog struct {
 	concepts  map[string]*Concept
 	metrics   map[string]*Metric
 	reports   map[string]*Report
+	notes     []Note
 }
 
 // Limits bound every report call.
@@ -186,8 +187,8 @@ type Report struct {
 	GroupBy     []string
 }
 
-// Version is a fingerprint of the catalogue's files: it changes whenever
-// anything in them does.
+// Version is a fingerprint of the catalogue's files and of the standing
+// notes answers carry: it changes whenever anything in them does.
 func (c *Catalog) Version() string { return c.version }
 
 // Zone is the floor's time zone: days and weeks are days and weeks there.

@@ -231,6 +231,10 @@ func Load(fsys fs.FS, prefix string) (*Catalog, error) {
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
+	cat.buildNotes()
+	for _, n := range cat.notes {
+		h.Write([]byte(n.ID + "\x00" + n.Text + "\x00"))
+	}
 	cat.version = hex.EncodeToString(h.Sum(nil))[:16]
 	return cat, nil
 }

@@ -115,7 +115,9 @@ func (k *canned) add(sp section, res *Result) {
 	k.gv.stand(countingNotes(plan.Scope, plan.GroupBy, plan.Metrics)...)
 }
 
-func (k *canned) finish(totalNote string) *Answer {
+// finish closes the answer with the standing note that says how its
+// sections read.
+func (k *canned) finish(layoutNote string) *Answer {
 	rows := 0
 	for _, s := range k.ans.Sections {
 		rows += len(s.Rows)
@@ -123,7 +125,7 @@ func (k *canned) finish(totalNote string) *Answer {
 			k.gv.warn(WarnTruncated, fmt.Sprintf("Section %s lists only its first %d rows and so has no total; ask about one team to see them all.", s.ID, len(s.Rows)))
 		}
 	}
-	k.gv.stand(totalNote)
+	k.gv.stand(layoutNote)
 	return &Answer{Body: k.ans, Rows: rows, Warnings: k.gv.finish()}
 }
 
@@ -206,7 +208,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 	if stop := k.sections(ctx, specs); stop != nil {
 		return stop
 	}
-	return k.finish("Each section lists one row per " + group + ", and its total is the " + scope.Kind + "'s figure for the day.")
+	return k.finish(catalog.NoteTeamDay)
 }
 
 func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *Answer {
@@ -266,7 +268,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	if stop := k.sections(ctx, specs); stop != nil {
 		return stop
 	}
-	return k.finish(fmt.Sprintf("Each section lists one row per whole week (weeks start on %s); its total covers all %d weeks.", e.cat.WeekStart(), weeks))
+	return k.finish(catalog.NoteTeamWeeks)
 }
 
 // leagueDefaults are the metrics a league ranks by when none are named: the
@@ -370,8 +372,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if stop := k.sections(ctx, []section{{"league", "Teams on the floor, ranked by " + sort.Metric, plan, sort}}); stop != nil {
 		return stop
 	}
-	return k.finish("Teams are ranked by " + sort.Metric + " (" + sort.Direction + "ending), counting only the days each team was on the floor; " +
-		"tied teams share a rank, and a team with no figure has none. total is the whole floor's figure over the same days.")
+	return k.finish(catalog.NoteLeague)
 }
 
 // ranks numbers ranked rows by the sort's metric: tied rows share a rank,

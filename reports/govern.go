@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,7 +46,7 @@ type governor struct {
 	compact  bool
 	byRef    bool
 	warnings []note   // about this result: kept by compact
-	standing []string // how figures are counted: dropped by compact
+	standing []string // how figures are counted, by note ID: dropped by compact
 	gaps     []gap    // metrics whose figures are missing days or not final
 }
 
@@ -70,7 +71,7 @@ func (e *Engine) governor(g *Governed, now time.Time, p Period, compact bool, kn
 	}
 	gv := &governor{e: e, g: g, now: now, period: p, compact: compact, byRef: knownDefinitions == e.cat.Version()}
 	if knownDefinitions != "" && !gv.byRef {
-		gv.warn(WarnCatalogChanged, "known_definitions does not match this catalogue (catalog_version "+e.cat.Version()+"), so the full definitions are included.")
+		gv.warn(WarnCatalogChanged, "known_definitions does not match this catalogue (catalog_version "+e.cat.Version()+"), so the full definitions and notes are included.")
 	}
 	if p.Clipped {
 		gv.warn(WarnClipped, "The week asked for has not ended, so the period stops today.")
@@ -79,7 +80,9 @@ func (e *Engine) governor(g *Governed, now time.Time, p Period, compact bool, kn
 }
 
 func (gv *governor) warn(kind, text string) { gv.warnings = append(gv.warnings, note{kind, text}) }
-func (gv *governor) stand(notes ...string)  { gv.standing = append(gv.standing, notes...) }
+
+// stand adds standing notes by their catalogue IDs (catalog.Note).
+func (gv *governor) stand(ids ...string) { gv.standing = append(gv.standing, ids...) }
 
 // describe adds what figures of these metrics, read with this coverage,
 // need beside them; leftOut counts, by metric id, the agent-days left out of
@@ -98,7 +101,7 @@ func (gv *governor) describe(metrics []*catalog.Metric, cov map[string]Coverage,
 		for _, s := range m.Sources() {
 			if _, done := gv.g.DataThrough[s.Relation]; !done {
 				gv.g.DataThrough[s.Relation] = sourceThrough(s, cov, gv.now, zone).public()
-				gv.stand(s.Notes...)
+				gv.stand(gv.e.cat.SourceNotes(s)...)
 			}
 		}
 	}
@@ -131,30 +134,50 @@ func (gv *governor) partial(m *catalog.Metric, th through, leftOut int64) {
 		gv.gap(m, WarnBeforeData, "%s: the data starts on %s; the days of the period before it have no figures.", th.first.Format(time.DateOnly), "")
 	}
 	if leftOut > 0 {
-		gv.warn(WarnLeftOut, fmt.Sprintf("%s: %d agent-days with a part not known yet (%s) are left out of every part of the figures; "+
-			"the figures cover the other agent-days and are partial.", m.ID, leftOut, unknownParts(m)))
+		// Metrics that left out as many agent-days share a note, which
+		// finish completes with what can be unknown.
+		verb := "are"
+		if leftOut == 1 {
+			verb = "is"
+		}
+		gv.gap(m, WarnLeftOut, fmt.Sprintf("%%s: %s with a part not known yet (%%s) %s left out of every part of the figures; "+
+			"the figures cover the other agent-days and are partial.", agentDays(leftOut), verb), "", "")
 	}
 	if th.complete.IsZero() || th.complete.Before(p.End) || leftOut > 0 {
 		gv.g.PartialMetrics = append(gv.g.PartialMetrics, m.ID)
+		gv.g.Metrics[m.ID].Partial = true
 	}
 }
 
-// unknownParts says what can be unknown on an agent-day for a metric.
-func unknownParts(m *catalog.Metric) string {
+// agentDays counts agent-days in words.
+func agentDays(n int64) string {
+	if n == 1 {
+		return "1 agent-day"
+	}
+	return strconv.FormatInt(n, 10) + " agent-days"
+}
+
+// unknownParts says what can be unknown on an agent-day for metrics.
+func (gv *governor) unknownParts(ids []string) string {
 	var cols []string
-	for _, p := range m.Parts() {
-		for _, c := range p.Expr.Columns() {
-			if slices.Contains(p.Source.Nullable, c) && !slices.Contains(cols, c) {
-				cols = append(cols, c)
+	sources := false
+	for _, id := range ids {
+		m, _ := gv.e.cat.Metric(id)
+		for _, p := range m.Parts() {
+			for _, c := range p.Expr.Columns() {
+				if slices.Contains(p.Source.Nullable, c) && !slices.Contains(cols, c) {
+					cols = append(cols, c)
+				}
 			}
 		}
+		sources = sources || len(m.Sources()) > 1
 	}
 	var why []string
 	if len(cols) > 0 {
 		why = append(why, strings.Join(cols, ", ")+" not in yet")
 	}
-	if len(m.Sources()) > 1 {
-		why = append(why, "or one of its sources not loaded for the day")
+	if sources {
+		why = append(why, "or a source not loaded for the day")
 	}
 	return strings.Join(why, ", ")
 }
@@ -170,9 +193,14 @@ func (gv *governor) gap(m *catalog.Metric, kind, format, date, reason string) {
 }
 
 // finish writes the notes: warnings first, then, unless compact, how the
-// figures were counted. It returns the kinds of the warnings written.
+// figures were counted, by reference when the caller holds this
+// catalogue's texts. A standing note the catalogue does not name is said in
+// full. It returns the kinds of the warnings written.
 func (gv *governor) finish() []string {
 	for _, g := range gv.gaps {
+		if g.kind == WarnLeftOut {
+			g.reason = gv.unknownParts(g.metrics)
+		}
 		args := []any{strings.Join(g.metrics, ", ")}
 		if g.date != "" {
 			args = append(args, g.date)
@@ -191,8 +219,19 @@ func (gv *governor) finish() []string {
 			}
 		}
 	}
-	if !gv.compact {
-		gv.g.Notes = append(gv.g.Notes, dedupe(gv.standing)...)
+	if gv.compact {
+		return kinds
+	}
+	for _, id := range dedupe(gv.standing) {
+		n, named := gv.e.cat.Note(id)
+		switch {
+		case !named:
+			gv.g.Notes = append(gv.g.Notes, id)
+		case gv.byRef:
+			gv.g.NoteRefs = append(gv.g.NoteRefs, id+"@"+gv.e.cat.Version())
+		default:
+			gv.g.Notes = append(gv.g.Notes, n.Text)
+		}
 	}
 	return kinds
 }
@@ -206,10 +245,11 @@ func (e *Engine) metricInfo(m *catalog.Metric, th through, compact, byRef bool) 
 		return info
 	}
 	if byRef {
+		// The label and unit stay: a figure cannot be shown without them.
 		info.DefinitionRef = m.ID + "@" + e.cat.Version()
-	} else {
-		info.Definition = m.Definition()
+		return info
 	}
+	info.Definition = m.Definition()
 	info.Formula = m.Formula()
 	info.Source = m.Relation()
 	return info
@@ -222,22 +262,21 @@ func settleReason(m *catalog.Metric) string {
 	return "a day is " + m.Settles().String()
 }
 
-// countingNotes explain how figures over a scope and these metrics were
-// counted.
+// countingNotes name the standing notes that explain how figures over a
+// scope and these metrics were counted.
 func countingNotes(scope Scope, groupBy string, metrics []*catalog.Metric) []string {
-	notes := []string{"Null means no data, never zero. A day the source is loaded for with no rows had no activity, and counts zero."}
+	notes := []string{catalog.NoteNull}
 	if scope.Kind == ScopeFloor {
-		notes = append(notes, "The floor is the teams that counted as sales teams on each day; a team that joined or left the floor counts only for its days on it.")
+		notes = append(notes, catalog.NoteFloor)
 	}
 	if scope.Kind != ScopeAgent || groupBy == catalog.GroupTeam {
-		notes = append(notes, "Each agent's day counts for the team the agent was on that day.")
+		notes = append(notes, catalog.NoteTeamOfDay)
 	}
 	if slices.ContainsFunc(metrics, (*catalog.Metric).IsRatio) {
-		notes = append(notes, "Ratios are sums divided by sums over each row's group, never averages of rates; the summed numerator and denominator stand beside each ratio, "+
-			"both over the same agent-days. A ratio is null when there is nothing to divide by.")
+		notes = append(notes, catalog.NoteRatios)
 	}
 	if slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.LeaveOut }) {
-		notes = append(notes, "An agent-day on which a part of a figure is not known yet is left out of every part of that figure, and left_out in its metric says how many; unknown is never counted as zero.")
+		notes = append(notes, catalog.NoteLeftOut)
 	}
 	bases := map[string]bool{}
 	for _, m := range metrics {
@@ -246,7 +285,7 @@ func countingNotes(scope Scope, groupBy string, metrics []*catalog.Metric) []str
 		}
 	}
 	if len(bases) > 1 {
-		notes = append(notes, "These figures count sales on different bases ("+strings.Join(sortedSet(bases), ", ")+"); never add or compare figures across bases.")
+		notes = append(notes, catalog.NoteBases)
 	}
 	return notes
 }
@@ -258,14 +297,5 @@ func dedupe(notes []string) []string {
 			out = append(out, n)
 		}
 	}
-	return out
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
 	return out
 }

@@ -97,10 +97,9 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		}
 		for _, s := range activity.Sources() {
 			ans.DataThrough[s.Relation] = sourceThrough(s, results[0].Coverage, c.now, e.cat.Zone()).public()
-			gv.stand(s.Notes...)
+			gv.stand(e.cat.SourceNotes(s)...)
 		}
-		gv.stand("no_activity is true for a day with zero " + activity.ID + " (a day the source is loaded for with no row counts zero), " +
-			"false when there was some, and null when " + activity.ID + " is not in yet or not loaded.")
+		gv.stand(catalog.NoteNoActivity)
 	}
 	gv.stand(countingNotes(plan.Scope, plan.GroupBy, metrics)...)
 	return &Answer{Body: ans, Rows: len(ans.Rows), Warnings: gv.finish()}

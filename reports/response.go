@@ -44,13 +44,17 @@ type Section struct {
 // each figure means, how far its data runs, whether it is partial, and the
 // notes to pass on.
 type Governed struct {
-	Metrics        map[string]*MetricInfo `json:"metrics"`
-	Period         PeriodInfo             `json:"period"`
-	DataThrough    map[string]DataThrough `json:"data_through"`
-	Notes          []string               `json:"notes"`
-	Partial        bool                   `json:"partial"`
-	PartialMetrics []string               `json:"partial_metrics"`
-	CatalogVersion string                 `json:"catalog_version"`
+	Metrics     map[string]*MetricInfo `json:"metrics"`
+	Period      PeriodInfo             `json:"period"`
+	DataThrough map[string]DataThrough `json:"data_through"`
+	Notes       []string               `json:"notes"`
+	// NoteRefs name the standing notes a caller holding this catalogue's
+	// texts (known_definitions) already has, as ID@catalog_version, in
+	// place of their text (metric_definitions has every one).
+	NoteRefs       []string `json:"note_refs,omitempty"`
+	Partial        bool     `json:"partial"`
+	PartialMetrics []string `json:"partial_metrics"`
+	CatalogVersion string   `json:"catalog_version"`
 }
 
 // MetricInfo is what a figure means and how fresh it is.
@@ -66,6 +70,8 @@ type MetricInfo struct {
 	// LeftOut counts the agent-days left out of the figures because a part
 	// was not known (hours not in, approval not settled).
 	LeftOut int64 `json:"left_out,omitempty"`
+	// Partial says the figures are partial: listed in partial_metrics.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // PeriodInfo is a resolved period.

@@ -19,49 +19,78 @@ func object(props schema, required ...string) schema {
 }
 
 func enum(description string, values []string) schema {
-	return schema{"type": "string", "enum": values, "description": description}
+	s := schema{"type": "string", "enum": values}
+	if description != "" {
+		s["description"] = description
+	}
+	return s
 }
 
+// dateSchema is a day, YYYY-MM-DD; description, if any, says which.
 func dateSchema(description string) schema {
-	return schema{"type": "string", "format": "date", "pattern": `^\d{4}-\d{2}-\d{2}$`, "description": description}
+	s := schema{"type": "string", "format": "date"}
+	if description != "" {
+		s["description"] = description
+	}
+	return s
 }
 
-// oneOfWho is the who argument; withAgent adds the agent shape.
+// exactlyOne makes an object take exactly one of its properties: the
+// shapes of an argument, each property written once.
+func exactlyOne(s schema) schema {
+	s["minProperties"], s["maxProperties"] = 1, 1
+	return s
+}
+
+// oneOfWho is the who argument, one of floor, team and (withAgent) agent.
 func oneOfWho(withAgent bool) schema {
-	shapes := []any{
-		withTitle("the floor", object(schema{"floor": schema{"type": "boolean", "const": true}}, "floor")),
-		withTitle("a team", object(schema{"team": schema{"type": "string", "minLength": 1, "maxLength": maxNameLength,
-			"description": "team key or team name"}}, "team")),
-	}
-	description := "Whose figures: the whole floor or one team (key or name)."
+	name := schema{"type": "string", "minLength": 1, "maxLength": maxNameLength}
+	props := schema{"floor": schema{"type": "boolean", "const": true}, "team": name}
+	description := "the floor or a team (key or name)"
 	if withAgent {
-		shapes = append(shapes, withTitle("an agent", object(schema{"agent": schema{"type": "string", "minLength": 1, "maxLength": maxNameLength,
-			"description": "agent_key, full or partial name, or email"}}, "agent")))
-		description = "Whose figures: the whole floor, one team (key or name) or one agent (agent_key, name or email)."
+		props["agent"] = name
+		description = "the floor, a team (key or name) or an agent (agent_key, name or email)"
 	}
-	return schema{"description": description + " A name that matches several returns candidates and no figures.", "oneOf": shapes}
+	return withDescription(description+"; several matches return candidates", exactlyOne(object(props)))
 }
 
 func periodSchema(cat *catalog.Catalog) schema {
 	return schema{
-		"description": "Which days, in " + cat.Zone().String() + "; weeks start on " + cat.WeekStart().String() +
-			". Never after today; a range is at most " + itoa(cat.Limits().MaxDays) + " days, both ends inclusive. " +
-			"last_7_days and last_28_days are whole days ending yesterday.",
-		"oneOf": []any{
-			withTitle("a named period", object(schema{"named": enum("a named range of days", NamedPeriods)}, "named")),
-			withTitle("one day", object(schema{"day": dateSchema("the day, YYYY-MM-DD")}, "day")),
-			withTitle("one week", object(schema{"week": dateSchema("any day of the week, YYYY-MM-DD")}, "week")),
-			withTitle("a range", object(schema{
-				"start": dateSchema("first day, YYYY-MM-DD"),
-				"end":   dateSchema("last day, YYYY-MM-DD, inclusive"),
-			}, "start", "end")),
-		},
+		"description": "days in " + cat.Zone().String() + ", never after today: named (last_7_days, last_28_days end yesterday), a day, " +
+			"the week (from " + cat.WeekStart().String() + ") of a day, or start to end inclusive, at most " + itoa(cat.Limits().MaxDays) + " days",
+		"type": "object", "additionalProperties": false,
+		"properties": schema{"named": enum("", NamedPeriods), "day": dateSchema(""), "week": dateSchema(""), "start": dateSchema(""), "end": dateSchema("")},
+		// One shape each: the shapes' fields never mix, so anyOf (which
+		// more clients read than oneOf) says it exactly.
+		"anyOf": []any{shape("named"), shape("day"), shape("week"), shape("start", "end")},
 	}
+}
+
+// shape is one shape of an object argument: these fields and no other.
+func shape(fields ...string) schema {
+	return schema{"required": fields, "maxProperties": len(fields)}
+}
+
+func withDescription(description string, s schema) schema {
+	s["description"] = description
+	return s
 }
 
 func withTitle(title string, s schema) schema {
 	s["title"] = title
 	return s
+}
+
+// Arguments every tool with figures shares.
+var (
+	compactSchema = schema{"type": "boolean", "description": "leave out definitions and standing notes, once this conversation has them"}
+	knownSchema   = schema{"type": "string", "maxLength": maxVersionLen,
+		"description": "catalog_version of an earlier answer: definitions and standing notes by reference"}
+)
+
+// sortSchema orders groups by one of the metrics ids.
+func sortSchema(ids []string) schema {
+	return object(schema{"metric": enum("", ids), "direction": schema{"type": "string", "enum": []string{"desc", "asc"}, "default": "desc"}}, "metric")
 }
 
 // reportInputSchema is the grammar every report tool takes.
@@ -70,29 +99,19 @@ func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 	props := schema{
 		argWho:    oneOfWho(true),
 		argPeriod: periodSchema(cat),
-		argMetrics: schema{
-			"type": "array", "items": schema{"type": "string", "enum": ids}, "minItems": 1, "maxItems": len(ids), "uniqueItems": true,
-			"description": "metric ids to return; if omitted, " + joinIDs(rep.Defaults),
-		},
-		argGroupBy: enum("one row per group, every group in scope listed (null where no data is in); weeks say how many of the period's days they hold; if omitted, one total row", rep.GroupBy),
+		argMetrics: schema{"type": "array", "items": enum("", ids), "minItems": 1, "maxItems": len(ids), "uniqueItems": true,
+			"description": "default " + joinIDs(rep.Defaults)},
+		argGroupBy: enum("a row per group in scope, null where no data; omit for one total row", rep.GroupBy),
 		argTopN: schema{"type": "integer", "minimum": 1, "maximum": cat.Limits().MaxRows,
-			"description": "keep the first N groups of the ranking (by sort, else by the first metric, descending), and any tied with the last; needs group_by"},
-		argSort: object(schema{
-			"metric":    enum("a metric this call returns", ids),
-			"direction": schema{"type": "string", "enum": []string{"desc", "asc"}, "default": "desc"},
-		}, "metric"),
-		argCompact: schema{"type": "boolean", "default": false,
-			"description": "drop definitions and standing notes; keep rows, data_through and warnings. Only after this conversation has read the definitions."},
-		argKnownDefinitions: schema{"type": "string", "maxLength": maxVersionLen,
-			"description": "the catalog_version of an earlier answer; if it still matches, definitions come back as short references"},
+			"description": "the first N groups by sort (else the first metric, desc), ties kept"},
+		argSort:             sortSchema(ids),
+		argCompact:          compactSchema,
+		argKnownDefinitions: knownSchema,
 	}
 	if len(countedSums(rep)) > 1 {
-		props[argCompareCounts] = schema{"type": "boolean", "default": false,
-			"description": "return " + joinIDs(countedSums(rep)) + " side by side, one per counting basis, each labelled"}
+		props[argCompareCounts] = schema{"type": "boolean", "description": joinIDs(countedSums(rep)) + " side by side, one per basis"}
 	}
-	s := object(props, argWho, argPeriod)
-	s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-	return s
+	return object(props, argWho, argPeriod)
 }
 
 func joinIDs(ms []*catalog.Metric) string {
@@ -117,7 +136,7 @@ var (
 	texts     = schema{"type": "array", "items": text}
 	whole     = schema{"type": "integer"}
 	flag      = schema{"type": "boolean"}
-	maybeDate = schema{"type": []string{"string", "null"}}
+	maybeDate = orNull(text)
 	table     = schema{"type": "array", "items": schema{"type": "array"}}
 
 	dataThroughSchema = object(schema{"runs_to": maybeDate, "complete_through": maybeDate}, "runs_to", "complete_through")
@@ -130,6 +149,11 @@ var (
 		"compact": flag, "compare_counts": flag,
 	}, "tool")
 )
+
+// orNull is a value of s or null, as anyOf branches of one type each: a
+// type array is less portable (a client that maps schemas onto a
+// single-type dialect drops it).
+func orNull(s schema) schema { return schema{"anyOf": []any{s, schema{"type": "null"}}} }
 
 // answerOf is a tool's output schema: its answer, or (when withCandidates)
 // the candidates a name matched, or a refusal.
@@ -154,12 +178,13 @@ func answerOf(props schema, required []string, withCandidates bool) schema {
 func governed(props schema) (schema, []string) {
 	props["metrics"] = schema{"type": "object", "additionalProperties": object(schema{
 		"label": text, "unit": schema{"type": "string", "enum": catalog.Units}, "definition": text, "definition_ref": text,
-		"formula": text, "source": text, "sales_basis": text, "data_through": dataThroughSchema, "left_out": whole,
+		"formula": text, "source": text, "sales_basis": text, "data_through": dataThroughSchema, "left_out": whole, "partial": flag,
 	}, "label", "unit", "data_through")}
 	props["period"] = object(schema{"start": text, "end": text, "days": whole, "time_zone": text, "named": text},
 		"start", "end", "days", "time_zone")
 	props["data_through"] = schema{"type": "object", "additionalProperties": dataThroughSchema}
 	props["notes"] = texts
+	props["note_refs"] = texts
 	props["partial"] = flag
 	props["partial_metrics"] = texts
 	props["catalog_version"] = text
@@ -184,7 +209,7 @@ func rosterOutputSchema() schema {
 		"request": echoSchema, "day": text, "time_zone": text, "columns": texts, "rows": table, "truncated": flag,
 		"notes": texts, "catalog_version": text,
 		"teams": schema{"type": "array", "items": object(schema{
-			"team": text, "team_name": text, "on_floor": schema{"type": []string{"boolean", "null"}},
+			"team": text, "team_name": text, "on_floor": orNull(flag),
 			"decided_from": text, "decided_by": text, "reason": text, "agents": whole,
 		}, "team", "team_name", "on_floor", "agents")},
 	}, []string{"request", "day", "time_zone", "teams", "columns", "rows", "truncated", "notes", "catalog_version"}, true)
@@ -216,11 +241,50 @@ func definitionsOutputSchema() schema {
 			"sales_basis": text, "settles": text, "reports": texts,
 		}, "label", "unit", "definition", "formula", "source", "grain", "settles")},
 		"bases":           schema{"type": "object", "additionalProperties": object(schema{"label": text, "definition": text}, "label", "definition")},
+		"standing_notes":  schema{"type": "object", "additionalProperties": text},
 		"catalog_version": text, "notes": texts,
-	}, []string{"metrics", "bases", "catalog_version", "notes"}, false)
+	}, []string{"metrics", "bases", "standing_notes", "catalog_version", "notes"}, false)
 }
 
 func healthOutputSchema() schema {
 	return answerOf(schema{"status": text, "database": text, "catalog_version": text},
 		[]string{"status", "database", "catalog_version"}, false)
+}
+
+// outline keeps a schema to the fields of each alternative answer: their
+// names, types and which are required, closed to any other; below them an
+// object or array keeps only its type (an array of strings its items).
+func outline(s schema, depth int) schema {
+	if depth > 0 {
+		switch s["type"] {
+		case "object":
+			return schema{"type": "object"}
+		case "array":
+			if items, _ := s["items"].(schema); items["type"] == "string" && len(items) == 1 {
+				return schema{"type": "array", "items": items}
+			}
+			return schema{"type": "array"}
+		}
+		return s
+	}
+	out := schema{}
+	for k, v := range s {
+		switch k {
+		case "anyOf", "oneOf":
+			var alts []any
+			for _, a := range v.([]any) {
+				alts = append(alts, outline(a.(schema), depth))
+			}
+			out[k] = alts
+		case "properties":
+			props := schema{}
+			for name, p := range v.(schema) {
+				props[name] = outline(p.(schema), depth+1)
+			}
+			out[k] = props
+		default:
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -21,12 +21,23 @@ const (
 
 // Tool describes one MCP tool.
 type Tool struct {
-	Name         string
-	Title        string
-	Description  string
-	InputSchema  map[string]any
+	Name        string
+	Title       string
+	Description string
+	InputSchema map[string]any
+	// OutputSchema describes every answer exactly: the contract, which
+	// answers are tested against. Clients are offered its outline
+	// (ListedOutputSchema).
 	OutputSchema map[string]any
 }
+
+// ListedOutputSchema is the output schema tools/list offers: the exact one
+// (OutputSchema) to the depth of each answer's own fields, their types and
+// which are required, with no field the contract does not name, but
+// without what nested objects hold. Output schemas are for programs that
+// check answers; no client shows one to a model, and the exact schemas of
+// every tool would make tools/list twice its size.
+func (t Tool) ListedOutputSchema() map[string]any { return outline(t.OutputSchema, 0) }
 
 // builtin is a tool plumbline defines itself.
 type builtin struct {
@@ -42,83 +53,70 @@ func (e *Engine) builtins() []builtin {
 		allMetrics = append(allMetrics, m.ID)
 	}
 	league := e.leagueMetricIDs()
-	known := schema{"type": "string", "maxLength": maxVersionLen,
-		"description": "the catalog_version of an earlier answer; if it still matches, definitions come back as short references"}
-	compact := schema{"type": "boolean", "default": false,
-		"description": "drop definitions and standing notes; keep figures, data_through and warnings. Only after this conversation has read the definitions."}
 	return []builtin{
 		{Tool{
 			Name:  toolTeamDay,
 			Title: "Team day",
-			Description: "How a team (or the floor) did on one day, in one call: a section per report (" + reportList(cat) +
-				") with a row per agent (or per team for the floor) and the total, each definition stated once. " +
-				"Defaults to yesterday; today is partial and uses live figures where the nightly build has not run.",
+			Description: "A team's (or the floor's) day in one call: a section per report (" + reportList(cat) +
+				"), a row per agent (per team for the floor) and the total. Yesterday by default; today is partial, with live figures " +
+				"where the nightly build has not run.",
 			InputSchema: object(schema{
 				argWho: oneOfWho(false),
-				argPeriod: schema{"description": "the day, in " + cat.Zone().String() + "; if omitted, yesterday",
-					"oneOf": []any{
-						withTitle("today or yesterday", object(schema{"named": enum("", []string{"today", "yesterday"})}, "named")),
-						withTitle("one day", object(schema{"day": dateSchema("the day, YYYY-MM-DD")}, "day")),
-					}},
-				argCompact: compact, argKnownDefinitions: known,
+				argPeriod: withDescription("the day, in "+cat.Zone().String()+"; default yesterday",
+					exactlyOne(object(schema{"named": enum("", []string{"today", "yesterday"}), "day": dateSchema("")}))),
+				argCompact: compactSchema, argKnownDefinitions: knownSchema,
 			}, argWho),
 			OutputSchema: cannedOutputSchema(),
 		}, (*Engine).teamDay},
 		{Tool{
 			Name:  toolTeamWeeks,
 			Title: "Team weeks",
-			Description: "Week by week for a team, an agent or the floor, in one call: a section per report (" + reportList(cat) +
-				") with a row per whole week and the total, each definition stated once. The weeks are the last whole weeks " +
-				"whose figures are all final.",
+			Description: "Week by week for a team, an agent or the floor in one call: a section per report (" + reportList(cat) +
+				"), a row per whole week and the total, over the last whole weeks whose figures are all final.",
 			InputSchema: object(schema{
 				argWho:     oneOfWho(true),
-				"weeks":    schema{"type": "integer", "minimum": 1, "maximum": maxWeeks, "default": defaultWeeks, "description": "how many whole weeks"},
-				argCompact: compact, argKnownDefinitions: known,
+				"weeks":    schema{"type": "integer", "minimum": 1, "maximum": maxWeeks, "default": defaultWeeks},
+				argCompact: compactSchema, argKnownDefinitions: knownSchema,
 			}, argWho),
 			OutputSchema: cannedOutputSchema(),
 		}, (*Engine).teamWeeks},
 		{Tool{
 			Name:  toolLeague,
 			Title: "League",
-			Description: "The teams on the floor ranked by a metric over a period, with the whole floor's figure. " +
-				"Each team counts only for its days on the floor. A league over days that are not final (such as today) is refused.",
+			Description: "The floor's teams ranked by a metric over a period, with the whole floor's figure; each team counts only " +
+				"for its days on the floor. Days that are not final (such as today) are refused.",
 			InputSchema: object(schema{
 				argPeriod: periodSchema(cat),
-				argMetrics: schema{"type": "array", "items": schema{"type": "string", "enum": league}, "minItems": 1,
-					"maxItems": maxLeagueMetrics, "uniqueItems": true,
-					"description": "metrics to show, ranked by the first unless sort says otherwise; if omitted, " + joinIDs(e.leagueDefaults())},
-				argSort: object(schema{
-					"metric":    enum("a metric this call returns", league),
-					"direction": schema{"type": "string", "enum": []string{"desc", "asc"}, "default": "desc"},
-				}, "metric"),
-				argCompact: compact, argKnownDefinitions: known,
+				argMetrics: schema{"type": "array", "items": enum("", league), "minItems": 1, "maxItems": maxLeagueMetrics, "uniqueItems": true,
+					"description": "ranked by the first unless sort names another; default " + joinIDs(e.leagueDefaults())},
+				argSort:    sortSchema(league),
+				argCompact: compactSchema, argKnownDefinitions: knownSchema,
 			}, argPeriod),
 			OutputSchema: cannedOutputSchema(),
 		}, (*Engine).league},
 		{Tool{
 			Name:  toolRoster,
 			Title: "Roster",
-			Description: "Who is on which team on a day, and which teams count as the floor, with who decided it and why; " +
-				"for one agent, their teams over time.",
+			Description: "Who is on which team on a day and which teams count as the floor, who decided it and why; " +
+				"for an agent, their teams over time.",
 			InputSchema: object(schema{
 				argWho: oneOfWho(true),
-				"day":  dateSchema("the day, YYYY-MM-DD; if omitted, today"),
+				"day":  dateSchema("default today"),
 			}, argWho),
 			OutputSchema: rosterOutputSchema(),
 		}, (*Engine).roster},
 		{Tool{
 			Name:  toolFindPeople,
 			Title: "Find people",
-			Description: "Agents matching a name (or part of one), an email or an agent_key, with their team; " +
+			Description: "Agents matching a name or part of one, an email or an agent_key, with their team; " +
 				"use the agent_key in who.agent.",
-			InputSchema: object(schema{"query": schema{"type": "string", "minLength": 1, "maxLength": maxNameLength,
-				"description": "a name or part of one, an email or an agent_key"}}, "query"),
+			InputSchema:  object(schema{"query": schema{"type": "string", "minLength": 1, "maxLength": maxNameLength}}, "query"),
 			OutputSchema: peopleOutputSchema(),
 		}, (*Engine).findPeople},
 		{Tool{
 			Name:         toolFreshness,
 			Title:        "Freshness",
-			Description:  "How far every source is loaded (runs_to: for a nightly source the newest day its finished loads covered), how far it is final (complete_through), its first day of data, and what it holds of today.",
+			Description:  "How far each source is loaded (runs_to) and final (complete_through), its first day of data and what it holds of today.",
 			InputSchema:  object(schema{}),
 			OutputSchema: freshnessOutputSchema(),
 		}, func(e *Engine, ctx context.Context, c *call, raw json.RawMessage) *Answer {
@@ -127,10 +125,10 @@ func (e *Engine) builtins() []builtin {
 		{Tool{
 			Name:  toolMetricDefinitions,
 			Title: "Metric definitions",
-			Description: "The full definition of every metric (or the ones named): label, unit, definition, formula as sums, " +
-				"source, counting basis, when a day's figures become final, and which reports offer it; plus the counting bases.",
-			InputSchema: object(schema{"metrics": schema{"type": "array", "items": schema{"type": "string", "enum": allMetrics},
-				"minItems": 1, "uniqueItems": true, "description": "metric ids; if omitted, all"}}),
+			Description: "Every metric's (or the named ones') label, unit, definition, formula, source, counting basis, when a day " +
+				"becomes final and the reports offering it; the counting bases; and, when none are named, every standing note by ID.",
+			InputSchema: object(schema{"metrics": schema{"type": "array", "items": enum("", allMetrics),
+				"minItems": 1, "uniqueItems": true, "description": "default all"}}),
 			OutputSchema: definitionsOutputSchema(),
 		}, func(e *Engine, _ context.Context, c *call, raw json.RawMessage) *Answer {
 			return e.metricDefinitions(c, raw)
@@ -138,7 +136,7 @@ func (e *Engine) builtins() []builtin {
 		{Tool{
 			Name:         toolHealth,
 			Title:        "Health",
-			Description:  "Whether plumbline can reach its database, and the catalogue version it answers from.",
+			Description:  "Whether plumbline reaches its database, and the catalogue version it answers from.",
 			InputSchema:  object(schema{}),
 			OutputSchema: healthOutputSchema(),
 		}, (*Engine).health},
@@ -152,7 +150,7 @@ func (e *Engine) Tools() []Tool {
 		tools = append(tools, Tool{
 			Name:         rep.ID,
 			Title:        rep.Title,
-			Description:  rep.Description + " " + grammarNote,
+			Description:  rep.Description + " " + readNote,
 			InputSchema:  reportInputSchema(e.cat, rep),
 			OutputSchema: reportOutputSchema(),
 		})
@@ -180,10 +178,7 @@ func reportList(cat *catalog.Catalog) string {
 	return strings.Join(ids, ", ")
 }
 
-const grammarNote = "Arguments: who (floor, team or agent), period (named, day, week or start/end), " +
-	"optional metrics, group_by, sort, top_n (a ranking: by sort, else the first metric; ties kept) and compact. " +
-	"Every figure comes with its definition, its counting basis, how far its data runs (data_through) and how many " +
-	"agent-days were left out of it (left_out); read them and the notes before stating it."
+const readNote = "Read each figure's definition, data_through and the notes before stating it."
 
 // Instructions tell the client how to read every answer.
 func Instructions() string {
@@ -202,16 +197,20 @@ func Instructions() string {
 - For the usual questions use one call: team_day (a team's or the floor's day), team_weeks (week by week), league (teams ranked). Each states every definition once for all its sections.
 - A ranking or league over days that are not final is refused; use the period the refusal suggests rather than ranking partial figures.
 - An error names the argument, the rule and the valid choices: fix the call and try again.
-- compact: true drops definitions and standing notes and keeps rows, data_through and warnings; use it only after you have read the definitions in this conversation. known_definitions: pass the catalog_version of an earlier answer to get short references instead of definition texts.`
+- compact: true leaves out definitions and standing notes and keeps the figures, each metric's stamp (basis, data_through, partial, left_out) and the warnings; use it only once this conversation has the definitions. known_definitions: pass the catalog_version of an earlier answer; definitions, the time zone and the standing notes then come by reference (metric_definitions has every text), stamps and warnings still in full.
+- In an answer's text, figures are CSV under a header row, and a ratio's cell reads ratio (numerator/denominator).`
 }
 
 // DefinitionsAnswer is metric_definitions' answer.
 type DefinitionsAnswer struct {
-	RequestID      string                 `json:"request_id"`
-	Metrics        map[string]*Definition `json:"metrics"`
-	Bases          map[string]*BasisInfo  `json:"bases"`
-	CatalogVersion string                 `json:"catalog_version"`
-	Notes          []string               `json:"notes"`
+	RequestID string                 `json:"request_id"`
+	Metrics   map[string]*Definition `json:"metrics"`
+	Bases     map[string]*BasisInfo  `json:"bases"`
+	// StandingNotes are the texts of every standing note an answer may
+	// name by reference (note_refs), by ID.
+	StandingNotes  map[string]string `json:"standing_notes"`
+	CatalogVersion string            `json:"catalog_version"`
+	Notes          []string          `json:"notes"`
 }
 
 // Definition is everything the catalogue says about a metric.
@@ -270,6 +269,12 @@ func (e *Engine) metricDefinitions(c *call, raw json.RawMessage) *Answer {
 	}
 	for _, b := range e.cat.Bases() {
 		ans.Bases[b.ID] = &BasisInfo{Label: b.Label, Definition: b.Definition}
+	}
+	ans.StandingNotes = map[string]string{}
+	for _, n := range e.cat.Notes() {
+		if ids == nil {
+			ans.StandingNotes[n.ID] = n.Text
+		}
 	}
 	return &Answer{Body: ans}
 }

@@ -56,6 +56,8 @@ Examples:
   plumbline bench --agents 960                     # ten times the demo floor
   plumbline bench --agents 9600 --rounds 40 --calls 80   # a hundred times
   plumbline bench --baseline /tmp/plumbline-before --tools sales,league
+  plumbline bench --bytes --json bytes.json        # what the model reads, per tool
+  plumbline bench --bytes --bin ./plumbline-v1     # the same of another build's server
 `
 
 func init() {
@@ -78,6 +80,8 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	cacheMiB := f.int("cache-mib", 0, "the answer cache of the server measured, in MiB; 0 (the default) computes every call, so that calls measure the work")
 	out := f.string("json", "bench.json", "write the results to this JSON `file`")
 	png := f.string("png", "", "draw latency and added-time charts into this `directory`")
+	bytesOnly := f.boolean("bytes", false, "measure only what the model reads: each answer's bytes, first call, compact and known_definitions")
+	serverBin := f.string("bin", "", "run the server of this plumbline `binary` instead of this one's, to compare builds")
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -99,6 +103,9 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	bin, err := os.Executable()
 	if err != nil {
 		return err
+	}
+	if *serverBin != "" {
+		bin = *serverBin
 	}
 	bins := []struct{ name, path string }{{"plumbline", bin}}
 	if *baseline != "" {
@@ -141,6 +148,9 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 			args = append(args, "--cache-mib", strconv.Itoa(*cacheMiB))
 		}
 		servers = append(servers, bench.NamedServer{Name: b.name, Tokens: tokens, Start: bench.Process(b.path, args...)})
+	}
+	if *bytesOnly {
+		return benchBytes(ctx, servers[0].Start, appDSN, servers[0].Tokens[0], *out, s)
 	}
 	res, err := bench.Run(ctx, bench.Options{
 		DSN: cluster.DSN(demoDatabase), ServerDSN: appDSN, Servers: servers,

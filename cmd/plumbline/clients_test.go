@@ -19,6 +19,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/clienttest"
+	"plumbline/reports"
 )
 
 // Tests with clients nobody on plumbline wrote (package clienttest): the
@@ -306,26 +307,32 @@ func TestTypeScriptClient(t *testing.T) {
 
 	// A bad call is refused with plumbline's teaching error, which does not
 	// repeat what the client sent.
-	if !seen.Refusal.IsError || !strings.Contains(seen.Refusal.Text, `"argument":"arguments"`) || strings.Contains(seen.Refusal.Text, "zq9MARKERzq9") {
+	if !seen.Refusal.IsError || !strings.Contains(seen.Refusal.Text, "arguments has a field this tool does not take") ||
+		strings.Contains(seen.Refusal.Text, "zq9MARKERzq9") {
 		t.Errorf("the bad call: %+v", seen.Refusal)
 	}
 }
 
 // The MCP Inspector's command line asks for sign-in without the token, and
-// with it lists the tools (its schema portability check finds no error),
-// calls a report, reads a resource and reports a refused call as a tool
-// error.
+// with it lists the tools (its --strict schema portability check finds
+// nothing, not even a warning), calls a report, reads a resource and
+// reports a refused call as a tool error.
 func TestInspectorCLI(t *testing.T) {
 	endpoint, token, db := clientsDemo(t)
 	const cli = "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+	var findings []json.RawMessage
 	inspect := func(args ...string) (json.RawMessage, int) {
 		t.Helper()
 		res := clienttest.Run(t, time.Minute, cli, append([]string{"--cli", endpoint, "--header", "Authorization: Bearer " + token, "--format", "json"}, args...)...)
-		var out struct{ Result json.RawMessage }
+		var out struct {
+			Result         json.RawMessage
+			SchemaFindings []json.RawMessage
+		}
 		json.Unmarshal([]byte(res.Stdout), &out)
 		if out.Result == nil {
 			t.Fatalf("inspector %v exited %d with no result:\n%s\n%s", args, res.Code, res.Stdout, res.Stderr)
 		}
+		findings = out.SchemaFindings
 		return out.Result, res.Code
 	}
 
@@ -341,6 +348,9 @@ func TestInspectorCLI(t *testing.T) {
 	json.Unmarshal(result, &list)
 	if code != 0 || len(list.Tools) != 11 {
 		t.Errorf("tools/list: exit %d, %d tools", code, len(list.Tools))
+	}
+	for _, f := range findings {
+		t.Errorf("the Inspector's --strict check: %s", f)
 	}
 
 	result, code = inspect("--method", "tools/call", "--tool-name", "team_day",
@@ -518,7 +528,18 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 	if err := os.WriteFile(file, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := clienttest.Run(t, 3*time.Minute, "matrix.mjs", endpoint, token, file)
+	// tools/list offers an outline of each output schema; the exact ones
+	// are the contract, which every answer is checked against too.
+	exact := map[string]any{}
+	for _, tool := range reports.New(cat, nil, nil).Tools() {
+		exact[tool.Name] = tool.OutputSchema
+	}
+	contract := filepath.Join(t.TempDir(), "contract.json")
+	b, _ = json.Marshal(exact)
+	if err := os.WriteFile(contract, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := clienttest.Run(t, 3*time.Minute, "matrix.mjs", endpoint, token, file, contract)
 	if res.Code != 0 {
 		t.Fatalf("matrix.mjs exited %d:\n%s", res.Code, res.Stderr)
 	}
@@ -526,7 +547,7 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 		Tools   []string
 		Results map[string]struct {
 			Accepted, IsError bool
-			Error             string
+			Error, ExactError string
 			Structured        map[string]any
 		}
 	}
@@ -542,6 +563,8 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 			t.Errorf("%s: no result", c.Label)
 		case !r.Accepted:
 			t.Errorf("%s: the TypeScript SDK refused the answer: %s", c.Label, r.Error)
+		case r.ExactError != "":
+			t.Errorf("%s: the answer does not fit its exact output schema: %s", c.Label, r.ExactError)
 		case strings.Contains(c.Label, "refusal") != r.IsError:
 			t.Errorf("%s: isError %v: %v", c.Label, r.IsError, r.Structured)
 		case strings.Contains(c.Label, "candidates") && r.Structured["candidates"] == nil:
@@ -553,5 +576,5 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 			t.Errorf("the matrix does not call %s", tool)
 		}
 	}
-	t.Logf("the TypeScript SDK checked %d answers from %d tools against their output schemas", len(calls), len(seen.Tools))
+	t.Logf("the TypeScript SDK checked %d answers from %d tools against their listed and exact output schemas", len(calls), len(seen.Tools))
 }

@@ -17,7 +17,8 @@ Usage: plumbline contract [flags] [DIR]
 Write the contract a server over the catalogue in DIR (default: the
 embedded demo catalogue) offers its clients, as JSON: every tool's name,
 title, description, input and output JSON Schema, and the server
-instructions. The output is deterministic (tools by name, keys sorted), so a
+instructions. The output schema is the exact one every answer is tested
+against; tools/list offers its outline (each answer's own fields). The output is deterministic (tools by name, keys sorted), so a
 committed snapshot changes only when the contract does.
 
 Clients cache tool schemas. Commit the snapshot beside the catalogue, and

@@ -282,3 +282,21 @@ func TestFlagsFromTheEnvironment(t *testing.T) {
 		t.Errorf("a bad environment value: %v", err)
 	}
 }
+
+// serve teaches the choices of --text-content and --client-cache-ttl before it
+// connects anywhere, and takes them from the environment too.
+func TestTextContentAndCacheFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "--db", "postgres://nowhere.invalid/x", "--text-content", "xml"},
+		{"serve", "--db", "postgres://nowhere.invalid/x", "--client-cache-ttl", "0s"},
+	} {
+		code, _, errOut := runCLI(t, args...)
+		if code != 2 || !strings.Contains(errOut, args[3]+" must be") || strings.Contains(errOut, "nowhere") {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	t.Setenv("PLUMBLINE_TEXT_CONTENT", "xml")
+	if code, _, errOut := runCLI(t, "serve", "--db", "postgres://nowhere.invalid/x"); code != 2 || !strings.Contains(errOut, "reader, json") {
+		t.Errorf("PLUMBLINE_TEXT_CONTENT=xml: exit %d: %s", code, errOut)
+	}
+}

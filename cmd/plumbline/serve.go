@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -79,6 +80,13 @@ and --analyst-work-mem, paged 50 rows at a time, and put on record in
 plumbline.analyst_log before they run; each service may send
 --analyst-statements-per-minute of them. Answers are labelled unverified.
 
+Each tool result carries the answer twice: as structured content, the full
+contract (for programs and views), and as a text block for the model to
+read: the same answer rendered at a fraction of the bytes, every figure as
+CSV. --text-content json puts the structured content's JSON in the text
+block instead, for a client that parses it. Lists and metric definitions
+tell clients they may keep them for --client-cache-ttl.
+
 Replicas of plumbline are stateless: run several behind a load balancer on
 one database. --reports-dsn sends report queries to a read replica of the
 database; the request log and the limits stay on --db.
@@ -105,6 +113,8 @@ type serverFlags struct {
 	cacheMiB                      *int
 	roles                         *roleFlags
 	analyst                       *analystFlags
+	textContent                   *string
+	cacheTTL                      *time.Duration
 }
 
 // addServerFlags adds the server's flags; login adds the login's name, for
@@ -129,6 +139,9 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 			"and served again; 0 keeps none"),
 		roles:   addRoleFlags(f, login),
 		analyst: addAnalystFlags(f),
+		textContent: f.string("text-content", mcpserver.TextReader, "what a tool result's text block holds: "+mcpserver.TextReader+
+			" (the answer rendered for a model to read) or "+mcpserver.TextJSON+" (the structured content's JSON, for clients that parse the text)"),
+		cacheTTL: f.duration("client-cache-ttl", mcpserver.DefaultCacheTTL, "how long clients may keep the tool and resource lists and the metric definitions (ttlMs)"),
 	}
 }
 
@@ -198,6 +211,12 @@ func loadCatalog(dir string) (*catalog.Catalog, error) {
 // The returned func closes the database pool.
 func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Time, log *slog.Logger,
 	callers func(tools []string) (func(*mcp.CallToolRequest) reports.Caller, error)) (*mcp.Server, func(), error) {
+	if !slices.Contains(mcpserver.TextModes, *sf.textContent) {
+		return nil, nil, fmt.Errorf("%w: --text-content must be one of %s", errUsage, strings.Join(mcpserver.TextModes, ", "))
+	}
+	if *sf.cacheTTL <= 0 {
+		return nil, nil, fmt.Errorf("%w: --client-cache-ttl must be positive, such as 15m", errUsage)
+	}
 	cat, err := loadCatalog(*sf.catalogDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load catalogue:\n%w", err)
@@ -253,7 +272,8 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		closeAll()
 		return nil, nil, err
 	}
-	return mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller, Analyst: door}), closeAll, nil
+	return mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller, Analyst: door,
+		TextContent: *sf.textContent, CacheTTL: *sf.cacheTTL}), closeAll, nil
 }
 
 // connect opens a store on dsn, checks the database answers and runs the

@@ -411,8 +411,13 @@ func (r *running) bytes(ctx context.Context, c Call, tr *ToolResult) error {
 	if err != nil {
 		return err
 	}
-	text := res.Content[0].(*mcp.TextContent).Text
-	tr.Bytes, tr.FigureBytes = len(text), FigureBytes(text)
+	// The structured content is the whole answer; the text block is a
+	// rendering of it for a model, measured by MeasureBytes.
+	structured, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return err
+	}
+	tr.Bytes, tr.FigureBytes = len(structured), FigureBytes(string(structured))
 	return nil
 }
 

@@ -1,26 +1,37 @@
 // Calls plumbline's tools the way the strictest real client does: with the
 // official TypeScript SDK's client over Streamable HTTP, which checks every
 // structured result, refusals included, against the tool's published output
-// schema and throws when one does not match.
+// schema and throws when one does not match. With a contract file (the
+// exact output schema of each tool, by name), the SDK's own validator also
+// checks every structured result against the exact schema.
 //
 // It lists the tools, makes every call in the matrix file (a JSON array of
 // {"label", "tool", "arguments"}), and prints one JSON object on stdout:
 // for each label whether the SDK accepted the result, whether it was a
-// refusal, the structured content, and the SDK's error when it threw. It
-// exits 1 on a protocol error outside the calls.
+// refusal, the structured content, the SDK's error when it threw, and the
+// exact schema's complaint, if any. It exits 1 on a protocol error outside
+// the calls.
 //
-// Usage: node matrix.mjs URL TOKEN MATRIX.json
+// Usage: node matrix.mjs URL TOKEN MATRIX.json [CONTRACT.json]
 
 import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 
-const [url, token, file] = process.argv.slice(2);
+const [url, token, file, contractFile] = process.argv.slice(2);
 if (!url || !token || !file) {
   console.error("usage: node matrix.mjs URL TOKEN MATRIX.json");
   process.exit(2);
 }
 const calls = JSON.parse(readFileSync(file, "utf8"));
+const exact = {};
+if (contractFile) {
+  const validator = new AjvJsonSchemaValidator();
+  for (const [name, schema] of Object.entries(JSON.parse(readFileSync(contractFile, "utf8")))) {
+    exact[name] = validator.getValidator(schema);
+  }
+}
 const transport = new StreamableHTTPClientTransport(new URL(url), {
   requestInit: { headers: { Authorization: `Bearer ${token}` } },
 });
@@ -34,6 +45,10 @@ try {
     try {
       const res = await client.callTool({ name: tool, arguments: args });
       seen.results[label] = { accepted: true, isError: res.isError === true, structured: res.structuredContent };
+      const check = exact[tool]?.(res.structuredContent);
+      if (check && !check.valid) {
+        seen.results[label].exactError = check.errorMessage;
+      }
     } catch (err) {
       seen.results[label] = { accepted: false, error: String(err?.message ?? err) };
     }

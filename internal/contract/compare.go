@@ -154,8 +154,8 @@ func (cs *changes) enum(tool, path string, o, n map[string]any) {
 
 // Upper bounds narrow when they fall, lower bounds when they rise.
 var (
-	upperBounds = []string{"maximum", "maxItems", "maxLength"}
-	lowerBounds = []string{"minimum", "minItems", "minLength"}
+	upperBounds = []string{"maximum", "maxItems", "maxLength", "maxProperties"}
+	lowerBounds = []string{"minimum", "minItems", "minLength", "minProperties"}
 )
 
 func (cs *changes) bounds(tool, path string, o, n map[string]any) {

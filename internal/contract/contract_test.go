@@ -123,12 +123,16 @@ func TestCompareSchemaChanges(t *testing.T) {
 			},
 		},
 		{
-			name: "a who shape dropped",
+			name: "a form of who dropped, a period shape narrowed",
 			edit: func(tools map[string]map[string]any, _ map[string]any) {
-				who := props(tools["hours"]["input_schema"])["who"].(map[string]any)
-				who["oneOf"] = who["oneOf"].([]any)[:2]
+				in := props(tools["hours"]["input_schema"])
+				delete(props(in["who"]), "agent")
+				in["period"].(map[string]any)["anyOf"].([]any)[3].(map[string]any)["maxProperties"] = 1.0
 			},
-			breaking: []string{"hours input.who(an agent): this shape is no longer accepted"},
+			breaking: []string{
+				"hours input.period(3): maxProperties narrowed from 2 to 1",
+				"hours input.who.agent: the argument was removed: calls that send it are refused",
+			},
 		},
 		{
 			name: "new output field, new optional argument, looser bound, new instructions",

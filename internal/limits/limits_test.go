@@ -63,7 +63,11 @@ func callAs(t *testing.T, cs *mcp.ClientSession, tool, args string) outcome {
 		t.Fatal(err)
 	}
 	var o outcome
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &o); err != nil {
+	structured, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(structured, &o); err != nil {
 		t.Fatal(err)
 	}
 	return o

@@ -110,9 +110,11 @@ func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 	})
 }
 
-// BenchmarkResponseBytes measures, per tool, how many bytes an answer takes
-// and how many of them are figures, in full, with compact, and on a second
-// call that passes known_definitions.
+// BenchmarkResponseBytes measures, per tool, how many bytes an answer's
+// text block and structured content take and how many of them are figures,
+// in full, with compact, and on a second call that passes
+// known_definitions. plumbline bench --bytes measures the same over HTTP,
+// with the wire.
 func BenchmarkResponseBytes(b *testing.B) {
 	f := newFloor(b)
 	cs := f.client(b)
@@ -140,18 +142,21 @@ func BenchmarkResponseBytes(b *testing.B) {
 		}
 		for _, mode := range modes {
 			b.Run(c.tool+"/"+mode[0], func(b *testing.B) {
-				var total, figures int
+				var text string
+				var structured []byte
 				for b.Loop() {
 					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(mode[1])})
 					if err != nil || res.IsError {
 						b.Fatal(err, res)
 					}
-					text := res.Content[0].(*mcp.TextContent).Text
-					total, figures = len(text), bench.FigureBytes(text)
+					text = res.Content[0].(*mcp.TextContent).Text
+					structured, _ = json.Marshal(res.StructuredContent)
 				}
-				b.ReportMetric(float64(total), "total_B")
-				b.ReportMetric(float64(figures), "figures_B")
-				b.ReportMetric(100*float64(figures)/float64(total), "figures_%")
+				figures := bench.TextFigureBytes(text, structured)
+				b.ReportMetric(float64(len(text)), "text_B")
+				b.ReportMetric(100*float64(figures)/float64(len(text)), "text_figures_%")
+				b.ReportMetric(float64(len(structured)), "structured_B")
+				b.ReportMetric(100*float64(bench.FigureBytes(string(structured)))/float64(len(structured)), "structured_figures_%")
 			})
 		}
 	}

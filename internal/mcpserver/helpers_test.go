@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"plumbline/catalog"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
@@ -97,13 +98,21 @@ func call(t testing.TB, cs *mcp.ClientSession, tool, args string) (answer, bool)
 	if err := json.Unmarshal(b, &a); err != nil {
 		t.Fatal(err)
 	}
-	text := res.Content[0].(*mcp.TextContent).Text
-	var same answer
-	if err := json.Unmarshal([]byte(text), &same); err != nil || len(same) != len(a) {
-		t.Errorf("the text content is not the structured content as JSON: %s", text)
-	}
+	checkText(t, catalogOf(t), res.Content[0].(*mcp.TextContent).Text, a)
 	return a, res.IsError
 }
+
+// catalogOf is the catalogue the test floors answer from.
+func catalogOf(t testing.TB) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // report calls a tool that must answer with figures.
 func report(t testing.TB, cs *mcp.ClientSession, tool, args string) answer {

@@ -38,6 +38,12 @@ type Options struct {
 	// token allows the tool); anyone else does not see it in tools/list and
 	// is refused, on record, when they call it by name.
 	Analyst *analyst.Door
+	// TextContent is what a tool result's text block holds: TextReader
+	// (the default, when empty) or TextJSON.
+	TextContent string
+	// CacheTTL is how long clients may keep the lists and the metric
+	// definitions (ttlMs). If zero, DefaultCacheTTL.
+	CacheTTL time.Duration
 }
 
 // New returns an MCP server offering every tool of engine, and the MCP Apps
@@ -52,6 +58,9 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 	}
 	if o.Caller == nil {
 		o.Caller = func(*mcp.CallToolRequest) reports.Caller { return reports.Caller{Person: "local", Client: "local"} }
+	}
+	if o.CacheTTL == 0 {
+		o.CacheTTL = DefaultCacheTTL
 	}
 	// The tools and resources never change while plumbline runs. There are
 	// no prompts, but the go-sdk answers prompts/list (with none) all the
@@ -68,6 +77,7 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 			Logger:            slog.New(atLeast{o.Logger.Handler(), slog.LevelWarn}),
 			Capabilities:      caps,
 			CompletionHandler: complete(engine),
+			SetCacheable:      cacheable(o.CacheTTL, o.Analyst != nil),
 		},
 	)
 	srv.AddReceivingMiddleware(unechoed(engine))
@@ -85,10 +95,9 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 			Title:        t.Title,
 			Description:  t.Description,
 			InputSchema:  encoded(t.InputSchema),
-			OutputSchema: encoded(t.OutputSchema),
-			Annotations: &mcp.ToolAnnotations{
-				Title: t.Title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed,
-			},
+			OutputSchema: encoded(t.ListedOutputSchema()),
+			// The title is the tool's own; the annotations need not repeat it.
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed},
 		}, handler(engine, o))
 	}
 	if o.Analyst != nil {
@@ -134,7 +143,7 @@ func handler(engine *reports.Engine, o Options) mcp.ToolHandler {
 			return nil, err
 		}
 		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
+			Content:           []mcp.Content{&mcp.TextContent{Text: textFor(engine, o, ans, body)}},
 			StructuredContent: json.RawMessage(body),
 			IsError:           ans.Refusal != nil,
 		}, nil

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -71,21 +72,27 @@ func TestToolsAndSchemasOverHTTP(t *testing.T) {
 	}
 }
 
-// The grammar is in the schema: closed objects, one-of shapes for who and
-// period, enums for metrics and groupings, bounds for top_n.
+// The grammar is in the schema: closed objects, exactly one form of who and
+// one shape of period, enums for metrics and groupings, bounds for top_n.
 func checkReportSchema(t *testing.T, raw any) {
 	t.Helper()
 	b, _ := json.Marshal(raw)
+	type object struct {
+		AdditionalProperties *bool          `json:"additionalProperties"`
+		Properties           map[string]any `json:"properties"`
+		MinProperties        int            `json:"minProperties"`
+		MaxProperties        int            `json:"maxProperties"`
+		AnyOf                []object       `json:"anyOf"`
+		Required             []string       `json:"required"`
+		Description          string         `json:"description"`
+		Enum                 []string       `json:"enum"`
+		Items                struct{ Enum []string }
+		Maximum              float64 `json:"maximum"`
+	}
 	var s struct {
-		AdditionalProperties *bool    `json:"additionalProperties"`
-		Required             []string `json:"required"`
-		Properties           map[string]struct {
-			OneOf       []map[string]any `json:"oneOf"`
-			Enum        []string         `json:"enum"`
-			Items       struct{ Enum []string }
-			Maximum     float64 `json:"maximum"`
-			Description string  `json:"description"`
-		} `json:"properties"`
+		AdditionalProperties *bool             `json:"additionalProperties"`
+		Required             []string          `json:"required"`
+		Properties           map[string]object `json:"properties"`
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
@@ -96,16 +103,20 @@ func checkReportSchema(t *testing.T, raw any) {
 	if !slices.Equal(s.Required, []string{"who", "period"}) {
 		t.Errorf("required = %v", s.Required)
 	}
-	if n := len(s.Properties["who"].OneOf); n != 3 {
-		t.Errorf("who has %d shapes, want 3", n)
+	who, period := s.Properties["who"], s.Properties["period"]
+	if len(who.Properties) != 3 || who.MinProperties != 1 || who.MaxProperties != 1 || who.AdditionalProperties == nil || *who.AdditionalProperties {
+		t.Errorf("who is not exactly one of floor, team and agent: %+v", who)
 	}
-	if n := len(s.Properties["period"].OneOf); n != 4 {
-		t.Errorf("period has %d shapes, want 4", n)
-	}
-	for _, shape := range append(s.Properties["who"].OneOf, s.Properties["period"].OneOf...) {
-		if shape["additionalProperties"] != false {
-			t.Errorf("shape %v accepts unknown fields", shape["title"])
+	var shapes [][]string
+	for _, sh := range period.AnyOf {
+		if sh.MaxProperties != len(sh.Required) {
+			t.Errorf("period shape %v admits other fields", sh.Required)
 		}
+		shapes = append(shapes, sh.Required)
+	}
+	if fmt.Sprint(shapes) != "[[named] [day] [week] [start end]]" || len(period.Properties) != 5 ||
+		period.AdditionalProperties == nil || *period.AdditionalProperties {
+		t.Errorf("period shapes %v, fields %v", shapes, period.Properties)
 	}
 	if !strings.Contains(s.Properties["period"].Description, "120 days") {
 		t.Error("the period's description does not state the 120-day bound")
@@ -186,8 +197,12 @@ func TestTeachingErrorsOverHTTP(t *testing.T) {
 				Choices              []string
 			}
 		}
-		if err := json.Unmarshal([]byte(text), &body); err != nil {
+		structured, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(structured, &body); err != nil {
 			t.Fatal(err)
+		}
+		if !strings.Contains(text, body.Error.Argument+" "+body.Error.Rule) {
+			t.Errorf("%s: the text block does not teach: %s", tc.args, text)
 		}
 		if body.RequestID == "" || body.Error.Argument != tc.argument || body.Error.Rule == "" || body.Error.Code != "invalid_argument" {
 			t.Errorf("%s: refusal %s", tc.args, text)

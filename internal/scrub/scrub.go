@@ -36,7 +36,7 @@ func JSON(doc []byte, keep ...string) []byte {
 		}
 		end := stringEnd(doc, i+1)
 		out = append(out, '"')
-		out = text(out, doc[i+1:end], keep)
+		out = text(out, doc[i+1:end], keep, true)
 		out = append(out, '"')
 		i = end + 1
 	}
@@ -57,16 +57,26 @@ func stringEnd(doc []byte, i int) int {
 	return len(doc)
 }
 
+// String cuts every run of MinRun or more digits in a plain string to its
+// last Keep digits, except inside the tokens keep, as JSON does for the
+// strings of a document.
+func String(s string, keep ...string) string {
+	if !hasRun([]byte(s)) {
+		return s
+	}
+	return string(text(make([]byte, 0, len(s)), []byte(s), keep, false))
+}
+
 // text appends s to out with its long digit runs cut. In JSON string
-// contents, the hex digits of a \uXXXX escape never join a run.
-func text(out, s []byte, keep []string) []byte {
+// contents (escaped), the hex digits of a \uXXXX escape never join a run.
+func text(out, s []byte, keep []string, escaped bool) []byte {
 	kept := keptSpans(s, keep)
 	for i := 0; i < len(s); {
 		switch {
-		case s[i] == '\\' && i+5 < len(s) && s[i+1] == 'u':
+		case escaped && s[i] == '\\' && i+5 < len(s) && s[i+1] == 'u':
 			out = append(out, s[i:i+6]...)
 			i += 6
-		case s[i] == '\\' && i+1 < len(s):
+		case escaped && s[i] == '\\' && i+1 < len(s):
 			out = append(out, s[i:i+2]...)
 			i += 2
 		case isDigit(s[i]):

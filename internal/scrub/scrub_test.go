@@ -29,6 +29,9 @@ func TestStrings(t *testing.T) {
 		if got := text(tc.in); got != tc.want {
 			t.Errorf("%q scrubbed is %q, want %q", tc.in, got, tc.want)
 		}
+		if got := scrub.String(tc.in); got != tc.want {
+			t.Errorf("%q scrubbed as a plain string is %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
 
@@ -36,6 +39,12 @@ func TestStrings(t *testing.T) {
 // same digits elsewhere are cut.
 func TestKeptTokens(t *testing.T) {
 	id := "ab12345678cd"
+	if got := scrub.String(`a \u1234567 in plain text`); got != `a \u4567 in plain text` {
+		t.Errorf("a backslash in a plain string is no escape: %q", got)
+	}
+	if got := scrub.String("request "+id+", phone 12345678", id); got != "request "+id+", phone 5678" {
+		t.Errorf("a kept token in a plain string: %q", got)
+	}
 	got := text("request "+id+", phone 12345678", id)
 	if want := "request " + id + ", phone 5678"; got != want {
 		t.Errorf("got %q, want %q", got, want)

@@ -134,6 +134,7 @@ type answer struct {
 		CompleteThrough *string `json:"complete_through"`
 	} `json:"data_through"`
 	Notes          []string `json:"notes"`
+	NoteRefs       []string `json:"note_refs"`
 	PartialMetrics []string `json:"partial_metrics"`
 }
 
@@ -164,6 +165,7 @@ type facts struct {
 	Period   string            `json:"period"`
 	Basis    string            `json:"basis"`
 	Notes    string            `json:"notes"`
+	NoteRefs string            `json:"noteRefs"`
 	Legend   string            `json:"legend"`
 	Governed bool              `json:"governed"` // the governed section is on screen
 	Tables   []int             `json:"tables"`   // body rows of each visible table
@@ -187,7 +189,8 @@ const readFacts = `(() => {
   const f = { rendered: document.getElementById("app").dataset.rendered || "", theme: document.documentElement.dataset.theme || "",
     bg: getComputedStyle(document.body).backgroundColor, panels: [], metrics: {}, sources: {},
     period: text(document.querySelector(".governed .period")), basis: text(document.querySelector(".governed .basis")),
-    notes: text(document.querySelector(".governed .notes")), legend: text(document.querySelector(".legend")),
+    notes: text(document.querySelector(".governed .notes")), noteRefs: text(document.querySelector(".governed .note-refs")),
+    legend: text(document.querySelector(".legend")),
     governed: box(document.querySelector(".governed")), tables: [] };
   for (const svg of document.querySelectorAll("svg[data-metric]")) {
     const floor = svg.querySelector(".floor");

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/catalog"
 )
 
 // The chart view, loaded by a host built on the extension's own host bridge
@@ -50,6 +52,16 @@ func TestChartsInABrowser(t *testing.T) {
 		v.checkTheme(t, "light")
 		v.screenshot(t, ctx)
 		v.checkTables(t)
+	})
+	// A second call names the definitions and standing notes by reference.
+	t.Run("team_weeks_by_reference", func(t *testing.T) {
+		cat, _ := catalog.Demo()
+		v := show(t, ctx, cs, tools, "team_weeks_by_reference", "team_weeks", `{"who":{"team":"falcons"},"known_definitions":"`+cat.Version()+`"}`, "light")
+		if len(v.answer.NoteRefs) == 0 {
+			t.Fatal("the answer names no standing note by reference")
+		}
+		v.checkCharts(t)
+		v.checkGoverned(t)
 	})
 	// The newest hours are not final, and today is not loaded yet: a
 	// partial day and a null in one answer.
@@ -243,6 +255,9 @@ func (v *view) checkGoverned(t *testing.T) {
 	}
 	for _, n := range v.answer.Notes {
 		has("the notes", f.Notes, n)
+	}
+	for _, r := range v.answer.NoteRefs {
+		has("the standing notes by reference", f.NoteRefs, r)
 	}
 }
 

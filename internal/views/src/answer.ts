@@ -45,6 +45,8 @@ export interface Governed {
   period: PeriodInfo;
   data_through: Record<string, DataThrough>;
   notes: string[];
+  /** Standing notes the caller already has, as ID@catalog_version (known_definitions). */
+  note_refs?: string[];
   partial: boolean;
   partial_metrics: string[];
   catalog_version: string;

@@ -137,6 +137,13 @@ export function governed(g: Governed, metricIds: string[]): HTMLElement {
     ),
     h("h4", {}, "Notes"),
     h("ul", { class: "notes" }, ...g.notes.map((n) => h("li", {}, n))),
+    g.note_refs?.length
+      ? h(
+          "p",
+          { class: "note-refs" },
+          `Standing notes by reference (unchanged since an earlier answer; metric_definitions has their text): ${g.note_refs.join(", ")}.`,
+        )
+      : null,
     h("p", { class: "version" }, `Catalogue version ${g.catalog_version}.`),
   );
 }

@@ -1,0 +1,60 @@
+package mcpserver_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"plumbline/internal/mcpserver"
+	"plumbline/reports"
+)
+
+// tools/list is the same, byte for byte, on every call and on every
+// replica: tools in name order, schema keys sorted.
+func TestToolListIsStable(t *testing.T) {
+	f := newFloor(t)
+	list := func(srv http.Handler) []byte {
+		t.Helper()
+		ts := httptest.NewServer(srv)
+		defer ts.Close()
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("tools/list: %s %s", res.Status, b)
+		}
+		return b
+	}
+	first := list(mcpserver.HTTPHandler(f.server))
+	again := list(mcpserver.HTTPHandler(f.server))
+	replica := list(mcpserver.HTTPHandler(mcpserver.New(reports.New(f.engine.Catalog(), f.store, nil), &mcpserver.Options{Logger: quietLogger()})))
+	if !bytes.Equal(first, again) || !bytes.Equal(first, replica) {
+		t.Errorf("tools/list differs between calls or replicas:\n%s\n%s\n%s", first, again, replica)
+	}
+	var res struct {
+		Result struct{ Tools []struct{ Name string } }
+	}
+	if err := json.Unmarshal(first, &res); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Result.Tools {
+		names = append(names, tool.Name)
+	}
+	if len(names) != 11 || !slices.IsSorted(names) {
+		t.Errorf("tools in the order %v", names)
+	}
+	t.Logf("tools/list: %d bytes", len(first))
+}

@@ -1,0 +1,458 @@
+package reports
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// This file renders an answer as text for a model to read: the same answer
+// as the structured content, with every figure, definition (or its
+// reference), data_through, counting basis, partial flag and note, at a
+// fraction of its bytes. Clients hand the text block to the model and keep
+// the structured content for programs and views.
+//
+// The text opens with what was asked (tool, who, grouping, the period and
+// its time zone) and the catalog_version, or that definitions, time zone and
+// standing notes come by reference to it; then each metric's definition (in
+// full answers), one line per set of metrics that share their stamp (counting
+// basis, how far the data runs and is final, partial, agent-days left out),
+// the notes, and the figures as CSV under a header row. In a figure table a
+// ratio's cell holds its summed numerator and denominator beside it,
+// "0.224626 (135/601)", in place of the structured answer's two columns.
+
+// Text renders an answer for a model to read. clean is applied to every
+// string the text takes from the answer, never to a figure. ok is false
+// for an answer this file has no rendering for; the caller sends its JSON
+// instead.
+func (e *Engine) Text(a *Answer, clean func(string) string) (text string, ok bool) {
+	t := &textWriter{e: e, clean: clean}
+	body := a.Body
+	if raw, isJSON := body.(json.RawMessage); isJSON {
+		// A kept answer (cache.go) is the JSON it was sent as: read it
+		// back into its shape, and render that.
+		var probe struct {
+			Sections json.RawMessage `json:"sections"`
+		}
+		var typed any = &ReportAnswer{}
+		if json.Unmarshal(raw, &probe) == nil && probe.Sections != nil {
+			typed = &CannedAnswer{}
+		}
+		if json.Unmarshal(raw, typed) != nil {
+			return "", false
+		}
+		body = typed
+	}
+	switch b := body.(type) {
+	case *ReportAnswer:
+		t.report(b)
+	case *CannedAnswer:
+		t.canned(b)
+	case *CandidatesAnswer:
+		t.candidates(b)
+	case *RefusalAnswer:
+		t.refusal(b.Error)
+	case *RosterAnswer:
+		t.roster(b)
+	case *PeopleAnswer:
+		t.people(b)
+	case *FreshnessAnswer:
+		t.freshness(b)
+	case *DefinitionsAnswer:
+		t.definitions(b)
+	case *HealthAnswer:
+		t.linef("health: %s; database %s; catalog_version %s.", b.Status, b.Database, b.CatalogVersion)
+	default:
+		return "", false
+	}
+	return t.b.String(), true
+}
+
+type textWriter struct {
+	e     *Engine
+	clean func(string) string
+	b     strings.Builder
+}
+
+func (t *textWriter) linef(format string, args ...any) {
+	fmt.Fprintf(&t.b, format, args...)
+	t.b.WriteByte('\n')
+}
+
+// s is a string from the answer, cleaned.
+func (t *textWriter) s(v string) string { return t.clean(v) }
+
+func (t *textWriter) report(a *ReportAnswer) {
+	head := a.Request.Tool + " for " + t.who(a.Request.Who)
+	if a.Request.GroupBy != "" {
+		head += " by " + a.Request.GroupBy
+	}
+	switch r := a.Request; {
+	case r.TopN > 0:
+		head += fmt.Sprintf(", top %d by %s (%s)", r.TopN, r.Sort.Metric, r.Sort.Direction)
+	case r.Sort != nil:
+		head += fmt.Sprintf(", sorted by %s (%s)", r.Sort.Metric, r.Sort.Direction)
+	}
+	if a.Request.CompareCounts {
+		head += ", one count per basis side by side"
+	}
+	t.governed(head, &a.Governed, a.Request.Compact, metricOrder(&a.Governed, a.Columns))
+	t.table(a.Columns, a.Rows)
+}
+
+func (t *textWriter) canned(a *CannedAnswer) {
+	head := a.Request.Tool + " for " + t.who(a.Request.Who)
+	switch {
+	case a.Request.Weeks > 0:
+		head += fmt.Sprintf(", %d weeks", a.Request.Weeks)
+	case a.Request.Sort != nil:
+		head = a.Request.Tool + " of the teams on the floor, ranked by " + a.Request.Sort.Metric + " (" + a.Request.Sort.Direction + ")"
+	}
+	var columns []string
+	for _, s := range a.Sections {
+		columns = append(columns, s.Columns...)
+	}
+	t.governed(head, &a.Governed, a.Request.Compact, metricOrder(&a.Governed, columns))
+	for _, s := range a.Sections {
+		title := "Section " + s.ID
+		if !strings.EqualFold(s.Title, s.ID) {
+			title += ": " + t.s(s.Title)
+		}
+		if s.Truncated {
+			title += " (truncated: the first rows only, so no total)"
+		}
+		t.linef("%s", title)
+		rows := s.Rows
+		if s.Total != nil {
+			rows = append(slices.Clip(rows), s.Total)
+		}
+		t.table(s.Columns, rows)
+	}
+}
+
+// governed writes what every answer with figures carries beside them: the
+// request and period, the catalogue version, the definitions (or that they
+// come by reference, or that compact left them out), each metric's stamp,
+// the sources no stamp states, and the notes.
+func (t *textWriter) governed(head string, g *Governed, compact bool, order []string) {
+	p := g.Period
+	period := p.Start
+	if p.End != p.Start {
+		period += ".." + p.End
+	}
+	var about []string
+	if p.Named != "" {
+		about = append(about, p.Named)
+	}
+	byRef := len(g.NoteRefs) > 0 || slices.ContainsFunc(order, func(id string) bool { return g.Metrics[id].DefinitionRef != "" })
+	switch {
+	case byRef:
+		// The time zone is the catalogue's, as the caller's earlier answer
+		// said; the structured content states it all the same.
+		var notes string
+		if len(g.NoteRefs) > 0 {
+			ids := make([]string, len(g.NoteRefs))
+			for i, ref := range g.NoteRefs {
+				ids[i], _, _ = strings.Cut(ref, "@")
+			}
+			notes = ", notes " + strings.Join(ids, ", ")
+		}
+		t.linef("%s, %s%s; by reference to catalog_version %s: definitions, time zone%s.", head, period, parenthesized(about),
+			g.CatalogVersion, notes)
+	case compact:
+		t.linef("%s, %s%s; catalog_version %s; compact: definitions and standing notes left out.", head, period,
+			parenthesized(append(about, p.TimeZone)), g.CatalogVersion)
+	default:
+		t.linef("%s, %s%s; catalog_version %s.", head, period, parenthesized(append(about, p.TimeZone)), g.CatalogVersion)
+	}
+	if defined := slices.DeleteFunc(slices.Clone(order), func(id string) bool { return g.Metrics[id].Definition == "" }); len(defined) > 0 {
+		t.linef("Definitions:")
+		for _, id := range defined {
+			m := g.Metrics[id]
+			t.linef("- %s, %s (%s): %s Formula: %s, from %s.", id, t.s(m.Label), m.Unit, t.s(m.Definition), t.s(m.Formula), t.s(m.Source))
+		}
+	}
+	var stamps []string
+	byStamp := map[string][]string{}
+	for _, id := range order {
+		s := stamp(g.Metrics[id])
+		if byStamp[s] == nil {
+			stamps = append(stamps, s)
+		}
+		byStamp[s] = append(byStamp[s], id)
+	}
+	for _, s := range stamps {
+		ids := strings.Join(byStamp[s], ", ")
+		if len(stamps) == 1 {
+			ids = "Every figure"
+		}
+		t.linef("%s: %s.", ids, s)
+	}
+	for _, rel := range t.unstated(g, order) {
+		t.linef("Source %s: %s.", rel, throughText(g.DataThrough[rel]))
+	}
+	if len(g.Notes) > 0 {
+		t.notes(g.Notes)
+	}
+}
+
+func parenthesized(parts []string) string {
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// stamp is what varies with an answer for one metric.
+func stamp(m *MetricInfo) string {
+	var parts []string
+	if m.SalesBasis != "" {
+		parts = append(parts, "basis "+m.SalesBasis)
+	}
+	parts = append(parts, throughText(m.DataThrough))
+	if m.Partial {
+		parts = append(parts, "partial")
+	}
+	if m.LeftOut > 0 {
+		parts = append(parts, agentDays(m.LeftOut)+" left out")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// throughText says how far data runs and is final.
+func throughText(d DataThrough) string {
+	switch {
+	case d.RunsTo == nil:
+		return "no data"
+	case d.CompleteThrough == nil:
+		return "data through " + *d.RunsTo + ", no day final yet"
+	case *d.CompleteThrough == *d.RunsTo:
+		return "final through " + *d.RunsTo
+	}
+	return "data through " + *d.RunsTo + ", final through " + *d.CompleteThrough
+}
+
+// unstated are the sources whose data_through no metric's stamp states: a
+// source is stated by a metric read from it alone with the same dates.
+func (t *textWriter) unstated(g *Governed, order []string) []string {
+	var out []string
+	for _, rel := range slices.Sorted(maps.Keys(g.DataThrough)) {
+		stated := slices.ContainsFunc(order, func(id string) bool {
+			m, ok := t.e.cat.Metric(id)
+			return ok && len(m.Sources()) == 1 && m.Sources()[0].Relation == rel && throughText(g.Metrics[id].DataThrough) == throughText(g.DataThrough[rel])
+		})
+		if !stated {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// metricOrder lists an answer's metrics in the order its columns name
+// them, then any others by id.
+func metricOrder(g *Governed, columns []string) []string {
+	var out []string
+	for _, c := range columns {
+		if _, ok := g.Metrics[c]; ok && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(g.Metrics)) {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (t *textWriter) notes(notes []string) {
+	t.linef("Notes:")
+	for _, n := range notes {
+		t.linef("- %s", t.s(n))
+	}
+}
+
+// who names a resolved who: key and directory name.
+func (t *textWriter) who(w *WhoEcho) string {
+	switch {
+	case w == nil:
+		return "the floor"
+	case w.Kind == ScopeFloor:
+		return t.s(w.Name)
+	case w.Team != "":
+		return w.Kind + " " + t.s(w.Key) + " (" + t.s(w.Name) + ", " + t.s(w.Team) + ")"
+	}
+	return w.Kind + " " + t.s(w.Key) + " (" + t.s(w.Name) + ")"
+}
+
+// table writes rows as CSV under a header row, each ratio's summed
+// numerator and denominator folded into its cell.
+func (t *textWriter) table(columns []string, rows [][]any) {
+	var header []string
+	ratio := make([]bool, len(columns))
+	for i := 0; i < len(columns); i++ {
+		header = append(header, t.s(columns[i]))
+		if i+2 < len(columns) && columns[i+1] == columns[i]+"_numerator" && columns[i+2] == columns[i]+"_denominator" {
+			ratio[i] = true
+			i += 2
+		}
+	}
+	w := csv.NewWriter(&t.b)
+	w.Write(header)
+	cells := make([]string, 0, len(header))
+	for _, row := range rows {
+		cells = cells[:0]
+		for i := 0; i < len(row); i++ {
+			if i < len(ratio) && ratio[i] && i+2 < len(row) {
+				cells = append(cells, t.ratioCell(row[i], row[i+1], row[i+2]))
+				i += 2
+				continue
+			}
+			cells = append(cells, t.cell(row[i]))
+		}
+		w.Write(cells)
+	}
+	w.Flush()
+}
+
+// ratioCell is a ratio with its parts: "0.25 (3/12)", or null with its
+// parts when there is nothing to divide by, or null alone.
+func (t *textWriter) ratioCell(r, num, den any) string {
+	if r == nil && num == nil && den == nil {
+		return "null"
+	}
+	return t.cell(r) + " (" + t.cell(num) + "/" + t.cell(den) + ")"
+}
+
+// cell writes one value: null for no data, a figure as JSON writes it.
+func (t *textWriter) cell(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return t.s(v)
+	case bool:
+		return strconv.FormatBool(v)
+	case *bool:
+		if v == nil {
+			return "null"
+		}
+		return strconv.FormatBool(*v)
+	case int:
+		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return t.s(fmt.Sprint(v))
+}
+
+func (t *textWriter) candidates(a *CandidatesAnswer) {
+	t.linef("No figures: %s matches several; catalog_version %s.", a.Argument, a.CatalogVersion)
+	t.notes(a.Notes)
+	keys := []string{"agent_key", "name", "team", "left_on"}
+	if a.Argument == "who.team" {
+		keys = []string{"team_key", "name"}
+	}
+	rows := make([][]any, len(a.Candidates))
+	for i, c := range a.Candidates {
+		if a.Argument == "who.team" {
+			rows[i] = []any{c.TeamKey, c.Name}
+		} else {
+			rows[i] = []any{c.AgentKey, c.Name, nullable(c.Team), nullable(c.Left)}
+		}
+	}
+	t.table(keys, rows)
+}
+
+func (t *textWriter) refusal(r *Refusal) {
+	what := "the call"
+	if r.Argument != "" {
+		what = r.Argument
+	}
+	t.linef("Refused (%s): %s %s", r.Code, what, t.s(r.Rule))
+	if len(r.Choices) > 0 {
+		choices := make([]string, len(r.Choices))
+		for i, c := range r.Choices {
+			choices[i] = t.s(c)
+		}
+		t.linef("Choices: %s.", strings.Join(choices, ", "))
+	}
+}
+
+func (t *textWriter) roster(a *RosterAnswer) {
+	t.linef("roster for %s on %s (%s); catalog_version %s.", t.who(a.Request.Who), a.Day, a.TimeZone, a.CatalogVersion)
+	t.notes(a.Notes)
+	if len(a.Teams) > 0 {
+		rows := make([][]any, len(a.Teams))
+		for i, tm := range a.Teams {
+			rows[i] = []any{tm.Team, tm.Name, tm.OnFloor, nullable(tm.Since), nullable(tm.DecidedBy), nullable(tm.Reason), tm.Agents}
+		}
+		t.table([]string{"team", "team_name", "on_floor", "decided_from", "decided_by", "reason", "agents"}, rows)
+	}
+	if a.Truncated {
+		t.linef("Truncated: the first %d rows only.", len(a.Rows))
+	}
+	t.table(a.Columns, a.Rows)
+}
+
+func (t *textWriter) people(a *PeopleAnswer) {
+	t.linef("find_people: %d matching; catalog_version %s.", len(a.People), a.CatalogVersion)
+	t.notes(a.Notes)
+	if a.Truncated {
+		t.linef("Truncated: the first %d matches only.", len(a.People))
+	}
+	rows := make([][]any, len(a.People))
+	for i, p := range a.People {
+		rows[i] = []any{p.AgentKey, p.Name, p.Email, nullable(p.Team), nullable(p.TeamName), p.Hired, nullable(p.Left)}
+	}
+	if len(rows) > 0 {
+		t.table([]string{"agent_key", "name", "email", "team", "team_name", "hired_on", "left_on"}, rows)
+	}
+}
+
+func (t *textWriter) freshness(a *FreshnessAnswer) {
+	t.linef("freshness at %s, today %s (%s); catalog_version %s.", a.Now, a.Today, a.TimeZone, a.CatalogVersion)
+	for _, id := range slices.Sorted(maps.Keys(a.Sources)) {
+		s := a.Sources[id]
+		first := "no data yet"
+		if s.FirstDay != nil {
+			first = "first day " + *s.FirstDay
+		}
+		t.linef("- %s (%s, %s; %s): %s; %s; today: %s. Metrics: %s. %s", t.s(s.Source), id, s.Refresh, t.s(s.Settles),
+			throughText(s.DataThrough), first, t.s(s.Today), strings.Join(s.Metrics, ", "), t.s(s.Description))
+	}
+	t.notes(a.Notes)
+}
+
+func (t *textWriter) definitions(a *DefinitionsAnswer) {
+	t.linef("metric_definitions; catalog_version %s.", a.CatalogVersion)
+	t.linef("Metrics:")
+	for _, id := range slices.Sorted(maps.Keys(a.Metrics)) {
+		d := a.Metrics[id]
+		basis := ""
+		if d.SalesBasis != "" {
+			basis = "; basis " + d.SalesBasis
+		}
+		t.linef("- %s, %s (%s%s): %s Formula: %s, from %s (%s); %s. Reports: %s.", id, t.s(d.Label), d.Unit, basis, t.s(d.Definition),
+			t.s(d.Formula), t.s(d.Source), d.Grain, t.s(d.Settles), strings.Join(d.Reports, ", "))
+	}
+	t.linef("Counting bases:")
+	for _, id := range slices.Sorted(maps.Keys(a.Bases)) {
+		t.linef("- %s, %s: %s", id, t.s(a.Bases[id].Label), t.s(a.Bases[id].Definition))
+	}
+	if len(a.StandingNotes) > 0 {
+		t.linef("Standing notes, by the IDs answers name them with:")
+		for _, n := range t.e.cat.Notes() {
+			if text, ok := a.StandingNotes[n.ID]; ok {
+				t.linef("- %s: %s", n.ID, t.s(text))
+			}
+		}
+	}
+	t.notes(a.Notes)
+}
