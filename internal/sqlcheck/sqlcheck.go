@@ -245,24 +245,30 @@ func (w *walker) cte(c *pg.CommonTableExpr, visible []string, depth int) *Refusa
 	return w.fields(c.ProtoReflect(), depth, "ctequery")
 }
 
-// fields checks every set field of a message but the skipped ones.
+// fields checks every set field of a message but the skipped ones, in the
+// order the message declares them: protobuf's Range visits fields in an
+// order it varies on purpose, and the first rule broken must not depend on
+// it.
 func (w *walker) fields(m protoreflect.Message, depth int, skip ...protoreflect.Name) *Refusal {
-	var r *Refusal
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Message() == nil || slices.Contains(skip, fd.Name()) {
-			return true
+	fds := m.Descriptor().Fields()
+	for i := 0; i < fds.Len(); i++ {
+		fd := fds.Get(i)
+		if fd.Message() == nil || slices.Contains(skip, fd.Name()) || !m.Has(fd) {
+			continue
 		}
+		v := m.Get(fd)
 		if fd.IsList() {
 			l := v.List()
-			for i := 0; i < l.Len() && r == nil; i++ {
-				r = w.message(l.Get(i).Message(), depth+1)
+			for j := 0; j < l.Len(); j++ {
+				if r := w.message(l.Get(j).Message(), depth+1); r != nil {
+					return r
+				}
 			}
-		} else {
-			r = w.message(v.Message(), depth+1)
+		} else if r := w.message(v.Message(), depth+1); r != nil {
+			return r
 		}
-		return r == nil
-	})
-	return r
+	}
+	return nil
 }
 
 // message checks one node of the tree and what it holds.
