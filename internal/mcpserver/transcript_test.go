@@ -21,10 +21,7 @@ import (
 
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
-	"plumbline/internal/pgtest"
-	"plumbline/internal/reqlog"
 	"plumbline/internal/signin"
-	"plumbline/reports"
 )
 
 // Protocol transcripts: each testdata/transcripts/*.txtar is a conversation
@@ -138,24 +135,18 @@ type surface struct {
 
 func newSurface(t *testing.T) *surface {
 	t.Helper()
-	ctx := context.Background()
-	db := pgtest.NewDB(t)
-	st := db.Store(t)
+	f := newFloor(t)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rl := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet})
-	t.Cleanup(rl.Close)
-	engine := reports.New(st.Catalog(), st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet, Recorder: rl})
-	srv := mcpserver.New(engine, &mcpserver.Options{Logger: quiet, Caller: oauth.Caller(engine.ToolNames())})
-	tokens := oauth.NewStore(st.Pool(), "")
+	srv := mcpserver.New(f.engine, &mcpserver.Options{Logger: quiet, Caller: oauth.Caller(f.engine.ToolNames())})
+	tokens := oauth.NewStore(f.store.Pool(), "")
 	ts := httptest.NewUnstartedServer(nil)
 	t.Cleanup(ts.Close)
-	s := &surface{floor: &floor{db: db, sql: db.Conn(t), store: st, engine: engine, server: srv, log: rl},
-		base: "http://" + ts.Listener.Addr().String()}
+	s := &surface{floor: f, base: "http://" + ts.Listener.Addr().String()}
 	auth, err := oauth.New(oauth.Config{BaseURL: s.base, Logger: quiet}, tokens, signin.NewDev(tokens))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.token, _, err = tokens.CreateServiceToken(ctx, auth.Config(), "transcripts", oauth.ServiceScopes, time.Hour); err != nil {
+	if s.token, _, err = tokens.CreateServiceToken(context.Background(), auth.Config(), "transcripts", oauth.ServiceScopes, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	ts.Config.Handler = auth.Handler(mcpserver.StreamableHTTP(srv))
