@@ -61,9 +61,11 @@ func demo(t testing.TB) *catalog.Catalog {
 
 // newMemEngine is an engine over tables, answering as of now.
 func newMemEngine(cat *catalog.Catalog, rows tables, now time.Time) *reports.Engine {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return reports.New(cat, &memStore{cat: cat, rows: rows}, &reports.Options{Now: func() time.Time { return now }, Logger: quiet})
+	return reports.New(cat, &memStore{cat: cat, rows: rows}, &reports.Options{Now: func() time.Time { return now }, Logger: quietLogger()})
 }
+
+// quietLogger drops the engine's logs.
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // answerJSON writes an answer as answer.json holds it.
 func answerJSON(t testing.TB, a *reports.Answer) []byte {
