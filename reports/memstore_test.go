@@ -429,7 +429,7 @@ func (s *memStore) group(p *reports.Plan, facts []fact) *reports.Result {
 		}
 	}
 	slices.SortFunc(keys, compareStrings)
-	if !p.Ranked && len(keys) > p.Limit {
+	if p.GroupBy != "" && !p.Ranked && len(keys) > p.Limit { // a total is one row, uncut
 		keys = keys[:p.Limit]
 	}
 	for _, k := range keys {
