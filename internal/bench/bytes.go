@@ -64,8 +64,9 @@ const (
 
 // BytesResult is a whole bytes run.
 type BytesResult struct {
-	ToolsList int          `json:"tools_list_bytes"`
-	Calls     []*CallBytes `json:"calls"`
+	ToolsList     int          `json:"tools_list_bytes"`      // the tools/list response
+	ToolsListWire int          `json:"tools_list_wire_bytes"` // the same as sent
+	Calls         []*CallBytes `json:"calls"`
 }
 
 // CallBytes are one call's bytes in one mode.
@@ -74,12 +75,13 @@ type CallBytes struct {
 	Tool  string `json:"tool"`
 	Mode  string `json:"mode"`
 	// Text is the text block a client hands the model; Structured the
-	// structuredContent; Wire the whole JSON-RPC response, and WireGzip the
-	// same compressed as an HTTP server could send it.
+	// structuredContent; Response the whole JSON-RPC response, and Wire
+	// its bytes as the server sent them (compressed, when it is 1 KiB or
+	// more and the client accepts gzip, as clients' HTTP stacks do).
 	Text       int `json:"text_bytes"`
 	Structured int `json:"structured_bytes"`
+	Response   int `json:"response_bytes"`
 	Wire       int `json:"wire_bytes"`
-	WireGzip   int `json:"wire_gzip_bytes"`
 	// TextFigures and StructuredFigures are the bytes of each block that
 	// are figures: rows and section totals, people, teams, freshness dates.
 	TextFigures       int `json:"text_figure_bytes"`
@@ -125,7 +127,8 @@ func MeasureBytes(ctx context.Context, url, token string, now time.Time, zone *t
 	if _, err := cs.ListTools(ctx, nil); err != nil {
 		return nil, err
 	}
-	res.ToolsList = len(rec.last())
+	list, sent := rec.last()
+	res.ToolsList, res.ToolsListWire = len(list), sent
 	for _, c := range ByteCalls {
 		c.Args = weeks.Replace(c.Args)
 		first, err := callBytes(ctx, cs, rec, c, ModeFirst, c.Args)
@@ -162,7 +165,7 @@ func callBytes(ctx context.Context, cs *mcp.ClientSession, rec *recording, c Byt
 	if res.IsError {
 		return nil, fmt.Errorf("%s (%s) was refused", c.Label, mode)
 	}
-	wire := rec.last()
+	wire, sent := rec.last()
 	var envelope struct {
 		Result struct {
 			Content []struct {
@@ -180,7 +183,7 @@ func callBytes(ctx context.Context, cs *mcp.ClientSession, rec *recording, c Byt
 	}
 	json.Unmarshal(structured, &version)
 	m := &measured{CallBytes: CallBytes{Label: c.Label, Tool: c.Tool, Mode: mode,
-		Text: len(text), Structured: len(structured), Wire: len(wire), WireGzip: gzipped(wire),
+		Text: len(text), Structured: len(structured), Response: len(wire), Wire: sent,
 		StructuredFigures: FigureBytes(string(structured))}, version: version.CatalogVersion}
 	if json.Valid([]byte(text)) {
 		m.TextFigures = FigureBytes(text)
@@ -188,14 +191,6 @@ func callBytes(ctx context.Context, cs *mcp.ClientSession, rec *recording, c Byt
 		m.TextFigures = TextFigureBytes(text, structured)
 	}
 	return m, nil
-}
-
-func gzipped(b []byte) int {
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	w.Write(b)
-	w.Close()
-	return buf.Len()
 }
 
 // TextFigureBytes counts the bytes of a text block's figures: the lines of
@@ -301,28 +296,48 @@ func csvLine(cells []string) string {
 type recording struct {
 	next http.RoundTripper
 	mu   sync.Mutex
-	body []byte
+	body []byte // the last response's body, decoded
+	sent int    // its bytes as they came over the wire
 }
 
+// RoundTrip asks for gzip itself, as a client's HTTP stack does, so that
+// the transport hands over the body as it came and its size can be told
+// apart from the decoded one.
 func (r *recording) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost {
+		req = req.Clone(req.Context())
+		req.Header.Set("Accept-Encoding", "gzip")
+	}
 	res, err := r.next.RoundTrip(req)
 	if err != nil || req.Method != http.MethodPost {
 		return res, err
 	}
-	body, err := io.ReadAll(res.Body)
+	raw, err := io.ReadAll(res.Body)
 	res.Body.Close()
 	if err != nil {
 		return nil, err
 	}
+	body := raw
+	if res.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			return nil, err
+		}
+		if body, err = io.ReadAll(zr); err != nil {
+			return nil, err
+		}
+		res.Header.Del("Content-Encoding")
+		res.ContentLength = int64(len(body))
+	}
 	r.mu.Lock()
-	r.body = body
+	r.body, r.sent = body, len(raw)
 	r.mu.Unlock()
 	res.Body = io.NopCloser(bytes.NewReader(body))
 	return res, nil
 }
 
-func (r *recording) last() []byte {
+func (r *recording) last() (body []byte, sent int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.body
+	return r.body, r.sent
 }
