@@ -1,0 +1,46 @@
+// Package reports is the report engine: it owns the tools a client sees
+// (their names, argument grammar and published schemas), the meaning of a
+// call (who, which days, which metrics, how grouped and ranked), and the
+// answer's contract (figures with their definitions, how far their data
+// runs, what is partial, and the notes to pass on). It decides; it does no
+// I/O of its own. Everything it reads comes through a [Store].
+//
+// # One request
+//
+// [Engine.Call] decodes and checks a call's arguments ([Request]), resolves
+// who against the directory (names are matched in Go, never sent to the
+// store) and the period in the catalogue's time zone, puts the call on
+// record through the [Recorder] and holds the caller to its limit, then
+// hands the store one or more [Plan] values, and turns the [Result] rows
+// into an [Answer]: a [ReportAnswer], a [CannedAnswer], a
+// [CandidatesAnswer] or a [RefusalAnswer].
+//
+// # The hand-off
+//
+// [Plan] is the only thing that crosses to the store: the metrics, the
+// resolved [Scope] and [Period], the grouping and the row cap. The store
+// (internal/store over PostgreSQL) builds and runs its SQL and returns, per
+// plan, each group's summed parts with the agent-days kept and left out,
+// and how far each source was loaded in the same snapshot ([Coverage]).
+// Ratios are divided, groups without rows filled, rows ranked and cut here,
+// from those sums.
+//
+// # Invariants
+//
+//   - Every answer with figures states what each one means, its counting
+//     basis, how far its data runs (data_through) and whether it is partial;
+//     a figure is never shown as final when a day of it can still change.
+//   - A ratio is divided from sums over the group, never averaged, and its
+//     parts always come from the same agent-days.
+//   - Zero means no activity on loaded days; null means no data. A group in
+//     scope with no rows is listed, never dropped.
+//   - Who a call is from comes from the [Caller], never from its arguments.
+//     Names in an answer come from the directory; no answer or refusal
+//     echoes text the caller typed.
+//   - Bad input is refused with a [Refusal] that names the argument, the
+//     rule and the valid choices, and the engine stays up; store faults
+//     become the few codes a caller can act on (busy, timeout,
+//     unavailable), their detail logged only.
+//   - An answer depends only on the catalogue, the store's rows and the
+//     moment [Options.Now]: the same three give the same figures.
+package reports
