@@ -32,6 +32,7 @@ const (
 	WarnTies           = "ties"            // rows tied at a top_n cut are kept
 	WarnTieCut         = "tie_cut"         // the row cap splits a tie
 	WarnWeeksShifted   = "weeks_shifted"   // team_weeks ends a week earlier
+	WarnUnlikePeriods  = "unlike_periods"  // compared periods differ in calendar or working days
 )
 
 // note is a warning with its kind.

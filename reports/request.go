@@ -27,6 +27,7 @@ type Request struct {
 	Sort             *SortArg
 	Compact          bool
 	CompareCounts    bool
+	CompareTo        string // empty: no comparison; else ComparePreviousPeriod
 	KnownDefinitions string
 }
 
@@ -65,7 +66,15 @@ const (
 	argCompact          = "compact"
 	argCompareCounts    = "compare_counts"
 	argKnownDefinitions = "known_definitions"
+	argCompareTo        = "compare_to"
 )
+
+// ComparePreviousPeriod is compare_to's one choice: the period of the same
+// length just before the one asked for (see previousPeriod).
+const ComparePreviousPeriod = "previous_period"
+
+// compareChoices are compare_to's choices.
+var compareChoices = []string{ComparePreviousPeriod}
 
 var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
@@ -335,7 +344,7 @@ func decodeReport(rep *catalog.Report, raw json.RawMessage, compareCounts bool) 
 
 // decodeReportArgs reads the decoded arguments of a report tool over rep.
 func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool) (*Request, *Refusal) {
-	allowed := []string{argWho, argPeriod, argMetrics, argGroupBy, argTopN, argSort, argCompact, argKnownDefinitions}
+	allowed := []string{argWho, argPeriod, argMetrics, argGroupBy, argTopN, argSort, argCompact, argKnownDefinitions, argCompareTo}
 	if compareCounts {
 		allowed = append(allowed, argCompareCounts)
 	}
@@ -353,6 +362,7 @@ func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool) (*Reques
 		func() (r *Refusal) { req.Compact, r = a.flag(argCompact); return },
 		func() (r *Refusal) { req.CompareCounts, r = a.flag(argCompareCounts); return },
 		func() (r *Refusal) { req.KnownDefinitions, _, r = a.text(argKnownDefinitions, maxVersionLen); return },
+		func() (r *Refusal) { req.CompareTo, r = a.choice(argCompareTo, compareChoices); return },
 	}
 	for _, step := range steps {
 		if r := step(); r != nil {

@@ -107,6 +107,9 @@ func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 		argSort:             sortSchema(ids),
 		argCompact:          compactSchema,
 		argKnownDefinitions: knownSchema,
+		argCompareTo: enum("set each figure beside the previous period's and the change (points for shares), each ratio from its own "+
+			"summed parts: the period of the same length just before (the week before a week, the month before a month, the same days "+
+			"of the previous month for month_to_date); both periods must be final; group by team or agent, or not at all", compareChoices),
 	}
 	if len(countedSums(rep)) > 1 {
 		props[argCompareCounts] = schema{"type": "boolean", "description": joinIDs(countedSums(rep)) + " side by side, one per basis"}
@@ -146,7 +149,7 @@ var (
 		"who":  object(schema{"kind": text, "key": text, "name": text, "team": text}, "kind", "name"),
 		"day":  text, "weeks": whole, "metrics": texts, "group_by": text, "top_n": whole,
 		"sort":    object(schema{"metric": text, "direction": text}, "metric", "direction"),
-		"compact": flag, "compare_counts": flag,
+		"compact": flag, "compare_counts": flag, "compare_to": text,
 	}, "tool")
 )
 
@@ -174,14 +177,18 @@ func answerOf(props schema, required []string, withCandidates bool) schema {
 	return schema{"type": "object", "anyOf": shapes}
 }
 
+func periodInfoSchema() schema {
+	return object(schema{"start": text, "end": text, "days": whole, "time_zone": text, "named": text}, "start", "end", "days", "time_zone")
+}
+
 // governed is what every answer with figures carries beside them.
 func governed(props schema) (schema, []string) {
 	props["metrics"] = schema{"type": "object", "additionalProperties": object(schema{
 		"label": text, "unit": schema{"type": "string", "enum": catalog.Units}, "definition": text, "definition_ref": text,
 		"formula": text, "source": text, "sales_basis": text, "data_through": dataThroughSchema, "left_out": whole, "partial": flag,
 	}, "label", "unit", "data_through")}
-	props["period"] = object(schema{"start": text, "end": text, "days": whole, "time_zone": text, "named": text},
-		"start", "end", "days", "time_zone")
+	props["period"] = periodInfoSchema()
+	props["previous_period"] = periodInfoSchema()
 	props["data_through"] = schema{"type": "object", "additionalProperties": dataThroughSchema}
 	props["notes"] = texts
 	props["note_refs"] = texts

@@ -148,6 +148,13 @@ func (t *textWriter) governed(head string, g *Governed, compact bool, order []st
 	if p.Named != "" {
 		about = append(about, p.Named)
 	}
+	var against string
+	if q := g.PreviousPeriod; q != nil {
+		against = ", against " + ComparePreviousPeriod + " " + q.Start
+		if q.End != q.Start {
+			against += ".." + q.End
+		}
+	}
 	byRef := len(g.NoteRefs) > 0 || slices.ContainsFunc(order, func(id string) bool { return g.Metrics[id].DefinitionRef != "" })
 	switch {
 	case byRef:
@@ -161,13 +168,13 @@ func (t *textWriter) governed(head string, g *Governed, compact bool, order []st
 			}
 			notes = ", notes " + strings.Join(ids, ", ")
 		}
-		t.linef("%s, %s%s; by reference to catalog_version %s: definitions, time zone%s.", head, period, parenthesized(about),
+		t.linef("%s, %s%s%s; by reference to catalog_version %s: definitions, time zone%s.", head, period, parenthesized(about), against,
 			g.CatalogVersion, notes)
 	case compact:
-		t.linef("%s, %s%s; catalog_version %s; compact: definitions and standing notes left out.", head, period,
-			parenthesized(append(about, p.TimeZone)), g.CatalogVersion)
+		t.linef("%s, %s%s%s; catalog_version %s; compact: definitions and standing notes left out.", head, period,
+			parenthesized(append(about, p.TimeZone)), against, g.CatalogVersion)
 	default:
-		t.linef("%s, %s%s; catalog_version %s.", head, period, parenthesized(append(about, p.TimeZone)), g.CatalogVersion)
+		t.linef("%s, %s%s%s; catalog_version %s.", head, period, parenthesized(append(about, p.TimeZone)), against, g.CatalogVersion)
 	}
 	if defined := slices.DeleteFunc(slices.Clone(order), func(id string) bool { return g.Metrics[id].Definition == "" }); len(defined) > 0 {
 		t.linef("Definitions:")

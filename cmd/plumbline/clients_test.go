@@ -396,6 +396,11 @@ func TestInspectorCLI(t *testing.T) {
 	}
 }
 
+func metricsJSON(ids []string) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
 // figures is a report's answer, with its rows by column.
 type figures struct {
 	Columns        []string `json:"columns"`
@@ -484,6 +489,14 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 		add(tool+" refusal top_n ungrouped", tool, `{`+floorWeek+`,"top_n":3}`)
 		add(tool+" refusal ranking today", tool, `{"who":{"floor":true},"period":{"named":"today"},"group_by":"team","top_n":2}`)
 		add(tool+" refusal before the data", tool, `{"who":{"floor":true},"period":{"day":"1900-01-01"}}`)
+		add(tool+" compare_to", tool, `{`+floorWeek+`,"compare_to":"previous_period"}`)
+		add(tool+" compare_to by team", tool, `{"who":{"floor":true},"period":{"named":"last_month"},"group_by":"team","compare_to":"previous_period","metrics":`+
+			metricsJSON(r.MetricIDs())+`}`)
+		add(tool+" compare_to by agent top_n", tool, `{"who":{"team":"hawks"},"period":{"named":"last_month"},"group_by":"agent","top_n":3,"compare_to":"previous_period"}`)
+		add(tool+" compare_to compact", tool, `{`+floorWeek+`,"group_by":"team","compact":true,"compare_to":"previous_period"}`)
+		add(tool+" compare_to known_definitions", tool, `{`+floorWeek+`,"known_definitions":"`+version+`","compare_to":"previous_period"}`)
+		add(tool+" refusal compare_to today", tool, `{"who":{"floor":true},"period":{"named":"this_week"},"compare_to":"previous_period"}`)
+		add(tool+" refusal compare_to by day", tool, `{`+floorWeek+`,"group_by":"day","compare_to":"previous_period"}`)
 	}
 	add("sales compare_counts", "sales", `{`+floorWeek+`,"compare_counts":true,"group_by":"day"}`)
 	add("sales compare_counts compact", "sales", `{`+floorWeek+`,"compare_counts":true,"compact":true}`)

@@ -75,7 +75,8 @@ func floors(t *testing.T) []*floorAt {
 // The engine's figures, partial flags, truncation and warnings equal the
 // reference evaluator's for randomly drawn requests over every report tool,
 // every who form, every period form, every grouping, metric subsets,
-// top_n and sort, compare_counts and compact, at every moment above.
+// top_n and sort, compare_counts, compare_to and compact, at every moment
+// above.
 func TestEngineAgreesWithTheReference(t *testing.T) {
 	s := *seed
 	if s == 0 {
@@ -84,7 +85,7 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(s, 1))
 	fs := floors(t)
 	start := time.Now()
-	var mismatches, refusals, candidates int
+	var mismatches, refusals, candidates, compared int
 	for i := 0; i < *requests; i++ {
 		f := fs[i%len(fs)]
 		req := draw(rng, f)
@@ -95,6 +96,8 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			refusals++
 		case want.Candidates != nil:
 			candidates++
+		case req.CompareTo != "":
+			compared++
 		}
 		if diff := compare(got, want); diff != "" {
 			mismatches++
@@ -105,8 +108,8 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d requests (%d refused, %d with candidates) over %d moments compared in %v with seed %d: %d mismatches",
-		*requests, refusals, candidates, len(fs), time.Since(start).Round(time.Millisecond), s, mismatches)
+	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period) over %d moments compared in %v with seed %d: %d mismatches",
+		*requests, refusals, candidates, compared, len(fs), time.Since(start).Round(time.Millisecond), s, mismatches)
 }
 
 // draw draws a request over the floor's directory.
@@ -196,6 +199,12 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 		r.CompareCounts = true
 		if chance(0.7) {
 			r.Metrics = nil
+		}
+	}
+	if chance(0.25) {
+		r.CompareTo = "previous_period"
+		if chance(0.85) {
+			r.GroupBy = pick("", "", "team", "agent")
 		}
 	}
 	drawModes(rng, &r, f.engine.Catalog().Version())
@@ -342,6 +351,10 @@ func compare(got *reports.Answer, want *reference.Expected) string {
 	if p["start"] != want.Start || p["end"] != want.End {
 		add("period %v..%v, want %s..%s", p["start"], p["end"], want.Start, want.End)
 	}
+	prev, _ := body["previous_period"].(map[string]any)
+	if want.Previous == nil && prev != nil || want.Previous != nil && (prev["start"] != want.Previous[0] || prev["end"] != want.Previous[1]) {
+		add("previous_period %v, want %v", prev, want.Previous)
+	}
 	req, _ := body["request"].(map[string]any)
 	if want.Sort != nil {
 		s, _ := req["sort"].(map[string]any)
@@ -442,9 +455,9 @@ func orEmpty(xs []string) []string {
 	return xs
 }
 
-// compareRows compares rows cell by cell: exactly, but for ratios (columns
-// of unit share or per hour, which the engine divides from summed
-// doubles), to the sixth significant digit they are stated to.
+// compareRows compares rows cell by cell: exactly, but for ratios and their
+// changes (columns of unit share or per hour, which the engine divides from
+// summed doubles), to the sixth significant digit they are stated to.
 func compareRows(columns []string, got any, want [][]any) string {
 	rows, _ := got.([]any)
 	if want == nil {
@@ -475,12 +488,14 @@ func compareRows(columns []string, got any, want [][]any) string {
 	return ""
 }
 
-// isRatio says whether cell j of a row holds a ratio: the column whose
-// numerator follows it.
+// isRatio says whether cell j of a row holds a ratio, or a ratio's change:
+// the column whose numerator follows it, or the change that follows a
+// previous period's denominator.
 func isRatio(columns []string, j, cells int) bool {
 	off := cells - len(columns) // a rank column before the columns named
 	k := j - off
-	return k >= 0 && k+1 < len(columns) && columns[k+1] == columns[k]+"_numerator"
+	return k >= 0 && k+1 < len(columns) && columns[k+1] == columns[k]+"_numerator" ||
+		k > 0 && k < len(columns) && strings.HasSuffix(columns[k-1], "_previous_denominator")
 }
 
 func compareRoster(body map[string]any, want *reference.Expected) string {

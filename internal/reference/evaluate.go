@@ -27,6 +27,7 @@ type Request struct {
 	Sort             *Sort
 	Compact          bool
 	CompareCounts    bool
+	CompareTo        string
 	KnownDefinitions string
 	Weeks            int    // team_weeks
 	Day              string // roster
@@ -90,6 +91,9 @@ func (r Request) JSON() json.RawMessage {
 	if r.KnownDefinitions != "" {
 		args["known_definitions"] = r.KnownDefinitions
 	}
+	if r.CompareTo != "" {
+		args["compare_to"] = r.CompareTo
+	}
 	if r.Weeks > 0 {
 		args["weeks"] = r.Weeks
 	}
@@ -106,6 +110,7 @@ type Expected struct {
 	Refusal        *Refusal
 	Candidates     []string // agent or team keys, in order
 	Start, End     string
+	Previous       []string // compare_to: the previous period's start and end
 	Sort           *Sort
 	Metrics        []string
 	Columns        []string
@@ -1012,6 +1017,9 @@ func (e *eval) report(r Request) *Expected {
 	if r.GroupBy == "" && r.Sort != nil {
 		return refused("invalid_argument", "sort")
 	}
+	if r.CompareTo != "" && (r.GroupBy == "day" || r.GroupBy == "week") {
+		return refused("invalid_argument", "compare_to")
+	}
 	s, cands, refusal := e.who(*r.Who)
 	if refusal != nil {
 		return &Expected{Refusal: refusal}
@@ -1049,7 +1057,22 @@ func (e *eval) report(r Request) *Expected {
 	if sorting != nil && e.unfinished(ms, p) {
 		return refused("not_comparable", "period")
 	}
+	var prev span
+	if r.CompareTo != "" {
+		if e.unfinished(ms, p) {
+			return refused("not_comparable", "period")
+		}
+		prev = previous(p, r.Period.Named)
+		for _, m := range ms {
+			if first, _ := e.metricCoverage(m); first.After(prev.start) {
+				return refused("invalid_argument", "compare_to")
+			}
+		}
+	}
 	out := &Expected{Start: p.start.Format(time.DateOnly), End: p.end.Format(time.DateOnly), Sort: sorting, Metrics: ids}
+	if r.CompareTo != "" {
+		return e.compared(out, r, s, p, prev, ms, sorting)
+	}
 	e.common(out, r)
 	if p.clipped {
 		e.warn["clipped"] = true
@@ -1092,6 +1115,130 @@ func (e *eval) report(r Request) *Expected {
 	}
 	e.presence(s, p, agents)
 	return out
+}
+
+// previous is the period a comparison sets p beside: the same days of the
+// month before for a month so far, the month before a whole month, the
+// same weekdays of the week before for a week so far, else as many days
+// just before.
+func previous(p span, named string) span {
+	first := time.Date(p.start.Year(), p.start.Month(), 1, 0, 0, 0, 0, time.UTC)
+	before := first.AddDate(0, -1, 0)
+	switch {
+	case named == "this_month" || named == "month_to_date":
+		end := before.AddDate(0, 0, p.end.Day()-1)
+		if end.Month() != before.Month() {
+			end = first.AddDate(0, 0, -1)
+		}
+		return span{before, end, false}
+	case named == "last_month" || p.start.Equal(first) && p.end.Equal(first.AddDate(0, 1, -1)):
+		return span{before, first.AddDate(0, 0, -1), false}
+	}
+	n := p.days()
+	if named == "this_week" || p.clipped {
+		n = 7
+	}
+	return span{p.start.AddDate(0, 0, -n), p.end.AddDate(0, 0, -n), false}
+}
+
+// activeDays counts the days of a period on which an agent counted for the
+// scope logged some time.
+func (e *eval) activeDays(s scope, p span) int {
+	n := 0
+	p.each(func(d time.Time) {
+		for agent, days := range e.f.Time {
+			if r, ok := days[d]; ok && e.loadedDay("time", d) && r.Logged != nil && *r.Logged > 0 && e.inScope(s, agent, d) {
+				n++
+				return
+			}
+		}
+	})
+	return n
+}
+
+// compared answers a report with compare_to: each group's figures beside
+// the previous period's, and the change.
+func (e *eval) compared(out *Expected, r Request, s scope, p, prev span, ms []metric, sorting *Sort) *Expected {
+	out.Previous = []string{prev.start.Format(time.DateOnly), prev.end.Format(time.DateOnly)}
+	e.common(out, r)
+	if p.clipped {
+		e.warn["clipped"] = true
+	}
+	t, tp := e.compute(s, p, r.GroupBy, ms), e.compute(s, prev, r.GroupBy, ms)
+	keys := append(slices.Clone(t.keys), tp.keys...)
+	sort.Strings(keys)
+	t.keys = slices.Compact(keys)
+	shown, truncated := t.shown(sorting, r.TopN)
+	out.Truncated = truncated
+	out.Columns = columns(r.GroupBy, nil)
+	for _, m := range ms {
+		for _, id := range []string{m.id, m.id + "_previous"} {
+			out.Columns = append(out.Columns, id)
+			if m.ratio() {
+				out.Columns = append(out.Columns, id+"_numerator", id+"_denominator")
+			}
+		}
+		if m.unit == share {
+			out.Columns = append(out.Columns, m.id+"_change_points")
+		} else {
+			out.Columns = append(out.Columns, m.id+"_change")
+		}
+	}
+	for _, k := range shown {
+		row := t.row(k)[:len(columns(r.GroupBy, nil))]
+		for i, m := range ms {
+			cur, was := t.value(k, i), tp.value(k, i)
+			row = append(row, render(m, cur)...)
+			row = append(row, render(m, was)...)
+			row = append(row, difference(m, cur, was))
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	e.stamp(out, t, p)
+	for i, m := range ms {
+		if left := tp.left(i); left > 0 {
+			out.LeftOut[m.id] += float64(left)
+			e.warn["left_out"] = true
+			if !slices.Contains(out.PartialMetrics, m.id) {
+				out.PartialMetrics = append(out.PartialMetrics, m.id)
+				sort.Strings(out.PartialMetrics)
+			}
+		}
+	}
+	if p.days() != prev.days() || e.activeDays(s, p) != e.activeDays(s, prev) {
+		e.warn["unlike_periods"] = true
+	}
+	var agents []string
+	switch {
+	case s.kind == "agent":
+		agents = []string{s.key}
+	case r.GroupBy == "agent":
+		agents = shown
+	}
+	e.presence(s, p, agents)
+	e.presence(s, prev, agents)
+	return out
+}
+
+// difference is a figure's change: of counts and hours as stated, of
+// ratios as divided, in points for a share; nil when either is nil.
+func difference(m metric, cur, was []*float64) any {
+	if !m.ratio() {
+		a, b := render(m, cur)[0], render(m, was)[0]
+		if a == nil || b == nil {
+			return nil
+		}
+		return math.Round((a.(float64)-b.(float64))*100)/100 + 0
+	}
+	if cur[0] == nil || cur[1] == nil || *cur[1] == 0 || was[0] == nil || was[1] == nil || *was[1] == 0 {
+		return nil
+	}
+	d := *cur[0] / *cur[1] - *was[0] / *was[1]
+	if m.unit == share {
+		d *= 100
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(d, 'g', 6, 64), 64)
+	return v
 }
 
 // section computes one canned section.
