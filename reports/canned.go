@@ -89,7 +89,7 @@ func (k *canned) sections(ctx context.Context, specs []section) *Answer {
 
 func (k *canned) add(sp section, res *Result) {
 	plan := sp.plan
-	t := k.e.table(plan, res, nil, k.dir, k.c.now, k.gv, sp.sort, 0, plan.Metrics)
+	t := k.e.table(plan, res, nil, false, k.dir, k.c.now, k.gv, sp.sort, 0, plan.Metrics)
 	s := &Section{ID: sp.id, Title: sp.title, Columns: t.columns, Rows: t.rows, Truncated: t.truncated}
 	if sp.sort != nil {
 		s.Columns = append([]string{"rank"}, s.Columns...)

@@ -16,7 +16,8 @@ import (
 // previousPeriod is the period of the same length just before p: the day
 // before a day, the week before a week (the same weekdays of it for a week
 // not over yet), the month before a month, the same days of the previous
-// month for a month so far, and for any other range the days just before it.
+// month for a month so far (and of the quarter before for a quarter so
+// far), and for any other range the days just before it.
 func previousPeriod(p Period) Period {
 	month := time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
 	wholeMonth := p.Start.Equal(month) && p.End.Equal(month.AddDate(0, 1, -1))
@@ -24,9 +25,11 @@ func previousPeriod(p Period) Period {
 	switch {
 	case p.Named == "this_month" || p.Named == "month_to_date":
 		return Period{Start: month.AddDate(0, -1, 0), End: monthsBack(p.End, 1)}
+	case p.Named == "quarter_to_date":
+		return Period{Start: p.Start.AddDate(0, -3, 0), End: monthsBack(p.End, 3)}
 	case p.Named == "last_month" || wholeMonth:
 		return Period{Start: month.AddDate(0, -1, 0), End: month.AddDate(0, 0, -1)}
-	case p.Named == "this_week" || p.Clipped:
+	case p.Named == "this_week" || p.Named == "week_to_date" || p.Clipped:
 		n = 7 // a week so far: the same days of the week before
 	}
 	return Period{Start: p.Start.AddDate(0, 0, -n), End: p.End.AddDate(0, 0, -n)}

@@ -25,6 +25,9 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if r == nil {
 		r = comparable(req, rep)
 	}
+	if r == nil {
+		r = cumulates(req)
+	}
 	if r != nil {
 		return c.refuse(r)
 	}
@@ -103,7 +106,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	}
 	ans := &ReportAnswer{RequestID: c.id, Rows: [][]any{}}
 	ans.Request = Echo{Tool: c.tool, Who: whoEcho(plan.Scope, dir), GroupBy: plan.GroupBy, TopN: req.TopN,
-		Compact: req.Compact, CompareCounts: req.CompareCounts, CompareTo: req.CompareTo, Metrics: metricIDs(metrics)}
+		Compact: req.Compact, CompareCounts: req.CompareCounts, CompareTo: req.CompareTo, Cumulative: req.Cumulative, Metrics: metricIDs(metrics)}
 	if req.Sort != nil {
 		ans.Request.Sort = &SortEcho{Metric: req.Sort.Metric, Direction: req.Sort.Direction}
 	}
@@ -122,7 +125,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 			}
 		}
 	}
-	t := e.table(plan, results[0], cmp, dir, c.now, gv, req.Sort, req.TopN, metrics)
+	t := e.table(plan, results[0], cmp, req.Cumulative, dir, c.now, gv, req.Sort, req.TopN, metrics)
 	ans.Columns, ans.Rows, ans.Truncated = t.columns, t.rows, t.truncated
 	if activity != nil {
 		ans.Columns = append(ans.Columns, "no_activity")
@@ -169,7 +172,10 @@ type shownTable struct {
 //
 // With a comparison, each row sets the group's figures beside the compared
 // period's, and the groups shown are those of either period.
-func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, dir *Directory, now time.Time, gv *governor, sort *SortArg, topN int, metrics []*catalog.Metric) shownTable {
+//
+// Cumulative rows hold running totals of metrics, day by day.
+func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool, dir *Directory, now time.Time, gv *governor, sort *SortArg, topN int,
+	metrics []*catalog.Metric) shownTable {
 	var extra []string
 	previous := map[string]Row{}
 	if cmp != nil {
@@ -179,6 +185,9 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, dir *Directory,
 		}
 	}
 	rows := fill(plan, res, dir, res.Coverage, now, extra)
+	if cumulative {
+		runningTotals(rows, len((&Plan{Metrics: metrics}).Parts()))
+	}
 	if sort != nil {
 		rank(rows, plan.Metrics, sort)
 	}

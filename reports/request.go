@@ -28,6 +28,7 @@ type Request struct {
 	Compact          bool
 	CompareCounts    bool
 	CompareTo        string // empty: no comparison; else ComparePreviousPeriod
+	Cumulative       bool   // running totals by day
 	KnownDefinitions string
 }
 
@@ -67,6 +68,7 @@ const (
 	argCompareCounts    = "compare_counts"
 	argKnownDefinitions = "known_definitions"
 	argCompareTo        = "compare_to"
+	argCumulative       = "cumulative"
 )
 
 // ComparePreviousPeriod is compare_to's one choice: the period of the same
@@ -256,7 +258,7 @@ const (
 // NamedPeriods lists the named periods, in the order the schema offers them.
 var NamedPeriods = []string{
 	"today", "yesterday", "this_week", "last_week", "this_month", "last_month",
-	"last_7_days", "last_28_days", "month_to_date",
+	"last_7_days", "last_28_days", "week_to_date", "month_to_date", "quarter_to_date",
 }
 
 // decodeWho reads the who argument.
@@ -344,7 +346,7 @@ func decodeReport(rep *catalog.Report, raw json.RawMessage, compareCounts bool) 
 
 // decodeReportArgs reads the decoded arguments of a report tool over rep.
 func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool) (*Request, *Refusal) {
-	allowed := []string{argWho, argPeriod, argMetrics, argGroupBy, argTopN, argSort, argCompact, argKnownDefinitions, argCompareTo}
+	allowed := []string{argWho, argPeriod, argMetrics, argGroupBy, argTopN, argSort, argCompact, argKnownDefinitions, argCompareTo, argCumulative}
 	if compareCounts {
 		allowed = append(allowed, argCompareCounts)
 	}
@@ -363,6 +365,7 @@ func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool) (*Reques
 		func() (r *Refusal) { req.CompareCounts, r = a.flag(argCompareCounts); return },
 		func() (r *Refusal) { req.KnownDefinitions, _, r = a.text(argKnownDefinitions, maxVersionLen); return },
 		func() (r *Refusal) { req.CompareTo, r = a.choice(argCompareTo, compareChoices); return },
+		func() (r *Refusal) { req.Cumulative, r = a.flag(argCumulative); return },
 	}
 	for _, step := range steps {
 		if r := step(); r != nil {

@@ -98,6 +98,7 @@ type Echo struct {
 	Compact       bool      `json:"compact,omitempty"`
 	CompareCounts bool      `json:"compare_counts,omitempty"`
 	CompareTo     string    `json:"compare_to,omitempty"`
+	Cumulative    bool      `json:"cumulative,omitempty"`
 }
 
 // WhoEcho is a resolved who: names come from the directory, never from the

@@ -110,6 +110,8 @@ func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 		argCompareTo: enum("set each figure beside the previous period's and the change (points for shares), each ratio from its own "+
 			"summed parts: the period of the same length just before (the week before a week, the month before a month, the same days "+
 			"of the previous month for month_to_date); both periods must be final; group by team or agent, or not at all", compareChoices),
+		argCumulative: schema{"type": "boolean", "description": "with group_by day, each day's row holds the running total from the period's " +
+			"first day; a ratio is its running numerator over its running denominator"},
 	}
 	if len(countedSums(rep)) > 1 {
 		props[argCompareCounts] = schema{"type": "boolean", "description": joinIDs(countedSums(rep)) + " side by side, one per basis"}
@@ -149,7 +151,7 @@ var (
 		"who":  object(schema{"kind": text, "key": text, "name": text, "team": text}, "kind", "name"),
 		"day":  text, "weeks": whole, "metrics": texts, "group_by": text, "top_n": whole,
 		"sort":    object(schema{"metric": text, "direction": text}, "metric", "direction"),
-		"compact": flag, "compare_counts": flag, "compare_to": text,
+		"compact": flag, "compare_counts": flag, "compare_to": text, "cumulative": flag,
 	}, "tool")
 )
 

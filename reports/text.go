@@ -100,6 +100,9 @@ func (t *textWriter) report(a *ReportAnswer) {
 	if a.Request.CompareCounts {
 		head += ", one count per basis side by side"
 	}
+	if a.Request.Cumulative {
+		head += ", running totals from the first day"
+	}
 	t.governed(head, &a.Governed, a.Request.Compact, metricOrder(&a.Governed, a.Columns))
 	t.table(a.Columns, a.Rows)
 }

@@ -497,6 +497,10 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 		add(tool+" compare_to known_definitions", tool, `{`+floorWeek+`,"known_definitions":"`+version+`","compare_to":"previous_period"}`)
 		add(tool+" refusal compare_to today", tool, `{"who":{"floor":true},"period":{"named":"this_week"},"compare_to":"previous_period"}`)
 		add(tool+" refusal compare_to by day", tool, `{`+floorWeek+`,"group_by":"day","compare_to":"previous_period"}`)
+		add(tool+" cumulative by day", tool, `{"who":{"team":"hawks"},"period":{"named":"month_to_date"},"group_by":"day","cumulative":true}`)
+		add(tool+" cumulative agent by day compact", tool, `{"who":{"agent":"a001"},"period":{"named":"quarter_to_date"},"group_by":"day","cumulative":true,"compact":true}`)
+		add(tool+" week_to_date", tool, `{"who":{"floor":true},"period":{"named":"week_to_date"},"group_by":"team"}`)
+		add(tool+" refusal cumulative by team", tool, `{`+floorWeek+`,"group_by":"team","cumulative":true}`)
 	}
 	add("sales compare_counts", "sales", `{`+floorWeek+`,"compare_counts":true,"group_by":"day"}`)
 	add("sales compare_counts compact", "sales", `{`+floorWeek+`,"compare_counts":true,"compact":true}`)

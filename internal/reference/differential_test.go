@@ -75,8 +75,8 @@ func floors(t *testing.T) []*floorAt {
 // The engine's figures, partial flags, truncation and warnings equal the
 // reference evaluator's for randomly drawn requests over every report tool,
 // every who form, every period form, every grouping, metric subsets,
-// top_n and sort, compare_counts, compare_to and compact, at every moment
-// above.
+// top_n and sort, compare_counts, compare_to, cumulative and compact, at
+// every moment above.
 func TestEngineAgreesWithTheReference(t *testing.T) {
 	s := *seed
 	if s == 0 {
@@ -85,7 +85,7 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(s, 1))
 	fs := floors(t)
 	start := time.Now()
-	var mismatches, refusals, candidates, compared int
+	var mismatches, refusals, candidates, compared, running int
 	for i := 0; i < *requests; i++ {
 		f := fs[i%len(fs)]
 		req := draw(rng, f)
@@ -98,6 +98,8 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			candidates++
 		case req.CompareTo != "":
 			compared++
+		case req.Cumulative:
+			running++
 		}
 		if diff := compare(got, want); diff != "" {
 			mismatches++
@@ -108,8 +110,8 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period) over %d moments compared in %v with seed %d: %d mismatches",
-		*requests, refusals, candidates, compared, len(fs), time.Since(start).Round(time.Millisecond), s, mismatches)
+	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period, %d with running totals) over %d moments "+
+		"compared in %v with seed %d: %d mismatches", *requests, refusals, candidates, compared, running, len(fs), time.Since(start).Round(time.Millisecond), s, mismatches)
 }
 
 // draw draws a request over the floor's directory.
@@ -201,10 +203,26 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 			r.Metrics = nil
 		}
 	}
+	if chance(0.1) {
+		r.Cumulative = true
+		if chance(0.9) {
+			r.GroupBy, r.TopN, r.Sort = "day", 0, nil
+		}
+	}
 	if chance(0.25) {
 		r.CompareTo = "previous_period"
 		if chance(0.85) {
 			r.GroupBy = pick("", "", "team", "agent")
+		}
+		if chance(0.5) {
+			// Mostly periods whose days are final, so that most comparisons
+			// are answered rather than refused.
+			if chance(0.5) {
+				r.Period = &reference.Period{Named: pick("last_week", "last_month", "last_7_days", "last_28_days")}
+			} else {
+				end := 3 + rng.IntN(300)
+				r.Period = &reference.Period{Start: today.AddDate(0, 0, -end-rng.IntN(35)).Format(time.DateOnly), End: today.AddDate(0, 0, -end).Format(time.DateOnly)}
+			}
 		}
 	}
 	drawModes(rng, &r, f.engine.Catalog().Version())
@@ -262,7 +280,8 @@ func drawPeriod(rng *rand.Rand, today time.Time) *reference.Period {
 	day := func(back int) string { return today.AddDate(0, 0, -back).Format(time.DateOnly) }
 	switch x := rng.Float64(); {
 	case x < 0.4:
-		names := []string{"today", "yesterday", "this_week", "last_week", "this_month", "last_month", "last_7_days", "last_28_days", "month_to_date"}
+		names := []string{"today", "yesterday", "this_week", "last_week", "this_month", "last_month", "last_7_days", "last_28_days",
+			"week_to_date", "month_to_date", "quarter_to_date"}
 		return &reference.Period{Named: names[rng.IntN(len(names))]}
 	case x < 0.58:
 		switch y := rng.Float64(); {
@@ -583,6 +602,13 @@ func TestRegressions(t *testing.T) {
 		{"a sort by a metric the live swap took out", "while the nightly load runs",
 			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "yesterday"}, GroupBy: "team",
 				Sort: &reference.Sort{Metric: "close_rate", Direction: "desc"}}},
+		{"a month against the month before, by team, a team leaving the floor between them", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "hours", Who: floor, Period: &reference.Period{Start: "2026-10-01", End: "2026-10-31"}, GroupBy: "team",
+				CompareTo: "previous_period"}},
+		{"a week against the week before, by agent, an agent moving mid-week", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: hawks, Period: &reference.Period{Week: "2026-11-02"}, GroupBy: "agent", CompareTo: "previous_period"}},
+		{"a running total by day over a quarter so far", "the 1st of a month",
+			reference.Request{Tool: "quality", Who: hawks, Period: &reference.Period{Named: "quarter_to_date"}, GroupBy: "day", Cumulative: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := fs[c.at]

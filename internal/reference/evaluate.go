@@ -28,6 +28,7 @@ type Request struct {
 	Compact          bool
 	CompareCounts    bool
 	CompareTo        string
+	Cumulative       bool
 	KnownDefinitions string
 	Weeks            int    // team_weeks
 	Day              string // roster
@@ -93,6 +94,9 @@ func (r Request) JSON() json.RawMessage {
 	}
 	if r.CompareTo != "" {
 		args["compare_to"] = r.CompareTo
+	}
+	if r.Cumulative {
+		args["cumulative"] = true
 	}
 	if r.Weeks > 0 {
 		args["weeks"] = r.Weeks
@@ -306,8 +310,10 @@ func (e *eval) resolve(p Period) (span, *Refusal) {
 			return span{t, t, false}, nil
 		case "yesterday":
 			return span{t.AddDate(0, 0, -1), t.AddDate(0, 0, -1), false}, nil
-		case "this_week":
+		case "this_week", "week_to_date":
 			return span{monday(t), t, false}, nil
+		case "quarter_to_date":
+			return span{time.Date(t.Year(), time.Month((int(t.Month())-1)/3*3+1), 1, 0, 0, 0, 0, time.UTC), t, false}, nil
 		case "last_week":
 			return span{monday(t).AddDate(0, 0, -7), monday(t).AddDate(0, 0, -1), false}, nil
 		case "this_month", "month_to_date":
@@ -1020,6 +1026,9 @@ func (e *eval) report(r Request) *Expected {
 	if r.CompareTo != "" && (r.GroupBy == "day" || r.GroupBy == "week") {
 		return refused("invalid_argument", "compare_to")
 	}
+	if r.Cumulative && (r.GroupBy != "day" || r.Sort != nil || r.TopN > 0) {
+		return refused("invalid_argument", "cumulative")
+	}
 	s, cands, refusal := e.who(*r.Who)
 	if refusal != nil {
 		return &Expected{Refusal: refusal}
@@ -1090,6 +1099,9 @@ func (e *eval) report(r Request) *Expected {
 	if activity {
 		out.Columns = append(out.Columns, "no_activity")
 	}
+	if r.Cumulative {
+		t.runningTotals(keys, len(ms))
+	}
 	for _, k := range keys {
 		row := t.row(k)
 		if activity {
@@ -1133,9 +1145,16 @@ func previous(p span, named string) span {
 		return span{before, end, false}
 	case named == "last_month" || p.start.Equal(first) && p.end.Equal(first.AddDate(0, 1, -1)):
 		return span{before, first.AddDate(0, 0, -1), false}
+	case named == "quarter_to_date":
+		start := p.start.AddDate(0, -3, 0)
+		end := start.AddDate(0, int(p.end.Month()-p.start.Month()), p.end.Day()-1)
+		if last := start.AddDate(0, int(p.end.Month()-p.start.Month())+1, -1); end.After(last) {
+			end = last
+		}
+		return span{start, end, false}
 	}
 	n := p.days()
-	if named == "this_week" || p.clipped {
+	if named == "this_week" || named == "week_to_date" || p.clipped {
 		n = 7
 	}
 	return span{p.start.AddDate(0, 0, -n), p.end.AddDate(0, 0, -n), false}
@@ -1239,6 +1258,34 @@ func difference(m metric, cur, was []*float64) any {
 	}
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(d, 'g', 6, 64), 64)
 	return v
+}
+
+// runningTotals replaces the first n metrics' figures of the days, in
+// order, with their sums from the first day: each part summed on its own, a
+// day without a figure left without one.
+func (t *table) runningTotals(days []string, n int) {
+	run := make([][]*float64, n)
+	for _, k := range days {
+		for i := 0; i < n; i++ {
+			v := t.value(k, i)
+			if run[i] == nil {
+				run[i] = make([]*float64, len(v))
+			}
+			out := make([]*float64, len(v))
+			for j, x := range v {
+				if x == nil {
+					continue
+				}
+				if run[i][j] == nil {
+					run[i][j] = new(float64)
+				}
+				*run[i][j] += *x
+				sum := *run[i][j]
+				out[j] = &sum
+			}
+			t.values[fmt.Sprint(k, "/", i)] = out
+		}
+	}
 }
 
 // section computes one canned section.
