@@ -132,9 +132,10 @@ func changeColumn(m *catalog.Metric) string {
 func comparedCells(cur, prev Row, metrics []*catalog.Metric) []any {
 	var out []any
 	i := 0
+	was := padded(prev.Sums, len(cur.Sums))
 	for _, m := range metrics {
 		n := len(m.Parts())
-		c, p := cur.Sums[i:i+n], prev.Sums[i:i+n]
+		c, p := cur.Sums[i:i+n], was[i:i+n]
 		out = append(out, cellsOf(m, c)...)
 		out = append(out, cellsOf(m, p)...)
 		out = append(out, change(m, c, p))

@@ -162,6 +162,7 @@ type shownTable struct {
 	columns   []string
 	rows      [][]any
 	kept      []Row // the groups shown, with their figures
+	before    []Row // the compared period's groups, with their figures
 	truncated bool
 }
 
@@ -177,14 +178,21 @@ type shownTable struct {
 func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool, dir *Directory, now time.Time, gv *governor, sort *SortArg, topN int,
 	metrics []*catalog.Metric) shownTable {
 	var extra []string
+	var before []Row
 	previous := map[string]Row{}
 	if cmp != nil {
 		extra = groupKeys(cmp.plan, cmp.res, dir)
-		for _, r := range fill(cmp.plan, cmp.res, dir, cmp.res.Coverage, now, groupKeys(plan, res, dir)) {
+		before = fill(cmp.plan, cmp.res, dir, cmp.res.Coverage, now, groupKeys(plan, res, dir))
+		for _, r := range before {
 			previous[r.Key] = r
 		}
 	}
 	rows := fill(plan, res, dir, res.Coverage, now, extra)
+	if cmp != nil && cmp.weekBefore {
+		for _, r := range rows {
+			previous[r.Key] = r
+		}
+	}
 	if cumulative {
 		runningTotals(rows, len((&Plan{Metrics: metrics}).Parts()))
 	}
@@ -197,14 +205,14 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 		n = topN
 	}
 	kept, tied, split := cutRows(rows, plan.Metrics, sort, n, max)
-	t := shownTable{columns: columnsFor(plan.GroupBy, metrics), rows: make([][]any, len(kept)), kept: kept,
+	t := shownTable{columns: columnsFor(plan.GroupBy, metrics), rows: make([][]any, len(kept)), kept: kept, before: before,
 		truncated: topN == 0 && len(rows) > max || split}
 	if cmp != nil {
 		t.columns = append(keyColumns(plan.GroupBy), comparedColumns(metrics)...)
 	}
 	for i, r := range kept {
 		if cmp != nil {
-			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, plan.Period), comparedCells(r, previous[r.Key], metrics)...)
+			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, plan.Period), comparedCells(r, previous[cmp.previousKey(r.Key)], metrics)...)
 			continue
 		}
 		t.rows[i] = rowFor(plan.GroupBy, r, metrics, dir, plan.Period)
@@ -258,10 +266,22 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 }
 
 // comparison is the plan of the period a table's figures are set beside,
-// and its rows.
+// and its rows. Rows are set beside the compared period's row of the same
+// group, or, with weekBefore, week rows beside the week before, from either
+// period.
 type comparison struct {
-	plan *Plan
-	res  *Result
+	plan       *Plan
+	res        *Result
+	weekBefore bool
+}
+
+// previousKey is the key of the row a row of key is set beside.
+func (c *comparison) previousKey(key string) string {
+	if !c.weekBefore {
+		return key
+	}
+	w, _ := parseDate(key)
+	return w.AddDate(0, 0, -7).Format(time.DateOnly)
 }
 
 // beforeData refuses a period that ends before the first day of data of

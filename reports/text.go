@@ -112,6 +112,9 @@ func (t *textWriter) canned(a *CannedAnswer) {
 	switch {
 	case a.Request.Weeks > 0:
 		head += fmt.Sprintf(", %d weeks", a.Request.Weeks)
+		if a.Request.CompareTo != "" {
+			head += ", each beside the week before"
+		}
 	case a.Request.Sort != nil:
 		head = a.Request.Tool + " of the teams on the floor, ranked by " + a.Request.Sort.Metric + " (" + a.Request.Sort.Direction + ")"
 	}

@@ -159,3 +159,55 @@ func TestCompareMonthsOfUnlikeDays(t *testing.T) {
 		}
 	}
 }
+
+// team_weeks with compare_to sets each week beside the week before it (the
+// first beside the last week before the window) and the total beside the
+// weeks before's total, a ratio's change from each side's summed parts.
+func TestTeamWeeksBesideTheWeekBefore(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	a, isError := call(t, cs, "team_weeks", `{"who":{"team":"hawks"},"weeks":4,"compare_to":"previous_period"}`)
+	if isError {
+		t.Fatalf("team_weeks against the week before: %v", a)
+	}
+	if p := a["previous_period"].(map[string]any); p["start"] != "2026-09-21" || p["end"] != "2026-10-18" {
+		t.Errorf("the weeks before the four to 15 November: %v", p)
+	}
+	sums := f.sqlFloats(t, `SELECT to_char(date_trunc('week', day), 'YYYY-MM-DD') || '/' || k, sum(v)::float8 FROM (
+		SELECT day, 'submitted' AS k, submitted AS v FROM metrics.agent_sales_daily s WHERE `+pgtest.TeamOfDay+` = 'hawks'
+		UNION ALL SELECT day, 'conversations', submitted + lost FROM metrics.agent_sales_daily s WHERE `+pgtest.TeamOfDay+` = 'hawks') x
+		WHERE day BETWEEN '2026-09-21' AND '2026-11-15' GROUP BY 1`)
+	var sec map[string]any
+	for _, s := range a["sections"].([]any) {
+		if s.(map[string]any)["id"] == "sales" {
+			sec = s.(map[string]any)
+		}
+	}
+	cols := toStrings(sec["columns"])
+	at := func(row []any, col string) any { return row[slices.Index(cols, col)] }
+	var total [2]float64 // the four weeks, and the four before
+	for _, r := range sec["rows"].([]any) {
+		row := r.([]any)
+		week, _ := time.Parse(time.DateOnly, row[0].(string))
+		before := dateOf(week.AddDate(0, 0, -7))
+		cur, prev := sums[row[0].(string)+"/submitted"], sums[before+"/submitted"]
+		rate := func(w string) float64 { return sums[w+"/submitted"] / sums[w+"/conversations"] }
+		if at(row, "submitted_sales") != cur || at(row, "submitted_sales_previous") != prev || at(row, "submitted_sales_change") != cur-prev {
+			t.Errorf("the week of %v: %v, %v, %v; want %v against %v (the week of %s)", row[0], at(row, "submitted_sales"),
+				at(row, "submitted_sales_previous"), at(row, "submitted_sales_change"), cur, prev, before)
+		}
+		if g, _ := at(row, "close_rate_change_points").(float64); !near(g, 100*(rate(row[0].(string))-rate(before))) {
+			t.Errorf("the week of %v: close rate change %v points, want %v", row[0], g, 100*(rate(row[0].(string))-rate(before)))
+		}
+	}
+	for _, w := range []string{"2026-09-21", "2026-09-28", "2026-10-05", "2026-10-12"} {
+		total[1] += sums[w+"/submitted"]
+	}
+	for _, w := range []string{"2026-10-19", "2026-10-26", "2026-11-02", "2026-11-09"} {
+		total[0] += sums[w+"/submitted"]
+	}
+	tot := sec["total"].([]any)
+	if at(tot, "submitted_sales") != total[0] || at(tot, "submitted_sales_previous") != total[1] || at(tot, "submitted_sales_change") != total[0]-total[1] {
+		t.Errorf("the total: %v against %v, want %v against %v", at(tot, "submitted_sales"), at(tot, "submitted_sales_previous"), total[0], total[1])
+	}
+}

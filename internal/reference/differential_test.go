@@ -164,6 +164,9 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 		if chance(0.7) {
 			r.Weeks = 1 + rng.IntN(8)
 		}
+		if chance(0.35) {
+			r.CompareTo = "previous_period"
+		}
 		drawModes(rng, &r, f.engine.Catalog().Version())
 		return r
 	}

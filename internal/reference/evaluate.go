@@ -1421,6 +1421,25 @@ func (e *eval) teamWeeks(r Request) *Expected {
 		return refused("invalid_argument", "period")
 	}
 	out := &Expected{Start: p.start.Format(time.DateOnly), End: p.end.Format(time.DateOnly)}
+	if r.CompareTo != "" {
+		prev := span{p.start.AddDate(0, 0, -7*weeks), p.start.AddDate(0, 0, -1), false}
+		for _, rep := range reportList {
+			for _, m := range metricsOf(rep.defaults) {
+				if first, _ := e.metricCoverage(m); first.After(prev.start) {
+					return refused("invalid_argument", "compare_to")
+				}
+			}
+		}
+		out.Previous = []string{prev.start.Format(time.DateOnly), prev.end.Format(time.DateOnly)}
+		e.common(out, r)
+		if shifted {
+			e.warn["weeks_shifted"] = true
+		}
+		for _, rep := range reportList {
+			e.weekBeside(out, rep.id, s, p, prev, metricsOf(rep.defaults))
+		}
+		return out
+	}
 	e.common(out, r)
 	if shifted {
 		e.warn["weeks_shifted"] = true
@@ -1429,6 +1448,81 @@ func (e *eval) teamWeeks(r Request) *Expected {
 		e.section(out, rep.id, s, p, "week", metricsOf(rep.defaults), nil)
 	}
 	return out
+}
+
+// weekBeside computes a team_weeks section with each week beside the week
+// before it (the first beside the last of the weeks before), and the total
+// beside the weeks before's total.
+func (e *eval) weekBeside(out *Expected, id string, s scope, p, prev span, ms []metric) {
+	t, tp := e.compute(s, p, "week", ms), e.compute(s, prev, "week", ms)
+	sec := Section{ID: id, Columns: []string{"week", "days"}}
+	for _, m := range ms {
+		for _, c := range []string{m.id, m.id + "_previous"} {
+			sec.Columns = append(sec.Columns, c)
+			if m.ratio() {
+				sec.Columns = append(sec.Columns, c+"_numerator", c+"_denominator")
+			}
+		}
+		if m.unit == share {
+			sec.Columns = append(sec.Columns, m.id+"_change_points")
+		} else {
+			sec.Columns = append(sec.Columns, m.id+"_change")
+		}
+	}
+	sum := func(tb *table, keys []string, i int) []*float64 {
+		total := make([]*float64, len(partsOf(ms[i])))
+		for _, k := range keys {
+			for j, v := range tb.value(k, i) {
+				if v == nil {
+					continue
+				}
+				if total[j] == nil {
+					total[j] = new(float64)
+				}
+				*total[j] += *v
+			}
+		}
+		return total
+	}
+	for _, k := range t.keys {
+		w, _ := time.Parse(time.DateOnly, k)
+		before := w.AddDate(0, 0, -7).Format(time.DateOnly)
+		row := t.row(k)[:2]
+		for i, m := range ms {
+			was := tp.value(before, i)
+			if slices.Contains(t.keys, before) {
+				was = t.value(before, i)
+			}
+			cur := t.value(k, i)
+			row = append(row, render(m, cur)...)
+			row = append(row, render(m, was)...)
+			row = append(row, difference(m, cur, was))
+		}
+		sec.Rows = append(sec.Rows, row)
+	}
+	sec.Total = []any{"total", float64(p.days())}
+	for i, m := range ms {
+		cur, was := sum(t, t.keys, i), sum(tp, tp.keys, i)
+		sec.Total = append(sec.Total, render(m, cur)...)
+		sec.Total = append(sec.Total, render(m, was)...)
+		sec.Total = append(sec.Total, difference(m, cur, was))
+	}
+	out.Sections = append(out.Sections, sec)
+	e.stamp(out, t, p)
+	for i, m := range ms {
+		if left := tp.left(i); left > 0 {
+			out.LeftOut[m.id] += float64(left)
+			e.warn["left_out"] = true
+			if !slices.Contains(out.PartialMetrics, m.id) {
+				out.PartialMetrics = append(out.PartialMetrics, m.id)
+				sort.Strings(out.PartialMetrics)
+			}
+		}
+	}
+	if s.kind == "agent" {
+		e.presence(s, p, []string{s.key})
+		e.presence(s, prev, []string{s.key})
+	}
 }
 
 func (e *eval) league(r Request) *Expected {
