@@ -43,6 +43,10 @@ func columnsOf(cat *catalog.Catalog) []column {
 	if l := cat.Loads(); l != nil {
 		add(l.Relation, "loads", false, l.Source, l.Day, l.Finished)
 	}
+	if t := cat.Targets(); t != nil {
+		add(t.Relation, "targets", false, t.Team, t.Metric, t.PeriodKind, t.PeriodStart, t.SetBy, t.SetAt, t.Reason)
+		out = append(out, column{relation: t.Relation, name: t.Value, use: "targets", summed: true})
+	}
 	for _, s := range cat.Sources() {
 		use := "source " + s.ID
 		add(s.Relation, use, false, s.AgentKey, s.DayKey, s.TimeKey)
