@@ -244,7 +244,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	var compareTo string
 	if r == nil {
-		compareTo, r = a.choice(argCompareTo, compareChoices)
+		compareTo, r = a.choice(argCompareTo, []string{ComparePreviousPeriod})
 	}
 	compact, known, r := cannedArgs(a, r)
 	if r != nil {

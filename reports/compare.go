@@ -49,7 +49,7 @@ func monthsBack(d time.Time, n int) time.Time {
 // comparable refuses a grouping a comparison cannot line up: rows of days
 // or weeks of two different periods are different rows.
 func comparable(req *Request, rep *catalog.Report) *Refusal {
-	if req.CompareTo == "" || req.GroupBy != catalog.GroupDay && req.GroupBy != catalog.GroupWeek {
+	if req.CompareTo != ComparePreviousPeriod || req.GroupBy != catalog.GroupDay && req.GroupBy != catalog.GroupWeek {
 		return nil
 	}
 	var choices []string

@@ -73,7 +73,19 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		}
 	}
 	var previous Period
-	if req.CompareTo != "" {
+	var tg *targeted
+	switch req.CompareTo {
+	case CompareTarget:
+		if r := e.targetable(scope, req.GroupBy, metrics); r != nil {
+			return c.refuse(r)
+		}
+		ts, ok := targetPeriodOf(period, today(c.now, e.cat.Zone()), e.cat.WeekStart())
+		if !ok {
+			return c.refuse(invalid(argPeriod, "is not a period targets are set for: a whole week or calendar month, or one from its first day "+
+				"through today; for example one of these named periods", targetPeriods...))
+		}
+		tg = &targeted{dir: dir, ts: ts, p: period}
+	case ComparePreviousPeriod:
 		if r := e.unfinished(metrics, period, cov, c.now, "a comparison with the previous period (compare_to)"); r != nil {
 			return c.refuse(r)
 		}
@@ -91,7 +103,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		plan.Metrics = append(slices.Clip(metrics), activity)
 	}
 	plans := []*Plan{plan}
-	if req.CompareTo != "" {
+	if req.CompareTo == ComparePreviousPeriod {
 		plans = append(plans, plan.over(previous))
 		if a := e.cat.Activity(); a != nil {
 			// The days anyone in scope was active, in each period.
@@ -115,7 +127,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		gv.warn(WarnLiveInstead, n)
 	}
 	var cmp *comparison
-	if req.CompareTo != "" {
+	if req.CompareTo == ComparePreviousPeriod {
 		cmp = &comparison{plan: plans[1], res: results[1]}
 		info := periodInfo(previous, e.cat.Zone())
 		ans.PreviousPeriod = &info
@@ -126,6 +138,21 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		}
 	}
 	t := e.table(plan, results[0], cmp, req.Cumulative, dir, c.now, gv, req.Sort, req.TopN, metrics)
+	if tg != nil {
+		t.columns = append(keyColumns(plan.GroupBy), targetColumns(metrics)...)
+		for i, r := range t.kept {
+			teams := []string{r.Key}
+			switch {
+			case plan.GroupBy != "":
+			case scope.Kind == ScopeTeam:
+				teams = []string{scope.Key}
+			default:
+				teams = dir.floorTeams(period)
+			}
+			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, period), tg.beside(r, metrics, teams)...)
+		}
+		tg.notes(gv, metrics)
+	}
 	ans.Columns, ans.Rows, ans.Truncated = t.columns, t.rows, t.truncated
 	if activity != nil {
 		ans.Columns = append(ans.Columns, "no_activity")

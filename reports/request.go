@@ -75,8 +75,8 @@ const (
 // length just before the one asked for (see previousPeriod).
 const ComparePreviousPeriod = "previous_period"
 
-// compareChoices are compare_to's choices.
-var compareChoices = []string{ComparePreviousPeriod}
+// compareChoices are compare_to's choices on the report tools.
+var compareChoices = []string{ComparePreviousPeriod, CompareTarget}
 
 var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 

@@ -107,9 +107,11 @@ func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 		argSort:             sortSchema(ids),
 		argCompact:          compactSchema,
 		argKnownDefinitions: knownSchema,
-		argCompareTo: enum("set each figure beside the previous period's and the change (points for shares), each ratio from its own "+
-			"summed parts: the period of the same length just before (the week before a week, the month before a month, the same days "+
-			"of the previous month for month_to_date); both periods must be final; group by team or agent, or not at all", compareChoices),
+		argCompareTo: enum("previous_period: each figure beside the previous period's and the change (points for shares), each ratio "+
+			"from its own summed parts: the period of the same length just before (the week before a week, the month before a month, the "+
+			"same days of the previous month for month_to_date); both periods must be final; group by team or agent, or not at all. "+
+			"target: each figure with a target beside the team's (or the floor's) target for the week or month and the attainment "+
+			"(figure over target; for a rate the gap in points); for a team or the floor, by team or not grouped", compareChoices),
 		argCumulative: schema{"type": "boolean", "description": "with group_by day, each day's row holds the running total from the period's " +
 			"first day; a ratio is its running numerator over its running denominator"},
 	}

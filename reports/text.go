@@ -103,6 +103,9 @@ func (t *textWriter) report(a *ReportAnswer) {
 	if a.Request.Cumulative {
 		head += ", running totals from the first day"
 	}
+	if a.Request.CompareTo == CompareTarget {
+		head += ", against " + CompareTarget
+	}
 	t.governed(head, &a.Governed, a.Request.Compact, metricOrder(&a.Governed, a.Columns))
 	t.table(a.Columns, a.Rows)
 }

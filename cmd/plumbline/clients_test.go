@@ -502,6 +502,13 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 		add(tool+" week_to_date", tool, `{"who":{"floor":true},"period":{"named":"week_to_date"},"group_by":"team"}`)
 		add(tool+" refusal cumulative by team", tool, `{`+floorWeek+`,"group_by":"team","cumulative":true}`)
 	}
+	add("sales target", "sales", `{"who":{"team":"falcons"},"period":{"named":"last_month"},"compare_to":"target"}`)
+	add("sales target floor by team", "sales", `{"who":{"floor":true},"period":{"named":"last_week"},"group_by":"team","compare_to":"target"}`)
+	add("sales target floor month_to_date compact", "sales", `{"who":{"floor":true},"period":{"named":"month_to_date"},"compare_to":"target","compact":true}`)
+	add("sales target known_definitions", "sales", `{"who":{"team":"kestrels"},"period":{"named":"this_week"},"compare_to":"target","known_definitions":"`+version+`"}`)
+	add("sales refusal target agent", "sales", `{"who":{"agent":"a001"},"period":{"named":"last_week"},"compare_to":"target"}`)
+	add("sales refusal target period", "sales", `{"who":{"floor":true},"period":{"named":"last_28_days"},"compare_to":"target"}`)
+	add("hours refusal target no metric", "hours", `{"who":{"floor":true},"period":{"named":"last_week"},"compare_to":"target"}`)
 	add("sales compare_counts", "sales", `{`+floorWeek+`,"compare_counts":true,"group_by":"day"}`)
 	add("sales compare_counts compact", "sales", `{`+floorWeek+`,"compare_counts":true,"compact":true}`)
 	add("sales every metric", "sales", `{`+floorWeek+`,"group_by":"team","metrics":["submitted_sales","close_rate","board_sales","approved_sales","approval_rate","sales_per_hour"]}`)

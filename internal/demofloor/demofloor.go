@@ -361,7 +361,7 @@ func (g *generator) targets() {
 			start := month.AddDate(0, -m, 0)
 			at := time.Date(start.Year(), start.Month(), start.Day()-1, 17, 0, 0, 0, g.loc)
 			set("submitted_sales", "month", start, 4*weekly+20, at, "monthly plan")
-			set("close_rate", "month", start, 0.2+0.01*float64(i), at, "monthly plan")
+			set("close_rate", "month", start, round2(0.2+0.01*float64(i)), at, "monthly plan")
 			if m == 1 && t.Key == "falcons" {
 				raised := time.Date(start.Year(), start.Month(), 15, 11, 0, 0, 0, g.loc)
 				set("submitted_sales", "month", start, 4*weekly+80, raised, "raised mid-month after the new carrier plan launched")
