@@ -75,8 +75,8 @@ func floors(t *testing.T) []*floorAt {
 // The engine's figures, partial flags, truncation and warnings equal the
 // reference evaluator's for randomly drawn requests over every report tool,
 // every who form, every period form, every grouping, metric subsets,
-// top_n and sort, compare_counts, compare_to, cumulative and compact, at
-// every moment above.
+// top_n and sort, compare_counts, compare_to (previous_period and target),
+// cumulative and compact, at every moment above.
 func TestEngineAgreesWithTheReference(t *testing.T) {
 	s := *seed
 	if s == 0 {
@@ -85,7 +85,7 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(s, 1))
 	fs := floors(t)
 	start := time.Now()
-	var mismatches, refusals, candidates, compared, running int
+	var mismatches, refusals, candidates, compared, targeted, running int
 	for i := 0; i < *requests; i++ {
 		f := fs[i%len(fs)]
 		req := draw(rng, f)
@@ -96,6 +96,8 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			refusals++
 		case want.Candidates != nil:
 			candidates++
+		case req.CompareTo == "target":
+			targeted++
 		case req.CompareTo != "":
 			compared++
 		case req.Cumulative:
@@ -110,8 +112,9 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period, %d with running totals) over %d moments "+
-		"compared in %v with seed %d: %d mismatches", *requests, refusals, candidates, compared, running, len(fs), time.Since(start).Round(time.Millisecond), s, mismatches)
+	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period, %d beside targets, %d with running totals) "+
+		"over %d moments compared in %v with seed %d: %d mismatches", *requests, refusals, candidates, compared, targeted, running, len(fs),
+		time.Since(start).Round(time.Millisecond), s, mismatches)
 }
 
 // draw draws a request over the floor's directory.
@@ -212,7 +215,18 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 			r.GroupBy, r.TopN, r.Sort = "day", 0, nil
 		}
 	}
-	if chance(0.25) {
+	if r.Tool == "sales" && chance(0.35) || chance(0.03) {
+		r.CompareTo = "target"
+		if chance(0.8) {
+			r.GroupBy, r.Cumulative, r.CompareCounts = pick("", "team"), false, false
+			if !slices.Contains(r.Metrics, "submitted_sales") && !slices.Contains(r.Metrics, "close_rate") {
+				r.Metrics = nil
+			}
+		}
+		if chance(0.7) {
+			r.Period = &reference.Period{Named: pick("last_week", "this_week", "week_to_date", "last_month", "this_month", "month_to_date")}
+		}
+	} else if chance(0.25) {
 		r.CompareTo = "previous_period"
 		if chance(0.85) {
 			r.GroupBy = pick("", "", "team", "agent")
@@ -610,6 +624,10 @@ func TestRegressions(t *testing.T) {
 				CompareTo: "previous_period"}},
 		{"a week against the week before, by agent, an agent moving mid-week", "Wednesday afternoon, today partial",
 			reference.Request{Tool: "sales", Who: hawks, Period: &reference.Period{Week: "2026-11-02"}, GroupBy: "agent", CompareTo: "previous_period"}},
+		{"a target raised mid-month, and a team without one, by team", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "last_month"}, GroupBy: "team", CompareTo: "target"}},
+		{"a month so far against its pro-rated target", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: hawks, Period: &reference.Period{Named: "month_to_date"}, CompareTo: "target"}},
 		{"a running total by day over a quarter so far", "the 1st of a month",
 			reference.Request{Tool: "quality", Who: hawks, Period: &reference.Period{Named: "quarter_to_date"}, GroupBy: "day", Cumulative: true}},
 	} {

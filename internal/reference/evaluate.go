@@ -1023,7 +1023,7 @@ func (e *eval) report(r Request) *Expected {
 	if r.GroupBy == "" && r.Sort != nil {
 		return refused("invalid_argument", "sort")
 	}
-	if r.CompareTo != "" && (r.GroupBy == "day" || r.GroupBy == "week") {
+	if r.CompareTo == "previous_period" && (r.GroupBy == "day" || r.GroupBy == "week") {
 		return refused("invalid_argument", "compare_to")
 	}
 	if r.Cumulative && (r.GroupBy != "day" || r.Sort != nil || r.TopN > 0) {
@@ -1065,6 +1065,19 @@ func (e *eval) report(r Request) *Expected {
 	}
 	if sorting != nil && e.unfinished(ms, p) {
 		return refused("not_comparable", "period")
+	}
+	if r.CompareTo == "target" {
+		hasTarget := slices.ContainsFunc(ms, func(m metric) bool { return m.target != "" })
+		switch {
+		case s.kind == "agent", r.GroupBy != "" && r.GroupBy != "team", !hasTarget:
+			return refused("invalid_argument", "compare_to")
+		}
+		kind, start, days, ok := e.targetPeriod(p)
+		if !ok {
+			return refused("invalid_argument", "period")
+		}
+		out := &Expected{Start: p.start.Format(time.DateOnly), End: p.end.Format(time.DateOnly), Sort: sorting, Metrics: ids}
+		return e.againstTarget(out, r, s, p, ms, sorting, kind, start, days)
 	}
 	var prev span
 	if r.CompareTo != "" {
@@ -1286,6 +1299,133 @@ func (t *table) runningTotals(days []string, n int) {
 			t.values[fmt.Sprint(k, "/", i)] = out
 		}
 	}
+}
+
+// targetPeriod is the week or month a period is, whole or from its first
+// day through today, with its start and its length in days.
+func (e *eval) targetPeriod(p span) (string, time.Time, int, bool) {
+	if w := monday(p.start); p.start.Equal(w) && !p.end.After(w.AddDate(0, 0, 6)) && (p.end.Equal(w.AddDate(0, 0, 6)) || p.end.Equal(e.today)) {
+		return "week", w, 7, true
+	}
+	first := time.Date(p.start.Year(), p.start.Month(), 1, 0, 0, 0, 0, time.UTC)
+	last := first.AddDate(0, 1, -1)
+	if p.start.Equal(first) && !p.end.After(last) && (p.end.Equal(last) || p.end.Equal(e.today)) {
+		return "month", first, last.Day(), true
+	}
+	return "", time.Time{}, 0, false
+}
+
+// againstTarget answers compare_to: target: each group's figures beside
+// its teams' targets (the last version set), a count's pro-rated to the
+// period's share of its days and summed over the floor's teams, a rate's
+// as set and none for several teams.
+func (e *eval) againstTarget(out *Expected, r Request, s scope, p span, ms []metric, sorting *Sort, kind string, start time.Time, days int) *Expected {
+	e.common(out, r)
+	if p.clipped {
+		e.warn["clipped"] = true
+	}
+	t := e.compute(s, p, r.GroupBy, ms)
+	keys, truncated := t.shown(sorting, r.TopN)
+	out.Truncated = truncated
+	out.Columns = columns(r.GroupBy, nil)
+	for _, m := range ms {
+		out.Columns = append(out.Columns, columns("", []metric{m})...)
+		switch m.target {
+		case "additive":
+			out.Columns = append(out.Columns, m.id+"_target", m.id+"_attainment")
+		case "fixed":
+			out.Columns = append(out.Columns, m.id+"_target", m.id+"_target_gap_points")
+		}
+	}
+	var floorTeams []string
+	for _, tm := range e.f.Teams {
+		on := false
+		p.each(func(d time.Time) { on = on || e.f.onFloor(tm.Key, d) })
+		if on {
+			floorTeams = append(floorTeams, tm.Key)
+		}
+	}
+	for _, k := range keys {
+		teams := []string{k}
+		switch {
+		case r.GroupBy != "":
+		case s.kind == "team":
+			teams = []string{s.key}
+		default:
+			teams = floorTeams
+		}
+		row := t.row(k)[:len(columns(r.GroupBy, nil))]
+		for i, m := range ms {
+			v := t.value(k, i)
+			row = append(row, render(m, v)...)
+			if m.target == "" {
+				continue
+			}
+			var target *float64
+			switch {
+			case len(teams) > 1 && m.target == "fixed":
+				e.warn["no_target"] = true
+			default:
+				sum, missing := 0.0, false
+				for _, team := range teams {
+					vs := e.f.Targets[targetKey(team, m.id, kind, start)]
+					if len(vs) == 0 {
+						missing = true
+						continue
+					}
+					sum += vs[len(vs)-1].Value
+					e.warn["targets"] = true
+				}
+				if missing {
+					e.warn["no_target"] = true
+					break
+				}
+				if m.target == "additive" && p.days() < days {
+					sum = sum * float64(p.days()) / float64(days)
+				}
+				sum = math.Round(sum*1e4) / 1e4
+				target = &sum
+			}
+			var goal, got any
+			if target != nil {
+				goal = *target
+				got = attainment(m, v, *target)
+			}
+			row = append(row, goal, got)
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	if p.days() < days && slices.ContainsFunc(ms, func(m metric) bool { return m.target == "additive" }) {
+		e.warn["prorated"] = true
+	}
+	e.stamp(out, t, p)
+	var agents []string
+	if r.GroupBy == "agent" {
+		agents = keys
+	}
+	e.presence(s, p, agents)
+	return out
+}
+
+// attainment is a figure over its target, or a rate's gap to it in points.
+func attainment(m metric, v []*float64, target float64) any {
+	if v[0] == nil {
+		return nil
+	}
+	var x float64
+	if m.ratio() {
+		if v[1] == nil || *v[1] == 0 {
+			return nil
+		}
+		x = (*v[0] / *v[1] - target) * 100
+	} else {
+		if target == 0 {
+			return nil
+		}
+		x = *v[0] / target
+	}
+	out, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 6, 64), 64)
+	return out
 }
 
 // section computes one canned section.
