@@ -65,6 +65,7 @@ type Catalog struct {
 	limits    Limits
 	roster    Roster
 	loads     *LoadsRelation
+	targets   *TargetsRelation
 	activity  *Metric
 	sources   map[string]*Source
 	bases     map[string]*Basis
@@ -109,6 +110,34 @@ type FloorHistoryRelation struct{ Relation, Team, From, CountsAsSales, DecidedBy
 // newest day a finished run covered: its load watermark. A day inside the
 // watermark with no rows is a day without activity, not missing data.
 type LoadsRelation struct{ Relation, Source, Day, Finished string }
+
+// TargetsRelation holds each team's targets: the figure a team is asked to
+// reach for a metric (by id) over a week or a calendar month (PeriodKind,
+// "week" or "month", from PeriodStart), with who set it, when and why. A
+// target revised has a row per version; the latest SetAt holds.
+type TargetsRelation struct {
+	Relation, Team, Metric, PeriodKind, PeriodStart, Value, SetBy, SetAt, Reason string
+}
+
+// Ways a target spreads over the days of its period.
+const (
+	// TargetAdditive: a part of the period is held to its share of the
+	// days, and a floor's target is the sum of its teams'.
+	TargetAdditive = "additive"
+	// TargetFixed: the target holds as it is on any part of the period,
+	// and no floor target follows from the teams'.
+	TargetFixed = "fixed"
+)
+
+// TargetGapPoints is the rule for a ratio's target: the answer states the
+// gap between figure and target in percentage points.
+const TargetGapPoints = "points"
+
+// Target is how a metric's targets read.
+type Target struct {
+	OverDays string // TargetAdditive or TargetFixed
+	Gap      string // TargetGapPoints for a ratio; empty for a sum
+}
 
 // Settle is the rule for when a day's figures are whole: day D is whole at
 // local time At on day D+DaysAfter.
@@ -167,6 +196,9 @@ type Metric struct {
 	Basis   *Basis // nil for figures that are not counted sales
 	Sum     *Part  // set for sums
 	Ratio   *Ratio // set for ratios
+	// Target, when set, says the metric has targets in the catalogue's
+	// targets relation, and how they read.
+	Target *Target
 	// LeaveOut says how unknown values are handled: an agent-day on which
 	// any part is unknown (NULL, or its source not loaded that day) leaves
 	// every part of the metric, and is counted. The catalogue must say so
@@ -206,6 +238,10 @@ func (c *Catalog) Roster() Roster { return c.roster }
 // Loads is the nightly build's record of its runs, or nil when the
 // catalogue has no nightly source.
 func (c *Catalog) Loads() *LoadsRelation { return c.loads }
+
+// Targets is the relation of the teams' targets, or nil when the
+// catalogue has none.
+func (c *Catalog) Targets() *TargetsRelation { return c.targets }
 
 // Activity is the metric whose zero means an agent did nothing on a day
 // (no_activity), or nil when the catalogue names none.
@@ -250,6 +286,9 @@ func (c *Catalog) Relations() []string {
 	}
 	if c.loads != nil {
 		set[c.loads.Relation] = true
+	}
+	if c.targets != nil {
+		set[c.targets.Relation] = true
 	}
 	return sortedKeys(set)
 }

@@ -26,6 +26,7 @@ type rawFile struct {
 	Limits     *rawLimits             `yaml:"limits"`
 	Roster     *rawRoster             `yaml:"roster"`
 	Loads      *rawLoads              `yaml:"loads"`
+	Targets    *rawTargets            `yaml:"targets"`
 	Activity   *ref                   `yaml:"activity"`
 	Sources    map[string]*rawSource  `yaml:"sources"`
 	Bases      map[string]*rawBasis   `yaml:"bases"`
@@ -91,6 +92,19 @@ type rawLoads struct {
 	Finished ref `yaml:"finished,required"`
 }
 
+type rawTargets struct {
+	At          Pos
+	Relation    ref `yaml:"relation,required"`
+	Team        ref `yaml:"team,required"`
+	Metric      ref `yaml:"metric,required"`
+	PeriodKind  ref `yaml:"period_kind,required"`
+	PeriodStart ref `yaml:"period_start,required"`
+	Value       ref `yaml:"value,required"`
+	SetBy       ref `yaml:"set_by,required"`
+	SetAt       ref `yaml:"set_at,required"`
+	Reason      ref `yaml:"reason,required"`
+}
+
 type rawSource struct {
 	At          Pos
 	Relation    ref        `yaml:"relation,required"`
@@ -142,14 +156,21 @@ func (c *rawConcept) decodeNode(d *decoder, n *yaml.Node, at Pos) {
 
 type rawMetric struct {
 	At      Pos
-	Label   string    `yaml:"label,required"`
-	Unit    ref       `yaml:"unit,required"`
-	Concept ref       `yaml:"concept,required"`
-	Source  ref       `yaml:"source"`
-	Basis   ref       `yaml:"basis"`
-	Sum     *ref      `yaml:"sum"`
-	Ratio   *rawRatio `yaml:"ratio"`
-	Nulls   ref       `yaml:"nulls"`
+	Label   string     `yaml:"label,required"`
+	Unit    ref        `yaml:"unit,required"`
+	Concept ref        `yaml:"concept,required"`
+	Source  ref        `yaml:"source"`
+	Basis   ref        `yaml:"basis"`
+	Sum     *ref       `yaml:"sum"`
+	Ratio   *rawRatio  `yaml:"ratio"`
+	Nulls   ref        `yaml:"nulls"`
+	Target  *rawTarget `yaml:"target"`
+}
+
+type rawTarget struct {
+	At       Pos
+	OverDays ref `yaml:"over_days,required"`
+	Gap      ref `yaml:"gap"`
 }
 
 type rawRatio struct {
@@ -286,6 +307,7 @@ func merge(files []*rawFile, errs *errorList) *rawFile {
 		setOnce(&out.Limits, f.Limits, "limits", errs)
 		setOnce(&out.Roster, f.Roster, "roster", errs)
 		setOnce(&out.Loads, f.Loads, "loads", errs)
+		setOnce(&out.Targets, f.Targets, "targets", errs)
 		setOnce(&out.Activity, f.Activity, "activity", errs)
 		mergeMap(&out.Sources, f.Sources, "source", errs)
 		mergeMap(&out.Bases, f.Bases, "basis", errs)
@@ -302,6 +324,7 @@ func (r *ref) pos() Pos        { return r.At }
 func (l *rawLimits) pos() Pos  { return l.At }
 func (r *rawRoster) pos() Pos  { return r.At }
 func (l *rawLoads) pos() Pos   { return l.At }
+func (t *rawTargets) pos() Pos { return t.At }
 func (s *rawSource) pos() Pos  { return s.At }
 func (b *rawBasis) pos() Pos   { return b.At }
 func (c *rawConcept) pos() Pos { return c.At }

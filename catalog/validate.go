@@ -47,6 +47,7 @@ func build(raw *rawFile, errs *errorList) *Catalog {
 	b.settings()
 	b.roster()
 	b.loads()
+	b.targets()
 	b.bases()
 	b.sources()
 	b.concepts()
@@ -140,6 +141,48 @@ func (b *builder) loads() {
 		return
 	}
 	b.cat.loads = &LoadsRelation{b.relation(l.Relation), b.column(l.Source), b.column(l.Day), b.column(l.Finished)}
+}
+
+func (b *builder) targets() {
+	t := b.raw.Targets
+	if t == nil {
+		return
+	}
+	b.cat.targets = &TargetsRelation{b.relation(t.Relation), b.column(t.Team), b.column(t.Metric), b.column(t.PeriodKind),
+		b.column(t.PeriodStart), b.column(t.Value), b.column(t.SetBy), b.column(t.SetAt), b.column(t.Reason)}
+}
+
+// target checks a metric's target rule: targets need the catalogue's
+// targets relation; a count's may spread over days, a ratio's never does
+// and must say how its gap reads, since a ratio's target is no sum.
+func (b *builder) target(m *Metric, r *rawMetric) {
+	t := r.Target
+	if t == nil {
+		return
+	}
+	m.Target = &Target{OverDays: t.OverDays.Value, Gap: t.Gap.Value}
+	if b.raw.Targets == nil {
+		b.errs.add(t.At, "add a targets: section naming the relation of the teams' targets (relation, team, metric, period_kind, "+
+			"period_start, value, set_by, set_at, reason)", "metric %q has a target but the catalogue names no targets relation", m.ID)
+	}
+	switch t.OverDays.Value {
+	case TargetAdditive, TargetFixed:
+	default:
+		b.errs.add(t.OverDays.At, oneOf([]string{TargetAdditive, TargetFixed}), "unknown over_days rule %q", t.OverDays.Value)
+	}
+	isRatio := r.Ratio != nil
+	switch {
+	case isRatio && t.OverDays.Value == TargetAdditive:
+		b.errs.add(t.OverDays.At, "a ratio's target holds as it is on any part of its period: write over_days: fixed",
+			"the target of ratio %q cannot be spread over days", m.ID)
+	case isRatio && t.Gap.Value == "":
+		b.errs.add(t.At, "add gap: points (the answer states the gap between figure and target in percentage points)",
+			"the target of ratio %q has no rule for its gap", m.ID)
+	case isRatio && t.Gap.Value != TargetGapPoints:
+		b.errs.add(t.Gap.At, "the one rule is gap: points", "unknown gap rule %q", t.Gap.Value)
+	case !isRatio && t.Gap.Value != "":
+		b.errs.add(t.Gap.At, "a sum's attainment is the figure over its target; leave gap: out", "gap: is for ratios, and %q is a sum", m.ID)
+	}
 }
 
 func (b *builder) relation(r ref) string {
@@ -278,6 +321,7 @@ func (b *builder) metrics() {
 		b.shape(m, r)
 		b.basis(m, r)
 		b.nulls(m, r)
+		b.target(m, r)
 		b.cat.metrics[id] = m
 	}
 }

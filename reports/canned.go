@@ -68,6 +68,9 @@ type section struct {
 	id, title string
 	plan      *Plan
 	sort      *SortArg
+	// previous, when set, is the plan of the weeks before: each week row
+	// is set beside the week before it, and the total beside theirs.
+	previous *Plan
 }
 
 // sections runs every section's plan, in one snapshot and one round trip,
@@ -77,19 +80,30 @@ func (k *canned) sections(ctx context.Context, specs []section) *Answer {
 	for i, sp := range specs {
 		plans[i] = sp.plan
 	}
+	for _, sp := range specs {
+		if sp.previous != nil {
+			plans = append(plans, sp.previous)
+		}
+	}
 	results, err := k.e.store.Run(ctx, plans...)
 	if err != nil {
 		return k.e.fault(k.c, err)
 	}
+	next := len(specs)
 	for i, sp := range specs {
-		k.add(sp, results[i])
+		var cmp *comparison
+		if sp.previous != nil {
+			cmp = &comparison{plan: sp.previous, res: results[next], weekBefore: true}
+			next++
+		}
+		k.add(sp, results[i], cmp)
 	}
 	return nil
 }
 
-func (k *canned) add(sp section, res *Result) {
+func (k *canned) add(sp section, res *Result, cmp *comparison) {
 	plan := sp.plan
-	t := k.e.table(plan, res, k.dir, k.c.now, k.gv, sp.sort, 0, plan.Metrics)
+	t := k.e.table(plan, res, cmp, false, k.dir, k.c.now, k.gv, sp.sort, 0, plan.Metrics)
 	s := &Section{ID: sp.id, Title: sp.title, Columns: t.columns, Rows: t.rows, Truncated: t.truncated}
 	if sp.sort != nil {
 		s.Columns = append([]string{"rank"}, s.Columns...)
@@ -109,7 +123,11 @@ func (k *canned) add(sp section, res *Result) {
 		if sp.sort != nil {
 			keys = append([]any{nil}, keys...)
 		}
-		s.Total = append(keys, rowFor("", totalOf(t.kept, len(plan.Parts())), plan.Metrics, k.dir, plan.Period)...)
+		if cmp != nil {
+			s.Total = append(keys, comparedCells(totalOf(t.kept, len(plan.Parts())), totalOf(t.before, len(plan.Parts())), plan.Metrics)...)
+		} else {
+			s.Total = append(keys, rowFor("", totalOf(t.kept, len(plan.Parts())), plan.Metrics, k.dir, plan.Period)...)
+		}
 	}
 	k.ans.Sections = append(k.ans.Sections, s)
 	k.gv.stand(countingNotes(plan.Scope, plan.GroupBy, plan.Metrics)...)
@@ -214,7 +232,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *Answer {
 	a, r := c.arguments(raw)
 	if r == nil {
-		r = a.only(argWho, "weeks", argCompact, argKnownDefinitions)
+		r = a.only(argWho, "weeks", argCompact, argKnownDefinitions, argCompareTo)
 	}
 	var who WhoArg
 	if r == nil {
@@ -223,6 +241,10 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	weeks := defaultWeeks
 	if r == nil && a.has("weeks") {
 		weeks, r = a.whole("weeks", 1, maxWeeks)
+	}
+	var compareTo string
+	if r == nil {
+		compareTo, r = a.choice(argCompareTo, []string{ComparePreviousPeriod})
 	}
 	compact, known, r := cannedArgs(a, r)
 	if r != nil {
@@ -254,6 +276,20 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	if stop != nil {
 		return stop
 	}
+	// Against the week before: the weeks before the first are read too.
+	before := Period{Start: p.Start.AddDate(0, 0, -7*weeks), End: p.Start.AddDate(0, 0, -1)}
+	if compareTo != "" {
+		var shown []*catalog.Metric
+		for _, rep := range e.cat.Reports() {
+			shown = append(shown, rep.Defaults...)
+		}
+		if r := e.previousBeforeData(shown, before, k.cov, c.now); r != nil {
+			return c.refuse(r)
+		}
+		info := periodInfo(before, e.cat.Zone())
+		k.ans.PreviousPeriod = &info
+		k.ans.Request.CompareTo = compareTo
+	}
 	scope, _, _ := k.dir.resolveWho(who)
 	k.ans.Request.Weeks = weeks
 	if shifted != "" {
@@ -263,7 +299,11 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	for _, rep := range e.cat.Reports() {
 		plan := &Plan{Catalog: e.cat, Metrics: rep.Defaults, Scope: scope, Period: p, Today: today(c.now, e.cat.Zone()),
 			GroupBy: catalog.GroupWeek, Limit: e.cat.Limits().MaxRows + 1}
-		specs = append(specs, section{id: rep.ID, title: rep.Title, plan: plan})
+		sp := section{id: rep.ID, title: rep.Title, plan: plan}
+		if compareTo != "" {
+			sp.previous = plan.over(before)
+		}
+		specs = append(specs, sp)
 	}
 	if stop := k.sections(ctx, specs); stop != nil {
 		return stop
@@ -369,7 +409,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	k.ans.Request.Sort = &SortEcho{Metric: sort.Metric, Direction: sort.Direction}
 	plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: Scope{Kind: ScopeFloor, Name: "the floor"}, Period: p,
 		Today: today(c.now, e.cat.Zone()), GroupBy: catalog.GroupTeam, Ranked: true, Limit: e.cat.Limits().MaxRows + 1}
-	if stop := k.sections(ctx, []section{{"league", "Teams on the floor, ranked by " + sort.Metric, plan, sort}}); stop != nil {
+	if stop := k.sections(ctx, []section{{id: "league", title: "Teams on the floor, ranked by " + sort.Metric, plan: plan, sort: sort}}); stop != nil {
 		return stop
 	}
 	return k.finish(catalog.NoteLeague)

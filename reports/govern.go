@@ -32,6 +32,10 @@ const (
 	WarnTies           = "ties"            // rows tied at a top_n cut are kept
 	WarnTieCut         = "tie_cut"         // the row cap splits a tie
 	WarnWeeksShifted   = "weeks_shifted"   // team_weeks ends a week earlier
+	WarnUnlikePeriods  = "unlike_periods"  // compared periods differ in calendar or working days
+	WarnNoTarget       = "no_target"       // a team, or the floor, has no target
+	WarnProrated       = "prorated"        // targets pro-rated to a part of their period
+	WarnTargets        = "targets"         // who set the targets used, when and why
 )
 
 // note is a warning with its kind.

@@ -40,6 +40,11 @@ func weekOf(day time.Time, start time.Weekday) time.Time {
 	return day.AddDate(0, 0, -back)
 }
 
+// quarterOf returns the first day of the calendar quarter holding day.
+func quarterOf(day time.Time) time.Time {
+	return time.Date(day.Year(), (day.Month()-1)/3*3+1, 1, 0, 0, 0, 0, time.UTC)
+}
+
 // parseDate parses a YYYY-MM-DD date; the decoder has checked the shape.
 func parseDate(s string) (time.Time, bool) {
 	d, err := time.Parse(time.DateOnly, s)
@@ -96,7 +101,9 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog) (Period, 
 }
 
 // namedPeriod resolves a named period on day t. "last_7_days" and
-// "last_28_days" are whole days ending yesterday, so they compare cleanly.
+// "last_28_days" are whole days ending yesterday, so they compare cleanly;
+// "week_to_date", "month_to_date" and "quarter_to_date" run from the first
+// day of the week, month or calendar quarter through today.
 func namedPeriod(name string, t time.Time, weekStart time.Weekday) Period {
 	p := Period{Named: name}
 	month := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
@@ -106,13 +113,15 @@ func namedPeriod(name string, t time.Time, weekStart time.Weekday) Period {
 	case "yesterday":
 		p.Start = t.AddDate(0, 0, -1)
 		p.End = p.Start
-	case "this_week":
+	case "this_week", "week_to_date":
 		p.Start, p.End = weekOf(t, weekStart), t
 	case "last_week":
 		p.Start = weekOf(t, weekStart).AddDate(0, 0, -7)
 		p.End = p.Start.AddDate(0, 0, 6)
 	case "this_month", "month_to_date":
 		p.Start, p.End = month, t
+	case "quarter_to_date":
+		p.Start, p.End = quarterOf(t), t
 	case "last_month":
 		p.Start = month.AddDate(0, -1, 0)
 		p.End = month.AddDate(0, 0, -1)

@@ -23,6 +23,13 @@ type Plan struct {
 	Limit  int
 }
 
+// over is the same plan over another period.
+func (p *Plan) over(period Period) *Plan {
+	q := *p
+	q.Period = period
+	return &q
+}
+
 // Parts returns the summed parts of every metric, in order: the columns a
 // store returns for each row.
 func (p *Plan) Parts() []catalog.Part {

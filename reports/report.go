@@ -22,6 +22,12 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if r == nil {
 		r = ranksGroups(req, rep)
 	}
+	if r == nil {
+		r = comparable(req, rep)
+	}
+	if r == nil {
+		r = cumulates(req)
+	}
 	if r != nil {
 		return c.refuse(r)
 	}
@@ -66,6 +72,28 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 			return c.refuse(r)
 		}
 	}
+	var previous Period
+	var tg *targeted
+	switch req.CompareTo {
+	case CompareTarget:
+		if r := e.targetable(scope, req.GroupBy, metrics); r != nil {
+			return c.refuse(r)
+		}
+		ts, ok := targetPeriodOf(period, today(c.now, e.cat.Zone()), e.cat.WeekStart())
+		if !ok {
+			return c.refuse(invalid(argPeriod, "is not a period targets are set for: a whole week or calendar month, or one from its first day "+
+				"through today; for example one of these named periods", targetPeriods...))
+		}
+		tg = &targeted{dir: dir, ts: ts, p: period}
+	case ComparePreviousPeriod:
+		if r := e.unfinished(metrics, period, cov, c.now, "a comparison with the previous period (compare_to)"); r != nil {
+			return c.refuse(r)
+		}
+		previous = previousPeriod(period)
+		if r := e.previousBeforeData(metrics, previous, cov, c.now); r != nil {
+			return c.refuse(r)
+		}
+	}
 	plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: period, Today: today(c.now, e.cat.Zone()),
 		GroupBy: req.GroupBy, Ranked: req.Sort != nil, Limit: e.cat.Limits().MaxRows + 1}
 	activity := e.cat.Activity()
@@ -74,13 +102,23 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	} else {
 		plan.Metrics = append(slices.Clip(metrics), activity)
 	}
-	results, err := e.store.Run(ctx, plan)
+	plans := []*Plan{plan}
+	if req.CompareTo == ComparePreviousPeriod {
+		plans = append(plans, plan.over(previous))
+		if a := e.cat.Activity(); a != nil {
+			// The days anyone in scope was active, in each period.
+			days := &Plan{Catalog: e.cat, Metrics: []*catalog.Metric{a}, Scope: scope, Period: period, Today: plan.Today,
+				GroupBy: catalog.GroupDay, Limit: e.cat.Limits().MaxDays + 1}
+			plans = append(plans, days, days.over(previous))
+		}
+	}
+	results, err := e.store.Run(ctx, plans...)
 	if err != nil {
 		return e.fault(c, err)
 	}
 	ans := &ReportAnswer{RequestID: c.id, Rows: [][]any{}}
 	ans.Request = Echo{Tool: c.tool, Who: whoEcho(plan.Scope, dir), GroupBy: plan.GroupBy, TopN: req.TopN,
-		Compact: req.Compact, CompareCounts: req.CompareCounts, Metrics: metricIDs(metrics)}
+		Compact: req.Compact, CompareCounts: req.CompareCounts, CompareTo: req.CompareTo, Cumulative: req.Cumulative, Metrics: metricIDs(metrics)}
 	if req.Sort != nil {
 		ans.Request.Sort = &SortEcho{Metric: req.Sort.Metric, Direction: req.Sort.Direction}
 	}
@@ -88,7 +126,33 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	for _, n := range live {
 		gv.warn(WarnLiveInstead, n)
 	}
-	t := e.table(plan, results[0], dir, c.now, gv, req.Sort, req.TopN, metrics)
+	var cmp *comparison
+	if req.CompareTo == ComparePreviousPeriod {
+		cmp = &comparison{plan: plans[1], res: results[1]}
+		info := periodInfo(previous, e.cat.Zone())
+		ans.PreviousPeriod = &info
+		if len(results) == 4 {
+			if n := unlikePeriods(period, previous, workingDays(results[2]), workingDays(results[3])); n != "" {
+				gv.warn(WarnUnlikePeriods, n)
+			}
+		}
+	}
+	t := e.table(plan, results[0], cmp, req.Cumulative, dir, c.now, gv, req.Sort, req.TopN, metrics)
+	if tg != nil {
+		t.columns = append(keyColumns(plan.GroupBy), targetColumns(metrics)...)
+		for i, r := range t.kept {
+			teams := []string{r.Key}
+			switch {
+			case plan.GroupBy != "":
+			case scope.Kind == ScopeTeam:
+				teams = []string{scope.Key}
+			default:
+				teams = dir.floorTeams(period)
+			}
+			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, period), tg.beside(r, metrics, teams)...)
+		}
+		tg.notes(gv, metrics)
+	}
 	ans.Columns, ans.Rows, ans.Truncated = t.columns, t.rows, t.truncated
 	if activity != nil {
 		ans.Columns = append(ans.Columns, "no_activity")
@@ -125,6 +189,7 @@ type shownTable struct {
 	columns   []string
 	rows      [][]any
 	kept      []Row // the groups shown, with their figures
+	before    []Row // the compared period's groups, with their figures
 	truncated bool
 }
 
@@ -132,8 +197,32 @@ type shownTable struct {
 // plan's metrics but for any it reads only for a column of its own), and
 // adds to gv what they need: definitions, freshness, and the notes on cut
 // rows, ties, cut weeks and agents counted on only some days.
-func (e *Engine) table(plan *Plan, res *Result, dir *Directory, now time.Time, gv *governor, sort *SortArg, topN int, metrics []*catalog.Metric) shownTable {
-	rows := fill(plan, res, dir, res.Coverage, now)
+//
+// With a comparison, each row sets the group's figures beside the compared
+// period's, and the groups shown are those of either period.
+//
+// Cumulative rows hold running totals of metrics, day by day.
+func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool, dir *Directory, now time.Time, gv *governor, sort *SortArg, topN int,
+	metrics []*catalog.Metric) shownTable {
+	var extra []string
+	var before []Row
+	previous := map[string]Row{}
+	if cmp != nil {
+		extra = groupKeys(cmp.plan, cmp.res, dir)
+		before = fill(cmp.plan, cmp.res, dir, cmp.res.Coverage, now, groupKeys(plan, res, dir))
+		for _, r := range before {
+			previous[r.Key] = r
+		}
+	}
+	rows := fill(plan, res, dir, res.Coverage, now, extra)
+	if cmp != nil && cmp.weekBefore {
+		for _, r := range rows {
+			previous[r.Key] = r
+		}
+	}
+	if cumulative {
+		runningTotals(rows, len((&Plan{Metrics: metrics}).Parts()))
+	}
 	if sort != nil {
 		rank(rows, plan.Metrics, sort)
 	}
@@ -143,15 +232,25 @@ func (e *Engine) table(plan *Plan, res *Result, dir *Directory, now time.Time, g
 		n = topN
 	}
 	kept, tied, split := cutRows(rows, plan.Metrics, sort, n, max)
-	t := shownTable{columns: columnsFor(plan.GroupBy, metrics), rows: make([][]any, len(kept)), kept: kept,
+	t := shownTable{columns: columnsFor(plan.GroupBy, metrics), rows: make([][]any, len(kept)), kept: kept, before: before,
 		truncated: topN == 0 && len(rows) > max || split}
+	if cmp != nil {
+		t.columns = append(keyColumns(plan.GroupBy), comparedColumns(metrics)...)
+	}
 	for i, r := range kept {
+		if cmp != nil {
+			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, plan.Period), comparedCells(r, previous[cmp.previousKey(r.Key)], metrics)...)
+			continue
+		}
 		t.rows[i] = rowFor(plan.GroupBy, r, metrics, dir, plan.Period)
 	}
 	leftOut := map[string]int64{}
 	for j, m := range plan.Metrics {
 		if j < len(res.LeftOut) {
 			leftOut[m.ID] = res.LeftOut[j]
+		}
+		if cmp != nil && j < len(cmp.res.LeftOut) {
+			leftOut[m.ID] += cmp.res.LeftOut[j]
 		}
 	}
 	gv.describe(metrics, res.Coverage, leftOut)
@@ -183,7 +282,33 @@ func (e *Engine) table(plan *Plan, res *Result, dir *Directory, now time.Time, g
 		gv.warn(WarnPresence, "Counted on only some days of the period, or with a change of team: "+strings.Join(who, ", ")+
 			". Days outside their time here have no figures for them.")
 	}
+	if cmp != nil {
+		p := cmp.plan.Period
+		if who := dir.presence(plan.Scope, p, agents, dir.stints(plan.Scope, p)); len(who) > 0 {
+			gv.warn(WarnPresence, "In the previous period, counted on only some days, or with a change of team: "+strings.Join(who, ", ")+
+				". Each day counts for the team of that day.")
+		}
+	}
 	return t
+}
+
+// comparison is the plan of the period a table's figures are set beside,
+// and its rows. Rows are set beside the compared period's row of the same
+// group, or, with weekBefore, week rows beside the week before, from either
+// period.
+type comparison struct {
+	plan       *Plan
+	res        *Result
+	weekBefore bool
+}
+
+// previousKey is the key of the row a row of key is set beside.
+func (c *comparison) previousKey(key string) string {
+	if !c.weekBefore {
+		return key
+	}
+	w, _ := parseDate(key)
+	return w.AddDate(0, 0, -7).Format(time.DateOnly)
 }
 
 // beforeData refuses a period that ends before the first day of data of

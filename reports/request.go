@@ -27,6 +27,8 @@ type Request struct {
 	Sort             *SortArg
 	Compact          bool
 	CompareCounts    bool
+	CompareTo        string // empty: no comparison; else ComparePreviousPeriod
+	Cumulative       bool   // running totals by day
 	KnownDefinitions string
 }
 
@@ -65,7 +67,16 @@ const (
 	argCompact          = "compact"
 	argCompareCounts    = "compare_counts"
 	argKnownDefinitions = "known_definitions"
+	argCompareTo        = "compare_to"
+	argCumulative       = "cumulative"
 )
+
+// ComparePreviousPeriod is compare_to's one choice: the period of the same
+// length just before the one asked for (see previousPeriod).
+const ComparePreviousPeriod = "previous_period"
+
+// compareChoices are compare_to's choices on the report tools.
+var compareChoices = []string{ComparePreviousPeriod, CompareTarget}
 
 var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
@@ -247,7 +258,7 @@ const (
 // NamedPeriods lists the named periods, in the order the schema offers them.
 var NamedPeriods = []string{
 	"today", "yesterday", "this_week", "last_week", "this_month", "last_month",
-	"last_7_days", "last_28_days", "month_to_date",
+	"last_7_days", "last_28_days", "week_to_date", "month_to_date", "quarter_to_date",
 }
 
 // decodeWho reads the who argument.
@@ -335,7 +346,7 @@ func decodeReport(rep *catalog.Report, raw json.RawMessage, compareCounts bool) 
 
 // decodeReportArgs reads the decoded arguments of a report tool over rep.
 func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool) (*Request, *Refusal) {
-	allowed := []string{argWho, argPeriod, argMetrics, argGroupBy, argTopN, argSort, argCompact, argKnownDefinitions}
+	allowed := []string{argWho, argPeriod, argMetrics, argGroupBy, argTopN, argSort, argCompact, argKnownDefinitions, argCompareTo, argCumulative}
 	if compareCounts {
 		allowed = append(allowed, argCompareCounts)
 	}
@@ -353,6 +364,8 @@ func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool) (*Reques
 		func() (r *Refusal) { req.Compact, r = a.flag(argCompact); return },
 		func() (r *Refusal) { req.CompareCounts, r = a.flag(argCompareCounts); return },
 		func() (r *Refusal) { req.KnownDefinitions, _, r = a.text(argKnownDefinitions, maxVersionLen); return },
+		func() (r *Refusal) { req.CompareTo, r = a.choice(argCompareTo, compareChoices); return },
+		func() (r *Refusal) { req.Cumulative, r = a.flag(argCumulative); return },
 	}
 	for _, step := range steps {
 		if r := step(); r != nil {

@@ -44,10 +44,12 @@ type Section struct {
 // each figure means, how far its data runs, whether it is partial, and the
 // notes to pass on.
 type Governed struct {
-	Metrics     map[string]*MetricInfo `json:"metrics"`
-	Period      PeriodInfo             `json:"period"`
-	DataThrough map[string]DataThrough `json:"data_through"`
-	Notes       []string               `json:"notes"`
+	Metrics map[string]*MetricInfo `json:"metrics"`
+	Period  PeriodInfo             `json:"period"`
+	// PreviousPeriod is the period compare_to set the figures beside.
+	PreviousPeriod *PeriodInfo            `json:"previous_period,omitempty"`
+	DataThrough    map[string]DataThrough `json:"data_through"`
+	Notes          []string               `json:"notes"`
 	// NoteRefs name the standing notes a caller holding this catalogue's
 	// texts (known_definitions) already has, as ID@catalog_version, in
 	// place of their text (metric_definitions has every one).
@@ -95,6 +97,8 @@ type Echo struct {
 	Sort          *SortEcho `json:"sort,omitempty"`
 	Compact       bool      `json:"compact,omitempty"`
 	CompareCounts bool      `json:"compare_counts,omitempty"`
+	CompareTo     string    `json:"compare_to,omitempty"`
+	Cumulative    bool      `json:"cumulative,omitempty"`
 }
 
 // WhoEcho is a resolved who: names come from the directory, never from the
@@ -146,17 +150,7 @@ func whoEcho(s Scope, dir *Directory) *WhoEcho {
 // and agents, its count of the period's days for weeks), then each metric,
 // each ratio followed by its summed numerator and denominator.
 func columnsFor(groupBy string, metrics []*catalog.Metric) []string {
-	var cols []string
-	switch groupBy {
-	case catalog.GroupTeam:
-		cols = []string{"team", "team_name"}
-	case catalog.GroupAgent:
-		cols = []string{"agent", "agent_name"}
-	case catalog.GroupDay:
-		cols = []string{groupBy}
-	case catalog.GroupWeek:
-		cols = []string{groupBy, "days"}
-	}
+	cols := keyColumns(groupBy)
 	for _, m := range metrics {
 		cols = append(cols, m.ID)
 		if m.IsRatio() {
@@ -166,33 +160,57 @@ func columnsFor(groupBy string, metrics []*catalog.Metric) []string {
 	return cols
 }
 
+// keyColumns names the columns that say which group a row is.
+func keyColumns(groupBy string) []string {
+	switch groupBy {
+	case catalog.GroupTeam:
+		return []string{"team", "team_name"}
+	case catalog.GroupAgent:
+		return []string{"agent", "agent_name"}
+	case catalog.GroupDay:
+		return []string{groupBy}
+	case catalog.GroupWeek:
+		return []string{groupBy, "days"}
+	}
+	return nil
+}
+
 // rowFor renders one result row of a period under columnsFor's columns.
 func rowFor(groupBy string, r Row, metrics []*catalog.Metric, dir *Directory, p Period) []any {
-	var out []any
+	out := keyCells(groupBy, r, dir, p)
+	i := 0
+	for _, m := range metrics {
+		n := len(m.Parts())
+		out = append(out, cellsOf(m, r.Sums[i:i+n])...)
+		i += n
+	}
+	return out
+}
+
+// keyCells renders the cells under keyColumns.
+func keyCells(groupBy string, r Row, dir *Directory, p Period) []any {
 	switch groupBy {
 	case catalog.GroupTeam:
 		t, _ := dir.team(r.Key)
-		out = append(out, r.Key, nullable(t.Name))
+		return []any{r.Key, nullable(t.Name)}
 	case catalog.GroupAgent:
 		a, _ := dir.agent(r.Key)
-		out = append(out, r.Key, nullable(a.Name))
+		return []any{r.Key, nullable(a.Name)}
 	case catalog.GroupDay:
-		out = append(out, r.Key)
+		return []any{r.Key}
 	case catalog.GroupWeek:
-		out = append(out, r.Key, weekDays(r.Key, p))
+		return []any{r.Key, weekDays(r.Key, p)}
 	}
-	i := 0
-	for _, m := range metrics {
-		if m.IsRatio() {
-			num, den := r.Sums[i], r.Sums[i+1]
-			out = append(out, ratio(m.Unit, num, den), part(num), part(den))
-			i += 2
-			continue
-		}
-		out = append(out, figure(m.Unit, r.Sums[i]))
-		i++
+	return nil
+}
+
+// cellsOf renders one metric's summed parts: a figure, or a ratio and its
+// parts.
+func cellsOf(m *catalog.Metric, sums []*float64) []any {
+	if m.IsRatio() {
+		return []any{ratio(m.Unit, sums[0], sums[1]), part(sums[0]), part(sums[1])}
 	}
-	return out
+	return []any{figure(m.Unit, sums[0])}
 }
 
 func nullable(s string) any {

@@ -15,19 +15,32 @@ import (
 // loaded (no activity) and left null where they were not (no data), ranked
 // when asked, and cut without splitting a tie silently.
 
+// groupKeys lists, for groupings by team or agent, the groups a plan's
+// answer shows: every group in scope, and every group with rows.
+func groupKeys(plan *Plan, res *Result, dir *Directory) []string {
+	if plan.GroupBy != catalog.GroupTeam && plan.GroupBy != catalog.GroupAgent {
+		return nil
+	}
+	keys := dir.groupsInScope(plan.Scope, plan.GroupBy, plan.Period, dir.stints(plan.Scope, plan.Period))
+	for _, r := range res.Rows {
+		keys = append(keys, r.Key)
+	}
+	return keys
+}
+
 // fill returns the plan's groups with their figures: the store's rows and,
-// for groupings by team or agent, every group in scope that had none.
-func fill(plan *Plan, res *Result, dir *Directory, cov map[string]Coverage, now time.Time) []Row {
+// for groupings by team or agent, every group in scope that had none, and
+// the groups extra names (those of the period it is compared with).
+func fill(plan *Plan, res *Result, dir *Directory, cov map[string]Coverage, now time.Time, extra []string) []Row {
 	zone := plan.Catalog.Zone()
 	stints := dir.stints(plan.Scope, plan.Period)
 	rows := res.Rows
 	if plan.GroupBy == catalog.GroupTeam || plan.GroupBy == catalog.GroupAgent {
 		byKey := map[string]Row{}
-		keys := dir.groupsInScope(plan.Scope, plan.GroupBy, plan.Period, stints)
 		for _, r := range res.Rows {
 			byKey[r.Key] = r
-			keys = append(keys, r.Key)
 		}
+		keys := append(groupKeys(plan, res, dir), extra...)
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
 		if !plan.Ranked && len(keys) > plan.Limit {

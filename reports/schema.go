@@ -107,6 +107,13 @@ func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 		argSort:             sortSchema(ids),
 		argCompact:          compactSchema,
 		argKnownDefinitions: knownSchema,
+		argCompareTo: enum("previous_period: each figure beside the previous period's and the change (points for shares), each ratio "+
+			"from its own summed parts: the period of the same length just before (the week before a week, the month before a month, the "+
+			"same days of the previous month for month_to_date); both periods must be final; group by team or agent, or not at all. "+
+			"target: each figure with a target beside the team's (or the floor's) target for the week or month and the attainment "+
+			"(figure over target; for a rate the gap in points); for a team or the floor, by team or not grouped", compareChoices),
+		argCumulative: schema{"type": "boolean", "description": "with group_by day, each day's row holds the running total from the period's " +
+			"first day; a ratio is its running numerator over its running denominator"},
 	}
 	if len(countedSums(rep)) > 1 {
 		props[argCompareCounts] = schema{"type": "boolean", "description": joinIDs(countedSums(rep)) + " side by side, one per basis"}
@@ -146,7 +153,7 @@ var (
 		"who":  object(schema{"kind": text, "key": text, "name": text, "team": text}, "kind", "name"),
 		"day":  text, "weeks": whole, "metrics": texts, "group_by": text, "top_n": whole,
 		"sort":    object(schema{"metric": text, "direction": text}, "metric", "direction"),
-		"compact": flag, "compare_counts": flag,
+		"compact": flag, "compare_counts": flag, "compare_to": text, "cumulative": flag,
 	}, "tool")
 )
 
@@ -174,14 +181,18 @@ func answerOf(props schema, required []string, withCandidates bool) schema {
 	return schema{"type": "object", "anyOf": shapes}
 }
 
+func periodInfoSchema() schema {
+	return object(schema{"start": text, "end": text, "days": whole, "time_zone": text, "named": text}, "start", "end", "days", "time_zone")
+}
+
 // governed is what every answer with figures carries beside them.
 func governed(props schema) (schema, []string) {
 	props["metrics"] = schema{"type": "object", "additionalProperties": object(schema{
 		"label": text, "unit": schema{"type": "string", "enum": catalog.Units}, "definition": text, "definition_ref": text,
 		"formula": text, "source": text, "sales_basis": text, "data_through": dataThroughSchema, "left_out": whole, "partial": flag,
 	}, "label", "unit", "data_through")}
-	props["period"] = object(schema{"start": text, "end": text, "days": whole, "time_zone": text, "named": text},
-		"start", "end", "days", "time_zone")
+	props["period"] = periodInfoSchema()
+	props["previous_period"] = periodInfoSchema()
 	props["data_through"] = schema{"type": "object", "additionalProperties": dataThroughSchema}
 	props["notes"] = texts
 	props["note_refs"] = texts

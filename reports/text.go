@@ -100,6 +100,12 @@ func (t *textWriter) report(a *ReportAnswer) {
 	if a.Request.CompareCounts {
 		head += ", one count per basis side by side"
 	}
+	if a.Request.Cumulative {
+		head += ", running totals from the first day"
+	}
+	if a.Request.CompareTo == CompareTarget {
+		head += ", against " + CompareTarget
+	}
 	t.governed(head, &a.Governed, a.Request.Compact, metricOrder(&a.Governed, a.Columns))
 	t.table(a.Columns, a.Rows)
 }
@@ -109,6 +115,9 @@ func (t *textWriter) canned(a *CannedAnswer) {
 	switch {
 	case a.Request.Weeks > 0:
 		head += fmt.Sprintf(", %d weeks", a.Request.Weeks)
+		if a.Request.CompareTo != "" {
+			head += ", each beside the week before"
+		}
 	case a.Request.Sort != nil:
 		head = a.Request.Tool + " of the teams on the floor, ranked by " + a.Request.Sort.Metric + " (" + a.Request.Sort.Direction + ")"
 	}
@@ -148,6 +157,13 @@ func (t *textWriter) governed(head string, g *Governed, compact bool, order []st
 	if p.Named != "" {
 		about = append(about, p.Named)
 	}
+	var against string
+	if q := g.PreviousPeriod; q != nil {
+		against = ", against " + ComparePreviousPeriod + " " + q.Start
+		if q.End != q.Start {
+			against += ".." + q.End
+		}
+	}
 	byRef := len(g.NoteRefs) > 0 || slices.ContainsFunc(order, func(id string) bool { return g.Metrics[id].DefinitionRef != "" })
 	switch {
 	case byRef:
@@ -161,13 +177,13 @@ func (t *textWriter) governed(head string, g *Governed, compact bool, order []st
 			}
 			notes = ", notes " + strings.Join(ids, ", ")
 		}
-		t.linef("%s, %s%s; by reference to catalog_version %s: definitions, time zone%s.", head, period, parenthesized(about),
+		t.linef("%s, %s%s%s; by reference to catalog_version %s: definitions, time zone%s.", head, period, parenthesized(about), against,
 			g.CatalogVersion, notes)
 	case compact:
-		t.linef("%s, %s%s; catalog_version %s; compact: definitions and standing notes left out.", head, period,
-			parenthesized(append(about, p.TimeZone)), g.CatalogVersion)
+		t.linef("%s, %s%s%s; catalog_version %s; compact: definitions and standing notes left out.", head, period,
+			parenthesized(append(about, p.TimeZone)), against, g.CatalogVersion)
 	default:
-		t.linef("%s, %s%s; catalog_version %s.", head, period, parenthesized(append(about, p.TimeZone)), g.CatalogVersion)
+		t.linef("%s, %s%s%s; catalog_version %s.", head, period, parenthesized(append(about, p.TimeZone)), against, g.CatalogVersion)
 	}
 	if defined := slices.DeleteFunc(slices.Clone(order), func(id string) bool { return g.Metrics[id].Definition == "" }); len(defined) > 0 {
 		t.linef("Definitions:")

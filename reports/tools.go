@@ -74,8 +74,10 @@ func (e *Engine) builtins() []builtin {
 			Description: "Week by week for a team, an agent or the floor in one call: a section per report (" + reportList(cat) +
 				"), a row per whole week and the total, over the last whole weeks whose figures are all final.",
 			InputSchema: object(schema{
-				argWho:     oneOfWho(true),
-				"weeks":    schema{"type": "integer", "minimum": 1, "maximum": maxWeeks, "default": defaultWeeks},
+				argWho:  oneOfWho(true),
+				"weeks": schema{"type": "integer", "minimum": 1, "maximum": maxWeeks, "default": defaultWeeks},
+				argCompareTo: enum("set each week beside the week before it, and the total beside the weeks before; changes in points for "+
+					"shares, each ratio from its own week's summed parts", []string{ComparePreviousPeriod}),
 				argCompact: compactSchema, argKnownDefinitions: knownSchema,
 			}, argWho),
 			OutputSchema: cannedOutputSchema(),
@@ -195,7 +197,10 @@ func Instructions() string {
 - Ratios are given with their summed numerator and denominator; quote the ratio as returned (as a percentage for unit "share") and never average ratios across rows yourself.
 - If an answer lists candidates, several people or teams matched the name: ask which one is meant. Do not pick one. find_people looks people up by part of a name or an email.
 - For the usual questions use one call: team_day (a team's or the floor's day), team_weeks (week by week), league (teams ranked). Each states every definition once for all its sections.
-- A ranking or league over days that are not final is refused; use the period the refusal suggests rather than ranking partial figures.
+- To say how a period compares with the one before, pass compare_to: "previous_period" (the week before a week, the month before a month, the same days of the previous month for month_to_date): each figure comes beside its previous one (…_previous) and the change (…_change, or …_change_points for a share, in percentage points), each ratio from its own period's summed parts, and previous_period gives the previous period's dates. team_weeks takes compare_to too: each week beside the week before it. Quote the change as given; never subtract two answers or average rates yourself. When the note says the periods differ in calendar or working days, say so beside the change.
+- "Are we on target?": compare_to: "target" (for a team or the floor, by team or not grouped, over a week or a month, whole or so far) sets each figure that has targets beside its target (…_target) and the attainment (…_attainment, figure over target), or for a rate the gap in percentage points (…_target_gap_points). Targets are set by people and dated; the notes say who set each, when and why, and which a revision replaced. A null target means none is set: say so, never treat it as zero. A count's target for part of its period is its share of the days; a rate's holds as set, and the floor has none.
+- "So far" questions: the named periods week_to_date, month_to_date and quarter_to_date run from the first day of the week, month or calendar quarter through today, so their figures are partial. cumulative: true with group_by day gives each day's running total from the period's first day; a running ratio is the running numerator over the running denominator. Quote the last row for where things stand; say which days are not final.
+- A ranking, league or comparison over days that are not final is refused; use the period the refusal suggests rather than ranking or comparing partial figures.
 - An error names the argument, the rule and the valid choices: fix the call and try again.
 - compact: true leaves out definitions and standing notes and keeps the figures, each metric's stamp (basis, data_through, partial, left_out) and the warnings; use it only once this conversation has the definitions. known_definitions: pass the catalog_version of an earlier answer; definitions, the time zone and the standing notes then come by reference (metric_definitions has every text), stamps and warnings still in full.
 - In an answer's text, figures are CSV under a header row, and a ratio's cell reads ratio (numerator/denominator).`

@@ -26,6 +26,7 @@ type Directory struct {
 	Agents      []Agent
 	Memberships []Membership    // by agent, then date
 	Floor       []FloorDecision // by team, then date
+	Targets     []TargetSet     // every version of every team's targets
 
 	day         time.Time // the day settle set each agent's team as of
 	fingerprint string    // a hash of every row: equal for equal directories
@@ -35,6 +36,7 @@ type Directory struct {
 	teamAt, agentAt map[string]int
 	moves           map[string][]Membership    // by agent, in date order
 	decisions       map[string][]FloorDecision // by team, in date order
+	targets         map[targetKey][]TargetSet  // versions, in the order they were set
 	names           [][]string                 // each agent's name as tokens
 	teamNames       [][]string                 // each team's name as tokens
 }
@@ -95,7 +97,7 @@ type Scope struct {
 func (d *Directory) settle(day time.Time) {
 	d.day = day
 	h := sha256.New()
-	fmt.Fprintf(h, "%v\x00%v\x00%v\x00", d.Teams, d.Memberships, d.Floor)
+	fmt.Fprintf(h, "%v\x00%v\x00%v\x00%v\x00", d.Teams, d.Memberships, d.Floor, d.Targets)
 	for _, a := range d.Agents {
 		left := ""
 		if a.Left != nil {
@@ -116,6 +118,14 @@ func (d *Directory) settle(day time.Time) {
 	}
 	for _, f := range d.Floor {
 		d.decisions[f.Team] = append(d.decisions[f.Team], f)
+	}
+	d.targets = map[targetKey][]TargetSet{}
+	for _, t := range d.Targets {
+		k := targetKey{t.Team, t.Metric, t.Kind, t.Start.Format(time.DateOnly)}
+		d.targets[k] = append(d.targets[k], t)
+	}
+	for _, ts := range d.targets {
+		slices.SortFunc(ts, func(a, b TargetSet) int { return a.SetAt.Compare(b.SetAt) })
 	}
 	for _, ms := range d.moves {
 		slices.SortFunc(ms, func(a, b Membership) int { return a.From.Compare(b.From) })

@@ -396,6 +396,11 @@ func TestInspectorCLI(t *testing.T) {
 	}
 }
 
+func metricsJSON(ids []string) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
 // figures is a report's answer, with its rows by column.
 type figures struct {
 	Columns        []string `json:"columns"`
@@ -484,7 +489,26 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 		add(tool+" refusal top_n ungrouped", tool, `{`+floorWeek+`,"top_n":3}`)
 		add(tool+" refusal ranking today", tool, `{"who":{"floor":true},"period":{"named":"today"},"group_by":"team","top_n":2}`)
 		add(tool+" refusal before the data", tool, `{"who":{"floor":true},"period":{"day":"1900-01-01"}}`)
+		add(tool+" compare_to", tool, `{`+floorWeek+`,"compare_to":"previous_period"}`)
+		add(tool+" compare_to by team", tool, `{"who":{"floor":true},"period":{"named":"last_month"},"group_by":"team","compare_to":"previous_period","metrics":`+
+			metricsJSON(r.MetricIDs())+`}`)
+		add(tool+" compare_to by agent top_n", tool, `{"who":{"team":"hawks"},"period":{"named":"last_month"},"group_by":"agent","top_n":3,"compare_to":"previous_period"}`)
+		add(tool+" compare_to compact", tool, `{`+floorWeek+`,"group_by":"team","compact":true,"compare_to":"previous_period"}`)
+		add(tool+" compare_to known_definitions", tool, `{`+floorWeek+`,"known_definitions":"`+version+`","compare_to":"previous_period"}`)
+		add(tool+" refusal compare_to today", tool, `{"who":{"floor":true},"period":{"named":"this_week"},"compare_to":"previous_period"}`)
+		add(tool+" refusal compare_to by day", tool, `{`+floorWeek+`,"group_by":"day","compare_to":"previous_period"}`)
+		add(tool+" cumulative by day", tool, `{"who":{"team":"hawks"},"period":{"named":"month_to_date"},"group_by":"day","cumulative":true}`)
+		add(tool+" cumulative agent by day compact", tool, `{"who":{"agent":"a001"},"period":{"named":"quarter_to_date"},"group_by":"day","cumulative":true,"compact":true}`)
+		add(tool+" week_to_date", tool, `{"who":{"floor":true},"period":{"named":"week_to_date"},"group_by":"team"}`)
+		add(tool+" refusal cumulative by team", tool, `{`+floorWeek+`,"group_by":"team","cumulative":true}`)
 	}
+	add("sales target", "sales", `{"who":{"team":"falcons"},"period":{"named":"last_month"},"compare_to":"target"}`)
+	add("sales target floor by team", "sales", `{"who":{"floor":true},"period":{"named":"last_week"},"group_by":"team","compare_to":"target"}`)
+	add("sales target floor month_to_date compact", "sales", `{"who":{"floor":true},"period":{"named":"month_to_date"},"compare_to":"target","compact":true}`)
+	add("sales target known_definitions", "sales", `{"who":{"team":"kestrels"},"period":{"named":"this_week"},"compare_to":"target","known_definitions":"`+version+`"}`)
+	add("sales refusal target agent", "sales", `{"who":{"agent":"a001"},"period":{"named":"last_week"},"compare_to":"target"}`)
+	add("sales refusal target period", "sales", `{"who":{"floor":true},"period":{"named":"last_28_days"},"compare_to":"target"}`)
+	add("hours refusal target no metric", "hours", `{"who":{"floor":true},"period":{"named":"last_week"},"compare_to":"target"}`)
 	add("sales compare_counts", "sales", `{`+floorWeek+`,"compare_counts":true,"group_by":"day"}`)
 	add("sales compare_counts compact", "sales", `{`+floorWeek+`,"compare_counts":true,"compact":true}`)
 	add("sales every metric", "sales", `{`+floorWeek+`,"group_by":"team","metrics":["submitted_sales","close_rate","board_sales","approved_sales","approval_rate","sales_per_hour"]}`)
@@ -495,6 +519,10 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 		add("team_weeks "+who, "team_weeks", `{"who":`+who+`,"weeks":3,"known_definitions":"`+version+`"}`)
 	}
 	add("team_weeks agent", "team_weeks", `{"who":{"agent":"a002"}}`)
+	add("team_weeks compare_to", "team_weeks", `{"who":{"team":"hawks"},"weeks":8,"compare_to":"previous_period"}`)
+	add("team_weeks compare_to floor compact", "team_weeks", `{"who":{"floor":true},"compare_to":"previous_period","compact":true}`)
+	add("team_weeks compare_to agent known_definitions", "team_weeks", `{"who":{"agent":"Tom Becker"},"compare_to":"previous_period","known_definitions":"`+version+`"}`)
+	add("team_weeks refusal compare_to", "team_weeks", `{"who":{"team":"hawks"},"compare_to":"last_year"}`)
 	add("team_weeks compact", "team_weeks", `{"who":{"team":"ospreys"},"compact":true}`)
 	add("team_day candidates", "team_day", `{"who":{"team":"h"}}`)
 	add("team_day refusal agent", "team_day", `{"who":{"agent":"a001"}}`)

@@ -84,6 +84,19 @@ type Floor struct {
 	Board       []BoardEntry
 	Loads       []LoadRun
 	Calls       []MemberCall
+	Targets     []Target
+}
+
+// Target is a row of analytics.targets: a team's target for a metric over
+// a week or a month. A revision is another row, set later.
+type Target struct {
+	Team, Metric string
+	Kind         string // "week" or "month"
+	Start        time.Time
+	Value        float64
+	SetBy        string
+	SetAt        time.Time
+	Reason       string
 }
 
 // LoadRun is a row of metrics.load_runs: one run of the nightly build for one
@@ -247,6 +260,7 @@ func Generate(opts Options) (*Floor, error) {
 	}
 	g := &generator{opts: opts, loc: loc, now: now, floor: f, weekStart: mondayOf(today)}
 	g.teams()
+	g.targets()
 	plans := g.agents()
 	for _, p := range plans {
 		g.days(p)
@@ -313,6 +327,45 @@ func (g *generator) teams() {
 			decide(leaveAt, false, "moved to renewals outreach; no new sales")
 		case neverFloor:
 			decide(start, false, "retention and member service; not a sales team")
+		}
+	}
+}
+
+// targets sets the sales teams' targets: applications submitted each week
+// and each month, and a close rate each month, over the last sixteen weeks
+// and four months. The Kestrels, new on the floor, have none; the Harriers
+// none after they leave it; the Falcons' submitted target for last month was
+// raised in the middle of the month.
+func (g *generator) targets() {
+	f := g.floor
+	director := "Dana Whitfield (floor director)"
+	month := time.Date(f.Today.Year(), f.Today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	leaveAt := dayOf(g.weekStart, 5, 1)
+	for i, t := range f.Teams {
+		if t.Key == "kestrels" || t.Key == "retention" {
+			continue
+		}
+		set := func(metric, kind string, start time.Time, value float64, at time.Time, reason string) {
+			if start.Before(f.Start) || t.Key == "harriers" && !start.Before(leaveAt) {
+				return
+			}
+			f.Targets = append(f.Targets, Target{t.Key, metric, kind, start, value, director, at, reason})
+		}
+		weekly := float64(110 + 10*i)
+		for w := 15; w >= 0; w-- {
+			start := g.weekStart.AddDate(0, 0, -7*w)
+			at := time.Date(start.Year(), start.Month(), start.Day()-3, 17, 0, 0, 0, g.loc)
+			set("submitted_sales", "week", start, weekly, at, "weekly plan")
+		}
+		for m := 3; m >= 0; m-- {
+			start := month.AddDate(0, -m, 0)
+			at := time.Date(start.Year(), start.Month(), start.Day()-1, 17, 0, 0, 0, g.loc)
+			set("submitted_sales", "month", start, 4*weekly+20, at, "monthly plan")
+			set("close_rate", "month", start, round2(0.2+0.01*float64(i)), at, "monthly plan")
+			if m == 1 && t.Key == "falcons" {
+				raised := time.Date(start.Year(), start.Month(), 15, 11, 0, 0, 0, g.loc)
+				set("submitted_sales", "month", start, 4*weekly+80, raised, "raised mid-month after the new carrier plan launched")
+			}
 		}
 	}
 }

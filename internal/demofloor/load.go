@@ -18,7 +18,7 @@ func Load(ctx context.Context, conn *pgx.Conn, f *Floor) error {
 		if _, err := tx.Exec(ctx, `TRUNCATE analytics.dim_team, analytics.dim_agent,
 			analytics.agent_team_history, analytics.team_floor_history,
 			metrics.agent_time_daily, metrics.agent_sales_daily, metrics.agent_quality_daily,
-			live.sales_board, metrics.load_runs, crm.member_calls`); err != nil {
+			live.sales_board, metrics.load_runs, crm.member_calls, analytics.targets`); err != nil {
 			return fmt.Errorf("clear demo floor: %w", err)
 		}
 		for _, t := range f.tables() {
@@ -70,6 +70,10 @@ func (f *Floor) tables() []table {
 					finished = &r.Finished
 				}
 				return []any{r.Relation, r.Day, r.Started, finished, r.Rows}
+			})},
+		{"analytics", "targets", []string{"team_key", "metric", "period_kind", "period_start", "value", "set_by", "set_at", "reason"},
+			rowsOf(f.Targets, func(t Target) []any {
+				return []any{t.Team, t.Metric, t.Kind, t.Start, t.Value, t.SetBy, t.SetAt, t.Reason}
 			})},
 		{"crm", "member_calls", []string{"call_id", "agent_key", "member_name", "member_phone", "date_of_birth", "transcript", "recording_url"},
 			rowsOf(f.Calls, func(c MemberCall) []any {

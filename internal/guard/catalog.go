@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -42,6 +43,10 @@ func columnsOf(cat *catalog.Catalog) []column {
 	add(f.Relation, "roster floor_history", false, f.Team, f.From, f.CountsAsSales, f.DecidedBy, f.Reason)
 	if l := cat.Loads(); l != nil {
 		add(l.Relation, "loads", false, l.Source, l.Day, l.Finished)
+	}
+	if t := cat.Targets(); t != nil {
+		add(t.Relation, "targets", false, t.Team, t.Metric, t.PeriodKind, t.PeriodStart, t.SetBy, t.SetAt, t.Reason)
+		out = append(out, column{relation: t.Relation, name: t.Value, use: "targets", summed: true})
 	}
 	for _, s := range cat.Sources() {
 		use := "source " + s.ID
@@ -149,8 +154,36 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 			add("%s: no grant file names it; add %s.sql with its grain and review to the grants directory", rel, rel)
 		}
 	}
+	if t := cat.Targets(); t != nil && !missingRel[t.Relation] {
+		targetProblems(ctx, q, cat, t, add)
+	}
 	sort.Strings(problems)
 	return slices.Compact(problems), nil
+}
+
+// targetProblems checks the rows of the targets relation against the
+// catalogue: each names a metric the catalogue gives a target: rule, over a
+// week or a month. A relation or column that is missing has been reported
+// already, so a query that fails adds nothing.
+func targetProblems(ctx context.Context, q Querier, cat *catalog.Catalog, t *catalog.TargetsRelation, add func(string, ...any)) {
+	schema, name, _ := strings.Cut(t.Relation, ".")
+	stmt := fmt.Sprintf("SELECT DISTINCT %s::text, %s::text FROM %s ORDER BY 1, 2", pgx.Identifier{t.Metric}.Sanitize(),
+		pgx.Identifier{t.PeriodKind}.Sanitize(), pgx.Identifier{schema, name}.Sanitize())
+	rows, err := q.Query(ctx, stmt)
+	if err != nil {
+		return
+	}
+	var metric, kind string
+	pgx.ForEachRow(rows, []any{&metric, &kind}, func() error {
+		if m, ok := cat.Metric(metric); !ok || m.Target == nil {
+			add("%s: holds targets for %q, which is not a metric with a target: rule in the catalogue; add target: to the metric, or remove the rows",
+				t.Relation, metric)
+		}
+		if kind != "week" && kind != "month" {
+			add("%s: holds targets over periods of kind %q; a target is set over a week or a month", t.Relation, kind)
+		}
+		return nil
+	})
 }
 
 // analystReach lists the relations a role can read any column of.

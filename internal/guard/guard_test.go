@@ -137,7 +137,9 @@ func TestCheckCatalog(t *testing.T) {
 		ALTER TABLE metrics.agent_sales_daily ALTER COLUMN lost TYPE text;
 		REVOKE SELECT ON live.sales_board FROM `+r.Reader+`;
 		GRANT USAGE ON SCHEMA crm TO `+r.Reader+`; GRANT SELECT (call_id, member_phone) ON crm.member_calls TO `+r.Reader+`;
-		ALTER TABLE analytics.team_floor_history RENAME TO floor_history_old`)
+		ALTER TABLE analytics.team_floor_history RENAME TO floor_history_old;
+		INSERT INTO analytics.targets VALUES ('hawks', 'zq_gone', 'week', '2026-11-09', 1, 'someone', now(), 'a metric since removed'),
+		  ('hawks', 'logged_hours', 'month', '2026-11-01', 1, 'someone', now(), 'a metric without a target rule')`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +157,8 @@ func TestCheckCatalog(t *testing.T) {
 	for _, want := range []string{
 		"analytics.dim_team: no grant file names it",
 		"analytics.team_floor_history (roster floor_history): the relation does not exist",
+		`analytics.targets: holds targets for "zq_gone", which is not a metric with a target: rule`,
+		`analytics.targets: holds targets for "logged_hours", which is not a metric with a target: rule`,
 		"crm.member_calls.member_phone: the reader can read it and its name looks like member data",
 		"live.sales_board.sales (source sales_board): the reader role " + r.Reader + " cannot read it",
 		"metrics.agent_quality_daily.audits_failed (source agent_quality_daily): the column does not exist",

@@ -77,17 +77,17 @@ func utf8Text(s string) bool { return s != "" && !strings.ContainsRune(s, '\uFFF
 // skipLeaf says which values checkText reads by its own rules, or which a
 // text does not repeat: the request id; tables (columns, rows, totals,
 // teams, people, candidates); metrics, data_through and note_refs (read by
-// checkGoverned); the period's day count, and its time zone when it comes
+// checkGoverned); each period's day count, and its time zone when it comes
 // by reference; a section's title (its id is shown); truncated flags.
 func skipLeaf(path string, governed, byRef bool) bool {
 	for _, prefix := range []string{"request_id", "columns", "rows", "teams[", "people[", "candidates[", "metrics.", "data_through.",
-		"note_refs", "partial_metrics", "period.days"} {
+		"note_refs", "partial_metrics", "period.days", "previous_period.days"} {
 		if strings.HasPrefix(path, prefix) {
 			return true
 		}
 	}
 	return strings.HasPrefix(path, "sections[") && !strings.HasSuffix(path, "].id") ||
-		strings.HasSuffix(path, "truncated") || path == "period.time_zone" && byRef
+		strings.HasSuffix(path, "truncated") || (path == "period.time_zone" || path == "previous_period.time_zone") && byRef
 }
 
 // checkGoverned finds each metric's definition or reference and its stamp,

@@ -425,9 +425,11 @@ func Coverage(cat *catalog.Catalog, sources []*catalog.Source) (string, []any) {
 }
 
 // DirectoryStatements read the roster: teams, agents, every agent's dated
-// team history and every team's dated place on the floor.
+// team history and every team's dated place on the floor; and, when the
+// catalogue has them, every version of every team's targets.
 type DirectoryStatements struct {
 	Teams, Agents, TeamHistory, FloorHistory string
+	Targets                                  string // empty without a targets relation
 }
 
 // Directory compiles the statements that read the roster. They take no
@@ -447,7 +449,16 @@ func Directory(cat *catalog.Catalog) DirectoryStatements {
 		Agents:       fmt.Sprintf("SELECT %s FROM %s ORDER BY 1", cols(a.Key, a.Name, a.Email, a.Hired, a.Left), relation(a.Relation)),
 		TeamHistory:  fmt.Sprintf("SELECT %s FROM %s ORDER BY 1, 3", cols(h.Agent, h.Team, h.From), relation(h.Relation)),
 		FloorHistory: fmt.Sprintf("SELECT %s FROM %s ORDER BY 1, 2", cols(f.Team, f.From, f.CountsAsSales, f.DecidedBy, f.Reason), relation(f.Relation)),
+		Targets:      targets(cat.Targets(), cols),
 	}
+}
+
+func targets(t *catalog.TargetsRelation, cols func(...string) string) string {
+	if t == nil {
+		return ""
+	}
+	return fmt.Sprintf("SELECT %s, %s::float8, %s FROM %s ORDER BY 1, 2, 3, 4, 7", cols(t.Team, t.Metric, t.PeriodKind, t.PeriodStart),
+		ident(t.Value), cols(t.SetBy, t.SetAt, t.Reason), relation(t.Relation))
 }
 
 func midnight(day time.Time, zone *time.Location) time.Time {

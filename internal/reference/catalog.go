@@ -40,6 +40,7 @@ type metric struct {
 	days     int
 	at       time.Duration
 	parts    func(e *eval, agent string, day time.Time) (bool, []*float64)
+	target   string // "additive" or "fixed" for a metric with targets
 }
 
 func (m metric) ratio() bool { return m.unit == share || m.unit == perHour }
@@ -105,12 +106,12 @@ var metricList = []metric{
 			n, ok := e.f.Board[a][d]
 			return ok, []*float64{num(n)}
 		}},
-	{id: "submitted_sales", unit: count, sources: []string{"sales"}, days: 1, at: 6 * time.Hour,
+	{id: "submitted_sales", unit: count, sources: []string{"sales"}, days: 1, at: 6 * time.Hour, target: "additive",
 		parts: salesParts(func(r SalesRow) []*float64 { return []*float64{num(r.Submitted)} })},
 	// The approved basis settles by its own rule: two weeks.
 	{id: "approved_sales", unit: count, sources: []string{"sales"}, days: 14, at: 6 * time.Hour,
 		parts: salesParts(func(r SalesRow) []*float64 { return []*float64{approved(r)} })},
-	{id: "close_rate", unit: share, sources: []string{"sales"}, days: 1, at: 6 * time.Hour,
+	{id: "close_rate", unit: share, sources: []string{"sales"}, days: 1, at: 6 * time.Hour, target: "fixed",
 		parts: salesParts(func(r SalesRow) []*float64 { return []*float64{num(r.Submitted), num(r.Submitted + r.Lost)} })},
 	{id: "approval_rate", unit: share, sources: []string{"sales"}, days: 14, at: 6 * time.Hour,
 		parts: salesParts(func(r SalesRow) []*float64 { return []*float64{approved(r), num(r.Submitted)} })},

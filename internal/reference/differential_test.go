@@ -75,7 +75,8 @@ func floors(t *testing.T) []*floorAt {
 // The engine's figures, partial flags, truncation and warnings equal the
 // reference evaluator's for randomly drawn requests over every report tool,
 // every who form, every period form, every grouping, metric subsets,
-// top_n and sort, compare_counts and compact, at every moment above.
+// top_n and sort, compare_counts, compare_to (previous_period and target),
+// cumulative and compact, at every moment above.
 func TestEngineAgreesWithTheReference(t *testing.T) {
 	s := *seed
 	if s == 0 {
@@ -84,7 +85,7 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(s, 1))
 	fs := floors(t)
 	start := time.Now()
-	var mismatches, refusals, candidates int
+	var mismatches, refusals, candidates, compared, targeted, running int
 	for i := 0; i < *requests; i++ {
 		f := fs[i%len(fs)]
 		req := draw(rng, f)
@@ -95,6 +96,12 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			refusals++
 		case want.Candidates != nil:
 			candidates++
+		case req.CompareTo == "target":
+			targeted++
+		case req.CompareTo != "":
+			compared++
+		case req.Cumulative:
+			running++
 		}
 		if diff := compare(got, want); diff != "" {
 			mismatches++
@@ -105,8 +112,9 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d requests (%d refused, %d with candidates) over %d moments compared in %v with seed %d: %d mismatches",
-		*requests, refusals, candidates, len(fs), time.Since(start).Round(time.Millisecond), s, mismatches)
+	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period, %d beside targets, %d with running totals) "+
+		"over %d moments compared in %v with seed %d: %d mismatches", *requests, refusals, candidates, compared, targeted, running, len(fs),
+		time.Since(start).Round(time.Millisecond), s, mismatches)
 }
 
 // draw draws a request over the floor's directory.
@@ -159,6 +167,9 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 		if chance(0.7) {
 			r.Weeks = 1 + rng.IntN(8)
 		}
+		if chance(0.35) {
+			r.CompareTo = "previous_period"
+		}
 		drawModes(rng, &r, f.engine.Catalog().Version())
 		return r
 	}
@@ -196,6 +207,39 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 		r.CompareCounts = true
 		if chance(0.7) {
 			r.Metrics = nil
+		}
+	}
+	if chance(0.1) {
+		r.Cumulative = true
+		if chance(0.9) {
+			r.GroupBy, r.TopN, r.Sort = "day", 0, nil
+		}
+	}
+	if r.Tool == "sales" && chance(0.35) || chance(0.03) {
+		r.CompareTo = "target"
+		if chance(0.8) {
+			r.GroupBy, r.Cumulative, r.CompareCounts = pick("", "team"), false, false
+			if !slices.Contains(r.Metrics, "submitted_sales") && !slices.Contains(r.Metrics, "close_rate") {
+				r.Metrics = nil
+			}
+		}
+		if chance(0.7) {
+			r.Period = &reference.Period{Named: pick("last_week", "this_week", "week_to_date", "last_month", "this_month", "month_to_date")}
+		}
+	} else if chance(0.25) {
+		r.CompareTo = "previous_period"
+		if chance(0.85) {
+			r.GroupBy = pick("", "", "team", "agent")
+		}
+		if chance(0.5) {
+			// Mostly periods whose days are final, so that most comparisons
+			// are answered rather than refused.
+			if chance(0.5) {
+				r.Period = &reference.Period{Named: pick("last_week", "last_month", "last_7_days", "last_28_days")}
+			} else {
+				end := 3 + rng.IntN(300)
+				r.Period = &reference.Period{Start: today.AddDate(0, 0, -end-rng.IntN(35)).Format(time.DateOnly), End: today.AddDate(0, 0, -end).Format(time.DateOnly)}
+			}
 		}
 	}
 	drawModes(rng, &r, f.engine.Catalog().Version())
@@ -253,7 +297,8 @@ func drawPeriod(rng *rand.Rand, today time.Time) *reference.Period {
 	day := func(back int) string { return today.AddDate(0, 0, -back).Format(time.DateOnly) }
 	switch x := rng.Float64(); {
 	case x < 0.4:
-		names := []string{"today", "yesterday", "this_week", "last_week", "this_month", "last_month", "last_7_days", "last_28_days", "month_to_date"}
+		names := []string{"today", "yesterday", "this_week", "last_week", "this_month", "last_month", "last_7_days", "last_28_days",
+			"week_to_date", "month_to_date", "quarter_to_date"}
 		return &reference.Period{Named: names[rng.IntN(len(names))]}
 	case x < 0.58:
 		switch y := rng.Float64(); {
@@ -341,6 +386,10 @@ func compare(got *reports.Answer, want *reference.Expected) string {
 	p, _ := body["period"].(map[string]any)
 	if p["start"] != want.Start || p["end"] != want.End {
 		add("period %v..%v, want %s..%s", p["start"], p["end"], want.Start, want.End)
+	}
+	prev, _ := body["previous_period"].(map[string]any)
+	if want.Previous == nil && prev != nil || want.Previous != nil && (prev["start"] != want.Previous[0] || prev["end"] != want.Previous[1]) {
+		add("previous_period %v, want %v", prev, want.Previous)
 	}
 	req, _ := body["request"].(map[string]any)
 	if want.Sort != nil {
@@ -442,9 +491,9 @@ func orEmpty(xs []string) []string {
 	return xs
 }
 
-// compareRows compares rows cell by cell: exactly, but for ratios (columns
-// of unit share or per hour, which the engine divides from summed
-// doubles), to the sixth significant digit they are stated to.
+// compareRows compares rows cell by cell: exactly, but for ratios and their
+// changes (columns of unit share or per hour, which the engine divides from
+// summed doubles), to the sixth significant digit they are stated to.
 func compareRows(columns []string, got any, want [][]any) string {
 	rows, _ := got.([]any)
 	if want == nil {
@@ -475,12 +524,14 @@ func compareRows(columns []string, got any, want [][]any) string {
 	return ""
 }
 
-// isRatio says whether cell j of a row holds a ratio: the column whose
-// numerator follows it.
+// isRatio says whether cell j of a row holds a ratio, or a ratio's change:
+// the column whose numerator follows it, or the change that follows a
+// previous period's denominator.
 func isRatio(columns []string, j, cells int) bool {
 	off := cells - len(columns) // a rank column before the columns named
 	k := j - off
-	return k >= 0 && k+1 < len(columns) && columns[k+1] == columns[k]+"_numerator"
+	return k >= 0 && k+1 < len(columns) && columns[k+1] == columns[k]+"_numerator" ||
+		k > 0 && k < len(columns) && strings.HasSuffix(columns[k-1], "_previous_denominator")
 }
 
 func compareRoster(body map[string]any, want *reference.Expected) string {
@@ -568,6 +619,17 @@ func TestRegressions(t *testing.T) {
 		{"a sort by a metric the live swap took out", "while the nightly load runs",
 			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "yesterday"}, GroupBy: "team",
 				Sort: &reference.Sort{Metric: "close_rate", Direction: "desc"}}},
+		{"a month against the month before, by team, a team leaving the floor between them", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "hours", Who: floor, Period: &reference.Period{Start: "2026-10-01", End: "2026-10-31"}, GroupBy: "team",
+				CompareTo: "previous_period"}},
+		{"a week against the week before, by agent, an agent moving mid-week", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: hawks, Period: &reference.Period{Week: "2026-11-02"}, GroupBy: "agent", CompareTo: "previous_period"}},
+		{"a target raised mid-month, and a team without one, by team", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "last_month"}, GroupBy: "team", CompareTo: "target"}},
+		{"a month so far against its pro-rated target", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: hawks, Period: &reference.Period{Named: "month_to_date"}, CompareTo: "target"}},
+		{"a running total by day over a quarter so far", "the 1st of a month",
+			reference.Request{Tool: "quality", Who: hawks, Period: &reference.Period{Named: "quarter_to_date"}, GroupBy: "day", Cumulative: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := fs[c.at]

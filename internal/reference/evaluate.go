@@ -27,6 +27,8 @@ type Request struct {
 	Sort             *Sort
 	Compact          bool
 	CompareCounts    bool
+	CompareTo        string
+	Cumulative       bool
 	KnownDefinitions string
 	Weeks            int    // team_weeks
 	Day              string // roster
@@ -90,6 +92,12 @@ func (r Request) JSON() json.RawMessage {
 	if r.KnownDefinitions != "" {
 		args["known_definitions"] = r.KnownDefinitions
 	}
+	if r.CompareTo != "" {
+		args["compare_to"] = r.CompareTo
+	}
+	if r.Cumulative {
+		args["cumulative"] = true
+	}
 	if r.Weeks > 0 {
 		args["weeks"] = r.Weeks
 	}
@@ -106,6 +114,7 @@ type Expected struct {
 	Refusal        *Refusal
 	Candidates     []string // agent or team keys, in order
 	Start, End     string
+	Previous       []string // compare_to: the previous period's start and end
 	Sort           *Sort
 	Metrics        []string
 	Columns        []string
@@ -301,8 +310,10 @@ func (e *eval) resolve(p Period) (span, *Refusal) {
 			return span{t, t, false}, nil
 		case "yesterday":
 			return span{t.AddDate(0, 0, -1), t.AddDate(0, 0, -1), false}, nil
-		case "this_week":
+		case "this_week", "week_to_date":
 			return span{monday(t), t, false}, nil
+		case "quarter_to_date":
+			return span{time.Date(t.Year(), time.Month((int(t.Month())-1)/3*3+1), 1, 0, 0, 0, 0, time.UTC), t, false}, nil
 		case "last_week":
 			return span{monday(t).AddDate(0, 0, -7), monday(t).AddDate(0, 0, -1), false}, nil
 		case "this_month", "month_to_date":
@@ -1012,6 +1023,12 @@ func (e *eval) report(r Request) *Expected {
 	if r.GroupBy == "" && r.Sort != nil {
 		return refused("invalid_argument", "sort")
 	}
+	if r.CompareTo == "previous_period" && (r.GroupBy == "day" || r.GroupBy == "week") {
+		return refused("invalid_argument", "compare_to")
+	}
+	if r.Cumulative && (r.GroupBy != "day" || r.Sort != nil || r.TopN > 0) {
+		return refused("invalid_argument", "cumulative")
+	}
 	s, cands, refusal := e.who(*r.Who)
 	if refusal != nil {
 		return &Expected{Refusal: refusal}
@@ -1049,7 +1066,35 @@ func (e *eval) report(r Request) *Expected {
 	if sorting != nil && e.unfinished(ms, p) {
 		return refused("not_comparable", "period")
 	}
+	if r.CompareTo == "target" {
+		hasTarget := slices.ContainsFunc(ms, func(m metric) bool { return m.target != "" })
+		switch {
+		case s.kind == "agent", r.GroupBy != "" && r.GroupBy != "team", !hasTarget:
+			return refused("invalid_argument", "compare_to")
+		}
+		kind, start, days, ok := e.targetPeriod(p)
+		if !ok {
+			return refused("invalid_argument", "period")
+		}
+		out := &Expected{Start: p.start.Format(time.DateOnly), End: p.end.Format(time.DateOnly), Sort: sorting, Metrics: ids}
+		return e.againstTarget(out, r, s, p, ms, sorting, kind, start, days)
+	}
+	var prev span
+	if r.CompareTo != "" {
+		if e.unfinished(ms, p) {
+			return refused("not_comparable", "period")
+		}
+		prev = previous(p, r.Period.Named)
+		for _, m := range ms {
+			if first, _ := e.metricCoverage(m); first.After(prev.start) {
+				return refused("invalid_argument", "compare_to")
+			}
+		}
+	}
 	out := &Expected{Start: p.start.Format(time.DateOnly), End: p.end.Format(time.DateOnly), Sort: sorting, Metrics: ids}
+	if r.CompareTo != "" {
+		return e.compared(out, r, s, p, prev, ms, sorting)
+	}
 	e.common(out, r)
 	if p.clipped {
 		e.warn["clipped"] = true
@@ -1066,6 +1111,9 @@ func (e *eval) report(r Request) *Expected {
 	out.Columns = columns(r.GroupBy, ms)
 	if activity {
 		out.Columns = append(out.Columns, "no_activity")
+	}
+	if r.Cumulative {
+		t.runningTotals(keys, len(ms))
 	}
 	for _, k := range keys {
 		row := t.row(k)
@@ -1091,6 +1139,292 @@ func (e *eval) report(r Request) *Expected {
 		agents = keys
 	}
 	e.presence(s, p, agents)
+	return out
+}
+
+// previous is the period a comparison sets p beside: the same days of the
+// month before for a month so far, the month before a whole month, the
+// same weekdays of the week before for a week so far, else as many days
+// just before.
+func previous(p span, named string) span {
+	first := time.Date(p.start.Year(), p.start.Month(), 1, 0, 0, 0, 0, time.UTC)
+	before := first.AddDate(0, -1, 0)
+	switch {
+	case named == "this_month" || named == "month_to_date":
+		end := before.AddDate(0, 0, p.end.Day()-1)
+		if end.Month() != before.Month() {
+			end = first.AddDate(0, 0, -1)
+		}
+		return span{before, end, false}
+	case named == "last_month" || p.start.Equal(first) && p.end.Equal(first.AddDate(0, 1, -1)):
+		return span{before, first.AddDate(0, 0, -1), false}
+	case named == "quarter_to_date":
+		start := p.start.AddDate(0, -3, 0)
+		end := start.AddDate(0, int(p.end.Month()-p.start.Month()), p.end.Day()-1)
+		if last := start.AddDate(0, int(p.end.Month()-p.start.Month())+1, -1); end.After(last) {
+			end = last
+		}
+		return span{start, end, false}
+	}
+	n := p.days()
+	if named == "this_week" || named == "week_to_date" || p.clipped {
+		n = 7
+	}
+	return span{p.start.AddDate(0, 0, -n), p.end.AddDate(0, 0, -n), false}
+}
+
+// activeDays counts the days of a period on which an agent counted for the
+// scope logged some time.
+func (e *eval) activeDays(s scope, p span) int {
+	n := 0
+	p.each(func(d time.Time) {
+		for agent, days := range e.f.Time {
+			if r, ok := days[d]; ok && e.loadedDay("time", d) && r.Logged != nil && *r.Logged > 0 && e.inScope(s, agent, d) {
+				n++
+				return
+			}
+		}
+	})
+	return n
+}
+
+// compared answers a report with compare_to: each group's figures beside
+// the previous period's, and the change.
+func (e *eval) compared(out *Expected, r Request, s scope, p, prev span, ms []metric, sorting *Sort) *Expected {
+	out.Previous = []string{prev.start.Format(time.DateOnly), prev.end.Format(time.DateOnly)}
+	e.common(out, r)
+	if p.clipped {
+		e.warn["clipped"] = true
+	}
+	t, tp := e.compute(s, p, r.GroupBy, ms), e.compute(s, prev, r.GroupBy, ms)
+	keys := append(slices.Clone(t.keys), tp.keys...)
+	sort.Strings(keys)
+	t.keys = slices.Compact(keys)
+	shown, truncated := t.shown(sorting, r.TopN)
+	out.Truncated = truncated
+	out.Columns = columns(r.GroupBy, nil)
+	for _, m := range ms {
+		for _, id := range []string{m.id, m.id + "_previous"} {
+			out.Columns = append(out.Columns, id)
+			if m.ratio() {
+				out.Columns = append(out.Columns, id+"_numerator", id+"_denominator")
+			}
+		}
+		if m.unit == share {
+			out.Columns = append(out.Columns, m.id+"_change_points")
+		} else {
+			out.Columns = append(out.Columns, m.id+"_change")
+		}
+	}
+	for _, k := range shown {
+		row := t.row(k)[:len(columns(r.GroupBy, nil))]
+		for i, m := range ms {
+			cur, was := t.value(k, i), tp.value(k, i)
+			row = append(row, render(m, cur)...)
+			row = append(row, render(m, was)...)
+			row = append(row, difference(m, cur, was))
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	e.stamp(out, t, p)
+	for i, m := range ms {
+		if left := tp.left(i); left > 0 {
+			out.LeftOut[m.id] += float64(left)
+			e.warn["left_out"] = true
+			if !slices.Contains(out.PartialMetrics, m.id) {
+				out.PartialMetrics = append(out.PartialMetrics, m.id)
+				sort.Strings(out.PartialMetrics)
+			}
+		}
+	}
+	if p.days() != prev.days() || e.activeDays(s, p) != e.activeDays(s, prev) {
+		e.warn["unlike_periods"] = true
+	}
+	var agents []string
+	switch {
+	case s.kind == "agent":
+		agents = []string{s.key}
+	case r.GroupBy == "agent":
+		agents = shown
+	}
+	e.presence(s, p, agents)
+	e.presence(s, prev, agents)
+	return out
+}
+
+// difference is a figure's change: of counts and hours as stated, of
+// ratios as divided, in points for a share; nil when either is nil.
+func difference(m metric, cur, was []*float64) any {
+	if !m.ratio() {
+		a, b := render(m, cur)[0], render(m, was)[0]
+		if a == nil || b == nil {
+			return nil
+		}
+		return math.Round((a.(float64)-b.(float64))*100)/100 + 0
+	}
+	if cur[0] == nil || cur[1] == nil || *cur[1] == 0 || was[0] == nil || was[1] == nil || *was[1] == 0 {
+		return nil
+	}
+	d := *cur[0] / *cur[1] - *was[0] / *was[1]
+	if m.unit == share {
+		d *= 100
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(d, 'g', 6, 64), 64)
+	return v
+}
+
+// runningTotals replaces the first n metrics' figures of the days, in
+// order, with their sums from the first day: each part summed on its own, a
+// day without a figure left without one.
+func (t *table) runningTotals(days []string, n int) {
+	run := make([][]*float64, n)
+	for _, k := range days {
+		for i := 0; i < n; i++ {
+			v := t.value(k, i)
+			if run[i] == nil {
+				run[i] = make([]*float64, len(v))
+			}
+			out := make([]*float64, len(v))
+			for j, x := range v {
+				if x == nil {
+					continue
+				}
+				if run[i][j] == nil {
+					run[i][j] = new(float64)
+				}
+				*run[i][j] += *x
+				sum := *run[i][j]
+				out[j] = &sum
+			}
+			t.values[fmt.Sprint(k, "/", i)] = out
+		}
+	}
+}
+
+// targetPeriod is the week or month a period is, whole or from its first
+// day through today, with its start and its length in days.
+func (e *eval) targetPeriod(p span) (string, time.Time, int, bool) {
+	if w := monday(p.start); p.start.Equal(w) && !p.end.After(w.AddDate(0, 0, 6)) && (p.end.Equal(w.AddDate(0, 0, 6)) || p.end.Equal(e.today)) {
+		return "week", w, 7, true
+	}
+	first := time.Date(p.start.Year(), p.start.Month(), 1, 0, 0, 0, 0, time.UTC)
+	last := first.AddDate(0, 1, -1)
+	if p.start.Equal(first) && !p.end.After(last) && (p.end.Equal(last) || p.end.Equal(e.today)) {
+		return "month", first, last.Day(), true
+	}
+	return "", time.Time{}, 0, false
+}
+
+// againstTarget answers compare_to: target: each group's figures beside
+// its teams' targets (the last version set), a count's pro-rated to the
+// period's share of its days and summed over the floor's teams, a rate's
+// as set and none for several teams.
+func (e *eval) againstTarget(out *Expected, r Request, s scope, p span, ms []metric, sorting *Sort, kind string, start time.Time, days int) *Expected {
+	e.common(out, r)
+	if p.clipped {
+		e.warn["clipped"] = true
+	}
+	t := e.compute(s, p, r.GroupBy, ms)
+	keys, truncated := t.shown(sorting, r.TopN)
+	out.Truncated = truncated
+	out.Columns = columns(r.GroupBy, nil)
+	for _, m := range ms {
+		out.Columns = append(out.Columns, columns("", []metric{m})...)
+		switch m.target {
+		case "additive":
+			out.Columns = append(out.Columns, m.id+"_target", m.id+"_attainment")
+		case "fixed":
+			out.Columns = append(out.Columns, m.id+"_target", m.id+"_target_gap_points")
+		}
+	}
+	var floorTeams []string
+	for _, tm := range e.f.Teams {
+		on := false
+		p.each(func(d time.Time) { on = on || e.f.onFloor(tm.Key, d) })
+		if on {
+			floorTeams = append(floorTeams, tm.Key)
+		}
+	}
+	for _, k := range keys {
+		teams := []string{k}
+		switch {
+		case r.GroupBy != "":
+		case s.kind == "team":
+			teams = []string{s.key}
+		default:
+			teams = floorTeams
+		}
+		row := t.row(k)[:len(columns(r.GroupBy, nil))]
+		for i, m := range ms {
+			v := t.value(k, i)
+			row = append(row, render(m, v)...)
+			if m.target == "" {
+				continue
+			}
+			var target *float64
+			switch {
+			case len(teams) > 1 && m.target == "fixed":
+				e.warn["no_target"] = true
+			default:
+				sum, missing := 0.0, false
+				for _, team := range teams {
+					vs := e.f.Targets[targetKey(team, m.id, kind, start)]
+					if len(vs) == 0 {
+						missing = true
+						continue
+					}
+					sum += vs[len(vs)-1].Value
+					e.warn["targets"] = true
+				}
+				if missing {
+					e.warn["no_target"] = true
+					break
+				}
+				if m.target == "additive" && p.days() < days {
+					sum = sum * float64(p.days()) / float64(days)
+				}
+				sum = math.Round(sum*1e4) / 1e4
+				target = &sum
+			}
+			var goal, got any
+			if target != nil {
+				goal = *target
+				got = attainment(m, v, *target)
+			}
+			row = append(row, goal, got)
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	if p.days() < days && slices.ContainsFunc(ms, func(m metric) bool { return m.target == "additive" }) {
+		e.warn["prorated"] = true
+	}
+	e.stamp(out, t, p)
+	var agents []string
+	if r.GroupBy == "agent" {
+		agents = keys
+	}
+	e.presence(s, p, agents)
+	return out
+}
+
+// attainment is a figure over its target, or a rate's gap to it in points.
+func attainment(m metric, v []*float64, target float64) any {
+	if v[0] == nil {
+		return nil
+	}
+	var x float64
+	if m.ratio() {
+		if v[1] == nil || *v[1] == 0 {
+			return nil
+		}
+		x = (*v[0] / *v[1] - target) * 100
+	} else {
+		if target == 0 {
+			return nil
+		}
+		x = *v[0] / target
+	}
+	out, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 6, 64), 64)
 	return out
 }
 
@@ -1227,6 +1561,25 @@ func (e *eval) teamWeeks(r Request) *Expected {
 		return refused("invalid_argument", "period")
 	}
 	out := &Expected{Start: p.start.Format(time.DateOnly), End: p.end.Format(time.DateOnly)}
+	if r.CompareTo != "" {
+		prev := span{p.start.AddDate(0, 0, -7*weeks), p.start.AddDate(0, 0, -1), false}
+		for _, rep := range reportList {
+			for _, m := range metricsOf(rep.defaults) {
+				if first, _ := e.metricCoverage(m); first.After(prev.start) {
+					return refused("invalid_argument", "compare_to")
+				}
+			}
+		}
+		out.Previous = []string{prev.start.Format(time.DateOnly), prev.end.Format(time.DateOnly)}
+		e.common(out, r)
+		if shifted {
+			e.warn["weeks_shifted"] = true
+		}
+		for _, rep := range reportList {
+			e.weekBeside(out, rep.id, s, p, prev, metricsOf(rep.defaults))
+		}
+		return out
+	}
 	e.common(out, r)
 	if shifted {
 		e.warn["weeks_shifted"] = true
@@ -1235,6 +1588,81 @@ func (e *eval) teamWeeks(r Request) *Expected {
 		e.section(out, rep.id, s, p, "week", metricsOf(rep.defaults), nil)
 	}
 	return out
+}
+
+// weekBeside computes a team_weeks section with each week beside the week
+// before it (the first beside the last of the weeks before), and the total
+// beside the weeks before's total.
+func (e *eval) weekBeside(out *Expected, id string, s scope, p, prev span, ms []metric) {
+	t, tp := e.compute(s, p, "week", ms), e.compute(s, prev, "week", ms)
+	sec := Section{ID: id, Columns: []string{"week", "days"}}
+	for _, m := range ms {
+		for _, c := range []string{m.id, m.id + "_previous"} {
+			sec.Columns = append(sec.Columns, c)
+			if m.ratio() {
+				sec.Columns = append(sec.Columns, c+"_numerator", c+"_denominator")
+			}
+		}
+		if m.unit == share {
+			sec.Columns = append(sec.Columns, m.id+"_change_points")
+		} else {
+			sec.Columns = append(sec.Columns, m.id+"_change")
+		}
+	}
+	sum := func(tb *table, keys []string, i int) []*float64 {
+		total := make([]*float64, len(partsOf(ms[i])))
+		for _, k := range keys {
+			for j, v := range tb.value(k, i) {
+				if v == nil {
+					continue
+				}
+				if total[j] == nil {
+					total[j] = new(float64)
+				}
+				*total[j] += *v
+			}
+		}
+		return total
+	}
+	for _, k := range t.keys {
+		w, _ := time.Parse(time.DateOnly, k)
+		before := w.AddDate(0, 0, -7).Format(time.DateOnly)
+		row := t.row(k)[:2]
+		for i, m := range ms {
+			was := tp.value(before, i)
+			if slices.Contains(t.keys, before) {
+				was = t.value(before, i)
+			}
+			cur := t.value(k, i)
+			row = append(row, render(m, cur)...)
+			row = append(row, render(m, was)...)
+			row = append(row, difference(m, cur, was))
+		}
+		sec.Rows = append(sec.Rows, row)
+	}
+	sec.Total = []any{"total", float64(p.days())}
+	for i, m := range ms {
+		cur, was := sum(t, t.keys, i), sum(tp, tp.keys, i)
+		sec.Total = append(sec.Total, render(m, cur)...)
+		sec.Total = append(sec.Total, render(m, was)...)
+		sec.Total = append(sec.Total, difference(m, cur, was))
+	}
+	out.Sections = append(out.Sections, sec)
+	e.stamp(out, t, p)
+	for i, m := range ms {
+		if left := tp.left(i); left > 0 {
+			out.LeftOut[m.id] += float64(left)
+			e.warn["left_out"] = true
+			if !slices.Contains(out.PartialMetrics, m.id) {
+				out.PartialMetrics = append(out.PartialMetrics, m.id)
+				sort.Strings(out.PartialMetrics)
+			}
+		}
+	}
+	if s.kind == "agent" {
+		e.presence(s, p, []string{s.key})
+		e.presence(s, prev, []string{s.key})
+	}
 }
 
 func (e *eval) league(r Request) *Expected {

@@ -31,6 +31,13 @@ type Floor struct {
 	Quality   map[string]map[time.Time]QualityRow
 	Board     map[string]map[time.Time]int // sales per agent per New York day
 	Loads     map[string][]Load            // by relation
+	Targets   map[string][]TargetRow       // by team/metric/kind/start, in the order set
+}
+
+// TargetRow is one version of a row of analytics.targets.
+type TargetRow struct {
+	Value float64
+	SetAt time.Time
 }
 
 // Team is a row of analytics.dim_team.
@@ -77,7 +84,8 @@ type Load struct {
 func Read(ctx context.Context, conn *pgx.Conn) (*Floor, error) {
 	f := &Floor{Moves: map[string][]Move{}, Decisions: map[string][]Decision{},
 		Time: map[string]map[time.Time]TimeRow{}, Sales: map[string]map[time.Time]SalesRow{},
-		Quality: map[string]map[time.Time]QualityRow{}, Board: map[string]map[time.Time]int{}, Loads: map[string][]Load{}}
+		Quality: map[string]map[time.Time]QualityRow{}, Board: map[string]map[time.Time]int{}, Loads: map[string][]Load{},
+		Targets: map[string][]TargetRow{}}
 	each := func(table string, scan func(pgx.Rows) error) error {
 		rows, err := conn.Query(ctx, "SELECT * FROM "+table)
 		if err != nil {
@@ -152,6 +160,15 @@ func Read(ctx context.Context, conn *pgx.Conn) (*Floor, error) {
 			f.Board[key][d] += n
 			return err
 		}},
+		{"analytics.targets", func(r pgx.Rows) error {
+			var metric, kind, by, why string
+			var start time.Time
+			var t TargetRow
+			err := r.Scan(&team, &metric, &kind, &start, &t.Value, &by, &t.SetAt, &why)
+			k := targetKey(team, metric, kind, start)
+			f.Targets[k] = append(f.Targets[k], t)
+			return err
+		}},
 		{"metrics.load_runs", func(r pgx.Rows) error {
 			var l Load
 			var rel string
@@ -175,7 +192,14 @@ func Read(ctx context.Context, conn *pgx.Conn) (*Floor, error) {
 	for _, ds := range f.Decisions {
 		sort.Slice(ds, func(i, j int) bool { return ds[i].From.Before(ds[j].From) })
 	}
+	for _, ts := range f.Targets {
+		sort.Slice(ts, func(i, j int) bool { return ts[i].SetAt.Before(ts[j].SetAt) })
+	}
 	return f, nil
+}
+
+func targetKey(team, metric, kind string, start time.Time) string {
+	return team + "/" + metric + "/" + kind + "/" + start.Format(time.DateOnly)
 }
 
 func put[T any](m map[string]map[time.Time]T, key string, day time.Time, v T) {

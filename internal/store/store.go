@@ -207,7 +207,8 @@ func queueCoverage(b *pgx.Batch, cat *catalog.Catalog, sources []*catalog.Source
 	})
 }
 
-// Directory reads the roster: teams, agents and their dated histories.
+// Directory reads the roster: teams, agents and their dated histories, and
+// the teams' targets.
 func (s *Store) Directory(ctx context.Context) (*reports.Directory, error) {
 	q := query.Directory(s.cat)
 	dir := &reports.Directory{}
@@ -224,6 +225,11 @@ func (s *Store) Directory(ctx context.Context) (*reports.Directory, error) {
 		collect(b, q.FloorHistory, &dir.Floor, func(r pgx.CollectableRow, d *reports.FloorDecision) error {
 			return r.Scan(&d.Team, &d.From, &d.CountsAsSales, &d.DecidedBy, &d.Reason)
 		})
+		if q.Targets != "" {
+			collect(b, q.Targets, &dir.Targets, func(r pgx.CollectableRow, t *reports.TargetSet) error {
+				return r.Scan(&t.Team, &t.Metric, &t.Kind, &t.Start, &t.Value, &t.SetBy, &t.SetAt, &t.Reason)
+			})
+		}
 	})
 	return dir, err
 }

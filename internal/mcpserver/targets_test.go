@@ -1,0 +1,139 @@
+package mcpserver_test
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"plumbline/internal/pgtest"
+)
+
+// compare_to: "target" sets figures beside the teams' targets, over MCP,
+// with the expected figures and targets read in plain SQL from the raw
+// tables.
+
+// latestTarget is the version of a team's target that holds: the one set
+// last.
+func (f *floor) latestTarget(t *testing.T, team, metric, kind, start string) float64 {
+	t.Helper()
+	var v float64
+	if err := f.sql.QueryRow(context.Background(), `SELECT value::float8 FROM analytics.targets
+		WHERE team_key = $1 AND metric = $2 AND period_kind = $3 AND period_start = $4 ORDER BY set_at DESC LIMIT 1`,
+		team, metric, kind, start).Scan(&v); err != nil {
+		t.Fatalf("no %s target for %s: %v", metric, team, err)
+	}
+	return v
+}
+
+// The Falcons' October target was raised in the middle of the month: their
+// attainment over October is against the raised target, and the notes say
+// who raised it, when and why, and what it replaced.
+func TestAttainmentAgainstATargetChangedMidMonth(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	a := report(t, cs, "sales", `{"who":{"team":"falcons"},"period":{"named":"last_month"},"compare_to":"target"}`)
+	var versions int
+	var first float64
+	f.sql.QueryRow(context.Background(), `SELECT count(*), (array_agg(value::float8 ORDER BY set_at))[1] FROM analytics.targets
+		WHERE team_key = 'falcons' AND metric = 'submitted_sales' AND period_kind = 'month' AND period_start = '2026-10-01'`).Scan(&versions, &first)
+	target := f.latestTarget(t, "falcons", "submitted_sales", "month", "2026-10-01")
+	if versions < 2 || first == target {
+		t.Fatalf("the Falcons' October target has %d versions (first %v, last %v); the test needs a revision", versions, first, target)
+	}
+	sums := f.sqlFloats(t, `SELECT 'submitted', sum(submitted)::float8 FROM metrics.agent_sales_daily s
+		WHERE day BETWEEN '2026-10-01' AND '2026-10-31' AND `+pgtest.TeamOfDay+` = 'falcons'
+		UNION ALL SELECT 'conversations', sum(submitted + lost)::float8 FROM metrics.agent_sales_daily s
+		WHERE day BETWEEN '2026-10-01' AND '2026-10-31' AND `+pgtest.TeamOfDay+` = 'falcons'`)
+	rate := f.latestTarget(t, "falcons", "close_rate", "month", "2026-10-01")
+	for col, want := range map[string]float64{
+		"submitted_sales": sums["submitted"], "submitted_sales_target": target, "submitted_sales_attainment": sums["submitted"] / target,
+		"close_rate_target": rate, "close_rate_target_gap_points": 100 * (sums["submitted"]/sums["conversations"] - rate),
+	} {
+		if g, ok := a.total(t, col).(float64); !ok || !near(g, want) {
+			t.Errorf("the Falcons in October: %s = %v, want %v", col, a.total(t, col), want)
+		}
+	}
+	if g, _ := a.total(t, "submitted_sales_attainment").(float64); near(g, sums["submitted"]/first) {
+		t.Errorf("attainment %v is against the first target (%v), not the raised one (%v)", g, first, target)
+	}
+	n := strings.Join(notes(a), " ")
+	if !strings.Contains(n, "falcons submitted_sales "+strconv.FormatFloat(target, 'g', -1, 64)+", set by ") || !strings.Contains(n, "on 2026-10-15") ||
+		!strings.Contains(n, "replacing "+strconv.FormatFloat(first, 'g', -1, 64)) {
+		t.Errorf("the notes do not say who raised the target, when, and what it replaced: %s", n)
+	}
+}
+
+// A team with no target has null targets and attainment and a note, never
+// zero; the floor's target, the sum of its teams', is then null too, and a
+// rate has no floor target at all. Where every team has one, the floor's
+// is their sum.
+func TestATeamWithNoTarget(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	a := report(t, cs, "sales", `{"who":{"floor":true},"period":{"named":"last_week"},"group_by":"team","compare_to":"target"}`)
+	targets, attainment := a.column(t, "submitted_sales_target"), a.column(t, "submitted_sales_attainment")
+	var without []string
+	for team := range targets {
+		var n int
+		f.sql.QueryRow(context.Background(), `SELECT count(*) FROM analytics.targets WHERE team_key = $1 AND period_kind = 'week' AND period_start = '2026-11-09'`, team).Scan(&n)
+		if n == 0 {
+			without = append(without, team)
+			if targets[team] != nil || attainment[team] != nil {
+				t.Errorf("%s has no target, but shows %v (attainment %v); want null", team, targets[team], attainment[team])
+			}
+			continue
+		}
+		if want := f.latestTarget(t, team, "submitted_sales", "week", "2026-11-09"); targets[team] != want {
+			t.Errorf("%s's target %v, want %v", team, targets[team], want)
+		}
+	}
+	if !slices.Equal(without, []string{"kestrels"}) {
+		t.Fatalf("teams without a target last week: %v; the test expects the Kestrels alone", without)
+	}
+	if n := strings.Join(notes(a), " "); !strings.Contains(n, "No target is set for the week of 2026-11-09: submitted_sales for kestrels") ||
+		!strings.Contains(n, "null, not zero") {
+		t.Errorf("no note on the Kestrels' missing target: %s", n)
+	}
+	floor := report(t, cs, "sales", `{"who":{"floor":true},"period":{"named":"last_week"},"compare_to":"target"}`)
+	if floor.total(t, "submitted_sales_target") != nil || floor.total(t, "close_rate_target") != nil {
+		t.Errorf("the floor's targets with a team lacking one: %v, %v; want null", floor.total(t, "submitted_sales_target"), floor.total(t, "close_rate_target"))
+	}
+	// In a week before the Kestrels joined the floor, the floor's target is
+	// the sum of its teams'.
+	week := report(t, cs, "sales", `{"who":{"floor":true},"period":{"week":"2026-09-07"},"metrics":["submitted_sales"],"compare_to":"target"}`)
+	sum := f.sqlFloats(t, `SELECT 'sum', sum(value)::float8 FROM (SELECT DISTINCT ON (team_key) team_key, value FROM analytics.targets t
+		WHERE metric = 'submitted_sales' AND period_kind = 'week' AND period_start = '2026-09-07'
+		  AND (SELECT f.counts_as_sales FROM analytics.team_floor_history f WHERE f.team_key = t.team_key AND f.effective_from <= '2026-09-13'
+		       ORDER BY f.effective_from DESC LIMIT 1)
+		ORDER BY team_key, set_at DESC) x`)["sum"]
+	if week.total(t, "submitted_sales_target") != sum {
+		t.Errorf("the floor's target for the week of 7 September: %v, want the sum of its teams' %v (notes %v)", week.total(t, "submitted_sales_target"), sum, notes(week))
+	}
+}
+
+// A month so far is held to its share of the month's target for a count,
+// and to the rate's target as set.
+func TestTargetsProRatedSoFarThisMonth(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	a := report(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"month_to_date"},"compare_to":"target"}`)
+	target := f.latestTarget(t, "hawks", "submitted_sales", "month", "2026-11-01")
+	if g, _ := a.total(t, "submitted_sales_target").(float64); !near(g, target*18/30) {
+		t.Errorf("18 days of November: target %v, want %v", g, target*18/30)
+	}
+	if g := a.total(t, "close_rate_target"); g != f.latestTarget(t, "hawks", "close_rate", "month", "2026-11-01") {
+		t.Errorf("a rate's target is not pro-rated: %v", g)
+	}
+	for _, c := range []struct{ args, argument string }{
+		{`{"who":{"agent":"a001"},"period":{"named":"last_week"},"compare_to":"target"}`, "compare_to"},
+		{`{"who":{"floor":true},"period":{"named":"last_28_days"},"compare_to":"target"}`, "period"},
+		{`{"who":{"floor":true},"period":{"named":"last_week"},"metrics":["board_sales"],"compare_to":"target"}`, "compare_to"},
+	} {
+		r, isError := call(t, cs, "sales", c.args)
+		if e, _ := r["error"].(map[string]any); !isError || e["argument"] != c.argument {
+			t.Errorf("%s: %v, want a refusal of %s", c.args, r, c.argument)
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package reports
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"plumbline/catalog"
+)
+
+// This file sets a period's figures beside the previous period's
+// (compare_to): which days the previous period is, the rules a comparison
+// must meet, and the change of each figure, a ratio's from each period's
+// own summed parts.
+
+// previousPeriod is the period of the same length just before p: the day
+// before a day, the week before a week (the same weekdays of it for a week
+// not over yet), the month before a month, the same days of the previous
+// month for a month so far (and of the quarter before for a quarter so
+// far), and for any other range the days just before it.
+func previousPeriod(p Period) Period {
+	month := time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
+	wholeMonth := p.Start.Equal(month) && p.End.Equal(month.AddDate(0, 1, -1))
+	n := p.Days()
+	switch {
+	case p.Named == "this_month" || p.Named == "month_to_date":
+		return Period{Start: month.AddDate(0, -1, 0), End: monthsBack(p.End, 1)}
+	case p.Named == "quarter_to_date":
+		return Period{Start: p.Start.AddDate(0, -3, 0), End: monthsBack(p.End, 3)}
+	case p.Named == "last_month" || wholeMonth:
+		return Period{Start: month.AddDate(0, -1, 0), End: month.AddDate(0, 0, -1)}
+	case p.Named == "this_week" || p.Named == "week_to_date" || p.Clipped:
+		n = 7 // a week so far: the same days of the week before
+	}
+	return Period{Start: p.Start.AddDate(0, 0, -n), End: p.End.AddDate(0, 0, -n)}
+}
+
+// monthsBack is the same day n months before d, or the last day of that
+// month when it is shorter.
+func monthsBack(d time.Time, n int) time.Time {
+	first := time.Date(d.Year(), d.Month()-time.Month(n), 1, 0, 0, 0, 0, time.UTC)
+	last := first.AddDate(0, 1, -1)
+	if d.Day() > last.Day() {
+		return last
+	}
+	return first.AddDate(0, 0, d.Day()-1)
+}
+
+// comparable refuses a grouping a comparison cannot line up: rows of days
+// or weeks of two different periods are different rows.
+func comparable(req *Request, rep *catalog.Report) *Refusal {
+	if req.CompareTo != ComparePreviousPeriod || req.GroupBy != catalog.GroupDay && req.GroupBy != catalog.GroupWeek {
+		return nil
+	}
+	var choices []string
+	for _, g := range rep.GroupBy {
+		if g == catalog.GroupTeam || g == catalog.GroupAgent {
+			choices = append(choices, g)
+		}
+	}
+	return invalid(argCompareTo, "compares whole periods, so it takes group_by team or agent, or no group_by; "+
+		"for week by week use group_by week without compare_to, or team_weeks", choices...)
+}
+
+// previousBeforeData refuses a previous period that starts before the first
+// day of data of some metric: it would compare whole days with missing ones.
+func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev Period, cov map[string]Coverage, now time.Time) *Refusal {
+	var first time.Time
+	for _, m := range metrics {
+		if c := metricCoverage(m, cov, now, e.cat.Zone()); c.First.After(first) {
+			first = c.First
+		}
+	}
+	if !prev.Start.Before(first) {
+		return nil
+	}
+	return invalid(argCompareTo, fmt.Sprintf("needs the previous period (%s to %s) to hold data, and the data starts on %s; "+
+		"compare a later period, or leave compare_to out", prev.Start.Format(time.DateOnly), prev.End.Format(time.DateOnly), first.Format(time.DateOnly)))
+}
+
+// workingDays counts the days of an activity plan's rows on which anyone in
+// scope was active.
+func workingDays(res *Result) int {
+	n := 0
+	for _, r := range res.Rows {
+		if len(r.Sums) > 0 && r.Sums[0] != nil && *r.Sums[0] > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// unlikePeriods says how two periods differ in calendar and working days,
+// or "" when they do not.
+func unlikePeriods(cur, prev Period, curWork, prevWork int) string {
+	if cur.Days() == prev.Days() && curWork == prevWork {
+		return ""
+	}
+	span := func(p Period, work int) string {
+		return fmt.Sprintf("%s to %s has %d days, %d of them working days", p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly), p.Days(), work)
+	}
+	return "The two periods are not alike: " + span(cur, curWork) + "; the previous period, " + span(prev, prevWork) +
+		" (a working day is one on which anyone counted here logged time). Set the figures side by side with that in mind."
+}
+
+// comparedColumns names the figures of a comparison: for each metric, its
+// figure (and a ratio's parts), the previous period's, and the change.
+func comparedColumns(metrics []*catalog.Metric) []string {
+	var cols []string
+	for _, m := range metrics {
+		for _, id := range []string{m.ID, m.ID + "_previous"} {
+			cols = append(cols, id)
+			if m.IsRatio() {
+				cols = append(cols, id+"_numerator", id+"_denominator")
+			}
+		}
+		cols = append(cols, changeColumn(m))
+	}
+	return cols
+}
+
+// changeColumn names a metric's change: in percentage points for a share.
+func changeColumn(m *catalog.Metric) string {
+	if m.IsRatio() && m.Unit == catalog.UnitShare {
+		return m.ID + "_change_points"
+	}
+	return m.ID + "_change"
+}
+
+// comparedCells renders a group's figures beside the previous period's,
+// under comparedColumns.
+func comparedCells(cur, prev Row, metrics []*catalog.Metric) []any {
+	var out []any
+	i := 0
+	was := padded(prev.Sums, len(cur.Sums))
+	for _, m := range metrics {
+		n := len(m.Parts())
+		c, p := cur.Sums[i:i+n], was[i:i+n]
+		out = append(out, cellsOf(m, c)...)
+		out = append(out, cellsOf(m, p)...)
+		out = append(out, change(m, c, p))
+		i += n
+	}
+	return out
+}
+
+// change is a figure's change from the previous period: the difference of
+// counts or hours as they are stated, and of ratios divided from each
+// period's summed parts, in percentage points for a share. Null when either
+// figure is.
+func change(m *catalog.Metric, cur, prev []*float64) any {
+	if !m.IsRatio() {
+		if cur[0] == nil || prev[0] == nil {
+			return nil
+		}
+		if c, isCount := figure(m.Unit, cur[0]).(int64); isCount {
+			return c - figure(m.Unit, prev[0]).(int64)
+		}
+		return unsigned(round(figure(m.Unit, cur[0]).(float64)-figure(m.Unit, prev[0]).(float64), 2))
+	}
+	if cur[0] == nil || cur[1] == nil || *cur[1] == 0 || prev[0] == nil || prev[1] == nil || *prev[1] == 0 {
+		return nil
+	}
+	d := *cur[0] / *cur[1] - *prev[0] / *prev[1]
+	if m.Unit == catalog.UnitShare {
+		d *= 100
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(d, 'g', 6, 64), 64)
+	return unsigned(v)
+}
+
+// unsigned writes a zero change as 0, never -0.
+func unsigned(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	return v
+}

@@ -1,0 +1,66 @@
+package reports
+
+import (
+	"testing"
+	"time"
+)
+
+// The previous period of each period form, on the calendar's awkward days:
+// months of unequal length, a month so far on the 31st, a week not over.
+func TestPreviousPeriod(t *testing.T) {
+	cat := demoCatalog(t)
+	for _, tc := range []struct {
+		now  string
+		arg  PeriodArg
+		want string
+	}{
+		{"2026-11-18 14:30", PeriodArg{Named: "yesterday"}, "2026-11-16..2026-11-16"},
+		{"2026-11-18 14:30", PeriodArg{Day: "2026-11-16"}, "2026-11-15..2026-11-15"},
+		{"2026-11-18 14:30", PeriodArg{Named: "last_week"}, "2026-11-02..2026-11-08"},
+		{"2026-11-18 14:30", PeriodArg{Named: "this_week"}, "2026-11-09..2026-11-11"},
+		{"2026-11-18 14:30", PeriodArg{Week: "2026-11-17"}, "2026-11-09..2026-11-11"},
+		{"2026-11-18 14:30", PeriodArg{Week: "2026-11-05"}, "2026-10-26..2026-11-01"},
+		{"2026-11-18 14:30", PeriodArg{Named: "last_month"}, "2026-09-01..2026-09-30"},
+		{"2026-11-18 14:30", PeriodArg{Named: "month_to_date"}, "2026-10-01..2026-10-18"},
+		{"2026-11-18 14:30", PeriodArg{Named: "last_7_days"}, "2026-11-04..2026-11-10"},
+		{"2026-11-18 14:30", PeriodArg{Named: "last_28_days"}, "2026-09-23..2026-10-20"},
+		{"2026-11-18 14:30", PeriodArg{Start: "2026-11-01", End: "2026-11-10"}, "2026-10-22..2026-10-31"},
+		{"2026-11-18 14:30", PeriodArg{Start: "2026-02-01", End: "2026-02-28"}, "2026-01-01..2026-01-31"},
+		{"2026-03-31 10:00", PeriodArg{Named: "this_month"}, "2026-02-01..2026-02-28"},
+		{"2026-03-31 10:00", PeriodArg{Named: "last_month"}, "2026-01-01..2026-01-31"},
+		{"2027-01-05 10:00", PeriodArg{Named: "last_month"}, "2026-11-01..2026-11-30"},
+		{"2027-01-05 10:00", PeriodArg{Named: "month_to_date"}, "2026-12-01..2026-12-05"},
+		{"2026-11-18 14:30", PeriodArg{Named: "week_to_date"}, "2026-11-09..2026-11-11"},
+		{"2026-11-18 14:30", PeriodArg{Named: "quarter_to_date"}, "2026-07-01..2026-08-18"},
+		{"2026-12-31 10:00", PeriodArg{Named: "quarter_to_date"}, "2026-07-01..2026-09-30"},
+		{"2026-05-31 10:00", PeriodArg{Named: "quarter_to_date"}, "2026-01-01..2026-02-28"},
+	} {
+		p, r := resolvePeriod(tc.arg, at(t, tc.now), cat)
+		if r != nil {
+			t.Fatalf("%+v: %v", tc.arg, r)
+		}
+		q := previousPeriod(p)
+		if got := q.Start.Format(time.DateOnly) + ".." + q.End.Format(time.DateOnly); got != tc.want {
+			t.Errorf("at %s, before %+v (%s..%s): %s, want %s", tc.now, tc.arg, p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly), got, tc.want)
+		}
+	}
+}
+
+// The periods to date start on the first day of the week, the month and
+// the calendar quarter, and end today.
+func TestPeriodsToDate(t *testing.T) {
+	cat := demoCatalog(t)
+	for _, tc := range []struct{ now, name, want string }{
+		{"2026-11-18 14:30", "week_to_date", "2026-11-16..2026-11-18"},
+		{"2026-11-16 09:00", "week_to_date", "2026-11-16..2026-11-16"},
+		{"2026-11-18 14:30", "quarter_to_date", "2026-10-01..2026-11-18"},
+		{"2026-10-01 08:00", "quarter_to_date", "2026-10-01..2026-10-01"},
+		{"2026-03-31 23:30", "quarter_to_date", "2026-01-01..2026-03-31"},
+		{"2026-04-01 00:30", "quarter_to_date", "2026-04-01..2026-04-01"},
+	} {
+		p, r := resolvePeriod(PeriodArg{Named: tc.name}, at(t, tc.now), cat)
+		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); r != nil || got != tc.want {
+			t.Errorf("%s at %s = %s (%v), want %s", tc.name, tc.now, got, r, tc.want)
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package reports
+
+import "plumbline/catalog"
+
+// This file answers cumulative: true, a running total by day inside a
+// period. A running ratio is the running sum of its numerator over the
+// running sum of its denominator, never a running average of daily rates.
+
+// cumulates refuses a running total that is not by day, or that is ranked:
+// running totals read in day order.
+func cumulates(req *Request) *Refusal {
+	switch {
+	case !req.Cumulative:
+		return nil
+	case req.GroupBy != catalog.GroupDay:
+		return invalid(argCumulative, "is a running total by day, so it needs group_by day", catalog.GroupDay)
+	case req.Sort != nil || req.TopN > 0:
+		return invalid(argCumulative, "gives running totals in day order; leave sort and top_n out, or cumulative")
+	}
+	return nil
+}
+
+// runningTotals turns rows of days, in day order, into running totals of
+// their first parts sums: each day's row holds the sums from the first day
+// through it. A day without data (null) stays null; later days carry the
+// total of the days that had data.
+func runningTotals(rows []Row, parts int) {
+	run := make([]*float64, parts)
+	for i := range rows {
+		sums := append([]*float64(nil), rows[i].Sums...)
+		for k := 0; k < parts && k < len(sums); k++ {
+			if sums[k] == nil {
+				continue
+			}
+			if run[k] == nil {
+				run[k] = new(float64)
+			}
+			*run[k] += *sums[k]
+			v := *run[k]
+			sums[k] = &v
+		}
+		rows[i].Sums = sums
+	}
+}

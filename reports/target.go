@@ -1,0 +1,265 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"plumbline/catalog"
+)
+
+// This file sets figures beside their targets (compare_to: "target").
+// Targets are data, set by a person and dated: a team's target for a
+// metric over a week or a calendar month, the latest version holding. A
+// count's target spreads over days where the catalogue says so, and a
+// floor's is the sum of its teams'; a ratio's holds as set, the gap is
+// stated in points, and the floor has none. A team without a target has a
+// null one, never zero.
+
+// CompareTarget is compare_to's choice that sets figures beside targets.
+const CompareTarget = "target"
+
+// TargetSet is one version of a team's target for a metric over a week or
+// a month (Kind), from Start.
+type TargetSet struct {
+	Team, Metric, Kind string
+	Start              time.Time
+	Value              float64
+	SetBy              string
+	SetAt              time.Time
+	Reason             string
+}
+
+type targetKey struct{ team, metric, kind, start string }
+
+// Target period kinds.
+const (
+	targetWeek  = "week"
+	targetMonth = "month"
+)
+
+// targetPeriods are the named periods a target applies to.
+var targetPeriods = []string{"last_week", "this_week", "week_to_date", "last_month", "this_month", "month_to_date"}
+
+// targetSpan is the target period a period is, or a part of from its first
+// day through today.
+type targetSpan struct {
+	kind  string
+	start time.Time
+	days  int // the target period's days
+}
+
+// targetPeriodOf says which target period p is: a whole week or month, or
+// one from its first day through today.
+func targetPeriodOf(p Period, t time.Time, weekStart time.Weekday) (targetSpan, bool) {
+	if w := weekOf(p.Start, weekStart); p.Start.Equal(w) && !p.End.After(w.AddDate(0, 0, 6)) && (p.End.Equal(w.AddDate(0, 0, 6)) || p.End.Equal(t)) {
+		return targetSpan{targetWeek, w, 7}, true
+	}
+	m := time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
+	end := m.AddDate(0, 1, -1)
+	if p.Start.Equal(m) && !p.End.After(end) && (p.End.Equal(end) || p.End.Equal(t)) {
+		return targetSpan{targetMonth, m, end.Day()}, true
+	}
+	return targetSpan{}, false
+}
+
+// targetOf returns the versions of a team's target for a metric over a
+// target period, in the order they were set: the last one holds.
+func (d *Directory) targetOf(team, metric string, ts targetSpan) []TargetSet {
+	return d.targets[targetKey{team, metric, ts.kind, ts.start.Format(time.DateOnly)}]
+}
+
+// targetable refuses a comparison with targets the call cannot make:
+// targets are set per team over a week or a month, for some metrics.
+func (e *Engine) targetable(scope Scope, groupBy string, metrics []*catalog.Metric) *Refusal {
+	switch {
+	case scope.Kind == ScopeAgent:
+		return invalid(argCompareTo, "sets figures beside targets, which are set per team; ask about the agent's team or the floor", "floor", "team")
+	case groupBy != "" && groupBy != catalog.GroupTeam:
+		return invalid(argCompareTo, "with target takes group_by team, or no group_by", catalog.GroupTeam)
+	}
+	if !slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.Target != nil }) {
+		var with []string
+		for _, m := range e.cat.Metrics() {
+			if m.Target != nil {
+				with = append(with, m.ID)
+			}
+		}
+		return invalid(argCompareTo, "with target needs a metric that has targets; ask for one of these metrics", with...)
+	}
+	return nil
+}
+
+// targetColumns names the columns of metrics beside their targets: each
+// metric's figure (and a ratio's parts), then, for a metric with targets,
+// the target and the attainment (figure over target), or for a ratio the
+// gap in points.
+func targetColumns(metrics []*catalog.Metric) []string {
+	var cols []string
+	for _, m := range metrics {
+		cols = append(cols, columnsFor("", []*catalog.Metric{m})...)
+		if m.Target != nil {
+			cols = append(cols, m.ID+"_target", attainmentColumn(m))
+		}
+	}
+	return cols
+}
+
+func attainmentColumn(m *catalog.Metric) string {
+	if m.Target.Gap == catalog.TargetGapPoints {
+		return m.ID + "_target_gap_points"
+	}
+	return m.ID + "_attainment"
+}
+
+// targeted holds what an answer says about the targets it used.
+type targeted struct {
+	dir     *Directory
+	ts      targetSpan
+	p       Period
+	set     []string            // the targets used, for the note naming who set them
+	missing map[string][]string // by metric, the teams without a target
+	floor   []string            // ratios with no floor target
+}
+
+// target is the target of metric m for a group: a team's own, pro-rated
+// where it spreads over days, or for the floor the sum of its teams'. Nil
+// is no target.
+func (tg *targeted) target(m *catalog.Metric, teams []string) *float64 {
+	if len(teams) > 1 && m.Target.OverDays != catalog.TargetAdditive {
+		if !slices.Contains(tg.floor, m.ID) {
+			tg.floor = append(tg.floor, m.ID)
+		}
+		return nil
+	}
+	var sum float64
+	var without []string
+	for _, team := range teams {
+		versions := tg.dir.targetOf(team, m.ID, tg.ts)
+		if len(versions) == 0 {
+			without = append(without, team)
+			continue
+		}
+		v := versions[len(versions)-1]
+		sum += v.Value
+		tg.used(m, v, versions)
+	}
+	if len(without) > 0 {
+		if tg.missing == nil {
+			tg.missing = map[string][]string{}
+		}
+		for _, team := range without {
+			if !slices.Contains(tg.missing[m.ID], team) {
+				tg.missing[m.ID] = append(tg.missing[m.ID], team)
+			}
+		}
+		return nil
+	}
+	if m.Target.OverDays == catalog.TargetAdditive && tg.p.Days() < tg.ts.days {
+		sum = sum * float64(tg.p.Days()) / float64(tg.ts.days)
+	}
+	sum = round(sum, 4)
+	return &sum
+}
+
+// used records a target version for the note saying who set it.
+func (tg *targeted) used(m *catalog.Metric, v TargetSet, versions []TargetSet) {
+	s := fmt.Sprintf("%s %s %s, set by %s on %s (%s)", v.Team, m.ID, targetText(v.Value), v.SetBy,
+		v.SetAt.Format(time.DateOnly), v.Reason)
+	if len(versions) > 1 {
+		was := versions[len(versions)-2]
+		s += fmt.Sprintf(", replacing %s set on %s", targetText(was.Value), was.SetAt.Format(time.DateOnly))
+	}
+	if !slices.Contains(tg.set, s) {
+		tg.set = append(tg.set, s)
+	}
+}
+
+// beside renders a row's figures beside their targets, under
+// targetColumns; teams are the teams whose targets count for the row.
+func (tg *targeted) beside(r Row, metrics []*catalog.Metric, teams []string) []any {
+	var out []any
+	i := 0
+	for _, m := range metrics {
+		n := len(m.Parts())
+		sums := r.Sums[i : i+n]
+		i += n
+		out = append(out, cellsOf(m, sums)...)
+		if m.Target == nil {
+			continue
+		}
+		target := tg.target(m, teams)
+		out = append(out, figureOrNil(target), attainment(m, sums, target))
+	}
+	return out
+}
+
+// targetText writes a target as set, without the float noise of its
+// decimal.
+func targetText(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
+
+func figureOrNil(v *float64) any {
+	if v == nil {
+		return nil
+	}
+	return *v
+}
+
+// attainment is a figure over its target, or for a ratio the gap between
+// them in percentage points; null without a figure or a target.
+func attainment(m *catalog.Metric, sums []*float64, target *float64) any {
+	if target == nil || sums[0] == nil {
+		return nil
+	}
+	var v float64
+	if m.IsRatio() {
+		if sums[1] == nil || *sums[1] == 0 {
+			return nil
+		}
+		v = (*sums[0] / *sums[1] - *target) * 100
+	} else {
+		if *target == 0 {
+			return nil
+		}
+		v = *sums[0] / *target
+	}
+	out, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
+	return unsigned(out)
+}
+
+// notes adds what the answer says about its targets.
+func (tg *targeted) notes(gv *governor, metrics []*catalog.Metric) {
+	what := "the week of " + tg.ts.start.Format(time.DateOnly)
+	if tg.ts.kind == targetMonth {
+		what = "the month of " + tg.ts.start.Format("2006-01")
+	}
+	var missing []string
+	for _, m := range metrics {
+		if teams := tg.missing[m.ID]; len(teams) > 0 {
+			missing = append(missing, m.ID+" for "+strings.Join(teams, ", "))
+		}
+	}
+	if len(missing) > 0 {
+		gv.warn(WarnNoTarget, "No target is set for "+what+": "+strings.Join(missing, "; ")+". Their targets and attainment are null, not zero"+
+			"; a floor's target needs every team's.")
+	}
+	if len(tg.floor) > 0 {
+		gv.warn(WarnNoTarget, strings.Join(tg.floor, ", ")+": a rate's target is set per team, and none follows for the floor as a whole; "+
+			"group by team to see each team's.")
+	}
+	var spread []string
+	for _, m := range metrics {
+		if m.Target != nil && m.Target.OverDays == catalog.TargetAdditive {
+			spread = append(spread, m.ID)
+		}
+	}
+	if tg.p.Days() < tg.ts.days && len(spread) > 0 {
+		gv.warn(WarnProrated, fmt.Sprintf("The period holds %d of the %d days of %s, so the targets of %s are the same share of the period's targets; "+
+			"other targets hold as set.", tg.p.Days(), tg.ts.days, what, strings.Join(spread, ", ")))
+	}
+	if len(tg.set) > 0 {
+		gv.warn(WarnTargets, "Targets for "+what+": "+strings.Join(tg.set, "; ")+".")
+	}
+}
