@@ -33,6 +33,15 @@ func (p *Plan) Parts() []catalog.Part {
 	return out
 }
 
+// Span says where metric i's summed parts sit in a row's Sums: n of them
+// from at.
+func (p *Plan) Span(i int) (at, n int) {
+	for _, m := range p.Metrics[:i] {
+		at += len(m.Parts())
+	}
+	return at, len(p.Metrics[i].Parts())
+}
+
 // Sources returns the distinct sources the plan reads, in order of first use.
 func (p *Plan) Sources() []*catalog.Source {
 	var out []*catalog.Source

@@ -183,16 +183,25 @@ func rowFor(groupBy string, r Row, metrics []*catalog.Metric, dir *Directory, p 
 	}
 	i := 0
 	for _, m := range metrics {
+		n := len(m.Parts())
+		out = append(out, Figure(m, r.Sums[i:i+n]))
 		if m.IsRatio() {
-			num, den := r.Sums[i], r.Sums[i+1]
-			out = append(out, ratio(m.Unit, num, den), part(num), part(den))
-			i += 2
-			continue
+			out = append(out, part(r.Sums[i]), part(r.Sums[i+1]))
 		}
-		out = append(out, figure(m.Unit, r.Sums[i]))
-		i++
+		i += n
 	}
 	return out
+}
+
+// Figure is metric m's figure from its summed parts (see [Plan.Span]) as an
+// answer states it: a count whole (int64), hours to the hundredth, a ratio
+// to six significant digits (float64); nil when there is no data or nothing
+// to divide by.
+func Figure(m *catalog.Metric, parts []*float64) any {
+	if m.IsRatio() {
+		return ratio(m.Unit, parts[0], parts[1])
+	}
+	return figure(m.Unit, parts[0])
 }
 
 func nullable(s string) any {

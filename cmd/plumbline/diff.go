@@ -20,14 +20,9 @@ import (
 // the last complete week for the floor, so the change's effect on the
 // numbers is seen before it ships.
 
-// metricChange is one metric's change between two catalogues; Old or New is
-// nil when the metric was added or removed.
-type metricChange struct {
-	ID       string
-	Old, New *catalog.Metric
-	OldValue string
-	NewValue string
-}
+// values are the figures of a change's metric under the old and the new
+// catalogue.
+type values struct{ Old, New string }
 
 // previewChanges prints the preview of the change from the catalogue in
 // oldDir to cat. With dsn it reads values from that database.
@@ -43,14 +38,16 @@ func previewChanges(ctx context.Context, oldDir string, cat *catalog.Catalog, ds
 	if err != nil {
 		return fmt.Errorf("--diff: %w", err)
 	}
-	changed, added, removed := metricChanges(old, cat)
-	if len(changed)+len(added)+len(removed) == 0 {
+	d := catalog.Diff(old, cat)
+	changed, added, removed := d.Changed, d.Added, d.Removed
+	if d.Empty() {
 		fmt.Fprintf(w, "No metric was added, removed or redefined since %s.\n", oldDir)
 		return nil
 	}
 	var week reports.Period
+	vals := make([]values, len(changed))
 	if dsn != "" && len(changed) > 0 {
-		if week, err = previewValues(ctx, dsn, old, cat, changed); err != nil {
+		if week, err = previewValues(ctx, dsn, old, cat, changed, vals); err != nil {
 			return err
 		}
 	}
@@ -61,8 +58,8 @@ func previewChanges(ctx context.Context, oldDir string, cat *catalog.Catalog, ds
 				week.Start.Format(time.DateOnly), week.End.Format(time.DateOnly))
 		}
 	}
-	for _, c := range changed {
-		fmt.Fprintf(w, "\n%s (%s): %s\n", c.ID, c.New.Label, strings.Join(c.what(), ", "))
+	for i, c := range changed {
+		fmt.Fprintf(w, "\n%s (%s): %s\n", c.ID, c.New.Label, strings.Join(c.What(), ", "))
 		sideBySide(w, "", "old", "new")
 		sideBySide(w, "definition", c.Old.Definition(), c.New.Definition())
 		sideBySide(w, "formula", c.Old.Formula(), c.New.Formula())
@@ -70,7 +67,7 @@ func previewChanges(ctx context.Context, oldDir string, cat *catalog.Catalog, ds
 			sideBySide(w, "unit", c.Old.Unit, c.New.Unit)
 		}
 		if dsn != "" {
-			sideBySide(w, "last week", c.OldValue, c.NewValue)
+			sideBySide(w, "last week", vals[i].Old, vals[i].New)
 		}
 	}
 	for _, list := range []struct {
@@ -88,45 +85,10 @@ func previewChanges(ctx context.Context, oldDir string, cat *catalog.Catalog, ds
 	return nil
 }
 
-// metricChanges lists metrics whose definition or formula differ, and those
-// added and removed, by id.
-func metricChanges(old, cat *catalog.Catalog) (changed []*metricChange, added, removed []*catalog.Metric) {
-	for _, o := range old.Metrics() {
-		n, ok := cat.Metric(o.ID)
-		switch {
-		case !ok:
-			removed = append(removed, o)
-		case o.Definition() != n.Definition() || o.Formula() != n.Formula() || o.Unit != n.Unit:
-			changed = append(changed, &metricChange{ID: o.ID, Old: o, New: n})
-		}
-	}
-	for _, n := range cat.Metrics() {
-		if _, ok := old.Metric(n.ID); !ok {
-			added = append(added, n)
-		}
-	}
-	return changed, added, removed
-}
-
-// what says what changed.
-func (c *metricChange) what() []string {
-	var out []string
-	if c.Old.Definition() != c.New.Definition() {
-		out = append(out, "definition changed")
-	}
-	if c.Old.Formula() != c.New.Formula() {
-		out = append(out, "formula changed")
-	}
-	if c.Old.Unit != c.New.Unit {
-		out = append(out, "unit changed")
-	}
-	return out
-}
-
 // previewValues runs both catalogues' plans for the changed metrics, on the
 // floor over the last complete week, against the one database, and fills
 // in each change's old and new value. It returns the week.
-func previewValues(ctx context.Context, dsn string, old, cat *catalog.Catalog, changed []*metricChange) (reports.Period, error) {
+func previewValues(ctx context.Context, dsn string, old, cat *catalog.Catalog, changed []catalog.Change, vals []values) (reports.Period, error) {
 	var oldMs, newMs []*catalog.Metric
 	for _, c := range changed {
 		oldMs, newMs = append(oldMs, c.Old), append(newMs, c.New)
@@ -166,7 +128,7 @@ func previewValues(ctx context.Context, dsn string, old, cat *catalog.Catalog, c
 			}
 		}
 	}
-	week := lastWholeWeek(newest, cat.WeekStart())
+	week := reports.LastWholeWeek(newest, cat.WeekStart())
 	for i, side := range []struct {
 		st  *store.Store
 		cat *catalog.Catalog
@@ -182,43 +144,24 @@ func previewValues(ctx context.Context, dsn string, old, cat *catalog.Catalog, c
 		if res := results[0]; len(res.Rows) == 1 {
 			sums = res.Rows[0].Sums
 		}
-		for j, c := range changed {
-			v := formatValue(side.ms[j], sumsOf(plan, j, sums))
-			if i == 0 {
-				c.OldValue = v
+		for j := range changed {
+			at, n := plan.Span(j)
+			parts := make([]*float64, n)
+			if sums != nil {
+				parts = sums[at : at+n]
+			}
+			if v := formatValue(side.ms[j], parts); i == 0 {
+				vals[j].Old = v
 			} else {
-				c.NewValue = v
+				vals[j].New = v
 			}
 		}
 	}
 	return week, nil
 }
 
-// lastWholeWeek is the latest week that ends before newest: the sources
-// hold a later day, so the week's own days are in.
-func lastWholeWeek(newest time.Time, start time.Weekday) reports.Period {
-	end := newest.AddDate(0, 0, -1)
-	for end.Weekday() != (start+6)%7 {
-		end = end.AddDate(0, 0, -1)
-	}
-	return reports.Period{Start: end.AddDate(0, 0, -6), End: end}
-}
-
-// sumsOf returns metric i's summed parts from a row's sums.
-func sumsOf(plan *reports.Plan, i int, sums []*float64) []*float64 {
-	at := 0
-	for _, m := range plan.Metrics[:i] {
-		at += len(m.Parts())
-	}
-	n := len(plan.Metrics[i].Parts())
-	if sums == nil {
-		return make([]*float64, n)
-	}
-	return sums[at : at+n]
-}
-
-// formatValue writes a figure as plumbline answers it: counts whole, ratios
-// to six significant digits beside their summed parts, nulls as no data.
+// formatValue writes a figure as plumbline answers it (reports.Figure)
+// and, for a ratio, beside its summed parts; nulls as no data.
 func formatValue(m *catalog.Metric, parts []*float64) string {
 	num := func(v *float64) string {
 		if v == nil {
@@ -226,20 +169,25 @@ func formatValue(m *catalog.Metric, parts []*float64) string {
 		}
 		return strconv.FormatFloat(*v, 'f', -1, 64)
 	}
-	if m.IsRatio() {
-		n, d := parts[0], parts[1]
-		if n == nil || d == nil || *d == 0 {
-			return "null (nothing to divide) = " + num(n) + " / " + num(d)
+	var s string
+	switch v := reports.Figure(m, parts).(type) {
+	case nil:
+		s = "null (no data)"
+		if m.IsRatio() {
+			s = "null (nothing to divide)"
 		}
-		return strconv.FormatFloat(*n / *d, 'g', 6, 64) + " = " + num(n) + " / " + num(d)
+	case int64:
+		s = strconv.FormatInt(v, 10)
+	case float64:
+		s = strconv.FormatFloat(v, 'f', 2, 64)
+		if m.IsRatio() {
+			s = strconv.FormatFloat(v, 'g', 6, 64)
+		}
 	}
-	if parts[0] == nil {
-		return "null (no data)"
+	if m.IsRatio() {
+		s += " = " + num(parts[0]) + " / " + num(parts[1])
 	}
-	if m.Unit == catalog.UnitCount {
-		return strconv.FormatFloat(*parts[0], 'f', 0, 64)
-	}
-	return strconv.FormatFloat(*parts[0], 'f', 2, 64)
+	return s
 }
 
 // Columns of the side-by-side view.
