@@ -332,11 +332,8 @@ func startGuard(ctx context.Context, st *store.Store, cat *catalog.Catalog, role
 	for _, m := range rep.Missing {
 		log.Warn("the login lacks a grant; calls that need it will fail", "missing", m)
 	}
-	granted := grants.Relations(gs)
-	for _, rel := range cat.Relations() {
-		if !slices.Contains(granted, rel) {
-			log.Warn("the catalogue reads a relation no grant file names; reports that need it will fail", "relation", rel)
-		}
+	for _, rel := range grants.Ungranted(cat, gs) {
+		log.Warn("the catalogue reads a relation no grant file names; reports that need it will fail", "relation", rel)
 	}
 	log.Info("startup guard passed: the login reaches only what it needs", "login", rep.Login, "database", rep.Database)
 	return nil
