@@ -41,10 +41,6 @@ Examples:
   plumbline ask --url https://plumbline.example/mcp --json metric_definitions '{}'
 `
 
-func init() {
-	register("ask", command{summary: "call a report from the terminal and print it as a table", help: askHelp, run: ask})
-}
-
 func ask(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("ask", askHelp, s)
 	url := f.string("url", "", "the server's MCP `endpoint`, e.g. http://127.0.0.1:8080/mcp")

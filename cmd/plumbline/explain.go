@@ -37,10 +37,6 @@ Examples:
   echo '{"who":{"floor":true},"period":{"named":"last_week"}}' | plumbline explain --run "$DSN" hours
 `
 
-func init() {
-	register("explain", command{summary: "show the resolved request and the SQL a report call compiles to", help: explainHelp, run: explain})
-}
-
 func explain(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("explain", explainHelp, s)
 	db := f.string("db", "", "PostgreSQL connection `string`, to match names against the directory")

@@ -99,10 +99,6 @@ Examples:
   plumbline serve --db postgres://plumbline_app@db/floor --analyst-db postgres://plumbline_agent@db/floor ...
 `
 
-func init() {
-	register("serve", command{summary: "serve the reports over MCP (Streamable HTTP or stdio)", help: serveHelp, run: serve})
-}
-
 // serverFlags are the flags serve and demo share.
 type serverFlags struct {
 	addr, catalogDir, logLevel    *string
