@@ -85,14 +85,9 @@ func previewChanges(ctx context.Context, oldDir string, cat *catalog.Catalog, ds
 	return nil
 }
 
-// previewValues runs both catalogues' plans for the changed metrics, on the
-// floor over the last complete week, against the one database, and fills
-// in each change's old and new value. It returns the week.
+// previewValues fills in each change's old and new value on the floor
+// over the last complete week, from the one database, and returns the week.
 func previewValues(ctx context.Context, dsn string, old, cat *catalog.Catalog, changed []catalog.Change, vals []values) (reports.Period, error) {
-	var oldMs, newMs []*catalog.Metric
-	for _, c := range changed {
-		oldMs, newMs = append(oldMs, c.Old), append(newMs, c.New)
-	}
 	oldStore, err := store.Open(ctx, dsn, old, nil)
 	if err != nil {
 		return reports.Period{}, err
@@ -103,59 +98,12 @@ func previewValues(ctx context.Context, dsn string, old, cat *catalog.Catalog, c
 		return reports.Period{}, err
 	}
 	defer newStore.Close()
-	var newest time.Time
-	for _, side := range []struct {
-		st *store.Store
-		ms []*catalog.Metric
-	}{{oldStore, oldMs}, {newStore, newMs}} {
-		plan := &reports.Plan{Metrics: side.ms}
-		cov, err := side.st.Coverage(ctx, plan.Sources())
-		if err != nil {
-			return reports.Period{}, fmt.Errorf("read how far the sources are loaded: %w", err)
-		}
-		for _, s := range plan.Sources() {
-			c := cov[s.ID]
-			if c.First.IsZero() {
-				return reports.Period{}, fmt.Errorf("%s holds no data, so there is no week to preview", s.Relation)
-			}
-			d := c.Through
-			if d.IsZero() { // a live source runs up to now
-				now := time.Now().In(cat.Zone())
-				d = time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-			}
-			if newest.IsZero() || d.Before(newest) {
-				newest = d
-			}
-		}
+	week, previews, err := reports.PreviewChanges(ctx, oldStore, newStore, old, cat, changed, time.Now())
+	if err != nil {
+		return week, err
 	}
-	week := reports.LastWholeWeek(newest, cat.WeekStart())
-	for i, side := range []struct {
-		st  *store.Store
-		cat *catalog.Catalog
-		ms  []*catalog.Metric
-	}{{oldStore, old, oldMs}, {newStore, cat, newMs}} {
-		plan := &reports.Plan{Catalog: side.cat, Metrics: side.ms, Scope: reports.Scope{Kind: reports.ScopeFloor},
-			Period: week, Limit: 1}
-		results, err := side.st.Run(ctx, plan)
-		if err != nil {
-			return week, fmt.Errorf("run the %s catalogue's plan: %w", []string{"old", "new"}[i], err)
-		}
-		var sums []*float64
-		if res := results[0]; len(res.Rows) == 1 {
-			sums = res.Rows[0].Sums
-		}
-		for j := range changed {
-			at, n := plan.Span(j)
-			parts := make([]*float64, n)
-			if sums != nil {
-				parts = sums[at : at+n]
-			}
-			if v := formatValue(side.ms[j], parts); i == 0 {
-				vals[j].Old = v
-			} else {
-				vals[j].New = v
-			}
-		}
+	for i, p := range previews {
+		vals[i] = values{Old: formatValue(changed[i].Old, p.Old), New: formatValue(changed[i].New, p.New)}
 	}
 	return week, nil
 }
