@@ -25,6 +25,16 @@
 // Ratios are divided, groups without rows filled, rows ranked and cut here,
 // from those sums.
 //
+// # Explaining and previewing
+//
+// A call can be explained without running it (plumbline explain): a
+// [DryRun] store records the plans the engine's own path hands it, and
+// [KeysOnly] stands in for the directory when there is no database.
+// [PreviewChanges] sums a catalogue change's redefined metrics (see
+// catalog.Diff) under both definitions over one week of the same data
+// (plumbline check --diff), with the rules the answers use: [LastWholeWeek],
+// [Plan.Span] and [Figure].
+//
 // # Invariants
 //
 //   - Every answer with figures states what each one means, its counting

@@ -116,8 +116,8 @@ func namedPeriod(name string, t time.Time, weekStart time.Weekday) Period {
 	case "this_week", "week_to_date":
 		p.Start, p.End = weekOf(t, weekStart), t
 	case "last_week":
-		p.Start = weekOf(t, weekStart).AddDate(0, 0, -7)
-		p.End = p.Start.AddDate(0, 0, 6)
+		w := LastWholeWeek(t, weekStart)
+		p.Start, p.End = w.Start, w.End
 	case "this_month", "month_to_date":
 		p.Start, p.End = month, t
 	case "quarter_to_date":
@@ -131,4 +131,11 @@ func namedPeriod(name string, t time.Time, weekStart time.Weekday) Period {
 		p.Start, p.End = t.AddDate(0, 0, -28), t.AddDate(0, 0, -1)
 	}
 	return p
+}
+
+// LastWholeWeek is the latest whole week, starting on start, that ends
+// before day: the week before day's own.
+func LastWholeWeek(day time.Time, start time.Weekday) Period {
+	first := weekOf(day, start).AddDate(0, 0, -7)
+	return Period{Start: first, End: first.AddDate(0, 0, 6)}
 }

@@ -40,6 +40,18 @@ func (p *Plan) Parts() []catalog.Part {
 	return out
 }
 
+// Span says where metric i's summed parts sit in a row's Sums: n of them
+// from at.
+func (p *Plan) Span(i int) (at, n int) { return span(p.Metrics, i) }
+
+// span says where metrics[i]'s summed parts sit among all of metrics' parts.
+func span(metrics []*catalog.Metric, i int) (at, n int) {
+	for _, m := range metrics[:i] {
+		at += len(m.Parts())
+	}
+	return at, len(metrics[i].Parts())
+}
+
 // Sources returns the distinct sources the plan reads, in order of first use.
 func (p *Plan) Sources() []*catalog.Source {
 	var out []*catalog.Source

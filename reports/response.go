@@ -204,13 +204,25 @@ func keyCells(groupBy string, r Row, dir *Directory, p Period) []any {
 	return nil
 }
 
-// cellsOf renders one metric's summed parts: a figure, or a ratio and its
-// parts.
+// cellsOf renders one metric's summed parts: its figure, and a ratio's
+// parts beside it.
 func cellsOf(m *catalog.Metric, sums []*float64) []any {
+	out := []any{Figure(m, sums)}
 	if m.IsRatio() {
-		return []any{ratio(m.Unit, sums[0], sums[1]), part(sums[0]), part(sums[1])}
+		out = append(out, part(sums[0]), part(sums[1]))
 	}
-	return []any{figure(m.Unit, sums[0])}
+	return out
+}
+
+// Figure is metric m's figure from its summed parts (see [Plan.Span]) as an
+// answer states it: a count whole (int64), hours to the hundredth, a ratio
+// to six significant digits (float64); nil when there is no data or nothing
+// to divide by.
+func Figure(m *catalog.Metric, parts []*float64) any {
+	if m.IsRatio() {
+		return ratio(m.Unit, parts[0], parts[1])
+	}
+	return figure(m.Unit, parts[0])
 }
 
 func nullable(s string) any {

@@ -90,10 +90,7 @@ func padded[T any](s []T, n int) []T {
 // value is a row's figure for the metric at index j of metrics, for ranking:
 // a sum, or a ratio divided from its parts. Nil is no figure.
 func value(r Row, metrics []*catalog.Metric, j int) *float64 {
-	i := 0
-	for _, m := range metrics[:j] {
-		i += len(m.Parts())
-	}
+	i, _ := span(metrics, j)
 	if !metrics[j].IsRatio() {
 		return r.Sums[i]
 	}

@@ -41,10 +41,6 @@ Examples:
   plumbline ask --url https://plumbline.example/mcp --json metric_definitions '{}'
 `
 
-func init() {
-	register("ask", command{summary: "call a report from the terminal and print it as a table", help: askHelp, run: ask})
-}
-
 func ask(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("ask", askHelp, s)
 	url := f.string("url", "", "the server's MCP `endpoint`, e.g. http://127.0.0.1:8080/mcp")
@@ -138,41 +134,21 @@ func askDatabase(ctx context.Context, dsn, catalogDir, nowFlag, tool string, raw
 	return b, ans.Refusal != nil, err
 }
 
-// answer is the part of the contract the table view reads.
+// answer is any tool's answer read as the engine's own types: the fields
+// the table view reads, whichever tool answered.
 type answer struct {
-	Error *struct {
-		Code, Argument, Rule string
-		Choices              []string
-	}
-	Request  map[string]any
-	Columns  []string
-	Rows     [][]any
-	Sections json.RawMessage
-	Metrics  map[string]*struct {
-		Label, Unit, Definition, DefinitionRef, Formula, Source string
-		SalesBasis                                              string  `json:"sales_basis"`
-		DataThrough                                             through `json:"data_through"`
-	}
-	Period *struct {
-		Start, End, Named string
-		Days              int
-		TimeZone          string `json:"time_zone"`
-	}
-	DataThrough    map[string]through `json:"data_through"`
-	Notes          []string
-	Partial        bool
-	PartialMetrics []string `json:"partial_metrics"`
-	Truncated      bool
-	Candidates     []reports.Candidate
-	CatalogVersion string `json:"catalog_version"`
+	Error   *reports.Refusal
+	Request reports.Echo
+	reports.Governed
+	Columns    []string
+	Rows       [][]any
+	Sections   json.RawMessage // a canned report's, printed by printSections
+	Truncated  bool
+	Candidates []reports.Candidate
 }
 
-type through struct {
-	RunsTo          *string `json:"runs_to"`
-	CompleteThrough *string `json:"complete_through"`
-}
-
-func (t through) String() string {
+// through says how far a metric's or a source's data runs.
+func through(t reports.DataThrough) string {
 	if t.RunsTo == nil {
 		return "no data"
 	}
@@ -268,7 +244,7 @@ func sortedNames[V any](m map[string]V) []string {
 // printContext prints what the figures mean: period, definitions,
 // freshness, partial figures and notes.
 func (a *answer) printContext(w io.Writer) {
-	if p := a.Period; p != nil {
+	if p := a.Period; p.Start != "" {
 		days := "days"
 		if p.Days == 1 {
 			days = "day"
@@ -279,19 +255,15 @@ func (a *answer) printContext(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
-	if who, ok := a.Request["who"].(map[string]any); ok {
-		fmt.Fprintf(w, "Who: %v", who["name"])
-		if key, ok := who["key"]; ok {
-			fmt.Fprintf(w, " (%v %v)", who["kind"], key)
+	if who := a.Request.Who; who != nil {
+		fmt.Fprintf(w, "Who: %s", who.Name)
+		if who.Key != "" {
+			fmt.Fprintf(w, " (%s %s)", who.Kind, who.Key)
 		}
 		fmt.Fprintln(w)
 	}
-	var ids []string
-	if list, ok := a.Request["metrics"].([]any); ok {
-		for _, id := range list {
-			ids = append(ids, fmt.Sprint(id))
-		}
-	} else {
+	ids := a.Request.Metrics
+	if ids == nil {
 		ids = sortedNames(a.Metrics)
 	}
 	if len(a.Metrics) > 0 {
@@ -313,12 +285,12 @@ func (a *answer) printContext(w io.Writer) {
 		if m.Formula != "" {
 			fmt.Fprintf(w, "    formula: %s, from %s\n", m.Formula, m.Source)
 		}
-		fmt.Fprintf(w, "    data %s\n", m.DataThrough)
+		fmt.Fprintf(w, "    data %s\n", through(m.DataThrough))
 	}
 	if len(a.DataThrough) > 0 {
 		fmt.Fprintln(w, "\nData through:")
 		for _, rel := range sortedNames(a.DataThrough) {
-			fmt.Fprintf(w, "  %s: %s\n", rel, a.DataThrough[rel])
+			fmt.Fprintf(w, "  %s: %s\n", rel, through(a.DataThrough[rel]))
 		}
 	}
 	if a.Partial {

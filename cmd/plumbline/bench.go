@@ -60,10 +60,6 @@ Examples:
   plumbline bench --bytes --bin ./plumbline-v1     # the same of another build's server
 `
 
-func init() {
-	register("bench", command{summary: "measure each tool over MCP against the same SQL run directly", help: benchHelp, run: benchCmd})
-}
-
 func benchCmd(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("bench", benchHelp, s)
 	agents := f.int("agents", demofloor.DefaultAgents, "agents on the generated floor (the demo floor has 96)")

@@ -56,10 +56,6 @@ Examples:
   plumbline check --diff ../main/catalog --db "$DSN" ./catalog
 `
 
-func init() {
-	register("check", command{summary: "check a catalogue directory against the rules", help: checkHelp, run: check})
-}
-
 func check(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("check", checkHelp, s)
 	format := f.string("format", "text", "output `format`: text or github")

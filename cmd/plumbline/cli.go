@@ -28,10 +28,6 @@ type command struct {
 	run     func(ctx context.Context, args []string, s *streams) error
 }
 
-var commands = map[string]command{}
-
-func register(name string, c command) { commands[name] = c }
-
 const usage = `plumbline: governed sales-floor reports for AI clients, over MCP.
 
 A sales manager adds plumbline to the AI client they already use and asks how

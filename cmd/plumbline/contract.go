@@ -31,10 +31,6 @@ Examples:
   plumbline check --contract contract.json catalog/demo
 `
 
-func init() {
-	register("contract", command{summary: "write the tools' contract (names, schemas, instructions) as JSON", help: contractHelp, run: writeContract})
-}
-
 func writeContract(_ context.Context, args []string, s *streams) error {
 	f := newFlags("contract", contractHelp, s)
 	out := f.string("o", "", "`file` to write the snapshot to (default: standard output)")

@@ -54,10 +54,6 @@ Examples:
 
 const demoDatabase = "plumbline"
 
-func init() {
-	register("demo", command{summary: "serve the demo floor on a private PostgreSQL (start here)", help: demoHelp, run: demo})
-}
-
 func demo(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("demo", demoHelp, s)
 	dir := f.string("dir", ".plumbline", "`directory` for the private PostgreSQL cluster")

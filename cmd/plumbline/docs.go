@@ -31,10 +31,6 @@ Examples:
   plumbline docs ./catalog -o site --grants ./sql/grants
 `
 
-func init() {
-	register("docs", command{summary: "render the catalogue as a static HTML site", help: docsHelp, run: docs})
-}
-
 func docs(_ context.Context, args []string, s *streams) error {
 	f := newFlags("docs", docsHelp, s)
 	out := f.string("o", "", "`directory` to write the site into (required)")

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"strings"
 	"time"
 
-	"plumbline/catalog"
 	"plumbline/internal/query"
 	"plumbline/internal/store"
 	"plumbline/reports"
@@ -39,10 +37,6 @@ Examples:
   echo '{"who":{"floor":true},"period":{"named":"last_week"}}' | plumbline explain --run "$DSN" hours
 `
 
-func init() {
-	register("explain", command{summary: "show the resolved request and the SQL a report call compiles to", help: explainHelp, run: explain})
-}
-
 func explain(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("explain", explainHelp, s)
 	db := f.string("db", "", "PostgreSQL connection `string`, to match names against the directory")
@@ -69,7 +63,7 @@ func explain(ctx context.Context, args []string, s *streams) error {
 	if dsn == "" {
 		dsn = *db
 	}
-	dry := &dryRun{}
+	dry := &reports.DryRun{}
 	var st *store.Store
 	if dsn != "" {
 		if st, err = store.Open(ctx, dsn, cat, nil); err != nil {
@@ -77,10 +71,8 @@ func explain(ctx context.Context, args []string, s *streams) error {
 		}
 		defer st.Close()
 		dry.Store = st
-	} else {
-		if dry.Store, err = keysOnly(cat, tool, raw); err != nil {
-			return err
-		}
+	} else if dry.Store, err = reports.KeysOnly(cat, tool, raw, now); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	engine := reports.New(cat, dry, &reports.Options{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
 	ans := engine.Call(ctx, reports.Caller{Person: "explain", Client: "plumbline explain"}, tool, raw)
@@ -102,17 +94,17 @@ func explain(ctx context.Context, args []string, s *streams) error {
 		resolved, _ := json.MarshalIndent(map[string]any{"request": body.Request, "period": body.Period}, "", "  ")
 		fmt.Fprintf(s.out, "%s\n", resolved)
 	}
-	if len(dry.plans) == 0 {
+	if len(dry.Plans) == 0 {
 		fmt.Fprintf(s.out, "\nThe %s tool runs no report query.\n", tool)
 		return nil
 	}
-	for i, plan := range dry.plans {
+	for i, plan := range dry.Plans {
 		stmt, params, err := query.Build(plan)
 		if err != nil {
 			return err
 		}
-		if len(dry.plans) > 1 {
-			fmt.Fprintf(s.out, "\nQuery %d of %d", i+1, len(dry.plans))
+		if len(dry.Plans) > 1 {
+			fmt.Fprintf(s.out, "\nQuery %d of %d", i+1, len(dry.Plans))
 		}
 		fmt.Fprintf(s.out, "\nSQL:\n%s\n\nParameters:\n", stmt)
 		for j, p := range params {
@@ -181,88 +173,4 @@ func param(v any) string {
 		return "'" + strings.ReplaceAll(v, "'", "''") + "' (text)"
 	}
 	return fmt.Sprintf("%v (%T)", v, v)
-}
-
-// dryRun is a report store that records the plans the engine asks it to
-// run instead of running them, so explain follows the engine's own path;
-// the directory (and anything else) comes from the store it wraps.
-type dryRun struct {
-	reports.Store
-	plans []*reports.Plan
-}
-
-func (d *dryRun) Run(_ context.Context, plans ...*reports.Plan) ([]*reports.Result, error) {
-	d.plans = append(d.plans, plans...)
-	results := make([]*reports.Result, len(plans))
-	for i := range results {
-		results[i] = &reports.Result{Coverage: map[string]reports.Coverage{}}
-	}
-	return results, nil
-}
-
-// keyShape is what a key looks like: no spaces, no @.
-var keyShape = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
-
-// keyDirectory answers the directory without a database: the one team or
-// agent key a call names, taken as given. It implements only Directory and
-// Coverage; the nil store it embeds is never reached, because without a
-// database explain takes only catalogue reports, whose plans it records
-// rather than runs.
-type keyDirectory struct {
-	reports.Store
-	dir *reports.Directory
-	cat *catalog.Catalog
-}
-
-func (k keyDirectory) Directory(context.Context) (*reports.Directory, error) {
-	return k.dir, nil
-}
-
-// Coverage says every source is loaded from long ago through today:
-// without a database nothing is known to be missing, so the plan is the one
-// a fresh floor gets.
-func (k keyDirectory) Coverage(_ context.Context, sources []*catalog.Source) (map[string]reports.Coverage, error) {
-	now := time.Now().In(k.cat.Zone())
-	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	out := map[string]reports.Coverage{}
-	for _, s := range sources {
-		out[s.ID] = reports.Coverage{First: today.AddDate(-100, 0, 0), Through: today}
-	}
-	return out, nil
-}
-
-// keysOnly builds the directory for a call explained without a database.
-func keysOnly(cat *catalog.Catalog, tool string, raw json.RawMessage) (reports.Store, error) {
-	if _, ok := cat.Report(tool); !ok {
-		var ids []string
-		for _, r := range cat.Reports() {
-			ids = append(ids, r.ID)
-		}
-		return nil, fmt.Errorf("%w: without a database, explain takes the catalogue's report tools (%s); add --db DSN for the others",
-			errUsage, strings.Join(ids, ", "))
-	}
-	var call struct {
-		Who struct{ Team, Agent any }
-	}
-	json.Unmarshal(raw, &call) // a malformed call is the engine's to refuse
-	dir := &reports.Directory{}
-	for _, w := range []struct {
-		arg string
-		v   any
-		add func(key string)
-	}{
-		{"who.team", call.Who.Team, func(k string) { dir.Teams = append(dir.Teams, reports.Team{Key: k}) }},
-		{"who.agent", call.Who.Agent, func(k string) { dir.Agents = append(dir.Agents, reports.Agent{Key: k}) }},
-	} {
-		key, ok := w.v.(string)
-		switch {
-		case !ok:
-		case !keyShape.MatchString(key):
-			return nil, fmt.Errorf("%w: %s: without a database explain takes only a key (no spaces, no @); "+
-				"names and emails are matched against the directory, so add --db DSN", errUsage, w.arg)
-		default:
-			w.add(key)
-		}
-	}
-	return keyDirectory{dir: dir, cat: cat}, nil
 }

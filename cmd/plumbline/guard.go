@@ -33,10 +33,6 @@ Examples:
   PLUMBLINE_DB=postgres://plumbline_app@db/floor plumbline guard --grants ./grants
 `
 
-func init() {
-	register("guard", command{summary: "list what plumbline's database login can reach beyond its grants", help: guardHelp, run: runGuard})
-}
-
 func runGuard(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("guard", guardHelp, s)
 	db := f.string("db", "", "PostgreSQL connection `string` of plumbline's login (required)")

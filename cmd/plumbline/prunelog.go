@@ -31,10 +31,6 @@ Examples:
   PLUMBLINE_DB=postgres://admin@db/floor PLUMBLINE_KEEP_DAYS=730 plumbline prune-log
 `
 
-func init() {
-	register("prune-log", command{summary: "delete request-log calls older than the audit horizon", help: pruneLogHelp, run: pruneLog})
-}
-
 func pruneLog(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("prune-log", pruneLogHelp, s)
 	db := f.string("db", "", "PostgreSQL connection `string` of an administrator (required)")

@@ -99,10 +99,6 @@ Examples:
   plumbline serve --db postgres://plumbline_app@db/floor --analyst-db postgres://plumbline_agent@db/floor ...
 `
 
-func init() {
-	register("serve", command{summary: "serve the reports over MCP (Streamable HTTP or stdio)", help: serveHelp, run: serve})
-}
-
 // serverFlags are the flags serve and demo share.
 type serverFlags struct {
 	addr, catalogDir, logLevel    *string
@@ -332,11 +328,8 @@ func startGuard(ctx context.Context, st *store.Store, cat *catalog.Catalog, role
 	for _, m := range rep.Missing {
 		log.Warn("the login lacks a grant; calls that need it will fail", "missing", m)
 	}
-	granted := grants.Relations(gs)
-	for _, rel := range cat.Relations() {
-		if !slices.Contains(granted, rel) {
-			log.Warn("the catalogue reads a relation no grant file names; reports that need it will fail", "relation", rel)
-		}
+	for _, rel := range grants.Ungranted(cat, gs) {
+		log.Warn("the catalogue reads a relation no grant file names; reports that need it will fail", "relation", rel)
 	}
 	log.Info("startup guard passed: the login reaches only what it needs", "login", rep.Login, "database", rep.Database)
 	return nil

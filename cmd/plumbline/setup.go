@@ -40,10 +40,6 @@ Examples:
   plumbline setup --print --grants ./grants --reader-role floor_reader > plumbline-grants.sql
 `
 
-func init() {
-	register("setup", command{summary: "create plumbline's roles and login and apply the grants (as an administrator)", help: setupHelp, run: setup})
-}
-
 func setup(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("setup", setupHelp, s)
 	db := f.string("db", "", "PostgreSQL connection `string` of an administrator (required unless --print)")

@@ -46,10 +46,6 @@ Examples:
   plumbline token revoke --person a0042 --db $DB      (every token a person holds)
 `
 
-func init() {
-	register("token", command{summary: "create, list and revoke access tokens (service identities)", help: tokenHelp, run: tokenCmd})
-}
-
 func tokenCmd(ctx context.Context, args []string, s *streams) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" {
 		return fmt.Errorf("%w: name an action: create, list or revoke", errUsage)

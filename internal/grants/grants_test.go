@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"plumbline/catalog"
 	"plumbline/internal/grants"
 	"plumbline/internal/pgtest"
 	"plumbline/sql"
@@ -252,5 +253,34 @@ func TestApplyReconciles(t *testing.T) {
 	script, err := grants.Script(r, gs)
 	if err != nil || !strings.Contains(script, "GRANT SELECT ON live.sales_board TO "+r.Reader+";") || strings.Contains(script, "{{") {
 		t.Errorf("the script for a DBA is not rendered: %v\n%s", err, script)
+	}
+}
+
+// Every relation the demo catalogue reads has a shipped grant file; take
+// one away and it alone is ungranted.
+func TestUngranted(t *testing.T) {
+	cat, err := catalog.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := grants.LoadDir("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rels := grants.Ungranted(cat, gs); len(rels) != 0 {
+		t.Fatalf("the shipped grants leave %q ungranted", rels)
+	}
+	rels := cat.Relations()
+	if len(rels) == 0 {
+		t.Fatal("the demo catalogue reads no relation")
+	}
+	for _, rel := range rels {
+		kept := slices.DeleteFunc(slices.Clone(gs), func(g *grants.Grant) bool { return g.Relation == rel })
+		if len(kept) == len(gs) {
+			t.Fatalf("no shipped grant names %s", rel)
+		}
+		if got := grants.Ungranted(cat, kept); !slices.Equal(got, []string{rel}) {
+			t.Errorf("without the grant of %s: ungranted %q", rel, got)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"plumbline/catalog"
 	"plumbline/sql"
 )
 
@@ -110,6 +111,20 @@ func Relations(gs []*Grant) []string {
 		out[i] = g.Relation
 	}
 	sort.Strings(out)
+	return out
+}
+
+// Ungranted returns the relations cat reads that no grant of gs names, in
+// the catalogue's order: the reader cannot be granted them, so the reports
+// that need them fail.
+func Ungranted(cat *catalog.Catalog, gs []*Grant) []string {
+	granted := Relations(gs)
+	var out []string
+	for _, rel := range cat.Relations() {
+		if !slices.Contains(granted, rel) {
+			out = append(out, rel)
+		}
+	}
 	return out
 }
 

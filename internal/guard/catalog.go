@@ -148,11 +148,8 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 		return nil, fmt.Errorf("check the catalogue's columns: %w", err)
 	}
 
-	granted := grants.Relations(gs)
-	for _, rel := range cat.Relations() {
-		if !slices.Contains(granted, rel) {
-			add("%s: no grant file names it; add %s.sql with its grain and review to the grants directory", rel, rel)
-		}
+	for _, rel := range grants.Ungranted(cat, gs) {
+		add("%s: no grant file names it; add %s.sql with its grain and review to the grants directory", rel, rel)
 	}
 	if t := cat.Targets(); t != nil && !missingRel[t.Relation] {
 		targetProblems(ctx, q, cat, t, add)
