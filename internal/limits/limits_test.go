@@ -159,18 +159,26 @@ func TestRetryAfter(t *testing.T) {
 // hundred refused ones, and before that a long history.
 func logOf(t testing.TB, db *pgtest.DB, rows, perMinute int) {
 	t.Helper()
-	_, err := db.Conn(t).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
-		SELECT 'r' || i, CASE WHEN i % 10 = 0 OR i > $1 - $2 THEN 'ana' ELSE 'p' || i % 997 END, 'c', 'sales', '{}',
-			CASE WHEN i > $1 - $2 THEN now() - interval '30 seconds' ELSE now() - interval '2 minutes' - i * interval '1 second' END, 'ok'
-		FROM generate_series(1, $1) i`, rows, perMinute)
+	ctx := context.Background()
+	conn := db.Conn(t)
+	// The history first; then, each stamped as of its own statement so
+	// that however long a million rows take to write they are still in the
+	// minute when the check runs, the person's last minute, full, and, as
+	// a client far past its limit leaves, many calls refused in it.
+	_, err := conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
+		SELECT 'r' || i, CASE WHEN i % 10 = 0 THEN 'ana' ELSE 'p' || i % 997 END, 'c', 'sales', '{}',
+			now() - interval '2 minutes' - i * interval '1 second', 'ok'
+		FROM generate_series(1, $1::int - $2::int) i`, rows, perMinute)
 	if err == nil {
-		// and, as a client far past its limit leaves, many calls refused
-		// in the last minute
-		_, err = db.Conn(t).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
+		_, err = conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
+			SELECT 'r' || i, 'ana', 'c', 'sales', '{}', now() - interval '30 seconds', 'ok' FROM generate_series($1::int - $2::int + 1, $1::int) i`, rows, perMinute)
+	}
+	if err == nil {
+		_, err = conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
 			SELECT 'x' || i, 'ana', 'c', 'sales', '{}', now() - interval '10 seconds', 'rate_limited' FROM generate_series(1, 500) i`)
 	}
 	if err == nil {
-		_, err = db.Conn(t).Exec(context.Background(), "ANALYZE plumbline.request_log")
+		_, err = conn.Exec(ctx, "ANALYZE plumbline.request_log")
 	}
 	if err != nil {
 		t.Fatal(err)
