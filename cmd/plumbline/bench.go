@@ -112,6 +112,9 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
+	if *soak > 0 && (*baseline != "" || *bytesOnly) {
+		return fmt.Errorf("%w: --soak soaks one server, this binary's or --bin's; --baseline and --bytes are for the other measurements", errUsage)
+	}
 	if *soak < 0 || *soakRate < 0 || *soakClients < 1 || *soakInterval <= 0 || *soakLogRows < 0 || *soakLogDays < 1 {
 		return fmt.Errorf("%w: --soak, --soak-rate and --soak-log-rows must not be negative, --soak-clients and --soak-log-days at least 1, --soak-interval positive", errUsage)
 	}

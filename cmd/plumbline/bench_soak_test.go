@@ -16,8 +16,14 @@ import (
 // the request log starts with the rows asked for and grows by the calls
 // made, every answer is what it must be, the server's memory, goroutines,
 // threads and connections are read every row, and the verdict printed and
-// written is the one its rows give, and decides the exit code.
+// written is the one its rows give, and decides the exit code. Choices that
+// make no soak are usage errors.
 func TestBenchSoak(t *testing.T) {
+	for _, bad := range [][]string{{"--baseline", "other"}, {"--bytes"}, {"--soak-clients", "0"}, {"--soak-rate", "-1"}, {"--soak-interval", "0s"}} {
+		if code, _, stderr := runCLI(t, append([]string{"bench", "--soak", "1s"}, bad...)...); code != 2 || !strings.Contains(stderr, "--soak") {
+			t.Errorf("bench --soak %s: exit %d, %s", bad, code, stderr)
+		}
+	}
 	bin, err := buildBinary()
 	if err != nil {
 		t.Fatal(err)
