@@ -51,6 +51,26 @@ for a before and after from one run. bench prints progress while it runs,
 then a table; it writes the results as JSON, and with --png draws latency
 and added-time charts. The cluster is removed afterwards.
 
+With --soak DURATION, bench soaks the server instead: it fills the request
+log with --soak-log-rows calls (a million) over the --soak-log-days before
+now, then --soak-clients clients (64), each over a session of its own,
+call it with a mix of every tool and mode (in full, compact, with
+known_definitions, asking names that match several people, the canned
+reports, and refusals of bad input; each answer checked for what it must
+be) for DURATION, at --soak-rate calls per second in all, or as fast as
+they go. Every --soak-interval (a minute) it prints a row: the calls and
+failed answers, p50 and p99 latency, calls per second, the server's RSS
+(/proc), its heap and goroutines (read from the server's --debug-addr, on a
+loopback address of its own), its OS threads, the connections open to
+PostgreSQL (pg_stat_activity) and the request log's rows (PostgreSQL's
+running estimate) and size (pg_total_relation_size). At the end, the
+verdict compares the first ten rows with the last ten (the first and last
+halves of a shorter run), the median of each figure's rows at each end:
+p50, p99, calls per second and RSS must each stay within 10%, and every
+answer must be what it must be; only then does it pass, else it names what
+moved and bench exits 1. The rows and verdict are written as JSON
+(--json, soak.json).
+
 Examples:
   plumbline bench                                  # the demo floor's size
   plumbline bench --agents 960                     # ten times the demo floor
@@ -58,6 +78,7 @@ Examples:
   plumbline bench --baseline /tmp/plumbline-before --tools sales,league
   plumbline bench --bytes --json bytes.json        # what the model reads, per tool
   plumbline bench --bytes --bin ./plumbline-v1     # the same of another build's server
+  plumbline bench --soak 62m --soak-rate 200       # an hour of load: does anything grow?
 `
 
 func benchCmd(ctx context.Context, args []string, s *streams) error {
@@ -78,8 +99,20 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	png := f.string("png", "", "draw latency and added-time charts into this `directory`")
 	bytesOnly := f.boolean("bytes", false, "measure only what the model reads: each answer's bytes, first call, compact and known_definitions")
 	serverBin := f.string("bin", "", "run the server of this plumbline `binary` instead of this one's, to compare builds")
+	soak := f.duration("soak", 0, "soak the server for this long instead: clients over a mix of every tool and mode, a row a --soak-interval, a verdict at the end")
+	soakRate := f.int("soak-rate", 0, "the soak's calls per second, all clients together; 0 calls as fast as they go")
+	soakClients := f.int("soak-clients", 64, "clients calling at once in the soak, each over a session of its own")
+	soakInterval := f.duration("soak-interval", time.Minute, "the time a row of the soak's table covers")
+	soakLogRows := f.int("soak-log-rows", 1_000_000, "calls the request log holds when the soak starts, spread over --soak-log-days")
+	soakLogDays := f.int("soak-log-days", 90, "days before now the request log's first calls spread over")
 	if _, err := f.parse(args); err != nil {
 		return err
+	}
+	if *soak > 0 && (*baseline != "" || *bytesOnly) {
+		return fmt.Errorf("%w: --soak soaks one server, this binary's or --bin's; --baseline and --bytes are for the other measurements", errUsage)
+	}
+	if *soak < 0 || *soakRate < 0 || *soakClients < 1 || *soakInterval <= 0 || *soakLogRows < 0 || *soakLogDays < 1 {
+		return fmt.Errorf("%w: --soak, --soak-rate and --soak-log-rows must not be negative, --soak-clients and --soak-log-days at least 1, --soak-interval positive", errUsage)
 	}
 	var lv []int
 	for _, part := range strings.Split(*levels, ",") {
@@ -126,6 +159,13 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	}
 	if err := prepareDemo(ctx, cluster, opts, roles, gs, &streams{out: s.err, err: s.err}); err != nil {
 		return err
+	}
+	if *soak > 0 {
+		if *out == "bench.json" {
+			*out = "soak.json"
+		}
+		return benchSoak(ctx, cluster, roles, soakFlags{duration: *soak, interval: *soakInterval, rate: *soakRate, clients: *soakClients,
+			logRows: *soakLogRows, logDays: *soakLogDays, people: *people, perMinute: *perMinute, cacheMiB: *cacheMiB, bin: bin, out: *out}, s)
 	}
 	// The servers sign in as plumbline's login, as in production; each
 	// listens on an address of its own, which its tokens are bound to.

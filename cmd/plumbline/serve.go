@@ -145,6 +145,8 @@ func serve(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("serve", serveHelp, s)
 	db := f.string("db", "", "PostgreSQL connection `string` (required)")
 	transport := f.string("transport", "http", "`transport`: http or stdio")
+	debugAddr := f.string("debug-addr", "", "loopback `host:port` serving the process's goroutines and heap as JSON at "+debugPath+
+		", apart from MCP, for plumbline bench --soak; empty (the default) serves none")
 	sf := addServerFlags(f, false)
 	af := addAuthFlags(f, sf.roles.auth)
 	if _, err := f.parse(args); err != nil {
@@ -159,6 +161,13 @@ func serve(ctx context.Context, args []string, s *streams) error {
 	log, err := logger(s.err, *sf.logLevel)
 	if err != nil {
 		return err
+	}
+	if *debugAddr != "" {
+		stopDebug, err := serveDebug(*debugAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stopDebug()
 	}
 	if *transport == "stdio" {
 		var recheck mcp.Middleware

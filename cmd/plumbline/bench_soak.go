@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"plumbline/catalog"
+	"plumbline/internal/bench"
+	"plumbline/internal/grants"
+	"plumbline/internal/pgcluster"
+)
+
+// soakFlags are bench --soak's choices.
+type soakFlags struct {
+	duration, interval time.Duration
+	rate, clients      int
+	logRows, logDays   int
+	people, perMinute  int
+	cacheMiB           int
+	bin, out           string
+}
+
+// benchSoak is bench --soak: it mints the callers' tokens, fills the
+// request log, starts the server with its runtime figures on a loopback
+// address of their own, soaks it, printing a row a minute, and prints the
+// verdict. A failed verdict is an error, after the table.
+func benchSoak(ctx context.Context, cluster *pgcluster.Cluster, roles grants.Roles, sf soakFlags, s *streams) error {
+	cat, err := catalog.Demo()
+	if err != nil {
+		return err
+	}
+	mix := bench.SoakMix(cat.Version())
+	appDSN := cluster.LoginDSN(roles.App, demoDatabase)
+	fmt.Fprintf(s.err, "minting %d service tokens ...\n", sf.people)
+	addr, tokens, err := benchTokens(ctx, appDSN, roles.Auth, sf.people)
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.New(ctx, cluster.DSN(demoDatabase))
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	// The log's persons are the soak's own callers and people of the floor.
+	var persons []string
+	for i := range sf.people {
+		persons = append(persons, fmt.Sprintf("service:bench-%d", i))
+	}
+	for i := range 40 {
+		persons = append(persons, fmt.Sprintf("person-%02d@floor.example", i))
+	}
+	fmt.Fprintf(s.err, "filling the request log with %d calls over %d days ...\n", sf.logRows, sf.logDays)
+	t := time.Now()
+	if err := bench.SeedLog(ctx, pool, sf.logRows, sf.logDays, persons, mix); err != nil {
+		return fmt.Errorf("fill the request log: %w", err)
+	}
+	seeded := time.Since(t)
+	debugAddr, err := freeLoopback()
+	if err != nil {
+		return err
+	}
+	server := bench.NamedServer{Name: "plumbline", Tokens: tokens, Start: bench.Process(sf.bin, "--addr", addr,
+		"--calls-per-minute", strconv.Itoa(sf.perMinute), "--cache-mib", strconv.Itoa(sf.cacheMiB), "--debug-addr", debugAddr)}
+	pace := "as fast as they go"
+	if sf.rate > 0 {
+		pace = fmt.Sprintf("%d calls/s in all", sf.rate)
+	}
+	fmt.Fprintf(s.out, "plumbline bench --soak %v: %d clients, %s, over %d calls of every tool and mode; the request log started with %d rows (filled in %.1fs)\n",
+		sf.duration, sf.clients, pace, len(mix), sf.logRows, seeded.Seconds())
+	fmt.Fprintln(s.out, soakHeader)
+	res, err := bench.Soak(ctx, bench.SoakOptions{Server: server, ServerDSN: appDSN, DSN: cluster.DSN(demoDatabase), Mix: mix,
+		Clients: sf.clients, Rate: sf.rate, Duration: sf.duration, Interval: sf.interval, Runtime: runtimeOf(debugAddr),
+		Row: func(r *bench.SoakRow) { fmt.Fprintln(s.out, soakLine(r)) }, Progress: s.err})
+	if err != nil {
+		return err
+	}
+	printVerdict(s.out, res)
+	b, _ := json.MarshalIndent(struct {
+		LogRows    int     `json:"log_rows_seeded"`
+		SeedSecs   float64 `json:"seed_seconds"`
+		People     int     `json:"people"`
+		IntervalMs int64   `json:"interval_ms"`
+		*bench.SoakResult
+	}{sf.logRows, seeded.Seconds(), sf.people, sf.interval.Milliseconds(), res}, "", "  ")
+	if err := os.WriteFile(sf.out, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.err, "Wrote %s.\n", sf.out)
+	if !res.Verdict.Pass {
+		return errors.New("the soak failed: " + strings.Join(res.Verdict.Failed, "; "))
+	}
+	return nil
+}
+
+// freeLoopback picks a free loopback address.
+func freeLoopback() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// runtimeOf reads a server's runtime figures from its --debug-addr.
+func runtimeOf(addr string) func(context.Context) (*bench.Runtime, error) {
+	return func(ctx context.Context) (*bench.Runtime, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+debugPath, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		rt := &bench.Runtime{}
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("%s answered %s", debugPath, resp.Status)
+		}
+		return rt, json.NewDecoder(resp.Body).Decode(rt)
+	}
+}
+
+const soakHeader = "minute   calls  errors   p50 ms   p99 ms  calls/s  RSS MiB  heap MiB  goroutines  threads  pg conns   log rows  log MiB"
+
+// soakLine is one row of the soak's table, aligned under soakHeader.
+func soakLine(r *bench.SoakRow) string {
+	return fmt.Sprintf("%6d  %6d  %6d  %7.2f  %7.2f  %7.1f  %7.1f  %8.1f  %10d  %7d  %8d  %9d  %7.1f", r.Minute, r.Calls, r.Errors, r.P50, r.P99,
+		r.PerSecond, float64(r.RSSKiB)/1024, float64(r.HeapBytes)/(1<<20), r.Goroutines, r.Threads, r.Connections, r.LogRows, float64(r.LogBytes)/(1<<20))
+}
+
+// printVerdict writes the verdict: each judged figure at both ends, the
+// others beside, and pass or fail with what moved.
+func printVerdict(w io.Writer, res *bench.SoakResult) {
+	v := res.Verdict
+	fmt.Fprintln(w)
+	if v.Window == 0 {
+		fmt.Fprintf(w, "verdict: FAIL: %s\n", strings.Join(v.Failed, "; "))
+		return
+	}
+	fmt.Fprintf(w, "verdict: rows %d-%d against rows %d-%d, the median of each figure's rows at each end; judged within %.0f%%:\n",
+		v.First[0], v.First[1], v.Last[0], v.Last[1], 100*bench.Tolerance)
+	line := func(j bench.Judged, judged bool) {
+		mark := ""
+		if judged {
+			mark = "within"
+			if !j.Within {
+				mark = "BEYOND"
+			}
+		}
+		fmt.Fprintf(w, "  %-15s %12.2f → %12.2f  %+7.1f%%  %s\n", j.Name, j.First, j.Last, 100*j.Change, mark)
+	}
+	for _, j := range v.Figures {
+		line(j, true)
+	}
+	fmt.Fprintln(w, "  not judged (the log is meant to grow):")
+	for _, j := range v.Others {
+		line(j, false)
+	}
+	fmt.Fprintf(w, "  answers not what they must be: %d\n", v.Errors)
+	for _, e := range res.FirstErrors {
+		fmt.Fprintf(w, "    %s\n", e)
+	}
+	if v.Pass {
+		fmt.Fprintln(w, "verdict: PASS")
+	} else {
+		fmt.Fprintf(w, "verdict: FAIL: %s\n", strings.Join(v.Failed, "; "))
+	}
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"runtime/metrics"
+	"time"
+)
+
+// debugPath is where --debug-addr serves the process's runtime figures.
+const debugPath = "/debug/runtime"
+
+// serveDebug serves the process's goroutine count and heap bytes as JSON
+// at debugPath on addr, a loopback address of its own, apart from the MCP
+// listener and never behind it, for plumbline bench --soak to watch a
+// server without changing what it measures: reading them stops nothing.
+// The returned func closes the listener.
+func serveDebug(addr string, log *slog.Logger) (func(), error) {
+	host, _, err := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("%w: --debug-addr must be a loopback host:port, such as 127.0.0.1:6060", errUsage)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+debugPath, func(w http.ResponseWriter, _ *http.Request) {
+		heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		metrics.Read(heap)
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"goroutines": runtime.NumGoroutine(), "heap_bytes": heap[0].Value.Uint64()})
+	})
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			log.Error("the debug listener stopped", "err", err)
+		}
+	}()
+	log.Info("serving runtime figures", "debug", "http://"+ln.Addr().String()+debugPath)
+	return func() { hs.Close() }, nil
+}
