@@ -127,7 +127,7 @@ func demo(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	defer closeStore()
-	return serveHTTP(ctx, srv, appDSN, *sf.addr, af, log, func(cfg *oauth.Config) error {
+	return serveHTTP(ctx, srv, appDSN, *sf.addr, af, sf.timeouts, log, func(cfg *oauth.Config) error {
 		token, err := demoToken(ctx, appDSN, af, cfg, manager)
 		if err != nil {
 			return err

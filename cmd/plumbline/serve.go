@@ -18,6 +18,7 @@ import (
 	"plumbline/internal/analyst"
 	"plumbline/internal/grants"
 	"plumbline/internal/guard"
+	"plumbline/internal/httpguard"
 	"plumbline/internal/limits"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
@@ -69,6 +70,12 @@ one round trip together; the report, one more. plumbline prune-log deletes
 calls past the audit horizon. A call that waits longer than
 --acquire-timeout for a connection is answered "busy".
 
+A slow or silent HTTP client holds a connection only as long as the
+timeouts allow: its header within --read-header-timeout, its body within
+--body-timeout (--mcp-body-timeout on /mcp), an idle keep-alive connection
+--idle-timeout; answers are cut off after --write-timeout, or
+--mcp-write-timeout on /mcp, which must exceed --statement-timeout.
+
 The analyst's door (--analyst-db) gives a contained agent one parsed SELECT
 per call, the sql tool, over the relations of the analyst grant files
 (--analyst-grants). Only a service token with the analyst:sql scope sees or
@@ -115,12 +122,77 @@ type serverFlags struct {
 	analyst                       *analystFlags
 	textContent                   *string
 	cacheTTL                      *time.Duration
+	timeouts                      httpTimeouts
+}
+
+// httpTimeouts are the HTTP listener's timeouts: a slow or silent client
+// holds a connection no longer than these allow.
+type httpTimeouts struct {
+	header, idle           *time.Duration
+	body, write            *time.Duration
+	mcpBody, mcpWrite      *time.Duration
+	statement, acquireWait *time.Duration
+}
+
+// Defaults of the HTTP timeouts. An MCP call may wait --acquire-timeout
+// for a connection and then run for --statement-timeout, so the default
+// write timeout of /mcp is their sum and mcpWriteMargin more.
+const (
+	defaultHeaderTimeout  = 10 * time.Second
+	defaultIdleTimeout    = 2 * time.Minute
+	defaultBodyTimeout    = 10 * time.Second
+	defaultWriteTimeout   = 30 * time.Second
+	defaultMCPBodyTimeout = 30 * time.Second
+	mcpWriteMargin        = 15 * time.Second
+)
+
+func addTimeoutFlags(f *flags, statement, acquireWait *time.Duration) httpTimeouts {
+	return httpTimeouts{
+		header: f.duration("read-header-timeout", defaultHeaderTimeout, "longest a client may take to send a request's header"),
+		idle:   f.duration("idle-timeout", defaultIdleTimeout, "longest an idle keep-alive connection stays open"),
+		body: f.duration("body-timeout", defaultBodyTimeout, "longest a client may take to send a request's body, after its header, "+
+			"on every route but /mcp (/token, /register, /revoke, /authorize, sign-in)"),
+		write:   f.duration("write-timeout", defaultWriteTimeout, "longest an answer may take, from the end of the request's header, on every route but /mcp"),
+		mcpBody: f.duration("mcp-body-timeout", defaultMCPBodyTimeout, "longest a client may take to send an /mcp request's body, after its header"),
+		mcpWrite: f.duration("mcp-write-timeout", 0, "longest an /mcp answer may take, from the end of the request's header; "+
+			"it must exceed --statement-timeout (default: --acquire-timeout + --statement-timeout + "+mcpWriteMargin.String()+")"),
+		statement: statement, acquireWait: acquireWait,
+	}
+}
+
+// server checks the timeouts and returns what builds the HTTP server for a
+// handler, with them set.
+func (t httpTimeouts) server() (func(http.Handler) *http.Server, error) {
+	for _, d := range []struct {
+		name  string
+		value time.Duration
+	}{{"read-header-timeout", *t.header}, {"idle-timeout", *t.idle}, {"body-timeout", *t.body},
+		{"write-timeout", *t.write}, {"mcp-body-timeout", *t.mcpBody}} {
+		if d.value <= 0 {
+			return nil, fmt.Errorf("%w: --%s must be positive, such as 10s", errUsage, d.name)
+		}
+	}
+	mcpWrite := *t.mcpWrite
+	if mcpWrite == 0 {
+		mcpWrite = *t.acquireWait + *t.statement + mcpWriteMargin
+	}
+	if mcpWrite <= *t.statement {
+		return nil, fmt.Errorf("%w: --mcp-write-timeout must exceed --statement-timeout (%s), or a call running its full time would be cut off", errUsage, *t.statement)
+	}
+	routes := map[string]httpguard.Deadline{"/mcp": {Body: *t.mcpBody, Write: mcpWrite}}
+	return func(handler http.Handler) *http.Server {
+		return &http.Server{
+			Handler:           httpguard.Deadlines(routes, httpguard.Deadline{Body: *t.body, Write: *t.write}, handler),
+			ReadHeaderTimeout: *t.header,
+			IdleTimeout:       *t.idle,
+		}
+	}, nil
 }
 
 // addServerFlags adds the server's flags; login adds the login's name, for
 // the demo, which creates it.
 func addServerFlags(f *flags, login bool) *serverFlags {
-	return &serverFlags{
+	sf := &serverFlags{
 		addr:       f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
 		catalogDir: f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
 		reportsDSN: f.string("reports-dsn", "", "connection `string` of a read replica for report queries; the request log, "+
@@ -143,6 +215,8 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 			" (the answer rendered for a model to read) or "+mcpserver.TextJSON+" (the structured content's JSON, for clients that parse the text)"),
 		cacheTTL: f.duration("client-cache-ttl", mcpserver.DefaultCacheTTL, "how long clients may keep the tool and resource lists and the metric definitions (ttlMs)"),
 	}
+	sf.timeouts = addTimeoutFlags(f, sf.statementTimeout, sf.acquireWait)
+	return sf
 }
 
 func serve(ctx context.Context, args []string, s *streams) error {
@@ -189,7 +263,7 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	defer closeStore()
-	return serveHTTP(ctx, srv, *db, *sf.addr, af, log, nil)
+	return serveHTTP(ctx, srv, *db, *sf.addr, af, sf.timeouts, log, nil)
 }
 
 // httpCallers names each call's caller from its verified token.
@@ -345,7 +419,11 @@ func startGuard(ctx context.Context, st *store.Store, cat *catalog.Catalog, role
 // serveHTTP serves srv on addr, behind the authorization server, until ctx
 // ends, then drains in-flight calls. ready, if set, is called once the
 // listener is open.
-func serveHTTP(ctx context.Context, srv *mcp.Server, dsn, addr string, af *authFlags, log *slog.Logger, ready func(*oauth.Config) error) error {
+func serveHTTP(ctx context.Context, srv *mcp.Server, dsn, addr string, af *authFlags, timeouts httpTimeouts, log *slog.Logger, ready func(*oauth.Config) error) error {
+	newServer, err := timeouts.server()
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
@@ -356,7 +434,7 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, dsn, addr string, af *authF
 		return err
 	}
 	defer closeAuth()
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	hs := newServer(handler)
 	log.Info("serving MCP over Streamable HTTP", "url", cfg.Resource())
 	if ready != nil {
 		if err := ready(cfg); err != nil {
