@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -198,8 +199,7 @@ func (s *Server) protect(next http.Handler) http.Handler {
 			s.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is invalid, expired or revoked; sign in again", PersonScopes)
 			return
 		case err != nil:
-			s.cfg.Logger.Error("verify a token", "err", err)
-			http.Error(w, "the token could not be checked; try again shortly", http.StatusServiceUnavailable)
+			s.unavailable(w, err)
 			return
 		case !slices.Contains(id.Scopes, ScopeReports):
 			s.challenge(w, http.StatusForbidden, "insufficient_scope", "this call needs the "+ScopeReports+" scope", []string{ScopeReports})
@@ -226,8 +226,7 @@ func (s *Server) deferred(next http.Handler, w http.ResponseWriter, r *http.Requ
 			s.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is invalid, expired or revoked; sign in again", PersonScopes)
 			return false
 		case err != nil:
-			s.cfg.Logger.Error("verify a token", "err", err)
-			http.Error(w, "the token could not be checked; try again shortly", http.StatusServiceUnavailable)
+			s.unavailable(w, err)
 			return false
 		}
 		return true
@@ -293,6 +292,21 @@ func isToolCall(r *http.Request) bool {
 		Method string `json:"method"`
 	}
 	return json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call"
+}
+
+// RetryAfter is how long /mcp tells a client to wait when the token
+// could not be checked, the database being out of reach.
+const RetryAfter = 2 * time.Second
+
+// unavailable answers a request whose token could not be checked, because
+// the database could not be reached: 503 with Retry-After, and the Bearer
+// challenge that names the resource metadata, as the token is still due.
+func (s *Server) unavailable(w http.ResponseWriter, err error) {
+	s.cfg.Logger.Error("verify a token", "err", err)
+	w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter.Seconds())))
+	w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer resource_metadata=%q", s.cfg.MetadataURL()))
+	writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "temporarily_unavailable",
+		"error_description": "the access token could not be checked, as the database is out of reach; try again after the time in Retry-After"})
 }
 
 // challenge answers with a Bearer challenge and the error as JSON.

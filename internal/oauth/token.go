@@ -5,13 +5,16 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"plumbline/internal/httpguard"
 	"plumbline/internal/oauth/cimd"
 )
 
@@ -69,7 +72,7 @@ func (s *Server) authenticateClient(r *http.Request) (*Client, error) {
 		}
 		return &Client{ID: id, AuthMethod: "none", Document: true}, nil
 	}
-	c, err := s.client(r.Context(), id)
+	c, err := s.client(r.Context(), id, httpguard.Source(r).String())
 	if errors.Is(err, errUnknownClient) || err == nil && !c.authenticate(secret) {
 		return nil, bad
 	}
@@ -172,16 +175,12 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 }
 
 // registerClient is Dynamic Client Registration (RFC 7591): deprecated
-// in MCP, off unless configured, rate-limited, and it requires
-// application_type. It never issues an id that looks like a URL.
+// in MCP, off unless configured, and it requires application_type. Each
+// source address may register RegistrationsPerHour clients in any hour;
+// only a valid registration counts. It never issues an id that looks like a URL.
 func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		s.writeError(w, fail(http.StatusMethodNotAllowed, "invalid_request", "use POST"))
-		return
-	}
-	if !s.register.Allow() {
-		w.Header().Set("Retry-After", "180")
-		s.writeError(w, fail(http.StatusTooManyRequests, "invalid_request", "too many registrations; try again in a few minutes"))
 		return
 	}
 	var m struct {
@@ -235,8 +234,15 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 	if m.AuthMethod != "none" {
 		secret, c.secretHash = newSecret("plcs_")
 	}
-	if err := s.store.register(r.Context(), c, m.ApplicationType); err != nil {
+	wait, err := s.store.register(r.Context(), c, m.ApplicationType, httpguard.Source(r).String())
+	if err != nil {
 		s.writeError(w, err)
+		return
+	}
+	if wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		s.writeError(w, fail(http.StatusTooManyRequests, "invalid_request",
+			"this address has registered %d clients in the last hour, the most it may; try again after the time in Retry-After", RegistrationsPerHour))
 		return
 	}
 	out := map[string]any{
