@@ -52,7 +52,7 @@ func addAuthFlags(f *flags, role *string) *authFlags {
 		oidcIssuer:    f.string("oidc-issuer", "", "OpenID Connect provider `URL` people sign in with; without it, only a loopback server offers the development sign-in"),
 		oidcClient:    f.string("oidc-client-id", "", "plumbline's client `id` at the OpenID Connect provider"),
 		oidcSecret:    f.string("oidc-client-secret", "", "plumbline's client `secret` at the OpenID Connect provider"),
-		registration:  f.boolean("registration", false, "turn on Dynamic Client Registration (RFC 7591; deprecated, for clients without Client ID Metadata Document support; "+
+		registration: f.boolean("registration", false, "turn on Dynamic Client Registration (RFC 7591; deprecated, for clients without Client ID Metadata Document support; "+
 			"20 valid registrations per source address in any hour, across replicas)"),
 	}
 }

@@ -216,7 +216,9 @@ func TestUnavailableSaysWhenToRetry(t *testing.T) {
 	defer restore()
 	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"health","arguments":{}}}`
 	for what, token := range map[string]string{"a token never seen": fresh, "a token seen before": seen} {
-		resp := e.mcpStatus(t, token, func(r *http.Request) { r.Body, r.ContentLength = io.NopCloser(strings.NewReader(call)), int64(len(call)) })
+		resp := e.mcpStatus(t, token, func(r *http.Request) {
+			r.Body, r.ContentLength = io.NopCloser(strings.NewReader(call)), int64(len(call))
+		})
 		challenge := resp.Header.Get("WWW-Authenticate")
 		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "2" ||
 			!strings.HasPrefix(challenge, "Bearer ") || !strings.Contains(challenge, `resource_metadata="`+e.base+"/.well-known/oauth-protected-resource/mcp") {
