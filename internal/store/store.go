@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"slices"
 	"time"
 
@@ -73,6 +74,13 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opts *Options) 
 	if s.opts.MaxConns > 0 {
 		cfg.MaxConns = s.opts.MaxConns
 	}
+	// Every transaction sets its statement timeout first thing, but the
+	// server parses a batch's statements before it runs the first of them,
+	// and parsing waits for the locks of the tables a statement names: on
+	// a connection that has not prepared a report's query yet, a table
+	// locked by someone else would hold the call past any timeout. The
+	// connection's own setting covers that step too.
+	cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10)
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)
 	}
