@@ -44,6 +44,7 @@ type Cluster struct {
 	bin  string
 	port int
 	cred *syscall.Credential
+	opts Options
 }
 
 // ErrNoBinaries is returned when initdb and pg_ctl cannot be found.
@@ -218,29 +219,45 @@ func (c *Cluster) runningPort(ctx context.Context) (int, bool) {
 }
 
 func (c *Cluster) start(ctx context.Context, opts Options) error {
+	c.opts = opts
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		port, err := freePort()
 		if err != nil {
 			return err
 		}
-		settings := []string{
-			"-p", strconv.Itoa(port),
-			"-c", "listen_addresses=127.0.0.1",
-			"-c", "unix_socket_directories=",
-			"-c", "max_connections=200",
-		}
-		if opts.Ephemeral {
-			settings = append(settings, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
-		}
-		lastErr = c.run(ctx, "pg_ctl", "start", "-s", "-w", "-t", "60", "-D", c.dataDir(),
-			"-l", filepath.Join(c.dir, "postgres.log"), "-o", strings.Join(settings, " "))
-		if lastErr == nil {
+		if lastErr = c.startOn(ctx, port); lastErr == nil {
 			c.port = port
 			return nil
 		}
 	}
 	return fmt.Errorf("start cluster in %s (log: %s): %w", c.dir, filepath.Join(c.dir, "postgres.log"), lastErr)
+}
+
+// Resume starts a cluster that Stop stopped again, on the port it had, so
+// that connection strings made for it reach it again: for tests of what a
+// server does while its database restarts.
+func (c *Cluster) Resume(ctx context.Context) error {
+	if err := c.startOn(ctx, c.port); err != nil {
+		return fmt.Errorf("start cluster in %s again (log: %s): %w", c.dir, filepath.Join(c.dir, "postgres.log"), err)
+	}
+	return nil
+}
+
+// startOn starts the postmaster on port and waits until it accepts
+// connections.
+func (c *Cluster) startOn(ctx context.Context, port int) error {
+	settings := []string{
+		"-p", strconv.Itoa(port),
+		"-c", "listen_addresses=127.0.0.1",
+		"-c", "unix_socket_directories=",
+		"-c", "max_connections=200",
+	}
+	if c.opts.Ephemeral {
+		settings = append(settings, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	return c.run(ctx, "pg_ctl", "start", "-s", "-w", "-t", "60", "-D", c.dataDir(),
+		"-l", filepath.Join(c.dir, "postgres.log"), "-o", strings.Join(settings, " "))
 }
 
 func (c *Cluster) run(ctx context.Context, name string, args ...string) error {
