@@ -10,8 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
