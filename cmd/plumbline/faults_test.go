@@ -329,7 +329,27 @@ func TestFaults(t *testing.T) {
 		if err := f.cluster.Stop(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Second)
+		// What a client reads while the database is away: 503, when to
+		// retry, the challenge, and a description that echoes nothing.
+		downSince := time.Now()
+		req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hours","arguments":`+faultCall+`}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+f.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" ||
+			!strings.Contains(resp.Header.Get("WWW-Authenticate"), `resource_metadata="`+f.public+`/.well-known/oauth-protected-resource/mcp"`) ||
+			!strings.Contains(string(body), "database is out of reach; try again") || echoed.Match(body) {
+			t.Errorf("a call while the database is away: %d, Retry-After %q, WWW-Authenticate %q\n%s",
+				resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("WWW-Authenticate"), body)
+		}
+		time.Sleep(time.Second - time.Since(downSince))
 		if err := f.cluster.Resume(context.Background()); err != nil {
 			t.Fatal(err)
 		}
