@@ -294,8 +294,9 @@ func isToolCall(r *http.Request) bool {
 	return json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call"
 }
 
-// RetryAfter is how long /mcp tells a client to wait when the token
-// could not be checked, the database being out of reach.
+// RetryAfter is how long a client is told to wait when the database is
+// out of reach: by /mcp, when the token could not be checked, and by the
+// token, revocation and registration endpoints.
 const RetryAfter = 2 * time.Second
 
 // unavailable answers a request whose token could not be checked, because

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"plumbline/internal/httpguard"
 	"plumbline/internal/oauth/cimd"
@@ -149,7 +150,8 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	var oe *oauthError
 	if !errors.As(err, &oe) {
 		s.cfg.Logger.Error("authorization server fault", "err", err)
-		oe = fail(http.StatusServiceUnavailable, "temporarily_unavailable", "try again shortly")
+		oe = fail(http.StatusServiceUnavailable, "temporarily_unavailable", "try again after the time in Retry-After")
+		w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter.Seconds())))
 	}
 	writeJSON(w, oe.status, map[string]string{"error": oe.code, "error_description": oe.description})
 }

@@ -225,6 +225,11 @@ func TestUnavailableSaysWhenToRetry(t *testing.T) {
 			t.Errorf("%s during the outage: %d, Retry-After %q, WWW-Authenticate %q", what, resp.StatusCode, resp.Header.Get("Retry-After"), challenge)
 		}
 	}
+	if resp, body := postForm(t, http.DefaultClient, e.base+"/token", url.Values{"grant_type": {"authorization_code"}, "code": {"c"},
+		"code_verifier": {strings.Repeat("v", 43)}, "client_id": {known.ID}}); resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "2" ||
+		!strings.Contains(body, "temporarily_unavailable") {
+		t.Errorf("the token endpoint during the outage: %d, Retry-After %q\n%s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
 	restore()
 	back := time.Now()
 	for e.mcpStatus(t, fresh, nil).StatusCode != 200 {
