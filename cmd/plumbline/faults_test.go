@@ -418,6 +418,26 @@ func TestFaults(t *testing.T) {
 		}
 	})
 
+	// Not a fault but the timeouts' other side: a call that runs longer
+	// than the body timeout, once its body is in, is answered.
+	t.Run("a call longer than the body timeout", func(t *testing.T) {
+		endpoint, stop := f.serve(t, "--mcp-body-timeout", "300ms")
+		release := f.lock(t)
+		drive := f.drive(t, endpoint)
+		time.Sleep(time.Second)
+		release()
+		back := time.Now()
+		time.Sleep(500 * time.Millisecond)
+		l := drive()
+		f.report(t, l, back)
+		if len(l.refused) > 0 || l.longest < 900*time.Millisecond {
+			t.Errorf("calls held up for a second with a body timeout of 300ms: refused %v, the longest took %s", l.refused, l.longest)
+		}
+		if code := stop(); code != 0 {
+			t.Errorf("plumbline serve exited %d", code)
+		}
+	})
+
 	t.Run("SIGTERM mid-call", func(t *testing.T) {
 		endpoint, stop := f.serve(t)
 		release := f.lock(t)

@@ -1,7 +1,6 @@
 package httpguard
 
 import (
-	"io"
 	"net/http"
 	"time"
 )
@@ -18,14 +17,9 @@ type Deadline struct {
 // to fallback for a path routes does not name. A client that sends its
 // body too slowly gets its connection closed when the body deadline
 // passes, whatever length it declared; an answer still being written when
-// the write deadline passes is cut off.
-//
-// The body deadline ends when the body has been read to its end: a call
-// that then runs long (an MCP call may run up to the statement timeout) is
-// bounded by its write deadline alone. This matters because net/http
-// cancels a request's context when a read of the idle connection fails,
-// which a read deadline left in place would do mid-call. A request without
-// a body sets no read deadline for the same reason.
+// the write deadline passes is cut off. Once the body is in, the body
+// deadline no longer matters: a call that then runs long (an MCP call may
+// run up to the statement timeout) is bounded by its write deadline alone.
 //
 // Put it first in the chain, on the http.Server's own ResponseWriter.
 func Deadlines(routes map[string]Deadline, fallback Deadline, next http.Handler) http.Handler {
@@ -38,27 +32,9 @@ func Deadlines(routes map[string]Deadline, fallback Deadline, next http.Handler)
 		if d.Write > 0 {
 			rc.SetWriteDeadline(time.Now().Add(d.Write))
 		}
-		if d.Body > 0 && r.Body != nil && r.Body != http.NoBody {
+		if d.Body > 0 {
 			rc.SetReadDeadline(time.Now().Add(d.Body))
-			r.Body = &deadlineBody{ReadCloser: r.Body, done: func() { rc.SetReadDeadline(time.Time{}) }}
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// deadlineBody lifts the read deadline once the body has been read to its
-// end.
-type deadlineBody struct {
-	io.ReadCloser
-	done func()
-	over bool
-}
-
-func (b *deadlineBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF && !b.over {
-		b.over = true
-		b.done()
-	}
-	return n, err
 }
