@@ -52,8 +52,13 @@ func (s *Server) parseRequest(ctx context.Context, q url.Values, source string) 
 		}
 	}
 	req, rerr := s.parameters(q)
-	if rerr != nil && documentID(q.Get("client_id")) {
-		return nil, "The authorization request is not valid: " + rerr.description + ".", nil
+	if documentID(q.Get("client_id")) {
+		if rerr != nil {
+			return nil, "The authorization request is not valid: " + rerr.description + ".", nil
+		}
+		if r := q.Get("redirect_uri"); r != "" && !cimd.ValidRedirect(r) {
+			return nil, "The redirect_uri is not one any app may register (https, or http on a loopback address, without a fragment), so this server will not send anything to it.", nil
+		}
 	}
 	c, err := s.client(ctx, q.Get("client_id"), source)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,15 +117,16 @@ func TestNothingFetchedForABadRequest(t *testing.T) {
 		return p
 	}
 	bad := map[string]func(url.Values){
-		"no PKCE":             func(p url.Values) { p.Del("code_challenge") },
-		"plain PKCE":          func(p url.Values) { p.Set("code_challenge_method", "plain") },
-		"a token response":    func(p url.Values) { p.Set("response_type", "token") },
-		"another resource":    func(p url.Values) { p.Set("resource", "https://elsewhere.example.com/mcp") },
-		"a repeated redirect": func(p url.Values) { p.Add("redirect_uri", "http://127.0.0.1:7778/callback") },
+		"no PKCE":               func(p url.Values) { p.Del("code_challenge") },
+		"plain PKCE":            func(p url.Values) { p.Set("code_challenge_method", "plain") },
+		"a token response":      func(p url.Values) { p.Set("response_type", "token") },
+		"another resource":      func(p url.Values) { p.Set("resource", "https://elsewhere.example.com/mcp") },
+		"a repeated redirect":   func(p url.Values) { p.Add("redirect_uri", "http://127.0.0.1:7778/callback") },
+		"a plain http redirect": func(p url.Values) { p.Set("redirect_uri", "http://desk.example.com/callback") },
 	}
 	for what, change := range bad {
 		resp, page := get(t, e.browser(), e.base+"/authorize?"+request(change).Encode())
-		if resp.StatusCode != 400 || resp.Header.Get("Location") != "" || !strings.Contains(page, "not valid") && !strings.Contains(page, "repeats") {
+		if resp.StatusCode != 400 || resp.Header.Get("Location") != "" || !regexp.MustCompile(`not valid|repeats|not one any app may register`).MatchString(page) {
 			t.Errorf("%s: %d\n%s", what, resp.StatusCode, page)
 		}
 	}
