@@ -19,6 +19,7 @@ import (
 	"plumbline/internal/oauth"
 	"plumbline/internal/oauth/cimd"
 	"plumbline/internal/signin"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -34,6 +35,10 @@ type authFlags struct {
 	hosts, origins                     *string
 	oidcIssuer, oidcClient, oidcSecret *string
 	registration                       *bool
+
+	// metrics, if set, count the authorization server's events and watch
+	// the token store's pool.
+	metrics *telemetry.Metrics
 }
 
 // addAuthFlags adds the sign-in flags; role is the --auth-role flag, the
@@ -72,7 +77,7 @@ func (af *authFlags) config(addr string, log *slog.Logger) (oauth.Config, error)
 	cfg := oauth.Config{
 		BaseURL: strings.TrimSuffix(*af.publicURL, "/"), TokenTTL: *af.tokenTTL, MachineTokenTTL: *af.machineTTL,
 		Registration: *af.registration, CIMD: cimd.Options{Domains: splitList(*af.clientDomains)},
-		Hosts: splitList(*af.hosts), Origins: splitList(*af.origins), Logger: log,
+		Hosts: splitList(*af.hosts), Origins: splitList(*af.origins), Logger: log, Metrics: af.metrics,
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://" + addr
@@ -87,8 +92,9 @@ func (af *authFlags) config(addr string, log *slog.Logger) (oauth.Config, error)
 	return cfg, nil
 }
 
-// authStore opens the token store's own small pool.
-func (af *authFlags) authStore(ctx context.Context, dsn string) (*oauth.Store, func(), error) {
+// authStore opens the token store's own small pool. A server's (watch)
+// shows in the metrics as the auth pool.
+func (af *authFlags) authStore(ctx context.Context, dsn string, watch bool) (*oauth.Store, func(), error) {
 	pc, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --db: %v", errUsage, err)
@@ -97,6 +103,9 @@ func (af *authFlags) authStore(ctx context.Context, dsn string) (*oauth.Store, f
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, nil, err
+	}
+	if watch {
+		af.metrics.Pool("auth", pool)
 	}
 	return oauth.NewStore(pool, *af.role), pool.Close, nil
 }
@@ -133,7 +142,7 @@ func (af *authFlags) authServer(ctx context.Context, store *oauth.Store, addr st
 // httpHandler is what serve and demo serve: srv behind the authorization
 // server, on listener ln.
 func (af *authFlags) httpHandler(ctx context.Context, dsn string, srv *mcp.Server, ln net.Listener, log *slog.Logger) (http.Handler, *oauth.Config, func(), error) {
-	store, closeStore, err := af.authStore(ctx, dsn)
+	store, closeStore, err := af.authStore(ctx, dsn, true)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -154,7 +163,7 @@ func (af *authFlags) stdioIdentity(ctx context.Context, dsn, addr string, tools 
 	if token == "" {
 		return reports.Caller{}, nil, nil, fmt.Errorf("%w: the stdio transport needs a token in $%s; create one with: plumbline token create --service NAME", errUsage, tokenEnv)
 	}
-	store, closeStore, err := af.authStore(ctx, dsn)
+	store, closeStore, err := af.authStore(ctx, dsn, true)
 	if err != nil {
 		return reports.Caller{}, nil, nil, err
 	}
@@ -201,7 +210,7 @@ func demoMembers(ctx context.Context, dsn string) (oauth.Member, error) {
 
 // demoToken issues the demo's ready token for the manager.
 func demoToken(ctx context.Context, dsn string, af *authFlags, cfg *oauth.Config, manager oauth.Member) (string, error) {
-	store, closeStore, err := af.authStore(ctx, dsn)
+	store, closeStore, err := af.authStore(ctx, dsn, false)
 	if err != nil {
 		return "", err
 	}

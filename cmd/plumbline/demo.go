@@ -127,12 +127,18 @@ func demo(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	defer closeStore()
+	metricsURL, stopMetrics, err := serveMetrics(sf.metrics, *sf.metricsAddr, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	af.metrics = sf.metrics
 	return serveHTTP(ctx, srv, appDSN, *sf.addr, af, log, func(cfg *oauth.Config) error {
 		token, err := demoToken(ctx, appDSN, af, cfg, manager)
 		if err != nil {
 			return err
 		}
-		printConnect(s, cluster.DSN(demoDatabase), appDSN, cfg, token, manager, sf)
+		printConnect(s, cluster.DSN(demoDatabase), appDSN, cfg, token, manager, sf, metricsURL)
 		return nil
 	})
 }
@@ -195,7 +201,7 @@ func mustZone() *time.Location {
 
 // printConnect tells a newcomer how to point a client at the demo, with
 // the ready token in every configuration.
-func printConnect(s *streams, adminDSN, appDSN string, cfg *oauth.Config, token string, manager oauth.Member, sf *serverFlags) {
+func printConnect(s *streams, adminDSN, appDSN string, cfg *oauth.Config, token string, manager oauth.Member, sf *serverFlags, metricsURL string) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "plumbline"
@@ -212,11 +218,15 @@ func printConnect(s *streams, adminDSN, appDSN string, cfg *oauth.Config, token 
 		"plumbline": map[string]any{"command": exe, "args": stdioArgs, "env": map[string]string{tokenEnv: token}},
 	}}, "", "  ")
 	url := cfg.Resource()
+	metrics := ""
+	if metricsURL != "" {
+		metrics = "\n  Metrics (Prometheus):           " + metricsURL
+	}
 	fmt.Fprintf(s.out, `
 plumbline is serving the demo floor, signed in as %s.
 
   MCP endpoint (Streamable HTTP): %s
-  Database, for psql:             %s
+  Database, for psql:             %s%s
   Access token, for %s (%s), valid %s:
     %s
 
@@ -237,7 +247,7 @@ The analyst's door (the sql tool) is for a contained agent's service token:
   %s token create --service floor-analyst --scope "reports:read analyst:sql" --db %s --public-url %s
 
 Press Ctrl-C to stop.
-`, *sf.roles.app, url, adminDSN, manager.Name, manager.Email, durationWords(cfg.TokenTTL), token, url, token, desktop, url, token,
+`, *sf.roles.app, url, adminDSN, metrics, manager.Name, manager.Email, durationWords(cfg.TokenTTL), token, url, token, desktop, url, token,
 		exe, appDSN, cfg.BaseURL)
 }
 

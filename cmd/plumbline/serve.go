@@ -23,6 +23,7 @@ import (
 	"plumbline/internal/oauth"
 	"plumbline/internal/reqlog"
 	"plumbline/internal/store"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -87,6 +88,13 @@ CSV. --text-content json puts the structured content's JSON in the text
 block instead, for a client that parses it. Lists and metric definitions
 tell clients they may keep them for --client-cache-ttl.
 
+--metrics-addr serves Prometheus metrics at http://ADDR/metrics, on a
+listener of its own: calls by tool and outcome, the time of each call and of
+each of its stages (auth, request_log, report_sql, assembly), refusals by
+rule, limit refusals, request-log failures, sign-in and token events, and the
+connection pools. No label names a person. The same stages travel on every
+HTTP answer in its Server-Timing header.
+
 Replicas of plumbline are stateless: run several behind a load balancer on
 one database. --reports-dsn sends report queries to a read replica of the
 database; the request log and the limits stay on --db.
@@ -115,14 +123,24 @@ type serverFlags struct {
 	analyst                       *analystFlags
 	textContent                   *string
 	cacheTTL                      *time.Duration
+	metricsAddr                   *string
+
+	// metrics are the server's metrics once open has built them, when
+	// --metrics-addr names a listener.
+	metrics *telemetry.Metrics
 }
 
 // addServerFlags adds the server's flags; login adds the login's name, for
-// the demo, which creates it.
+// the demo, which creates it, and turns the metrics on by default.
 func addServerFlags(f *flags, login bool) *serverFlags {
+	metricsAddr, metricsUsage := "", "`host:port` to serve Prometheus metrics on, at /metrics, a listener of its own (default: none)"
+	if login {
+		metricsAddr, metricsUsage = "127.0.0.1:0", "`host:port` to serve Prometheus metrics on, at /metrics (default: a free loopback port, printed); empty for none"
+	}
 	return &serverFlags{
-		addr:       f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
-		catalogDir: f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
+		metricsAddr: f.string("metrics-addr", metricsAddr, metricsUsage),
+		addr:        f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
+		catalogDir:  f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
 		reportsDSN: f.string("reports-dsn", "", "connection `string` of a read replica for report queries; the request log, "+
 			"limits and tokens stay on --db (default: --db)"),
 		logLevel:         f.string("log-level", "info", "log `level`: debug, info, warn or error"),
@@ -168,6 +186,7 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		var recheck mcp.Middleware
 		closeAuth := func() {}
 		srv, closeStore, err := sf.open(ctx, *db, time.Now, log, func(tools []string) (func(*mcp.CallToolRequest) reports.Caller, error) {
+			af.metrics = sf.metrics
 			caller, mw, closeStore, err := af.stdioIdentity(ctx, *db, *sf.addr, tools, log)
 			if err != nil {
 				return nil, err
@@ -180,6 +199,11 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		}
 		defer closeStore()
 		defer closeAuth()
+		_, stopMetrics, err := serveMetrics(sf.metrics, *sf.metricsAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
 		srv.AddReceivingMiddleware(recheck)
 		log.Info("serving MCP on stdio")
 		return srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
@@ -189,6 +213,12 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	defer closeStore()
+	_, stopMetrics, err := serveMetrics(sf.metrics, *sf.metricsAddr, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	af.metrics = sf.metrics
 	return serveHTTP(ctx, srv, *db, *sf.addr, af, log, nil)
 }
 
@@ -250,7 +280,12 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 	}
 	// The request log writes outcomes after their calls; closing it writes
 	// those still queued, before the pools close.
-	rl := reqlog.New(primary, &reqlog.Options{Role: roles.Logger, PerMinute: *sf.perMinute, Logger: log})
+	sf.metrics = sf.newMetrics(cat)
+	sf.metrics.Pool("primary", primary.Pool())
+	if reader != primary {
+		sf.metrics.Pool("reports", reader.Pool())
+	}
+	rl := reqlog.New(primary, &reqlog.Options{Role: roles.Logger, PerMinute: *sf.perMinute, Logger: log, Metrics: sf.metrics})
 	closePools := closeAll
 	closeAll = func() { rl.Close(); closePools() }
 	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret), Recorder: rl,
@@ -264,6 +299,7 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		return nil, nil, err
 	}
 	if door != nil {
+		sf.metrics.Pool("analyst", door.Store().Pool())
 		closeStores := closeAll
 		tools, closeAll = append(tools, analyst.ToolName), func() { door.Close(); closeStores() }
 	}
@@ -273,7 +309,7 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		return nil, nil, err
 	}
 	return mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller, Analyst: door,
-		TextContent: *sf.textContent, CacheTTL: *sf.cacheTTL}), closeAll, nil
+		TextContent: *sf.textContent, CacheTTL: *sf.cacheTTL, Metrics: sf.metrics}), closeAll, nil
 }
 
 // connect opens a store on dsn, checks the database answers and runs the

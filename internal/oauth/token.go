@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"plumbline/internal/oauth/cimd"
+	"plumbline/internal/telemetry"
 )
 
 var pkceVerifier = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
@@ -125,12 +126,14 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	})
 	switch {
 	case errors.Is(err, errCodeInvalid), errors.Is(err, errCodeReused), errors.Is(err, errNotMember), errors.Is(err, errWrongTarget):
+		s.cfg.Metrics.Auth(telemetry.EventTokenRefused)
 		s.writeError(w, fail(http.StatusBadRequest, "invalid_grant", "%s", err.Error()))
 		return
 	case err != nil:
 		s.writeError(w, err)
 		return
 	}
+	s.cfg.Metrics.Auth(telemetry.EventTokenIssued)
 	writeToken(w, token, expires, scope)
 }
 
@@ -167,6 +170,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
+	s.cfg.Metrics.Auth(telemetry.EventTokenRevoked)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 }
@@ -180,6 +184,7 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.register.Allow() {
+		s.cfg.Metrics.Limited(telemetry.LimitClientRegistrations)
 		w.Header().Set("Retry-After", "180")
 		s.writeError(w, fail(http.StatusTooManyRequests, "invalid_request", "too many registrations; try again in a few minutes"))
 		return
@@ -253,5 +258,6 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 		out["client_secret"] = secret
 		out["client_secret_expires_at"] = 0
 	}
+	s.cfg.Metrics.Auth(telemetry.EventClientRegistered)
 	writeJSON(w, http.StatusCreated, out)
 }

@@ -19,6 +19,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/query"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -94,6 +95,7 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 // readOnly runs the queries queue adds in one read-only transaction as the
 // report role, in one snapshot: one round trip for the whole report.
 func (s *Store) readOnly(ctx context.Context, queue func(*pgx.Batch)) error {
+	defer telemetry.Since(ctx, telemetry.StageReportSQL, time.Now())
 	return s.Batch(ctx, Tx{Role: s.opts.Role, Snapshot: true}, queue)
 }
 
