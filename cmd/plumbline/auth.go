@@ -100,6 +100,9 @@ func (af *authFlags) authStore(ctx context.Context, dsn string, watch bool) (*oa
 		return nil, nil, fmt.Errorf("%w: --db: %v", errUsage, err)
 	}
 	pc.MaxConns = 4
+	if telemetry.Tracing() {
+		pc.ConnConfig.Tracer = telemetry.SQLTracer{}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, nil, err

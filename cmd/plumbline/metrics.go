@@ -9,18 +9,16 @@ import (
 	"net/http"
 	"time"
 
-	"plumbline/catalog"
-	"plumbline/internal/mcpserver"
 	"plumbline/internal/telemetry"
 )
 
-// newMetrics returns the metrics of a server answering from cat, when
+// newMetrics returns the metrics of a server running build, when
 // --metrics-addr names a listener, and nil otherwise.
-func (sf *serverFlags) newMetrics(cat *catalog.Catalog) *telemetry.Metrics {
+func (sf *serverFlags) newMetrics(build telemetry.Build) *telemetry.Metrics {
 	if *sf.metricsAddr == "" {
 		return nil
 	}
-	return telemetry.NewMetrics(telemetry.Build{Version: mcpserver.Version, Commit: commit(), Catalog: cat.Version()})
+	return telemetry.NewMetrics(build)
 }
 
 // serveMetrics serves m at http://ADDR/metrics on a listener of its own, so

@@ -95,6 +95,12 @@ rule, limit refusals, request-log failures, sign-in and token events, and the
 connection pools. No label names a person. The same stages travel on every
 HTTP answer in its Server-Timing header.
 
+--otlp-endpoint (or the standard $OTEL_EXPORTER_OTLP_ENDPOINT) sends traces
+to an OpenTelemetry collector over OTLP/HTTP: a span per tool call that
+continues the client's trace from the request's _meta (traceparent), with
+the token check, the request log, the report and each SQL statement beneath
+it, and never an argument's value. With neither, nothing is traced.
+
 Replicas of plumbline are stateless: run several behind a load balancer on
 one database. --reports-dsn sends report queries to a read replica of the
 database; the request log and the limits stay on --db.
@@ -123,7 +129,7 @@ type serverFlags struct {
 	analyst                       *analystFlags
 	textContent                   *string
 	cacheTTL                      *time.Duration
-	metricsAddr                   *string
+	metricsAddr, otlpEndpoint     *string
 
 	// metrics are the server's metrics once open has built them, when
 	// --metrics-addr names a listener.
@@ -139,8 +145,10 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 	}
 	return &serverFlags{
 		metricsAddr: f.string("metrics-addr", metricsAddr, metricsUsage),
-		addr:        f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
-		catalogDir:  f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
+		otlpEndpoint: f.string("otlp-endpoint", "", "`URL` of an OpenTelemetry collector's OTLP/HTTP receiver to send traces to, such as http://collector:4318 "+
+			"(default: $OTEL_EXPORTER_OTLP_ENDPOINT or $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; if none is set, nothing is traced)"),
+		addr:       f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
+		catalogDir: f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
 		reportsDSN: f.string("reports-dsn", "", "connection `string` of a read replica for report queries; the request log, "+
 			"limits and tokens stay on --db (default: --db)"),
 		logLevel:         f.string("log-level", "info", "log `level`: debug, info, warn or error"),
@@ -263,24 +271,43 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 	if err != nil {
 		return nil, nil, err
 	}
+	// Traces start before any pool opens: each pool's statements are
+	// traced if tracing is on when it opens.
+	build := telemetry.Build{Version: mcpserver.Version, Commit: commit(), Catalog: cat.Version()}
+	stopTracing, err := telemetry.TraceTo(ctx, *sf.otlpEndpoint, build)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--otlp-endpoint: %w", err)
+	}
+	if telemetry.Tracing() {
+		log.Info("sending traces to an OpenTelemetry collector over OTLP/HTTP")
+	}
+	traced := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(ctx); err != nil {
+			log.Warn("could not send the last traces", "err", err)
+		}
+	}
 	// The primary takes the request log and the limits; reports read from
 	// the replica when one is named. Both logins must pass the guard.
 	primary, err := sf.connect(ctx, dsn, "the database", cat, roles, gs, log)
 	if err != nil {
+		traced()
 		return nil, nil, err
 	}
-	reader, closeAll := primary, primary.Close
+	reader, closeAll := primary, func() { primary.Close(); traced() }
 	if *sf.reportsDSN != "" {
 		if reader, err = sf.connect(ctx, *sf.reportsDSN, "the reports replica", cat, roles, gs, log); err != nil {
 			primary.Close()
+			traced()
 			return nil, nil, err
 		}
-		closeAll = func() { reader.Close(); primary.Close() }
+		closeAll = func() { reader.Close(); primary.Close(); traced() }
 		log.Info("report queries go to the replica named by --reports-dsn; the request log and limits stay on --db")
 	}
 	// The request log writes outcomes after their calls; closing it writes
 	// those still queued, before the pools close.
-	sf.metrics = sf.newMetrics(cat)
+	sf.metrics = sf.newMetrics(build)
 	sf.metrics.Pool("primary", primary.Pool())
 	if reader != primary {
 		sf.metrics.Pool("reports", reader.Pool())

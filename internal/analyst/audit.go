@@ -28,6 +28,8 @@ import (
 // when over the limit, or zero.
 func (d *Door) begin(ctx context.Context, c *call, fingerprint string) (time.Duration, error) {
 	defer telemetry.Since(ctx, telemetry.StageRequestLog, time.Now())
+	ctx, span := telemetry.Span(ctx, "request_log")
+	defer span.End()
 	text := c.text
 	if len(text) > sqlcheck.MaxBytes {
 		text = text[:sqlcheck.MaxBytes]

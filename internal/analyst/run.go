@@ -31,6 +31,8 @@ func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck
 	var cols, types []string
 	var rows [][]any
 	start := time.Now()
+	ctx, span := telemetry.Span(ctx, "report_sql")
+	defer span.End()
 	err := d.agent.Batch(ctx, store.Tx{Role: d.opts.Role, Discard: true}, func(b *pgx.Batch) {
 		b.Queue("SELECT set_config('work_mem', $1, true), set_config('search_path', 'pg_catalog, pg_temp', true), set_config('TimeZone', $2, true)",
 			d.opts.WorkMem, d.opts.TimeZone)

@@ -145,8 +145,10 @@ func addView(srv *mcp.Server, v *views.View) {
 func handler(engine *reports.Engine, o Options) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, t := timing(ctx)
+		ctx, span := telemetry.StartCall(ctx, req.Params.Name, req.Params.Meta, t)
 		ans, body, err := answer(ctx, engine, o, req)
 		if err != nil {
+			telemetry.EndCall(span, "", reports.CodeInternal, 0, true)
 			return nil, err
 		}
 		res := &mcp.CallToolResult{
@@ -155,6 +157,7 @@ func handler(engine *reports.Engine, o Options) mcp.ToolHandler {
 			IsError:           ans.Refusal != nil,
 		}
 		count(o.Metrics, req.Params.Name, ans, t, telemetry.LimitCallsPerMinute)
+		telemetry.EndCall(span, ans.RequestID, ans.Outcome(), ans.Rows, fault(ans))
 		return res, nil
 	}
 }
@@ -167,6 +170,19 @@ func timing(ctx context.Context) (context.Context, *telemetry.Timing) {
 	}
 	t := telemetry.NewTiming(time.Now())
 	return telemetry.WithTiming(ctx, t), t
+}
+
+// fault reports whether a call was refused for a fault of the server's
+// rather than of the call's.
+func fault(ans *reports.Answer) bool {
+	if ans.Refusal == nil {
+		return false
+	}
+	switch ans.Refusal.Code {
+	case reports.CodeUnavailable, reports.CodeBusy, reports.CodeTimeout, reports.CodeInternal:
+		return true
+	}
+	return false
 }
 
 // count counts a call in the metrics, and a rate-limited one under limit.

@@ -140,6 +140,8 @@ const insert = `INSERT INTO plumbline.request_log (request_id, person, client, t
 // the row stays, as the record of a refused call.
 func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, error) {
 	defer telemetry.Since(ctx, telemetry.StageRequestLog, time.Now())
+	ctx, span := telemetry.Span(ctx, "request_log")
+	defer span.End()
 	check := CheckFrom(ctx)
 	steps := []store.Step{{Tx: store.Tx{Role: l.opts.Role, Write: true}, Queue: func(b *pgx.Batch) {
 		if check != nil {

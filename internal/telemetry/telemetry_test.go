@@ -2,6 +2,9 @@ package telemetry
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -65,5 +68,47 @@ func TestCountingACallAllocatesNothing(t *testing.T) {
 	}
 	if !strings.Contains(MetricCalls, "plumbline_") {
 		t.Error("metric names carry no prefix")
+	}
+}
+
+// Without a collector named, nothing is traced; with one, spans reach it
+// over OTLP/HTTP, and stopping sends what is queued.
+func TestTraceToACollector(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	ctx := context.Background()
+	stop, err := TraceTo(ctx, "", Build{})
+	if err != nil || Tracing() {
+		t.Fatalf("no collector named: tracing %v, %v", Tracing(), err)
+	}
+	stop(ctx)
+	got := make(chan string, 10)
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if len(body) > 0 {
+			got <- r.Method + " " + r.URL.Path + " " + r.Header.Get("Content-Type")
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer collector.Close()
+	stop, err = TraceTo(ctx, collector.URL, Build{Version: "v"})
+	if err != nil || !Tracing() {
+		t.Fatalf("a collector named: tracing %v, %v", Tracing(), err)
+	}
+	_, span := Span(ctx, "request_log")
+	span.End()
+	if err := stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if Tracing() {
+		t.Error("still tracing after stop")
+	}
+	select {
+	case req := <-got:
+		if req != "POST /v1/traces application/x-protobuf" {
+			t.Errorf("the collector got %s", req)
+		}
+	default:
+		t.Error("the collector got no spans")
 	}
 }
