@@ -14,8 +14,10 @@ VIEWS       := internal/views
 
 all: build
 
+## build records the commit it is built from (plumbline version), when it
+## is built from a checkout
 build:
-	$(GO) build -o $(BIN) ./cmd/plumbline
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/plumbline
 
 ## demo: serve the demo floor at http://127.0.0.1:8080/mcp on a private PostgreSQL
 demo: build
