@@ -24,7 +24,13 @@ import (
 	"plumbline/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := pgtest.Main(m)
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 // syncBuffer is a buffer a running command and the test can share.
 type syncBuffer struct {
@@ -108,12 +114,17 @@ func TestGitHubEscaping(t *testing.T) {
 	}
 }
 
+// binDir holds the binary buildBinary built, if a test asked for it; the
+// test binary removes it when it is done.
+var binDir string
+
 // buildBinary builds plumbline once for tests that run it as a process.
 var buildBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "plumbline-bin-")
 	if err != nil {
 		return "", err
 	}
+	binDir = dir
 	bin := filepath.Join(dir, "plumbline")
 	if out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", bin, ".").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %w\n%s", err, out)
@@ -127,7 +138,6 @@ func TestServeOverStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
 	db := pgtest.NewDB(t)
 	// Without a token, stdio refuses to start.
 	cmd := exec.Command(bin, "serve", "--transport", "stdio", "--db", db.AppDSN, "--log-level", "warn")
