@@ -24,6 +24,7 @@ import (
 	"plumbline/internal/oauth"
 	"plumbline/internal/reqlog"
 	"plumbline/internal/store"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -94,6 +95,19 @@ CSV. --text-content json puts the structured content's JSON in the text
 block instead, for a client that parses it. Lists and metric definitions
 tell clients they may keep them for --client-cache-ttl.
 
+--metrics-addr serves Prometheus metrics at http://ADDR/metrics, on a
+listener of its own: calls by tool and outcome, the time of each call and of
+each of its stages (auth, request_log, report_sql, assembly), refusals by
+rule, limit refusals, request-log failures, sign-in and token events, and the
+connection pools. No label names a person. The same stages travel on every
+HTTP answer in its Server-Timing header.
+
+--otlp-endpoint (or the standard $OTEL_EXPORTER_OTLP_ENDPOINT) sends traces
+to an OpenTelemetry collector over OTLP/HTTP: a span per tool call that
+continues the client's trace from the request's _meta (traceparent), with
+the token check, the request log, the report and each SQL statement beneath
+it, and never an argument's value. With neither, nothing is traced.
+
 Replicas of plumbline are stateless: run several behind a load balancer on
 one database. --reports-dsn sends report queries to a read replica of the
 database; the request log and the limits stay on --db.
@@ -123,6 +137,11 @@ type serverFlags struct {
 	textContent                   *string
 	cacheTTL                      *time.Duration
 	timeouts                      httpTimeouts
+	metricsAddr, otlpEndpoint     *string
+
+	// metrics are the server's metrics once open has built them, when
+	// --metrics-addr names a listener.
+	metrics *telemetry.Metrics
 }
 
 // httpTimeouts are the HTTP listener's timeouts: a slow or silent client
@@ -190,9 +209,16 @@ func (t httpTimeouts) server() (func(http.Handler) *http.Server, error) {
 }
 
 // addServerFlags adds the server's flags; login adds the login's name, for
-// the demo, which creates it.
+// the demo, which creates it, and turns the metrics on by default.
 func addServerFlags(f *flags, login bool) *serverFlags {
+	metricsAddr, metricsUsage := "", "`host:port` to serve Prometheus metrics on, at /metrics, a listener of its own (default: none)"
+	if login {
+		metricsAddr, metricsUsage = "127.0.0.1:0", "`host:port` to serve Prometheus metrics on, at /metrics (default: a free loopback port, printed); empty for none"
+	}
 	sf := &serverFlags{
+		metricsAddr: f.string("metrics-addr", metricsAddr, metricsUsage),
+		otlpEndpoint: f.string("otlp-endpoint", "", "`URL` of an OpenTelemetry collector's OTLP/HTTP receiver to send traces to, such as http://collector:4318 "+
+			"(default: $OTEL_EXPORTER_OTLP_ENDPOINT or $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; if none is set, nothing is traced)"),
 		addr:       f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
 		catalogDir: f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
 		reportsDSN: f.string("reports-dsn", "", "connection `string` of a read replica for report queries; the request log, "+
@@ -242,6 +268,7 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		var recheck mcp.Middleware
 		closeAuth := func() {}
 		srv, closeStore, err := sf.open(ctx, *db, time.Now, log, func(tools []string) (func(*mcp.CallToolRequest) reports.Caller, error) {
+			af.metrics = sf.metrics
 			caller, mw, closeStore, err := af.stdioIdentity(ctx, *db, *sf.addr, tools, log)
 			if err != nil {
 				return nil, err
@@ -254,6 +281,11 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		}
 		defer closeStore()
 		defer closeAuth()
+		_, stopMetrics, err := serveMetrics(sf.metrics, *sf.metricsAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
 		srv.AddReceivingMiddleware(recheck)
 		log.Info("serving MCP on stdio")
 		return srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
@@ -263,6 +295,12 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	defer closeStore()
+	_, stopMetrics, err := serveMetrics(sf.metrics, *sf.metricsAddr, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	af.metrics = sf.metrics
 	return serveHTTP(ctx, srv, *db, *sf.addr, af, sf.timeouts, log, nil)
 }
 
@@ -307,24 +345,48 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 	if err != nil {
 		return nil, nil, err
 	}
+	// Traces start before any pool opens: each pool's statements are
+	// traced if tracing is on when it opens.
+	build := telemetry.Build{Version: mcpserver.Version, Commit: commit(), Catalog: cat.Version()}
+	stopTracing, err := telemetry.TraceTo(ctx, *sf.otlpEndpoint, build)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--otlp-endpoint: %w", err)
+	}
+	if telemetry.Tracing() {
+		log.Info("sending traces to an OpenTelemetry collector over OTLP/HTTP")
+	}
+	traced := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(ctx); err != nil {
+			log.Warn("could not send the last traces", "err", err)
+		}
+	}
 	// The primary takes the request log and the limits; reports read from
 	// the replica when one is named. Both logins must pass the guard.
 	primary, err := sf.connect(ctx, dsn, "the database", cat, roles, gs, log)
 	if err != nil {
+		traced()
 		return nil, nil, err
 	}
-	reader, closeAll := primary, primary.Close
+	reader, closeAll := primary, func() { primary.Close(); traced() }
 	if *sf.reportsDSN != "" {
 		if reader, err = sf.connect(ctx, *sf.reportsDSN, "the reports replica", cat, roles, gs, log); err != nil {
 			primary.Close()
+			traced()
 			return nil, nil, err
 		}
-		closeAll = func() { reader.Close(); primary.Close() }
+		closeAll = func() { reader.Close(); primary.Close(); traced() }
 		log.Info("report queries go to the replica named by --reports-dsn; the request log and limits stay on --db")
 	}
 	// The request log writes outcomes after their calls; closing it writes
 	// those still queued, before the pools close.
-	rl := reqlog.New(primary, &reqlog.Options{Role: roles.Logger, PerMinute: *sf.perMinute, Logger: log})
+	sf.metrics = sf.newMetrics(build)
+	sf.metrics.Pool("primary", primary.Pool())
+	if reader != primary {
+		sf.metrics.Pool("reports", reader.Pool())
+	}
+	rl := reqlog.New(primary, &reqlog.Options{Role: roles.Logger, PerMinute: *sf.perMinute, Logger: log, Metrics: sf.metrics})
 	closePools := closeAll
 	closeAll = func() { rl.Close(); closePools() }
 	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret), Recorder: rl,
@@ -338,6 +400,7 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		return nil, nil, err
 	}
 	if door != nil {
+		sf.metrics.Pool("analyst", door.Store().Pool())
 		closeStores := closeAll
 		tools, closeAll = append(tools, analyst.ToolName), func() { door.Close(); closeStores() }
 	}
@@ -347,7 +410,7 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		return nil, nil, err
 	}
 	return mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller, Analyst: door,
-		TextContent: *sf.textContent, CacheTTL: *sf.cacheTTL}), closeAll, nil
+		TextContent: *sf.textContent, CacheTTL: *sf.cacheTTL, Metrics: sf.metrics}), closeAll, nil
 }
 
 // connect opens a store on dsn, checks the database answers and runs the

@@ -14,6 +14,7 @@ import (
 	"plumbline/internal/httpguard"
 	"plumbline/internal/oauth/cimd"
 	"plumbline/internal/signin"
+	"plumbline/internal/telemetry"
 )
 
 // sessionCookie names the signed-in person's session on this origin. The
@@ -244,6 +245,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.PostForm.Get("decision") != "approve" {
+		s.cfg.Metrics.Auth(telemetry.EventConsentDeclined)
 		s.sendError(w, r, req, &redirectError{"access_denied", "the person declined"})
 		return
 	}
@@ -259,6 +261,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request, req *authReques
 		s.sendError(w, r, req, &redirectError{"temporarily_unavailable", "try again shortly"})
 		return
 	}
+	s.cfg.Metrics.Auth(telemetry.EventConsentApproved)
 	s.sendBack(w, r, req, url.Values{"code": {code}})
 }
 
@@ -290,6 +293,7 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request, email, returnT
 		return
 	}
 	if err != nil || m.Status != StatusActive {
+		s.cfg.Metrics.Auth(telemetry.EventSignInRefused)
 		signin.Problem(w, http.StatusForbidden, "You signed in, but you are not an active member of this plumbline. Ask whoever runs it to add you.")
 		return
 	}
@@ -299,6 +303,7 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request, email, returnT
 		signin.Problem(w, http.StatusServiceUnavailable, "The sign-in could not be recorded; try again shortly.")
 		return
 	}
+	s.cfg.Metrics.Auth(telemetry.EventSignIn)
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", MaxAge: int(sessionTTL.Seconds()),
 		Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	http.Redirect(w, r, returnTo, http.StatusSeeOther)

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"plumbline/internal/reqlog"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -179,6 +180,7 @@ func (s *Server) protect(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r) // CORS preflight carries no credentials
 			return
 		}
+		start := time.Now()
 		if r.URL.Query().Has("access_token") {
 			s.challenge(w, http.StatusBadRequest, "invalid_request", "send the access token in the Authorization header only, never in the URL", nil)
 			return
@@ -190,12 +192,15 @@ func (s *Server) protect(next http.Handler) http.Handler {
 		}
 		token = strings.TrimSpace(token)
 		if id, ok := s.seen.lookup(hashSecret(token)); ok && slices.Contains(id.Scopes, ScopeReports) && isToolCall(r) {
+			telemetry.TimingFrom(r.Context()).Auth(start, time.Now())
 			s.deferred(handoff, w, r, token, id)
 			return
 		}
 		id, err := s.Verify(r.Context(), token)
+		telemetry.TimingFrom(r.Context()).Auth(start, time.Now())
 		switch {
 		case errors.Is(err, ErrInvalidToken):
+			s.cfg.Metrics.Auth(telemetry.EventTokenInvalid)
 			s.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is invalid, expired or revoked; sign in again", PersonScopes)
 			return
 		case err != nil:
@@ -223,6 +228,7 @@ func (s *Server) deferred(next http.Handler, w http.ResponseWriter, r *http.Requ
 		err := check.settle(r.Context())
 		switch {
 		case errors.Is(err, ErrInvalidToken):
+			s.cfg.Metrics.Auth(telemetry.EventTokenInvalid)
 			s.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is invalid, expired or revoked; sign in again", PersonScopes)
 			return false
 		case err != nil:
