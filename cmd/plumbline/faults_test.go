@@ -120,7 +120,7 @@ func (f *faultFloor) lock(t *testing.T) (release func()) {
 // serve runs plumbline serve on the floor with flags, until the returned
 // stop is called (as SIGTERM does, by cancelling its context); stop
 // returns its exit code.
-func (f *faultFloor) serve(t *testing.T, flags ...string) (endpoint string, stop func() int) {
+func (f *faultFloor) serve(t *testing.T, flags ...string) (endpoint, metrics string, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := freeAddr(t)
@@ -128,8 +128,9 @@ func (f *faultFloor) serve(t *testing.T, flags ...string) (endpoint string, stop
 	done := make(chan int, 1)
 	go func() {
 		done <- runWith(ctx, append([]string{"serve", "--db", f.appDSN, "--addr", addr, "--public-url", f.public,
-			"--cache-mib", "0", "--calls-per-minute", "0"}, flags...), &out, &logs)
+			"--cache-mib", "0", "--calls-per-minute", "0", "--metrics-addr", "127.0.0.1:0"}, flags...), &out, &logs)
 	}()
+	metrics = waitFor(t, &logs, regexp.MustCompile(`"metrics_url":"([^"]+)"`), done)
 	waitFor(t, &logs, regexp.MustCompile(`"url":"([^"]+)"`), done)
 	code, stopped := 0, false
 	stop = func() int {
@@ -148,7 +149,35 @@ func (f *faultFloor) serve(t *testing.T, flags ...string) (endpoint string, stop
 		return code
 	}
 	t.Cleanup(func() { stop() })
-	return "http://" + addr + "/mcp", stop
+	return "http://" + addr + "/mcp", metrics, stop
+}
+
+// counted checks that the server's metrics count what the clients saw:
+// every answer with figures, and at least every refusal of each code the
+// clients read (the server may count more: a call it refused whose answer
+// gave way to a 503 when its token could not be checked either). It
+// returns the value of a series, for checks of a fault's own.
+func (f *faultFloor) counted(t *testing.T, url string, l *load) (series func(string) float64) {
+	t.Helper()
+	fams := scrape(t, url)
+	m := func(s string) float64 {
+		v, _ := value(fams, s)
+		return v
+	}
+	if got := m(`plumbline_tool_calls_total{outcome="ok",tool="hours"}`); int(got) != len(l.answered) {
+		t.Errorf("the metrics count %v calls answered, the clients %d", got, len(l.answered))
+	}
+	for code, n := range l.refused {
+		if strings.Contains(code, " ") {
+			continue // not a tool's refusal: the HTTP request failed
+		}
+		calls, refusals := m(`plumbline_tool_calls_total{outcome="`+code+`",tool="hours"}`), m(`plumbline_refusals_total{argument="",code="`+code+`"}`)
+		t.Logf("metrics: %v calls refused %s, %v refusals %s (clients saw %d)", calls, code, refusals, code, n)
+		if int(calls) < n || int(refusals) < n {
+			t.Errorf("the metrics count %v calls and %v refusals %s, the clients saw %d", calls, refusals, code, n)
+		}
+	}
+	return m
 }
 
 // load is what the clients saw.
@@ -339,7 +368,7 @@ func TestFaults(t *testing.T) {
 	f := newFaultFloor(t)
 
 	t.Run("PostgreSQL restarted", func(t *testing.T) {
-		endpoint, stop := f.serve(t)
+		endpoint, metrics, stop := f.serve(t)
 		drive := f.drive(t, endpoint)
 		time.Sleep(500 * time.Millisecond)
 		if err := f.cluster.Stop(); err != nil {
@@ -373,17 +402,23 @@ func TestFaults(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond)
 		l := drive()
 		f.report(t, l, back, "HTTP 503")
+		m := f.counted(t, metrics, l)
 		if code := stop(); code != 0 {
 			t.Errorf("plumbline serve exited %d", code)
 		}
 		// Outcomes are written after their calls, in batches: those that
-		// were due while the database was away are lost (and logged as
-		// such), never the calls' rows.
-		t.Logf("outcomes on record for %d of the %d answered calls", f.outcomes(t, l.answered), len(l.answered))
+		// were due while the database was away are lost (logged, and
+		// counted in the metrics), never the calls' rows.
+		kept := f.outcomes(t, l.answered)
+		failed := m(`plumbline_request_log_failures_total{write="outcome"}`) + m(`plumbline_request_log_failures_total{write="outcome_dropped"}`)
+		t.Logf("outcomes on record for %d of the %d answered calls; the metrics count %v outcome writes failed", kept, len(l.answered), failed)
+		if int(failed) < len(l.answered)-kept {
+			t.Errorf("%d answered calls lost their outcome, the metrics count %v", len(l.answered)-kept, failed)
+		}
 	})
 
 	t.Run("request log unwritable", func(t *testing.T) {
-		endpoint, stop := f.serve(t)
+		endpoint, metrics, stop := f.serve(t)
 		drive := f.drive(t, endpoint)
 		time.Sleep(500 * time.Millisecond)
 		f.exec(t, "REVOKE INSERT ON plumbline.request_log FROM plumbline_logger")
@@ -393,13 +428,19 @@ func TestFaults(t *testing.T) {
 		time.Sleep(time.Second)
 		l := drive()
 		f.report(t, l, back, "unavailable")
+		m := f.counted(t, metrics, l)
+		if failed := m(`plumbline_request_log_failures_total{write="call"}`); int(failed) < l.refused["unavailable"] {
+			t.Errorf("the metrics count %v request-log writes failed, the clients saw %d calls refused for it", failed, l.refused["unavailable"])
+		} else {
+			t.Logf("metrics: %v calls' rows could not be written", failed)
+		}
 		if code := stop(); code != 0 {
 			t.Errorf("plumbline serve exited %d", code)
 		}
 	})
 
 	t.Run("pool exhausted", func(t *testing.T) {
-		endpoint, stop := f.serve(t, "--max-conns", "2", "--acquire-timeout", "200ms")
+		endpoint, metrics, stop := f.serve(t, "--max-conns", "2", "--acquire-timeout", "200ms")
 		drive := f.drive(t, endpoint)
 		time.Sleep(500 * time.Millisecond)
 		release := f.lock(t)
@@ -409,29 +450,31 @@ func TestFaults(t *testing.T) {
 		time.Sleep(time.Second)
 		l := drive()
 		f.report(t, l, back, "busy")
+		f.counted(t, metrics, l)
 		if code := stop(); code != 0 {
 			t.Errorf("plumbline serve exited %d", code)
 		}
 	})
 
 	t.Run("statement past its timeout", func(t *testing.T) {
-		endpoint, stop := f.serve(t, "--statement-timeout", "300ms", "--max-conns", "20")
+		endpoint, metrics, stop := f.serve(t, "--statement-timeout", "300ms", "--max-conns", "20")
 		drive := f.drive(t, endpoint)
 		time.Sleep(500 * time.Millisecond)
 		release := f.lock(t)
-		time.Sleep(1500 * time.Millisecond)
+		time.Sleep(2 * time.Second)
 		release()
 		back := time.Now()
 		time.Sleep(time.Second)
 		l := drive()
 		f.report(t, l, back, "timeout")
+		f.counted(t, metrics, l)
 		// Each client has a connection of its own, so no call waits for
 		// one: every call ends within its statement timeout, give or take
 		// the time a call takes without the lock, even on a connection
 		// opened after another timed out.
 		t.Logf("the longest call took %s", l.longest.Round(time.Millisecond))
-		if l.longest > time.Second {
-			t.Errorf("a call took %s with a statement timeout of 300ms", l.longest)
+		if l.longest > 1300*time.Millisecond {
+			t.Errorf("a call took %s with a statement timeout of 300ms, while the table was locked for 2s", l.longest)
 		}
 		if code := stop(); code != 0 {
 			t.Errorf("plumbline serve exited %d", code)
@@ -441,7 +484,7 @@ func TestFaults(t *testing.T) {
 	// Not a fault but the timeouts' other side: a call that runs longer
 	// than the body timeout, once its body is in, is answered.
 	t.Run("a call longer than the body timeout", func(t *testing.T) {
-		endpoint, stop := f.serve(t, "--mcp-body-timeout", "300ms")
+		endpoint, metrics, stop := f.serve(t, "--mcp-body-timeout", "300ms")
 		release := f.lock(t)
 		drive := f.drive(t, endpoint)
 		time.Sleep(time.Second)
@@ -450,6 +493,7 @@ func TestFaults(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		l := drive()
 		f.report(t, l, back)
+		f.counted(t, metrics, l)
 		if len(l.refused) > 0 || l.longest < 900*time.Millisecond {
 			t.Errorf("calls held up for a second with a body timeout of 300ms: refused %v, the longest took %s", l.refused, l.longest)
 		}
@@ -459,7 +503,7 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("SIGTERM mid-call", func(t *testing.T) {
-		endpoint, stop := f.serve(t)
+		endpoint, _, stop := f.serve(t) // its metrics end with it
 		release := f.lock(t)
 		drive := f.drive(t, endpoint)
 		time.Sleep(500 * time.Millisecond) // every client's call is in flight, held by the lock
