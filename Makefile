@@ -14,8 +14,10 @@ VIEWS       := internal/views
 
 all: build
 
+## build records the commit it is built from (plumbline version), when it
+## is built from a checkout
 build:
-	$(GO) build -o $(BIN) ./cmd/plumbline
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/plumbline
 
 ## demo: serve the demo floor at http://127.0.0.1:8080/mcp on a private PostgreSQL
 demo: build
@@ -61,14 +63,22 @@ $(CLIENTS)/node_modules/.package-lock.json: $(CLIENTS)/package.json $(CLIENTS)/p
 $(VIEWS)/node_modules/.package-lock.json: $(VIEWS)/package.json $(VIEWS)/package-lock.json
 	cd $(VIEWS) && npm ci --no-audit --no-fund
 
-## fuzz: a short run of each fuzz target (FUZZTIME=1m for a longer one); each
-## new input gets FUZZMINIMIZE to shrink, as Go's default of 60s would spend a
-## short run shrinking inputs instead of trying new ones
+## fuzz: a short run of each fuzz target, one for every decoder of caller
+## input (FUZZTIME=1m for a longer one): tool arguments, names matched against
+## the directory, the OAuth endpoints' forms and registration JSON, client
+## metadata documents and the catalogue loader; each new input gets
+## FUZZMINIMIZE to shrink, as Go's default of 60s would spend a short run
+## shrinking inputs instead of trying new ones. The corpus each grew in its
+## long runs is kept under the package's testdata/fuzz and runs in unit too.
 FUZZTIME ?= 10s
 FUZZMINIMIZE ?= 1s
+FUZZ_TARGETS := reports:FuzzDecodeReport reports:FuzzResolveWho internal/oauth:FuzzReadForm \
+	internal/oauth:FuzzDecodeRegistration internal/oauth/cimd:FuzzParse catalog:FuzzLoad
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeReport$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./reports
-	$(GO) test -run '^$$' -fuzz '^FuzzResolveWho$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./reports
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} in ./$${t%%:*}"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./$${t%%:*}; \
+	done
 
 ## views: rebuild the chart view (internal/views/dist) from its sources; needs `npm ci` in internal/views
 views: $(VIEWS)/node_modules/.package-lock.json

@@ -135,6 +135,14 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, what string) {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], n.Content[i+1]
+		if key.Kind != yaml.ScalarNode || key.Value == "" {
+			d.errs.add(d.pos(key), "write each id as plain text, such as close_rate", "%s must be keyed by ids", what)
+			continue
+		}
+		if v.Type().Elem().Kind() == reflect.Pointer && (isNull(val) || val.Kind == yaml.AliasNode && (val.Alias == nil || isNull(val.Alias))) {
+			d.errs.add(d.pos(key), "give it its keys, or remove it", "%s %q is empty", what, key.Value)
+			continue
+		}
 		if v.MapIndex(reflect.ValueOf(key.Value)).IsValid() {
 			d.errs.add(d.pos(key), "ids must be unique; rename or remove one", "%s %q is defined twice", what, key.Value)
 			continue

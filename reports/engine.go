@@ -95,6 +95,34 @@ type Answer struct {
 	Cached bool
 }
 
+// Outcomes of a call that answered: with figures, with figures kept from
+// an earlier call, or with candidates for a name that matched several.
+const (
+	OutcomeOK         = "ok"
+	OutcomeCached     = "cached"
+	OutcomeCandidates = "candidates"
+)
+
+// Outcomes is every outcome a call may end with: the answers' and the
+// refusal codes.
+var Outcomes = []string{OutcomeOK, OutcomeCached, OutcomeCandidates, CodeInvalidArgument, CodeNotComparable, CodeUnavailable,
+	CodeBusy, CodeTimeout, CodeRateLimited, CodeForbidden, CodeUnauthenticated, CodeInternal}
+
+// Outcome is how the call ended, as the request log and the metrics name
+// it: one of Outcomes.
+func (a *Answer) Outcome() string {
+	if a.Refusal != nil {
+		return a.Refusal.Code
+	}
+	if _, ok := a.Body.(*CandidatesAnswer); ok {
+		return OutcomeCandidates
+	}
+	if a.Cached {
+		return OutcomeCached
+	}
+	return OutcomeOK
+}
+
 // New returns an engine over a loaded catalogue and a store.
 func New(cat *catalog.Catalog, store Store, opts *Options) *Engine {
 	e := &Engine{cat: cat, store: store, coverage: map[string]*refreshed[Coverage]{}}
@@ -197,14 +225,7 @@ func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.
 		a = e.dispatch(ctx, c, raw)
 	}
 	a.RequestID = c.id
-	rec.Outcome, rec.Duration, rec.Rows = "ok", time.Since(rec.Started), a.Rows
-	if a.Refusal != nil {
-		rec.Outcome = a.Refusal.Code
-	} else if _, ok := a.Body.(*CandidatesAnswer); ok {
-		rec.Outcome = "candidates"
-	} else if a.Cached {
-		rec.Outcome = "cached"
-	}
+	rec.Outcome, rec.Duration, rec.Rows = a.Outcome(), time.Since(rec.Started), a.Rows
 	e.opts.Recorder.Finish(context.WithoutCancel(ctx), rec)
 	return a
 }

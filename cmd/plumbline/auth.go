@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"plumbline/internal/oauth"
 	"plumbline/internal/oauth/cimd"
 	"plumbline/internal/signin"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -34,6 +36,10 @@ type authFlags struct {
 	hosts, origins                     *string
 	oidcIssuer, oidcClient, oidcSecret *string
 	registration                       *bool
+
+	// metrics, if set, count the authorization server's events and watch
+	// the token store's pool.
+	metrics *telemetry.Metrics
 }
 
 // addAuthFlags adds the sign-in flags; role is the --auth-role flag, the
@@ -52,7 +58,8 @@ func addAuthFlags(f *flags, role *string) *authFlags {
 		oidcIssuer:    f.string("oidc-issuer", "", "OpenID Connect provider `URL` people sign in with; without it, only a loopback server offers the development sign-in"),
 		oidcClient:    f.string("oidc-client-id", "", "plumbline's client `id` at the OpenID Connect provider"),
 		oidcSecret:    f.string("oidc-client-secret", "", "plumbline's client `secret` at the OpenID Connect provider"),
-		registration:  f.boolean("registration", false, "turn on Dynamic Client Registration (RFC 7591; deprecated, for clients without Client ID Metadata Document support)"),
+		registration: f.boolean("registration", false, "turn on Dynamic Client Registration (RFC 7591; deprecated, for clients without Client ID Metadata Document support; "+
+			"20 valid registrations per source address in any hour, across replicas)"),
 	}
 }
 
@@ -72,7 +79,7 @@ func (af *authFlags) config(addr string, log *slog.Logger) (oauth.Config, error)
 	cfg := oauth.Config{
 		BaseURL: strings.TrimSuffix(*af.publicURL, "/"), TokenTTL: *af.tokenTTL, MachineTokenTTL: *af.machineTTL,
 		Registration: *af.registration, CIMD: cimd.Options{Domains: splitList(*af.clientDomains)},
-		Hosts: splitList(*af.hosts), Origins: splitList(*af.origins), Logger: log,
+		Hosts: splitList(*af.hosts), Origins: splitList(*af.origins), Logger: log, Metrics: af.metrics,
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://" + addr
@@ -87,16 +94,23 @@ func (af *authFlags) config(addr string, log *slog.Logger) (oauth.Config, error)
 	return cfg, nil
 }
 
-// authStore opens the token store's own small pool.
-func (af *authFlags) authStore(ctx context.Context, dsn string) (*oauth.Store, func(), error) {
+// authStore opens the token store's own small pool. A server's (watch)
+// shows in the metrics as the auth pool.
+func (af *authFlags) authStore(ctx context.Context, dsn string, watch bool) (*oauth.Store, func(), error) {
 	pc, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: --db: %v", errUsage, err)
 	}
 	pc.MaxConns = 4
+	if telemetry.Tracing() {
+		pc.ConnConfig.Tracer = telemetry.SQLTracer{}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, nil, err
+	}
+	if watch {
+		af.metrics.Pool("auth", pool)
 	}
 	return oauth.NewStore(pool, *af.role), pool.Close, nil
 }
@@ -133,7 +147,7 @@ func (af *authFlags) authServer(ctx context.Context, store *oauth.Store, addr st
 // httpHandler is what serve and demo serve: srv behind the authorization
 // server, on listener ln.
 func (af *authFlags) httpHandler(ctx context.Context, dsn string, srv *mcp.Server, ln net.Listener, log *slog.Logger) (http.Handler, *oauth.Config, func(), error) {
-	store, closeStore, err := af.authStore(ctx, dsn)
+	store, closeStore, err := af.authStore(ctx, dsn, true)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -154,7 +168,7 @@ func (af *authFlags) stdioIdentity(ctx context.Context, dsn, addr string, tools 
 	if token == "" {
 		return reports.Caller{}, nil, nil, fmt.Errorf("%w: the stdio transport needs a token in $%s; create one with: plumbline token create --service NAME", errUsage, tokenEnv)
 	}
-	store, closeStore, err := af.authStore(ctx, dsn)
+	store, closeStore, err := af.authStore(ctx, dsn, true)
 	if err != nil {
 		return reports.Caller{}, nil, nil, err
 	}
@@ -199,13 +213,42 @@ func demoMembers(ctx context.Context, dsn string) (oauth.Member, error) {
 	return m, nil
 }
 
-// demoToken issues the demo's ready token for the manager.
-func demoToken(ctx context.Context, dsn string, af *authFlags, cfg *oauth.Config, manager oauth.Member) (string, error) {
-	store, closeStore, err := af.authStore(ctx, dsn)
+// demoTokenFile keeps the demo's ready token beside its cluster, so that
+// a configuration pasted once keeps working on every later run, until the
+// cluster is deleted, rather than each run spending one of the manager's
+// live tokens.
+const demoTokenFile = "demo-token"
+
+// demoToken returns the demo's ready token for the manager: the one kept
+// in dir while it still holds (it may have expired, or been issued for
+// another --addr), else a new one, kept there for the next run.
+func demoToken(ctx context.Context, dsn string, af *authFlags, cfg *oauth.Config, manager oauth.Member, dir string) (string, error) {
+	store, closeStore, err := af.authStore(ctx, dsn, false)
 	if err != nil {
 		return "", err
 	}
 	defer closeStore()
+	path := filepath.Join(dir, demoTokenFile)
+	if kept, err := os.ReadFile(path); err == nil {
+		as, err := oauth.New(*cfg, store, nil)
+		if err != nil {
+			return "", err
+		}
+		token := strings.TrimSpace(string(kept))
+		id, err := as.Verify(ctx, token)
+		switch {
+		case err == nil && id.Kind == oauth.KindPerson && id.Subject == manager.PersonID:
+			return token, nil
+		case err != nil && !errors.Is(err, oauth.ErrInvalidToken):
+			return "", err
+		}
+	}
 	token, _, err := store.CreatePersonToken(ctx, cfg, manager.PersonID, cfg.TokenTTL)
-	return token, err
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("keep the demo's token: %w", err)
+	}
+	return token, nil
 }

@@ -32,7 +32,7 @@ func TestDevSignInOnlyOnLoopback(t *testing.T) {
 		if _, err := f.parse([]string{"--public-url", tc.publicURL}); err != nil {
 			t.Fatal(err)
 		}
-		store, closeStore, err := af.authStore(context.Background(), db)
+		store, closeStore, err := af.authStore(context.Background(), db, false)
 		if err != nil {
 			t.Fatal(err)
 		}

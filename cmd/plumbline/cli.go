@@ -44,6 +44,8 @@ set with the PLUMBLINE_* environment variable its help names.
 
 Start here:
   plumbline demo     serve the demo floor at http://127.0.0.1:8080/mcp
+
+plumbline --version prints the version, commit and catalogue version.
 `
 
 func mainHelp() string {
@@ -76,6 +78,9 @@ func run(ctx context.Context, args []string, s *streams) int {
 		return 0
 	}
 	name, rest := args[0], args[1:]
+	if name == "--version" || name == "-version" {
+		name = "version"
+	}
 	if name == "help" {
 		name, rest = rest[0], []string{"-h"}
 	}
@@ -170,11 +175,27 @@ func (f *flags) parse(args []string) ([]string, error) {
 	return f.Args(), err
 }
 
-// logger writes JSON logs to stderr at a level named by a flag.
+// logger writes logs to w (stderr) at a level named by a flag: as text a
+// person reads when w is a terminal, as JSON lines otherwise (a file, a
+// pipe, a log collector).
 func logger(w io.Writer, level string) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("%w: --log-level must be debug, info, warn or error", errUsage)
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})), nil
+	opts := &slog.HandlerOptions{Level: l}
+	if terminal(w) {
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return slog.New(slog.NewJSONHandler(w, opts)), nil
+}
+
+// terminal reports whether w is a terminal.
+func terminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }

@@ -40,6 +40,13 @@ carry it, so a client connects without signing in. A client that signs in
 through the browser instead gets the development sign-in, which lists the
 members (it exists only because the demo listens on loopback).
 
+PostgreSQL's port and the printed token are kept with the cluster in --dir,
+so a client configuration pasted once keeps working on every later run on
+the same --addr, until the directory is deleted. The banner goes to stdout;
+the logs go to stderr, as text on a terminal and as JSON lines otherwise.
+--metrics-addr serves Prometheus metrics on a free loopback port, which the
+banner prints.
+
 The analyst's door is open on the demo (signed in as its own login, the
 agent): a service token with the analyst:sql scope, which the demo prints a
 command for, sees the sql tool; the manager's token does not.
@@ -53,6 +60,14 @@ Examples:
 `
 
 const demoDatabase = "plumbline"
+
+// The MCP Inspector the demo's printed command runs: the version plumbline's
+// tests run (internal/clienttest/package.json) and the Node.js it needs (its
+// engines field); TestInspectorPin holds them to the lockfile.
+const (
+	inspectorVersion = "2.12.0"
+	inspectorNode    = "22.19"
+)
 
 func demo(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("demo", demoHelp, s)
@@ -92,7 +107,7 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	}
 
 	fmt.Fprintf(s.out, "Starting PostgreSQL in %s ...\n", *dir)
-	cluster, err := pgcluster.Start(ctx, *dir, pgcluster.Options{})
+	cluster, err := pgcluster.Start(ctx, *dir, pgcluster.Options{KeepPort: true})
 	if err != nil {
 		return err
 	}
@@ -123,12 +138,18 @@ func demo(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	defer closeStore()
-	return serveHTTP(ctx, srv, appDSN, *sf.addr, af, log, func(cfg *oauth.Config) error {
-		token, err := demoToken(ctx, appDSN, af, cfg, manager)
+	metricsURL, stopMetrics, err := serveMetrics(sf.metrics, *sf.metricsAddr, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	af.metrics = sf.metrics
+	return serveHTTP(ctx, srv, appDSN, *sf.addr, af, sf.timeouts, log, func(cfg *oauth.Config) error {
+		token, err := demoToken(ctx, appDSN, af, cfg, manager, cluster.Dir())
 		if err != nil {
 			return err
 		}
-		printConnect(s, cluster.DSN(demoDatabase), appDSN, cfg, token, manager, sf)
+		printConnect(s, cluster.DSN(demoDatabase), appDSN, cfg, token, manager, sf, metricsURL, cluster.Dir())
 		return nil
 	})
 }
@@ -191,7 +212,7 @@ func mustZone() *time.Location {
 
 // printConnect tells a newcomer how to point a client at the demo, with
 // the ready token in every configuration.
-func printConnect(s *streams, adminDSN, appDSN string, cfg *oauth.Config, token string, manager oauth.Member, sf *serverFlags) {
+func printConnect(s *streams, adminDSN, appDSN string, cfg *oauth.Config, token string, manager oauth.Member, sf *serverFlags, metricsURL, keptIn string) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "plumbline"
@@ -208,11 +229,15 @@ func printConnect(s *streams, adminDSN, appDSN string, cfg *oauth.Config, token 
 		"plumbline": map[string]any{"command": exe, "args": stdioArgs, "env": map[string]string{tokenEnv: token}},
 	}}, "", "  ")
 	url := cfg.Resource()
+	metrics := ""
+	if metricsURL != "" {
+		metrics = "\n  Metrics (Prometheus):           " + metricsURL
+	}
 	fmt.Fprintf(s.out, `
 plumbline is serving the demo floor, signed in as %s.
 
   MCP endpoint (Streamable HTTP): %s
-  Database, for psql:             %s
+  Database, for psql:             %s%s
   Access token, for %s (%s), valid %s:
     %s
 
@@ -223,8 +248,13 @@ Claude Desktop (claude_desktop_config.json, runs plumbline over stdio
 against this demo's database while it is running):
 %s
 
-MCP Inspector:
-  npx @modelcontextprotocol/inspector --cli %s --header "Authorization: Bearer %s" --method tools/list
+MCP Inspector %s (needs Node.js %s or newer):
+  npx -y @modelcontextprotocol/inspector@%s --cli %s --header "Authorization: Bearer %s" --method tools/list
+
+PostgreSQL's port and the token are kept with the cluster, in
+  %s
+so what you paste keeps working on every later run on the same --addr,
+until that directory is deleted.
 
 A client that signs in through the browser instead finds the sign-in from
 the URL alone and offers the floor's team leads to sign in as.
@@ -233,8 +263,8 @@ The analyst's door (the sql tool) is for a contained agent's service token:
   %s token create --service floor-analyst --scope "reports:read analyst:sql" --db %s --public-url %s
 
 Press Ctrl-C to stop.
-`, *sf.roles.app, url, adminDSN, manager.Name, manager.Email, durationWords(cfg.TokenTTL), token, url, token, desktop, url, token,
-		exe, appDSN, cfg.BaseURL)
+`, *sf.roles.app, url, adminDSN, metrics, manager.Name, manager.Email, durationWords(cfg.TokenTTL), token, url, token, desktop,
+		inspectorVersion, inspectorNode, inspectorVersion, url, token, keptIn, exe, appDSN, cfg.BaseURL)
 }
 
 // durationWords says a token lifetime in days or hours.

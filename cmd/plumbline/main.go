@@ -22,10 +22,11 @@ var commands = map[string]command{
 	"docs":      {summary: "render the catalogue as a static HTML site", help: docsHelp, run: docs},
 	"explain":   {summary: "show the resolved request and the SQL a report call compiles to", help: explainHelp, run: explain},
 	"guard":     {summary: "list what plumbline's database login can reach beyond its grants", help: guardHelp, run: runGuard},
-	"prune-log": {summary: "delete request-log calls older than the audit horizon", help: pruneLogHelp, run: pruneLog},
+	"prune-log": {summary: "delete request-log calls older than the audit horizon, and spent sign-in state", help: pruneLogHelp, run: pruneLog},
 	"serve":     {summary: "serve the reports over MCP (Streamable HTTP or stdio)", help: serveHelp, run: serve},
 	"setup":     {summary: "create plumbline's roles and login and apply the grants (as an administrator)", help: setupHelp, run: setup},
 	"token":     {summary: "create, list and revoke access tokens (service identities)", help: tokenHelp, run: tokenCmd},
+	"version":   {summary: "print the version, commit and catalogue version", help: versionHelp, run: version},
 }
 
 func main() {

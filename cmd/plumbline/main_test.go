@@ -19,11 +19,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/catalog"
+	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := pgtest.Main(m)
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 // syncBuffer is a buffer a running command and the test can share.
 type syncBuffer struct {
@@ -107,14 +114,19 @@ func TestGitHubEscaping(t *testing.T) {
 	}
 }
 
+// binDir holds the binary buildBinary built, if a test asked for it; the
+// test binary removes it when it is done.
+var binDir string
+
 // buildBinary builds plumbline once for tests that run it as a process.
 var buildBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "plumbline-bin-")
 	if err != nil {
 		return "", err
 	}
+	binDir = dir
 	bin := filepath.Join(dir, "plumbline")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", bin, ".").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %w\n%s", err, out)
 	}
 	return bin, nil
@@ -126,7 +138,6 @@ func TestServeOverStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
 	db := pgtest.NewDB(t)
 	// Without a token, stdio refuses to start.
 	cmd := exec.Command(bin, "serve", "--transport", "stdio", "--db", db.AppDSN, "--log-level", "warn")
@@ -176,8 +187,15 @@ func TestServeOverStdio(t *testing.T) {
 }
 
 // `plumbline demo` starts its own PostgreSQL, loads the floor, prints how to
-// connect and serves until interrupted; a second run reuses the cluster.
+// connect and serves until interrupted; a second run reuses the cluster, on
+// the same port, with the same token, so that the first run's printed
+// configurations (the HTTP token, the Claude Desktop entry over stdio)
+// still work on the second. The banner goes to stdout, the logs to stderr.
 func TestDemo(t *testing.T) {
+	bin, err := buildBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The cluster runs as the postgres user when tests run as root, so its
 	// directory must not sit inside the test's private temporary directory.
 	dir, err := os.MkdirTemp("", "plumbline-demo-test-")
@@ -185,37 +203,59 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	addr := freeAddr(t)
+	var first struct{ url, token, desktop string }
 	for run := 1; run <= 2; run++ {
 		ctx, cancel := context.WithCancel(context.Background())
 		var out, errb syncBuffer
 		done := make(chan int)
 		go func() {
-			done <- runWith(ctx, []string{"demo", "--dir", dir, "--addr", "127.0.0.1:0", "--now", "2026-11-18T14:30:00-05:00"}, &out, &errb)
+			done <- runWith(ctx, []string{"demo", "--dir", dir, "--addr", addr, "--now", "2026-11-18T14:30:00-05:00"}, &out, &errb)
 		}()
 		url := waitFor(t, &out, regexp.MustCompile(`MCP endpoint \(Streamable HTTP\): (\S+)`), done)
 		token := waitFor(t, &out, regexp.MustCompile(`--header "Authorization: Bearer (plb_\S+)"`), done)
-		// Without the token the endpoint answers 401; with it, the printed
-		// configuration connects.
-		tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}
+		desktop := waitFor(t, &out, regexp.MustCompile(`(?s)\n(\{\n  "mcpServers".*?\n\})\n`), done)
+		metricsURL := waitFor(t, &out, regexp.MustCompile(`Metrics \(Prometheus\): +(\S+)`), done)
+		if run == 1 {
+			first.url, first.token, first.desktop = url, token, desktop
+		} else if url != first.url || token != first.token || desktop != first.desktop {
+			t.Errorf("run 2 printed another configuration:\n%s %s\n%s\nthan run 1:\n%s %s\n%s", url, token, desktop, first.url, first.token, first.desktop)
+		}
+		// Without the token the endpoint answers 401; with the first run's,
+		// the printed configuration connects.
+		tr := &mcp.StreamableClientTransport{Endpoint: first.url, MaxRetries: -1}
 		if _, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, tr, nil); err == nil {
 			t.Error("the demo answered without a token")
 		}
-		tr = &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: oauth.BearerTransport(token, http.DefaultTransport)}}
+		tr = &mcp.StreamableClientTransport{Endpoint: first.url, MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: oauth.BearerTransport(first.token, http.DefaultTransport)}}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, tr, nil)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("run %d: the first run's token over HTTP: %v", run, err)
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sales", Arguments: json.RawMessage(`{"who":{"team":"falcons"},"period":{"named":"yesterday"}}`)})
 		if err != nil || res.IsError {
 			t.Fatalf("run %d: sales on the demo: %v %v", run, res, err)
 		}
 		cs.Close()
+		// The first run's Claude Desktop entry, run as Claude Desktop runs
+		// it (with this build of plumbline for the command).
+		callDesktopEntry(t, ctx, bin, first.desktop)
+		fams := scrape(t, metricsURL)
+		if v, _ := value(fams, `plumbline_tool_calls_total{tool="sales",outcome="ok"}`); v != 1 {
+			t.Errorf("run %d: the demo's metrics count %v sales calls, want 1", run, v)
+		}
 		for _, want := range []string{"claude mcp add --transport http plumbline " + url + ` --header "Authorization: Bearer ` + token + `"`,
 			`"mcpServers"`, `"PLUMBLINE_TOKEN": "` + token + `"`, "Database, for psql:",
-			"signed in as plumbline_app", `"postgres://plumbline_app@127.0.0.1:`} {
+			"signed in as plumbline_app", `"postgres://plumbline_app@127.0.0.1:`,
+			"npx -y @modelcontextprotocol/inspector@" + inspectorVersion + " --cli " + url,
+			"MCP Inspector " + inspectorVersion + " (needs Node.js " + inspectorNode + " or newer)"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("run %d: the demo does not print %q", run, want)
 			}
+		}
+		if strings.Contains(out.String(), `"level":`) || !strings.Contains(errb.String(), `"level":"INFO"`) {
+			t.Errorf("run %d: the logs are not on stderr alone, as JSON lines:\nstdout:\n%s\nstderr:\n%s", run, out.String(), errb.String())
 		}
 		if run == 2 && strings.Contains(out.String(), "Applied") {
 			t.Error("the second run applied migrations again")
@@ -232,6 +272,40 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(out.String(), "Stopping PostgreSQL") {
 			t.Errorf("run %d did not stop PostgreSQL", run)
 		}
+	}
+}
+
+// callDesktopEntry runs a printed Claude Desktop entry as Claude Desktop
+// does, with bin for its command, and makes a call through it over stdio.
+func callDesktopEntry(t *testing.T, ctx context.Context, bin, desktop string) {
+	t.Helper()
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+			Env     map[string]string
+		}
+	}
+	if err := json.Unmarshal([]byte(desktop), &cfg); err != nil {
+		t.Fatalf("the Claude Desktop entry is not JSON: %v\n%s", err, desktop)
+	}
+	entry, ok := cfg.MCPServers["plumbline"]
+	if !ok || !filepath.IsAbs(entry.Command) {
+		t.Fatalf("the Claude Desktop entry: %s", desktop)
+	}
+	cmd := exec.Command(bin, append(entry.Args, "--log-level", "warn")...)
+	cmd.Env = os.Environ()
+	for k, v := range entry.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("the Claude Desktop entry does not start: %v", err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "hours", Arguments: json.RawMessage(`{"who":{"team":"falcons"},"period":{"named":"yesterday"}}`)})
+	if err != nil || res.IsError {
+		t.Errorf("a call through the Claude Desktop entry: %v %v", res, err)
 	}
 }
 
@@ -298,5 +372,77 @@ func TestTextContentAndCacheFlags(t *testing.T) {
 	t.Setenv("PLUMBLINE_TEXT_CONTENT", "xml")
 	if code, _, errOut := runCLI(t, "serve", "--db", "postgres://nowhere.invalid/x"); code != 2 || !strings.Contains(errOut, "reader, json") {
 		t.Errorf("PLUMBLINE_TEXT_CONTENT=xml: exit %d: %s", code, errOut)
+	}
+}
+
+// plumbline version and --version print the version, the commit a build
+// from a checkout records, and the catalogue's version.
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, "version")
+	want := "plumbline " + mcpserver.Version + "\n"
+	if code != 0 || !strings.HasPrefix(out, want) || !strings.Contains(out, "\ncatalogue: "+catalogVersion(t)+" (the embedded demo catalogue)\n") {
+		t.Errorf("version: exit %d\n%s", code, out)
+	}
+	if code, again, _ := runCLI(t, "--version"); code != 0 || again != out {
+		t.Errorf("--version: exit %d\n%s", code, again)
+	}
+	if code, _, errOut := runCLI(t, "version", "--catalog", "../../testdata/check/broken"); code != 1 || !strings.Contains(errOut, "load catalogue") {
+		t.Errorf("version of a broken catalogue: exit %d\n%s", code, errOut)
+	}
+	bin, err := buildBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := regexp.MustCompile(`\ncommit: (\S+)\n`).FindStringSubmatch(string(built))
+	if commit == nil {
+		t.Fatalf("the built binary's version names no commit:\n%s", built)
+	}
+	// Go records the commit of a checkout whose .git is a directory (not
+	// of a git worktree, whose .git is a file).
+	if info, err := os.Stat("../../.git"); err == nil && info.IsDir() {
+		head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h := strings.TrimSpace(string(head)); commit[1] != h && commit[1] != h+"-modified" {
+			t.Errorf("the built binary names commit %s, the checkout is at %s", commit[1], h)
+		}
+	} else if commit[1] != "unknown" {
+		t.Errorf("a build outside a checkout names commit %s", commit[1])
+	}
+}
+
+// The Inspector command the demo prints pins the Inspector the tests run,
+// and names the Node.js its lockfile says it needs.
+func TestInspectorPin(t *testing.T) {
+	var pkg struct {
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	var lock struct {
+		Packages map[string]struct {
+			Version string
+			Engines map[string]string
+		}
+	}
+	for file, v := range map[string]any{"package.json": &pkg, "package-lock.json": &lock} {
+		b, err := os.ReadFile(filepath.Join("../../internal/clienttest", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := pkg.DevDependencies["@modelcontextprotocol/inspector"]; got != inspectorVersion {
+		t.Errorf("the tests run the Inspector %s, the demo prints %s", got, inspectorVersion)
+	}
+	locked := lock.Packages["node_modules/@modelcontextprotocol/inspector"]
+	if locked.Version != inspectorVersion || locked.Engines["node"] != ">="+inspectorNode+".0" {
+		t.Errorf("the lockfile holds the Inspector %s needing Node.js %s; the demo prints %s needing %s",
+			locked.Version, locked.Engines["node"], inspectorVersion, inspectorNode)
 	}
 }

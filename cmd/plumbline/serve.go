@@ -18,11 +18,13 @@ import (
 	"plumbline/internal/analyst"
 	"plumbline/internal/grants"
 	"plumbline/internal/guard"
+	"plumbline/internal/httpguard"
 	"plumbline/internal/limits"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
 	"plumbline/internal/reqlog"
 	"plumbline/internal/store"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -69,6 +71,12 @@ one round trip together; the report, one more. plumbline prune-log deletes
 calls past the audit horizon. A call that waits longer than
 --acquire-timeout for a connection is answered "busy".
 
+A slow or silent HTTP client holds a connection only as long as the
+timeouts allow: its header within --read-header-timeout, its body within
+--body-timeout (--mcp-body-timeout on /mcp), an idle keep-alive connection
+--idle-timeout; answers are cut off after --write-timeout, or
+--mcp-write-timeout on /mcp, which must exceed --statement-timeout.
+
 The analyst's door (--analyst-db) gives a contained agent one parsed SELECT
 per call, the sql tool, over the relations of the analyst grant files
 (--analyst-grants). Only a service token with the analyst:sql scope sees or
@@ -86,6 +94,19 @@ read: the same answer rendered at a fraction of the bytes, every figure as
 CSV. --text-content json puts the structured content's JSON in the text
 block instead, for a client that parses it. Lists and metric definitions
 tell clients they may keep them for --client-cache-ttl.
+
+--metrics-addr serves Prometheus metrics at http://ADDR/metrics, on a
+listener of its own: calls by tool and outcome, the time of each call and of
+each of its stages (auth, request_log, report_sql, assembly), refusals by
+rule, limit refusals, request-log failures, sign-in and token events, and the
+connection pools. No label names a person. The same stages travel on every
+HTTP answer in its Server-Timing header.
+
+--otlp-endpoint (or the standard $OTEL_EXPORTER_OTLP_ENDPOINT) sends traces
+to an OpenTelemetry collector over OTLP/HTTP: a span per tool call that
+continues the client's trace from the request's _meta (traceparent), with
+the token check, the request log, the report and each SQL statement beneath
+it, and never an argument's value. With neither, nothing is traced.
 
 Replicas of plumbline are stateless: run several behind a load balancer on
 one database. --reports-dsn sends report queries to a read replica of the
@@ -111,12 +132,89 @@ type serverFlags struct {
 	analyst                       *analystFlags
 	textContent                   *string
 	cacheTTL                      *time.Duration
+	timeouts                      httpTimeouts
+	metricsAddr, otlpEndpoint     *string
+
+	// metrics are the server's metrics once open has built them, when
+	// --metrics-addr names a listener.
+	metrics *telemetry.Metrics
+}
+
+// httpTimeouts are the HTTP listener's timeouts: a slow or silent client
+// holds a connection no longer than these allow.
+type httpTimeouts struct {
+	header, idle           *time.Duration
+	body, write            *time.Duration
+	mcpBody, mcpWrite      *time.Duration
+	statement, acquireWait *time.Duration
+}
+
+// Defaults of the HTTP timeouts. An MCP call may wait --acquire-timeout
+// for a connection and then run for --statement-timeout, so the default
+// write timeout of /mcp is their sum and mcpWriteMargin more.
+const (
+	defaultHeaderTimeout  = 10 * time.Second
+	defaultIdleTimeout    = 2 * time.Minute
+	defaultBodyTimeout    = 10 * time.Second
+	defaultWriteTimeout   = 30 * time.Second
+	defaultMCPBodyTimeout = 30 * time.Second
+	mcpWriteMargin        = 15 * time.Second
+)
+
+func addTimeoutFlags(f *flags, statement, acquireWait *time.Duration) httpTimeouts {
+	return httpTimeouts{
+		header: f.duration("read-header-timeout", defaultHeaderTimeout, "longest a client may take to send a request's header"),
+		idle:   f.duration("idle-timeout", defaultIdleTimeout, "longest an idle keep-alive connection stays open"),
+		body: f.duration("body-timeout", defaultBodyTimeout, "longest a client may take to send a request's body, after its header, "+
+			"on every route but /mcp (/token, /register, /revoke, /authorize, sign-in)"),
+		write:   f.duration("write-timeout", defaultWriteTimeout, "longest an answer may take, from the end of the request's header, on every route but /mcp"),
+		mcpBody: f.duration("mcp-body-timeout", defaultMCPBodyTimeout, "longest a client may take to send an /mcp request's body, after its header"),
+		mcpWrite: f.duration("mcp-write-timeout", 0, "longest an /mcp answer may take, from the end of the request's header; "+
+			"it must exceed --statement-timeout (default: --acquire-timeout + --statement-timeout + "+mcpWriteMargin.String()+")"),
+		statement: statement, acquireWait: acquireWait,
+	}
+}
+
+// server checks the timeouts and returns what builds the HTTP server for a
+// handler, with them set.
+func (t httpTimeouts) server() (func(http.Handler) *http.Server, error) {
+	for _, d := range []struct {
+		name  string
+		value time.Duration
+	}{{"read-header-timeout", *t.header}, {"idle-timeout", *t.idle}, {"body-timeout", *t.body},
+		{"write-timeout", *t.write}, {"mcp-body-timeout", *t.mcpBody}} {
+		if d.value <= 0 {
+			return nil, fmt.Errorf("%w: --%s must be positive, such as 10s", errUsage, d.name)
+		}
+	}
+	mcpWrite := *t.mcpWrite
+	if mcpWrite == 0 {
+		mcpWrite = *t.acquireWait + *t.statement + mcpWriteMargin
+	}
+	if mcpWrite <= *t.statement {
+		return nil, fmt.Errorf("%w: --mcp-write-timeout must exceed --statement-timeout (%s), or a call running its full time would be cut off", errUsage, *t.statement)
+	}
+	routes := map[string]httpguard.Deadline{"/mcp": {Body: *t.mcpBody, Write: mcpWrite}}
+	return func(handler http.Handler) *http.Server {
+		return &http.Server{
+			Handler:           httpguard.Deadlines(routes, httpguard.Deadline{Body: *t.body, Write: *t.write}, handler),
+			ReadHeaderTimeout: *t.header,
+			IdleTimeout:       *t.idle,
+		}
+	}, nil
 }
 
 // addServerFlags adds the server's flags; login adds the login's name, for
-// the demo, which creates it.
+// the demo, which creates it, and turns the metrics on by default.
 func addServerFlags(f *flags, login bool) *serverFlags {
-	return &serverFlags{
+	metricsAddr, metricsUsage := "", "`host:port` to serve Prometheus metrics on, at /metrics, a listener of its own (default: none)"
+	if login {
+		metricsAddr, metricsUsage = "127.0.0.1:0", "`host:port` to serve Prometheus metrics on, at /metrics (default: a free loopback port, printed); empty for none"
+	}
+	sf := &serverFlags{
+		metricsAddr: f.string("metrics-addr", metricsAddr, metricsUsage),
+		otlpEndpoint: f.string("otlp-endpoint", "", "`URL` of an OpenTelemetry collector's OTLP/HTTP receiver to send traces to, such as http://collector:4318 "+
+			"(default: $OTEL_EXPORTER_OTLP_ENDPOINT or $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; if none is set, nothing is traced)"),
 		addr:       f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
 		catalogDir: f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
 		reportsDSN: f.string("reports-dsn", "", "connection `string` of a read replica for report queries; the request log, "+
@@ -139,6 +237,8 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 			" (the answer rendered for a model to read) or "+mcpserver.TextJSON+" (the structured content's JSON, for clients that parse the text)"),
 		cacheTTL: f.duration("client-cache-ttl", mcpserver.DefaultCacheTTL, "how long clients may keep the tool and resource lists and the metric definitions (ttlMs)"),
 	}
+	sf.timeouts = addTimeoutFlags(f, sf.statementTimeout, sf.acquireWait)
+	return sf
 }
 
 func serve(ctx context.Context, args []string, s *streams) error {
@@ -173,6 +273,7 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		var recheck mcp.Middleware
 		closeAuth := func() {}
 		srv, closeStore, err := sf.open(ctx, *db, time.Now, log, func(tools []string) (func(*mcp.CallToolRequest) reports.Caller, error) {
+			af.metrics = sf.metrics
 			caller, mw, closeStore, err := af.stdioIdentity(ctx, *db, *sf.addr, tools, log)
 			if err != nil {
 				return nil, err
@@ -185,6 +286,11 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		}
 		defer closeStore()
 		defer closeAuth()
+		_, stopMetrics, err := serveMetrics(sf.metrics, *sf.metricsAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
 		srv.AddReceivingMiddleware(recheck)
 		log.Info("serving MCP on stdio")
 		return srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
@@ -194,7 +300,13 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	defer closeStore()
-	return serveHTTP(ctx, srv, *db, *sf.addr, af, log, nil)
+	_, stopMetrics, err := serveMetrics(sf.metrics, *sf.metricsAddr, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	af.metrics = sf.metrics
+	return serveHTTP(ctx, srv, *db, *sf.addr, af, sf.timeouts, log, nil)
 }
 
 // httpCallers names each call's caller from its verified token.
@@ -238,24 +350,48 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 	if err != nil {
 		return nil, nil, err
 	}
+	// Traces start before any pool opens: each pool's statements are
+	// traced if tracing is on when it opens.
+	build := telemetry.Build{Version: mcpserver.Version, Commit: commit(), Catalog: cat.Version()}
+	stopTracing, err := telemetry.TraceTo(ctx, *sf.otlpEndpoint, build)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--otlp-endpoint: %w", err)
+	}
+	if telemetry.Tracing() {
+		log.Info("sending traces to an OpenTelemetry collector over OTLP/HTTP")
+	}
+	traced := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(ctx); err != nil {
+			log.Warn("could not send the last traces", "err", err)
+		}
+	}
 	// The primary takes the request log and the limits; reports read from
 	// the replica when one is named. Both logins must pass the guard.
 	primary, err := sf.connect(ctx, dsn, "the database", cat, roles, gs, log)
 	if err != nil {
+		traced()
 		return nil, nil, err
 	}
-	reader, closeAll := primary, primary.Close
+	reader, closeAll := primary, func() { primary.Close(); traced() }
 	if *sf.reportsDSN != "" {
 		if reader, err = sf.connect(ctx, *sf.reportsDSN, "the reports replica", cat, roles, gs, log); err != nil {
 			primary.Close()
+			traced()
 			return nil, nil, err
 		}
-		closeAll = func() { reader.Close(); primary.Close() }
+		closeAll = func() { reader.Close(); primary.Close(); traced() }
 		log.Info("report queries go to the replica named by --reports-dsn; the request log and limits stay on --db")
 	}
 	// The request log writes outcomes after their calls; closing it writes
 	// those still queued, before the pools close.
-	rl := reqlog.New(primary, &reqlog.Options{Role: roles.Logger, PerMinute: *sf.perMinute, Logger: log})
+	sf.metrics = sf.newMetrics(build)
+	sf.metrics.Pool("primary", primary.Pool())
+	if reader != primary {
+		sf.metrics.Pool("reports", reader.Pool())
+	}
+	rl := reqlog.New(primary, &reqlog.Options{Role: roles.Logger, PerMinute: *sf.perMinute, Logger: log, Metrics: sf.metrics})
 	closePools := closeAll
 	closeAll = func() { rl.Close(); closePools() }
 	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret), Recorder: rl,
@@ -269,6 +405,7 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		return nil, nil, err
 	}
 	if door != nil {
+		sf.metrics.Pool("analyst", door.Store().Pool())
 		closeStores := closeAll
 		tools, closeAll = append(tools, analyst.ToolName), func() { door.Close(); closeStores() }
 	}
@@ -278,7 +415,7 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 		return nil, nil, err
 	}
 	return mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller, Analyst: door,
-		TextContent: *sf.textContent, CacheTTL: *sf.cacheTTL}), closeAll, nil
+		TextContent: *sf.textContent, CacheTTL: *sf.cacheTTL, Metrics: sf.metrics}), closeAll, nil
 }
 
 // connect opens a store on dsn, checks the database answers and runs the
@@ -347,7 +484,11 @@ func startGuard(ctx context.Context, st *store.Store, cat *catalog.Catalog, role
 // serveHTTP serves srv on addr, behind the authorization server, until ctx
 // ends, then drains in-flight calls. ready, if set, is called once the
 // listener is open.
-func serveHTTP(ctx context.Context, srv *mcp.Server, dsn, addr string, af *authFlags, log *slog.Logger, ready func(*oauth.Config) error) error {
+func serveHTTP(ctx context.Context, srv *mcp.Server, dsn, addr string, af *authFlags, timeouts httpTimeouts, log *slog.Logger, ready func(*oauth.Config) error) error {
+	newServer, err := timeouts.server()
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
@@ -358,7 +499,7 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, dsn, addr string, af *authF
 		return err
 	}
 	defer closeAuth()
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	hs := newServer(handler)
 	log.Info("serving MCP over Streamable HTTP", "url", cfg.Resource())
 	if ready != nil {
 		if err := ready(cfg); err != nil {

@@ -81,7 +81,7 @@ func tokenCmd(ctx context.Context, args []string, s *streams) error {
 	if *db == "" {
 		return fmt.Errorf("%w: --db is required", errUsage)
 	}
-	store, closeStore, err := af.authStore(ctx, *db)
+	store, closeStore, err := af.authStore(ctx, *db, false)
 	if err != nil {
 		return err
 	}

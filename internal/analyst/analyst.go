@@ -134,7 +134,7 @@ func Open(ctx context.Context, dsn string, audit *store.Store, gs []*grants.Gran
 	}
 	var err error
 	d.agent, err = store.Open(ctx, dsn, nil, &store.Options{StatementTimeout: o.StatementTimeout,
-		AcquireTimeout: o.AcquireTimeout, MaxConns: o.MaxConns, Role: o.Role})
+		AcquireTimeout: o.AcquireTimeout, MaxConns: o.MaxConns, Role: o.Role, Foreign: true})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"plumbline/internal/reqlog"
 	"plumbline/internal/sqlcheck"
 	"plumbline/internal/store"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -26,6 +27,9 @@ import (
 // minute, this one included, and returns how long the caller must wait
 // when over the limit, or zero.
 func (d *Door) begin(ctx context.Context, c *call, fingerprint string) (time.Duration, error) {
+	defer telemetry.Since(ctx, telemetry.StageRequestLog, time.Now())
+	ctx, span := telemetry.Span(ctx, "request_log")
+	defer span.End()
 	text := c.text
 	if len(text) > sqlcheck.MaxBytes {
 		text = text[:sqlcheck.MaxBytes]

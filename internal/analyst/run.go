@@ -16,6 +16,7 @@ import (
 
 	"plumbline/internal/sqlcheck"
 	"plumbline/internal/store"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -29,6 +30,9 @@ import (
 func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck.Statement) *Answer {
 	var cols, types []string
 	var rows [][]any
+	start := time.Now()
+	ctx, span := telemetry.Span(ctx, "report_sql")
+	defer span.End()
 	err := d.agent.Batch(ctx, store.Tx{Role: d.opts.Role, Discard: true}, func(b *pgx.Batch) {
 		b.Queue("SELECT set_config('work_mem', $1, true), set_config('search_path', 'pg_catalog, pg_temp', true), set_config('TimeZone', $2, true)",
 			d.opts.WorkMem, d.opts.TimeZone)
@@ -52,6 +56,7 @@ func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck
 			return nil
 		})
 	})
+	telemetry.Since(ctx, telemetry.StageReportSQL, start)
 	if err != nil {
 		return d.refused(c, err, stmt)
 	}

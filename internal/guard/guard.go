@@ -96,7 +96,8 @@ var Own = []Table{{
 // The token store's tables' columns, every one of which auth reads and
 // writes once.
 var (
-	oauthClients  = []string{"client_id", "secret_hash", "auth_method", "client_name", "redirect_uris", "application_type", "created_at"}
+	oauthClients = []string{"client_id", "secret_hash", "auth_method", "client_name", "redirect_uris", "application_type", "created_at",
+		"registered_from"}
 	oauthSessions = []string{"session_hash", "person_id", "csrf", "created_at", "expires_at"}
 	oauthConsents = []string{"person_id", "client_id", "redirect_uri", "scope", "granted_at"}
 	oauthCodes    = []string{"code_hash", "client_id", "person_id", "redirect_uri", "code_challenge", "scope", "resource",

@@ -10,6 +10,7 @@ import (
 
 	"plumbline/internal/analyst"
 	"plumbline/internal/scrub"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -31,13 +32,19 @@ func addDoor(srv *mcp.Server, engine *reports.Engine, o Options) {
 		Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed},
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
+		ctx, timed := timing(ctx)
+		ctx, span := telemetry.StartCall(ctx, t.Name, req.Params.Meta, timed)
 		ans := door.Call(ctx, o.Caller(req), req.Params.Arguments)
 		body, err := json.Marshal(ans.Body)
 		if err != nil {
+			telemetry.EndCall(span, ans.RequestID, reports.CodeInternal, 0, true)
 			return nil, err
 		}
 		body = scrub.JSON(body, keepTokens(ans)...)
-		logOutcome(ctx, req.Session, t.Name, reportsAnswer(ans), time.Since(start))
+		told := reportsAnswer(ans)
+		logOutcome(ctx, req.Session, t.Name, told, time.Since(start))
+		count(o.Metrics, t.Name, told, timed, telemetry.LimitAnalystStatements)
+		telemetry.EndCall(span, ans.RequestID, told.Outcome(), ans.Rows, fault(told))
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
 			StructuredContent: json.RawMessage(body),

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/klauspost/compress/gzhttp"
@@ -20,6 +19,7 @@ import (
 
 	"plumbline/internal/analyst"
 	"plumbline/internal/scrub"
+	"plumbline/internal/telemetry"
 	"plumbline/internal/views"
 	"plumbline/reports"
 )
@@ -45,6 +45,9 @@ type Options struct {
 	// CacheTTL is how long clients may keep the lists and the metric
 	// definitions (ttlMs). If zero, DefaultCacheTTL.
 	CacheTTL time.Duration
+	// Metrics, if set, count every tool call by tool and outcome and time
+	// it and its stages (package telemetry).
+	Metrics *telemetry.Metrics
 }
 
 // New returns an MCP server offering every tool of engine, and the MCP Apps
@@ -101,9 +104,12 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed},
 		}, handler(engine, o))
 	}
+	tools := engine.ToolNames()
 	if o.Analyst != nil {
 		addDoor(srv, engine, o)
+		tools = append(tools, analyst.ToolName)
 	}
+	o.Metrics.Tools(tools, reports.Outcomes)
 	return srv
 }
 
@@ -139,16 +145,60 @@ func addView(srv *mcp.Server, v *views.View) {
 
 func handler(engine *reports.Engine, o Options) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, t := timing(ctx)
+		ctx, span := telemetry.StartCall(ctx, req.Params.Name, req.Params.Meta, t)
 		ans, body, err := answer(ctx, engine, o, req)
 		if err != nil {
+			telemetry.EndCall(span, "", reports.CodeInternal, 0, true)
 			return nil, err
 		}
-		return &mcp.CallToolResult{
+		res := &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: textFor(engine, o, ans, body)}},
 			StructuredContent: json.RawMessage(body),
 			IsError:           ans.Refusal != nil,
-		}, nil
+		}
+		count(o.Metrics, req.Params.Name, ans, t, telemetry.LimitCallsPerMinute)
+		telemetry.EndCall(span, ans.RequestID, ans.Outcome(), ans.Rows, fault(ans))
+		return res, nil
 	}
+}
+
+// timing returns the timing of the request a call came in (Timed starts
+// it on arrival over HTTP), or starts one for a call that came otherwise.
+func timing(ctx context.Context) (context.Context, *telemetry.Timing) {
+	if t := telemetry.TimingFrom(ctx); t != nil {
+		return ctx, t
+	}
+	t := telemetry.NewTiming(time.Now())
+	return telemetry.WithTiming(ctx, t), t
+}
+
+// fault reports whether a call was refused for a fault of the server's
+// rather than of the call's.
+func fault(ans *reports.Answer) bool {
+	if ans.Refusal == nil {
+		return false
+	}
+	switch ans.Refusal.Code {
+	case reports.CodeUnavailable, reports.CodeBusy, reports.CodeTimeout, reports.CodeInternal:
+		return true
+	}
+	return false
+}
+
+// count counts a call in the metrics, and a rate-limited one under limit.
+func count(m *telemetry.Metrics, tool string, ans *reports.Answer, t *telemetry.Timing, limit string) {
+	if m == nil {
+		return
+	}
+	outcome, argument := ans.Outcome(), ""
+	if ans.Refusal != nil {
+		argument = ans.Refusal.Argument
+		if outcome == reports.CodeRateLimited {
+			m.Limited(limit)
+		}
+	}
+	m.Call(tool, outcome, ans.Refusal != nil, argument, t)
 }
 
 // answer runs a tool call and returns the answer with its JSON, scrubbed,
@@ -208,27 +258,31 @@ func compressed(h http.Handler) http.Handler { return gzhttp.GzipHandler(h) }
 
 // Timed answers every request with a Server-Timing header naming the time
 // plumbline took over it, from the moment the request reached h to the
-// moment its answer's header was written: "plumbline;dur=1.234", in
-// milliseconds. Around /mcp it covers the token check, the call's
-// admission, its report and the JSON-RPC framing: the server's side of a
-// call, for a client (or plumbline bench) to set beside its own.
+// moment its answer's header was written, and the part of it each stage of
+// a tool call took (package telemetry: auth, request_log, report_sql and
+// assembly), in milliseconds: "plumbline;dur=1.234, auth;dur=0.021, ...".
+// Around /mcp it covers the token check, the call's admission, its report
+// and the JSON-RPC framing: the server's side of a call, for a client (or
+// plumbline bench) to set beside its own. The request's context carries
+// the timing (telemetry.TimingFrom), for the stages to add their time to
+// and the metrics to read.
 func Timed(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(&timedWriter{ResponseWriter: w, start: time.Now()}, r)
+		t := telemetry.NewTiming(time.Now())
+		h.ServeHTTP(&timedWriter{ResponseWriter: w, t: t}, r.WithContext(telemetry.WithTiming(r.Context(), t)))
 	})
 }
 
 type timedWriter struct {
 	http.ResponseWriter
-	start   time.Time
+	t       *telemetry.Timing
 	written bool
 }
 
 func (w *timedWriter) WriteHeader(status int) {
 	if !w.written {
 		w.written = true
-		ms := float64(time.Since(w.start).Microseconds()) / 1000
-		w.Header().Set("Server-Timing", "plumbline;dur="+strconv.FormatFloat(ms, 'f', 3, 64))
+		w.Header().Set("Server-Timing", w.t.ServerTiming(w.t.Elapsed()))
 	}
 	w.ResponseWriter.WriteHeader(status)
 }

@@ -11,8 +11,10 @@ import (
 	"slices"
 	"strings"
 
+	"plumbline/internal/httpguard"
 	"plumbline/internal/oauth/cimd"
 	"plumbline/internal/signin"
+	"plumbline/internal/telemetry"
 )
 
 // sessionCookie names the signed-in person's session on this origin. The
@@ -38,19 +40,35 @@ var pkceChallenge = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
 
 // parseRequest validates an authorization request's parameters. A bad
 // client or redirect URI yields a page message (never a redirect); any
-// other problem yields a redirectError for the client.
-func (s *Server) parseRequest(ctx context.Context, q url.Values) (*authRequest, string, *redirectError) {
+// other problem yields a redirectError for the client. Nothing is fetched
+// for a request that is bad anyway: the parameters that need no client are
+// checked before a client known by its metadata document is fetched, and
+// then, with no redirect URI verified yet, a problem goes on the page.
+// source is where the request came from (httpguard.Source), which may have
+// only so many documents fetched a minute.
+func (s *Server) parseRequest(ctx context.Context, q url.Values, source string) (*authRequest, string, *redirectError) {
 	for _, single := range []string{"client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method", "scope"} {
 		if len(q[single]) > 1 {
 			return nil, "The request repeats the " + single + " parameter, which may appear once.", nil
 		}
 	}
-	c, err := s.client(ctx, q.Get("client_id"))
+	req, rerr := s.parameters(q)
+	if documentID(q.Get("client_id")) {
+		if rerr != nil {
+			return nil, "The authorization request is not valid: " + rerr.description + ".", nil
+		}
+		if r := q.Get("redirect_uri"); r != "" && !cimd.ValidRedirect(r) {
+			return nil, "The redirect_uri is not one any app may register (https, or http on a loopback address, without a fragment), so this server will not send anything to it.", nil
+		}
+	}
+	c, err := s.client(ctx, q.Get("client_id"), source)
 	if err != nil {
 		var refused *cimd.Error
 		switch {
 		case errors.As(err, &refused):
 			return nil, "The app's client metadata document was refused: " + refused.Rule + ".", nil
+		case errors.Is(err, cimd.ErrTooManyFetches):
+			return nil, "Too many apps were looked up from your network in the last minute; try again in a minute.", nil
 		case errors.Is(err, errUnknownClient):
 			return nil, "The app is not known to this server (unknown client_id).", nil
 		default:
@@ -62,19 +80,26 @@ func (s *Server) parseRequest(ctx context.Context, q url.Values) (*authRequest, 
 	if !ok {
 		return nil, "The redirect_uri is missing or is not one the app registered, so this server will not send anything to it.", nil
 	}
-	req := &authRequest{client: c, redirectURI: redirect, state: q.Get("state")}
+	req.client, req.redirectURI = c, redirect
+	return req, "", rerr
+}
+
+// parameters checks what an authorization request asks for, apart from
+// its client and redirect URI, and returns the request without them.
+func (s *Server) parameters(q url.Values) (*authRequest, *redirectError) {
+	req := &authRequest{state: q.Get("state")}
 	if q.Get("response_type") != "code" {
-		return req, "", &redirectError{"unsupported_response_type", "response_type must be code"}
+		return req, &redirectError{"unsupported_response_type", "response_type must be code"}
 	}
 	if q.Get("code_challenge_method") != "S256" || !pkceChallenge.MatchString(q.Get("code_challenge")) {
-		return req, "", &redirectError{"invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256"}
+		return req, &redirectError{"invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256"}
 	}
 	req.challenge = q.Get("code_challenge")
 	if req.resource = s.resource(q["resource"]); req.resource == "" {
-		return req, "", &redirectError{"invalid_target", "resource must be this server's MCP endpoint, " + s.cfg.Resource()}
+		return req, &redirectError{"invalid_target", "resource must be this server's MCP endpoint, " + s.cfg.Resource()}
 	}
 	req.scope = grantable(strings.Fields(q.Get("scope")))
-	return req, "", nil
+	return req, nil
 }
 
 // resource checks the resource parameters (RFC 8707) and returns the
@@ -165,7 +190,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 // an error page for a bad client or redirect, a redirect with the error
 // otherwise.
 func (s *Server) request(w http.ResponseWriter, r *http.Request, q url.Values) (*authRequest, bool) {
-	req, problem, rerr := s.parseRequest(r.Context(), q)
+	req, problem, rerr := s.parseRequest(r.Context(), q, httpguard.Source(r).String())
 	switch {
 	case problem != "":
 		signin.Problem(w, http.StatusBadRequest, problem)
@@ -205,19 +230,22 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		signin.Problem(w, http.StatusBadRequest, "The form could not be read.")
 		return
 	}
-	req, ok := s.request(w, r, q)
-	if !ok {
-		return
-	}
+	// The approval must come from the consent page before anything of
+	// the request it names is looked at, let alone fetched.
 	personID, csrf, ok := s.sessionOf(r)
 	if !ok || subtle.ConstantTimeCompare([]byte(csrf), []byte(r.PostForm.Get("csrf"))) != 1 {
 		signin.Problem(w, http.StatusForbidden, "This approval did not come from the consent page plumbline showed you. Start again from the app.")
+		return
+	}
+	req, ok := s.request(w, r, q)
+	if !ok {
 		return
 	}
 	if _, ok := s.activeMember(w, r, req, personID); !ok {
 		return
 	}
 	if r.PostForm.Get("decision") != "approve" {
+		s.cfg.Metrics.Auth(telemetry.EventConsentDeclined)
 		s.sendError(w, r, req, &redirectError{"access_denied", "the person declined"})
 		return
 	}
@@ -233,6 +261,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request, req *authReques
 		s.sendError(w, r, req, &redirectError{"temporarily_unavailable", "try again shortly"})
 		return
 	}
+	s.cfg.Metrics.Auth(telemetry.EventConsentApproved)
 	s.sendBack(w, r, req, url.Values{"code": {code}})
 }
 
@@ -264,6 +293,7 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request, email, returnT
 		return
 	}
 	if err != nil || m.Status != StatusActive {
+		s.cfg.Metrics.Auth(telemetry.EventSignInRefused)
 		signin.Problem(w, http.StatusForbidden, "You signed in, but you are not an active member of this plumbline. Ask whoever runs it to add you.")
 		return
 	}
@@ -273,6 +303,7 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request, email, returnT
 		signin.Problem(w, http.StatusServiceUnavailable, "The sign-in could not be recorded; try again shortly.")
 		return
 	}
+	s.cfg.Metrics.Auth(telemetry.EventSignIn)
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", MaxAge: int(sessionTTL.Seconds()),
 		Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	http.Redirect(w, r, returnTo, http.StatusSeeOther)

@@ -109,18 +109,24 @@ func redirectMatches(registered, sent string) bool {
 // errUnknownClient means no client has the id.
 var errUnknownClient = errors.New("unknown client")
 
-// client resolves a client_id: a metadata document URL is fetched, any
-// other id is looked up among the pre-registered and the registered
-// clients.
-func (s *Server) client(ctx context.Context, id string) (*Client, error) {
+// documentID reports whether a client_id names its client by a URL, which
+// is to be fetched.
+func documentID(id string) bool {
+	return strings.HasPrefix(strings.ToLower(id), "https://") || strings.HasPrefix(strings.ToLower(id), "http://")
+}
+
+// client resolves a client_id: a metadata document URL is fetched (as
+// source's share of fetches allows), any other id is looked up among the
+// pre-registered and the registered clients.
+func (s *Server) client(ctx context.Context, id, source string) (*Client, error) {
 	if id == "" {
 		return nil, errUnknownClient
 	}
-	if strings.HasPrefix(strings.ToLower(id), "https://") || strings.HasPrefix(strings.ToLower(id), "http://") {
+	if documentID(id) {
 		if !cimd.IsURL(id) {
 			return nil, &cimd.Error{Rule: "a URL client_id must be https and have a path"}
 		}
-		doc, err := s.fetcher.Fetch(ctx, id)
+		doc, err := s.fetcher.Fetch(ctx, id, source)
 		if err != nil {
 			return nil, err
 		}

@@ -74,9 +74,13 @@ func cimdEnv(t *testing.T, d *docServer, allowLoopback bool) *env {
 	pool := x509.NewCertPool()
 	pool.AddCert(d.Certificate())
 	return newEnv(t, func(c *oauth.Config) {
-		c.CIMD = cimd.Options{AllowLoopback: allowLoopback, RootCAs: pool, Timeout: 500 * time.Millisecond}
+		c.CIMD = cimd.Options{AllowLoopback: allowLoopback, RootCAs: pool, Timeout: 500 * time.Millisecond, FetchesPerMinute: fetchesPerMinute}
 	})
 }
+
+// fetchesPerMinute lets one test address fetch every document its tests
+// need; TestNothingFetchedForABadRequest holds the default.
+var fetchesPerMinute = 100
 
 // A client identified by its metadata document: a good one is accepted
 // and the consent page shows the host that publishes it; each defect is

@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"plumbline/internal/oauth/cimd"
+	"plumbline/internal/telemetry"
 )
 
 // Scopes. A person's token carries ScopeReports and ScopePeople, never more;
@@ -91,6 +92,9 @@ type Config struct {
 	Origins []string
 	// Logger receives faults. If nil, slog.Default().
 	Logger *slog.Logger
+	// Metrics, if set, count sign-in and token events and the
+	// registration limit's refusals (package telemetry).
+	Metrics *telemetry.Metrics
 }
 
 // Issuer is the authorization server's issuer identifier.

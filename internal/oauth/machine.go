@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"plumbline/internal/telemetry"
 )
 
 // This file is the client credentials grant of the MCP authorization
@@ -79,5 +81,6 @@ func (s *Server) clientCredentials(w http.ResponseWriter, r *http.Request, c *Cl
 		s.writeError(w, err)
 		return
 	}
+	s.cfg.Metrics.Auth(telemetry.EventTokenIssued)
 	writeToken(w, token, info.Expires, info.Scope)
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"plumbline/internal/reqlog"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -178,6 +180,7 @@ func (s *Server) protect(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r) // CORS preflight carries no credentials
 			return
 		}
+		start := time.Now()
 		if r.URL.Query().Has("access_token") {
 			s.challenge(w, http.StatusBadRequest, "invalid_request", "send the access token in the Authorization header only, never in the URL", nil)
 			return
@@ -189,17 +192,19 @@ func (s *Server) protect(next http.Handler) http.Handler {
 		}
 		token = strings.TrimSpace(token)
 		if id, ok := s.seen.lookup(hashSecret(token)); ok && slices.Contains(id.Scopes, ScopeReports) && isToolCall(r) {
+			telemetry.TimingFrom(r.Context()).Auth(start, time.Now())
 			s.deferred(handoff, w, r, token, id)
 			return
 		}
 		id, err := s.Verify(r.Context(), token)
+		telemetry.TimingFrom(r.Context()).Auth(start, time.Now())
 		switch {
 		case errors.Is(err, ErrInvalidToken):
+			s.cfg.Metrics.Auth(telemetry.EventTokenInvalid)
 			s.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is invalid, expired or revoked; sign in again", PersonScopes)
 			return
 		case err != nil:
-			s.cfg.Logger.Error("verify a token", "err", err)
-			http.Error(w, "the token could not be checked; try again shortly", http.StatusServiceUnavailable)
+			s.unavailable(w, err)
 			return
 		case !slices.Contains(id.Scopes, ScopeReports):
 			s.challenge(w, http.StatusForbidden, "insufficient_scope", "this call needs the "+ScopeReports+" scope", []string{ScopeReports})
@@ -223,11 +228,11 @@ func (s *Server) deferred(next http.Handler, w http.ResponseWriter, r *http.Requ
 		err := check.settle(r.Context())
 		switch {
 		case errors.Is(err, ErrInvalidToken):
+			s.cfg.Metrics.Auth(telemetry.EventTokenInvalid)
 			s.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is invalid, expired or revoked; sign in again", PersonScopes)
 			return false
 		case err != nil:
-			s.cfg.Logger.Error("verify a token", "err", err)
-			http.Error(w, "the token could not be checked; try again shortly", http.StatusServiceUnavailable)
+			s.unavailable(w, err)
 			return false
 		}
 		return true
@@ -293,6 +298,22 @@ func isToolCall(r *http.Request) bool {
 		Method string `json:"method"`
 	}
 	return json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call"
+}
+
+// RetryAfter is how long a client is told to wait when the database is
+// out of reach: by /mcp, when the token could not be checked, and by the
+// token, revocation and registration endpoints.
+const RetryAfter = 2 * time.Second
+
+// unavailable answers a request whose token could not be checked, because
+// the database could not be reached: 503 with Retry-After, and the Bearer
+// challenge that names the resource metadata, as the token is still due.
+func (s *Server) unavailable(w http.ResponseWriter, err error) {
+	s.cfg.Logger.Error("verify a token", "err", err)
+	w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter.Seconds())))
+	w.Header().Set("WWW-Authenticate", fmt.Sprintf("Bearer resource_metadata=%q", s.cfg.MetadataURL()))
+	writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "temporarily_unavailable",
+		"error_description": "the access token could not be checked, as the database is out of reach; try again after the time in Retry-After"})
 }
 
 // challenge answers with a Bearer challenge and the error as JSON.

@@ -19,9 +19,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"time"
-
-	"golang.org/x/time/rate"
+	"strconv"
 
 	"plumbline/internal/httpguard"
 	"plumbline/internal/oauth/cimd"
@@ -30,21 +28,12 @@ import (
 
 // Server is the authorization server and resource guard.
 type Server struct {
-	cfg      Config
-	store    *Store
-	fetcher  *cimd.Fetcher
-	signIn   signin.Method
-	seen     *seenTokens
-	register *rate.Limiter
+	cfg     Config
+	store   *Store
+	fetcher *cimd.Fetcher
+	signIn  signin.Method
+	seen    *seenTokens
 }
-
-// registrationRate bounds Dynamic Client Registration: a burst of 20, then
-// one every three minutes, across all callers, so that an open endpoint
-// cannot fill the clients table.
-var registrationRate = struct {
-	every time.Duration
-	burst int
-}{3 * time.Minute, 20}
 
 // New returns a server. signIn is how people sign in; nil means no one can
 // sign in through the browser (service tokens still work).
@@ -53,12 +42,11 @@ func New(cfg Config, store *Store, signIn signin.Method) (*Server, error) {
 		return nil, err
 	}
 	return &Server{
-		cfg:      cfg,
-		store:    store,
-		fetcher:  cimd.New(cfg.CIMD),
-		signIn:   signIn,
-		seen:     &seenTokens{},
-		register: rate.NewLimiter(rate.Every(registrationRate.every), registrationRate.burst),
+		cfg:     cfg,
+		store:   store,
+		fetcher: cimd.New(cfg.CIMD),
+		signIn:  signIn,
+		seen:    &seenTokens{},
 	}, nil
 }
 
@@ -162,7 +150,8 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	var oe *oauthError
 	if !errors.As(err, &oe) {
 		s.cfg.Logger.Error("authorization server fault", "err", err)
-		oe = fail(http.StatusServiceUnavailable, "temporarily_unavailable", "try again shortly")
+		oe = fail(http.StatusServiceUnavailable, "temporarily_unavailable", "try again after the time in Retry-After")
+		w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter.Seconds())))
 	}
 	writeJSON(w, oe.status, map[string]string{"error": oe.code, "error_description": oe.description})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/reqlog"
+	"plumbline/internal/telemetry"
 )
 
 // errTokenLost is what a stdio client hears when its token stops working.
@@ -27,6 +28,7 @@ func (s *Server) Recheck(token string) mcp.Middleware {
 			res, err := next(reqlog.WithCheck(ctx, check), method, req)
 			switch serr := check.settle(ctx); {
 			case errors.Is(serr, ErrInvalidToken):
+				s.cfg.Metrics.Auth(telemetry.EventTokenInvalid)
 				return nil, errTokenLost
 			case serr != nil:
 				s.cfg.Logger.Error("verify the stdio token", "err", serr)

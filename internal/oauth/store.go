@@ -474,12 +474,40 @@ func (s *Store) registeredClient(ctx context.Context, clientID string) (*Client,
 	return c, err
 }
 
+// Registration limits: a source may register RegistrationsPerHour
+// clients in any hour.
+const (
+	RegistrationsPerHour = 20
+	registrationWindow   = time.Hour
+)
+
 // register stores a client registered through Dynamic Client
-// Registration.
-func (s *Store) register(ctx context.Context, c *Client, applicationType string) error {
-	return s.tx(ctx, false, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO plumbline.oauth_clients (client_id, secret_hash, auth_method, client_name, redirect_uris, application_type)
-			VALUES ($1, $2, $3, $4, $5, $6)`, c.ID, c.secretHash, c.AuthMethod, c.Name, c.RedirectURIs, applicationType)
+// Registration from source (httpguard.Source), unless the source has
+// registered RegistrationsPerHour clients in the last hour already: then it
+// stores nothing and returns how long until the oldest of those leaves the
+// hour. Registrations from one source are taken one at a time (an advisory
+// lock on the source), so replicas racing cannot both take the last one.
+func (s *Store) register(ctx context.Context, c *Client, applicationType, source string) (wait time.Duration, err error) {
+	err = s.tx(ctx, false, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('plumbline.oauth_clients ' || $1, 0))", source); err != nil {
+			return err
+		}
+		var secs *float64
+		err := tx.QueryRow(ctx, `SELECT extract(epoch FROM created_at + make_interval(secs => $2) - now())::float8
+			FROM plumbline.oauth_clients
+			WHERE registered_from = $1::inet AND created_at > now() - make_interval(secs => $2)
+			ORDER BY created_at DESC OFFSET $3 - 1 LIMIT 1`, source, registrationWindow.Seconds(), RegistrationsPerHour).Scan(&secs)
+		if err == nil {
+			wait = time.Duration(max(*secs, 1) * float64(time.Second))
+			return nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO plumbline.oauth_clients
+				(client_id, secret_hash, auth_method, client_name, redirect_uris, application_type, registered_from)
+			VALUES ($1, $2, $3, $4, $5, $6, $7::inet)`, c.ID, c.secretHash, c.AuthMethod, c.Name, c.RedirectURIs, applicationType, source)
 		return err
 	})
+	return wait, err
 }

@@ -5,14 +5,19 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"plumbline/internal/httpguard"
 	"plumbline/internal/oauth/cimd"
+	"plumbline/internal/telemetry"
 )
 
 var pkceVerifier = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
@@ -69,7 +74,7 @@ func (s *Server) authenticateClient(r *http.Request) (*Client, error) {
 		}
 		return &Client{ID: id, AuthMethod: "none", Document: true}, nil
 	}
-	c, err := s.client(r.Context(), id)
+	c, err := s.client(r.Context(), id, httpguard.Source(r).String())
 	if errors.Is(err, errUnknownClient) || err == nil && !c.authenticate(secret) {
 		return nil, bad
 	}
@@ -125,12 +130,14 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	})
 	switch {
 	case errors.Is(err, errCodeInvalid), errors.Is(err, errCodeReused), errors.Is(err, errNotMember), errors.Is(err, errWrongTarget):
+		s.cfg.Metrics.Auth(telemetry.EventTokenRefused)
 		s.writeError(w, fail(http.StatusBadRequest, "invalid_grant", "%s", err.Error()))
 		return
 	case err != nil:
 		s.writeError(w, err)
 		return
 	}
+	s.cfg.Metrics.Auth(telemetry.EventTokenIssued)
 	writeToken(w, token, expires, scope)
 }
 
@@ -167,76 +174,41 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
+	s.cfg.Metrics.Auth(telemetry.EventTokenRevoked)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 }
 
 // registerClient is Dynamic Client Registration (RFC 7591): deprecated
-// in MCP, off unless configured, rate-limited, and it requires
-// application_type. It never issues an id that looks like a URL.
+// in MCP, off unless configured, and it requires application_type. Each
+// source address may register RegistrationsPerHour clients in any hour;
+// only a valid registration counts. It never issues an id that looks like a URL.
 func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		s.writeError(w, fail(http.StatusMethodNotAllowed, "invalid_request", "use POST"))
 		return
 	}
-	if !s.register.Allow() {
-		w.Header().Set("Retry-After", "180")
-		s.writeError(w, fail(http.StatusTooManyRequests, "invalid_request", "too many registrations; try again in a few minutes"))
+	c, appType, err := decodeRegistration(http.MaxBytesReader(w, r.Body, 16<<10))
+	if err != nil {
+		s.writeError(w, err)
 		return
-	}
-	var m struct {
-		RedirectURIs    []string `json:"redirect_uris"`
-		ClientName      string   `json:"client_name"`
-		AuthMethod      string   `json:"token_endpoint_auth_method"`
-		GrantTypes      []string `json:"grant_types"`
-		ResponseTypes   []string `json:"response_types"`
-		ApplicationType string   `json:"application_type"`
-	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<10)).Decode(&m); err != nil {
-		s.writeError(w, fail(http.StatusBadRequest, "invalid_client_metadata", "the body must be a JSON object of client metadata"))
-		return
-	}
-	if m.ApplicationType != "native" && m.ApplicationType != "web" {
-		s.writeError(w, fail(http.StatusBadRequest, "invalid_client_metadata", "application_type is required: native or web"))
-		return
-	}
-	if m.AuthMethod == "" {
-		m.AuthMethod = "client_secret_basic"
-	}
-	if m.AuthMethod != "none" && m.AuthMethod != "client_secret_basic" && m.AuthMethod != "client_secret_post" {
-		s.writeError(w, fail(http.StatusBadRequest, "invalid_client_metadata", "token_endpoint_auth_method must be none, client_secret_basic or client_secret_post"))
-		return
-	}
-	if len(m.GrantTypes) > 0 && !slices.Contains(m.GrantTypes, "authorization_code") || len(m.ResponseTypes) > 0 && !slices.Contains(m.ResponseTypes, "code") {
-		s.writeError(w, fail(http.StatusBadRequest, "invalid_client_metadata", "this server offers only the authorization_code grant and the code response type"))
-		return
-	}
-	if len(m.RedirectURIs) == 0 || len(m.RedirectURIs) > 10 {
-		s.writeError(w, fail(http.StatusBadRequest, "invalid_redirect_uri", "register between one and ten redirect_uris"))
-		return
-	}
-	for _, u := range m.RedirectURIs {
-		if !cimd.ValidRedirect(u) || m.ApplicationType == "web" && !strings.HasPrefix(u, "https://") {
-			s.writeError(w, fail(http.StatusBadRequest, "invalid_redirect_uri",
-				"every redirect URI must be https (or, for a native app, http on a loopback address), without a fragment"))
-			return
-		}
-	}
-	name := strings.TrimSpace(m.ClientName)
-	if name == "" {
-		name = "an unnamed app"
-	}
-	if len([]rune(name)) > 100 {
-		name = string([]rune(name)[:100])
 	}
 	id, _ := newSecret("dcr_")
-	c := &Client{ID: id[:26], Name: name, RedirectURIs: m.RedirectURIs, AuthMethod: m.AuthMethod}
+	c.ID = id[:26]
 	var secret string
-	if m.AuthMethod != "none" {
+	if c.AuthMethod != "none" {
 		secret, c.secretHash = newSecret("plcs_")
 	}
-	if err := s.store.register(r.Context(), c, m.ApplicationType); err != nil {
+	wait, err := s.store.register(r.Context(), c, appType, httpguard.Source(r).String())
+	if err != nil {
 		s.writeError(w, err)
+		return
+	}
+	if wait > 0 {
+		s.cfg.Metrics.Limited(telemetry.LimitClientRegistrations)
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		s.writeError(w, fail(http.StatusTooManyRequests, "invalid_request",
+			"this address has registered %d clients in the last hour, the most it may; try again after the time in Retry-After", RegistrationsPerHour))
 		return
 	}
 	out := map[string]any{
@@ -247,11 +219,59 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 		"grant_types":                []string{"authorization_code"},
 		"response_types":             []string{"code"},
 		"token_endpoint_auth_method": c.AuthMethod,
-		"application_type":           m.ApplicationType,
+		"application_type":           appType,
 	}
 	if secret != "" {
 		out["client_secret"] = secret
 		out["client_secret_expires_at"] = 0
 	}
+	s.cfg.Metrics.Auth(telemetry.EventClientRegistered)
 	writeJSON(w, http.StatusCreated, out)
+}
+
+// decodeRegistration reads a Dynamic Client Registration request's body
+// and checks it: the client it registers (without an id or a secret yet)
+// and its application type, or the error to answer with. Every field is
+// the client's own claim; the name is cut to 100 characters.
+func decodeRegistration(body io.Reader) (*Client, string, error) {
+	var m struct {
+		RedirectURIs    []string `json:"redirect_uris"`
+		ClientName      string   `json:"client_name"`
+		AuthMethod      string   `json:"token_endpoint_auth_method"`
+		GrantTypes      []string `json:"grant_types"`
+		ResponseTypes   []string `json:"response_types"`
+		ApplicationType string   `json:"application_type"`
+	}
+	if err := json.NewDecoder(body).Decode(&m); err != nil {
+		return nil, "", fail(http.StatusBadRequest, "invalid_client_metadata", "the body must be a JSON object of client metadata")
+	}
+	if m.ApplicationType != "native" && m.ApplicationType != "web" {
+		return nil, "", fail(http.StatusBadRequest, "invalid_client_metadata", "application_type is required: native or web")
+	}
+	if m.AuthMethod == "" {
+		m.AuthMethod = "client_secret_basic"
+	}
+	if m.AuthMethod != "none" && m.AuthMethod != "client_secret_basic" && m.AuthMethod != "client_secret_post" {
+		return nil, "", fail(http.StatusBadRequest, "invalid_client_metadata", "token_endpoint_auth_method must be none, client_secret_basic or client_secret_post")
+	}
+	if len(m.GrantTypes) > 0 && !slices.Contains(m.GrantTypes, "authorization_code") || len(m.ResponseTypes) > 0 && !slices.Contains(m.ResponseTypes, "code") {
+		return nil, "", fail(http.StatusBadRequest, "invalid_client_metadata", "this server offers only the authorization_code grant and the code response type")
+	}
+	if len(m.RedirectURIs) == 0 || len(m.RedirectURIs) > 10 {
+		return nil, "", fail(http.StatusBadRequest, "invalid_redirect_uri", "register between one and ten redirect_uris")
+	}
+	for _, u := range m.RedirectURIs {
+		if !cimd.ValidRedirect(u) || m.ApplicationType == "web" && !strings.HasPrefix(u, "https://") {
+			return nil, "", fail(http.StatusBadRequest, "invalid_redirect_uri",
+				"every redirect URI must be https (or, for a native app, http on a loopback address), without a fragment")
+		}
+	}
+	name := strings.TrimSpace(m.ClientName)
+	if name == "" {
+		name = "an unnamed app"
+	}
+	if len([]rune(name)) > 100 {
+		name = string([]rune(name)[:100])
+	}
+	return &Client{Name: name, RedirectURIs: m.RedirectURIs, AuthMethod: m.AuthMethod}, m.ApplicationType, nil
 }

@@ -36,7 +36,16 @@ type Options struct {
 	// Ephemeral trades durability for speed (fsync off), for clusters that
 	// are thrown away after a test run.
 	Ephemeral bool
+	// KeepPort starts the cluster on the port it first started on, kept
+	// in its directory (PortFile), so that connection strings handed out
+	// once keep working for as long as the cluster lives. If the port is
+	// taken when it starts again, Start says so instead of moving.
+	KeepPort bool
 }
+
+// PortFile is the file in a cluster's directory that keeps its port, when
+// it is started with KeepPort.
+const PortFile = "port"
 
 // Cluster is a running private PostgreSQL cluster.
 type Cluster struct {
@@ -44,6 +53,7 @@ type Cluster struct {
 	bin  string
 	port int
 	cred *syscall.Credential
+	opts Options
 }
 
 // ErrNoBinaries is returned when initdb and pg_ctl cannot be found.
@@ -218,29 +228,69 @@ func (c *Cluster) runningPort(ctx context.Context) (int, bool) {
 }
 
 func (c *Cluster) start(ctx context.Context, opts Options) error {
+	c.opts = opts
+	kept := 0
+	if opts.KeepPort {
+		if b, err := os.ReadFile(filepath.Join(c.dir, PortFile)); err == nil {
+			if kept, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil || kept <= 0 || kept > 65535 {
+				return fmt.Errorf("%s holds no port number; delete it to let the cluster choose a new port", filepath.Join(c.dir, PortFile))
+			}
+			if l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(kept))); err != nil {
+				return fmt.Errorf("the cluster in %s listens on port %d, kept so that connection strings handed out before keep working, "+
+					"but another program holds that port now: stop it, or delete %s to let the cluster choose a new port",
+					c.dir, kept, filepath.Join(c.dir, PortFile))
+			} else {
+				l.Close()
+			}
+		}
+	}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		port, err := freePort()
 		if err != nil {
 			return err
 		}
-		settings := []string{
-			"-p", strconv.Itoa(port),
-			"-c", "listen_addresses=127.0.0.1",
-			"-c", "unix_socket_directories=",
-			"-c", "max_connections=200",
+		if kept > 0 {
+			port = kept
 		}
-		if opts.Ephemeral {
-			settings = append(settings, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
-		}
-		lastErr = c.run(ctx, "pg_ctl", "start", "-s", "-w", "-t", "60", "-D", c.dataDir(),
-			"-l", filepath.Join(c.dir, "postgres.log"), "-o", strings.Join(settings, " "))
-		if lastErr == nil {
+		if lastErr = c.startOn(ctx, port); lastErr == nil {
 			c.port = port
+			if opts.KeepPort && kept == 0 {
+				return os.WriteFile(filepath.Join(c.dir, PortFile), []byte(strconv.Itoa(port)+"\n"), 0o644)
+			}
 			return nil
+		}
+		if kept > 0 {
+			break
 		}
 	}
 	return fmt.Errorf("start cluster in %s (log: %s): %w", c.dir, filepath.Join(c.dir, "postgres.log"), lastErr)
+}
+
+// Resume starts a cluster that Stop stopped again, on the port it had, so
+// that connection strings made for it reach it again: for tests of what a
+// server does while its database restarts.
+func (c *Cluster) Resume(ctx context.Context) error {
+	if err := c.startOn(ctx, c.port); err != nil {
+		return fmt.Errorf("start cluster in %s again (log: %s): %w", c.dir, filepath.Join(c.dir, "postgres.log"), err)
+	}
+	return nil
+}
+
+// startOn starts the postmaster on port and waits until it accepts
+// connections.
+func (c *Cluster) startOn(ctx context.Context, port int) error {
+	settings := []string{
+		"-p", strconv.Itoa(port),
+		"-c", "listen_addresses=127.0.0.1",
+		"-c", "unix_socket_directories=",
+		"-c", "max_connections=200",
+	}
+	if c.opts.Ephemeral {
+		settings = append(settings, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	return c.run(ctx, "pg_ctl", "start", "-s", "-w", "-t", "60", "-D", c.dataDir(),
+		"-l", filepath.Join(c.dir, "postgres.log"), "-o", strings.Join(settings, " "))
 }
 
 func (c *Cluster) run(ctx context.Context, name string, args ...string) error {

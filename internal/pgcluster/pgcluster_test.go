@@ -3,8 +3,10 @@ package pgcluster_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +61,51 @@ func TestStartStopReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec(c, "INSERT INTO kept VALUES (1)")
+}
+
+// A cluster started with KeepPort starts again on the port it first had,
+// and when another program holds that port it says so rather than move.
+func TestKeepPort(t *testing.T) {
+	dir, err := os.MkdirTemp("", "plumbline-cluster-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	opts := pgcluster.Options{Ephemeral: true, KeepPort: true}
+	c, err := pgcluster.Start(ctx, dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Destroy() })
+	port := c.Port()
+	for run := 0; run < 2; run++ {
+		if err := c.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		if c, err = pgcluster.Start(ctx, dir, opts); err != nil || c.Port() != port {
+			t.Fatalf("start %d after a stop: port %d, %v; want the kept port %d", run+2, c.Port(), err, port)
+		}
+		conn, err := pgx.Connect(ctx, c.DSN("postgres"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.Close(ctx)
+	}
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	squatter, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pgcluster.Start(ctx, dir, opts)
+	squatter.Close()
+	if err == nil || !strings.Contains(err.Error(), "another program holds that port") || !strings.Contains(err.Error(), strconv.Itoa(port)) {
+		t.Errorf("a start with the kept port taken: %v", err)
+	}
+	if c, err = pgcluster.Start(ctx, dir, opts); err != nil || c.Port() != port {
+		t.Fatalf("a start once the port is free: port %d, %v", c.Port(), err)
+	}
 }
 
 // A replica follows its primary and refuses writes.

@@ -24,6 +24,7 @@ package reqlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -33,6 +34,7 @@ import (
 
 	"plumbline/internal/limits"
 	"plumbline/internal/store"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -49,6 +51,8 @@ type Options struct {
 	// Logger receives failures to record an outcome. If nil,
 	// slog.Default().
 	Logger *slog.Logger
+	// Metrics, if set, count the writes that fail (package telemetry).
+	Metrics *telemetry.Metrics
 }
 
 // Log is the request log in the store's database. It is safe for
@@ -135,6 +139,9 @@ const insert = `INSERT INTO plumbline.request_log (request_id, person, client, t
 // When the Check does not hold, the error wraps reports.ErrUnauthenticated;
 // the row stays, as the record of a refused call.
 func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, error) {
+	defer telemetry.Since(ctx, telemetry.StageRequestLog, time.Now())
+	ctx, span := telemetry.Span(ctx, "request_log")
+	defer span.End()
 	check := CheckFrom(ctx)
 	steps := []store.Step{{Tx: store.Tx{Role: l.opts.Role, Write: true}, Queue: func(b *pgx.Batch) {
 		if check != nil {
@@ -152,6 +159,9 @@ func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, erro
 		}})
 	}
 	if err := l.st.Pipeline(ctx, steps...); err != nil {
+		if !errors.Is(err, reports.ErrBusy) {
+			l.opts.Metrics.LogFailed(telemetry.LogWriteCall, 1)
+		}
 		return 0, err
 	}
 	if check != nil {
@@ -206,6 +216,7 @@ func (l *Log) Flush(ctx context.Context) {
 	l.pending, l.dropped = nil, 0
 	l.mu.Unlock()
 	if dropped > 0 {
+		l.opts.Metrics.LogFailed(telemetry.LogDropOutcome, dropped)
 		l.opts.Logger.Error("request log: outcomes dropped while the database was not keeping up", "dropped", dropped)
 	}
 	if len(batch) > 0 {
@@ -242,6 +253,7 @@ func (l *Log) write(ctx context.Context, batch []outcome) {
 		b.Queue(update, ids, codes, ms, rows)
 	})
 	if err != nil {
+		l.opts.Metrics.LogFailed(telemetry.LogWriteOutcome, len(batch))
 		l.opts.Logger.Error("request log: cannot record outcomes", "calls", len(batch), "err", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,6 +20,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/query"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -41,6 +43,10 @@ type Options struct {
 	// Role is the role reports run as (SET LOCAL ROLE), the reader. If
 	// empty, they run as the login.
 	Role string
+	// Foreign says the statements run on the store are written by
+	// someone else (the analyst's door): when spans are recorded, theirs
+	// show a statement's kind, never its text (telemetry.SQLTracer).
+	Foreign bool
 }
 
 // Store is a report store over a PostgreSQL pool.
@@ -73,6 +79,16 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opts *Options) 
 	if s.opts.MaxConns > 0 {
 		cfg.MaxConns = s.opts.MaxConns
 	}
+	// Every transaction sets its statement timeout first thing, but the
+	// server parses a batch's statements before it runs the first of them,
+	// and parsing waits for the locks of the tables a statement names: on
+	// a connection that has not prepared a report's query yet, a table
+	// locked by someone else would hold the call past any timeout. The
+	// connection's own setting covers that step too.
+	cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10)
+	if telemetry.Tracing() {
+		cfg.ConnConfig.Tracer = telemetry.SQLTracer{Foreign: s.opts.Foreign}
+	}
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)
 	}
@@ -94,6 +110,9 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 // readOnly runs the queries queue adds in one read-only transaction as the
 // report role, in one snapshot: one round trip for the whole report.
 func (s *Store) readOnly(ctx context.Context, queue func(*pgx.Batch)) error {
+	defer telemetry.Since(ctx, telemetry.StageReportSQL, time.Now())
+	ctx, span := telemetry.Span(ctx, "report_sql")
+	defer span.End()
 	return s.Batch(ctx, Tx{Role: s.opts.Role, Snapshot: true}, queue)
 }
 

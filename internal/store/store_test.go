@@ -100,7 +100,7 @@ func TestReportTransactions(t *testing.T) {
 // A pipeline's transactions run one after the other in one batch, each as
 // its own role, the later ones seeing what the earlier ones committed; a
 // failure stops the rest. Afterwards the connection is the login's again,
-// with none of their settings.
+// with none of their settings: only its own statement timeout, the store's.
 func TestPipeline(t *testing.T) {
 	db := pgtest.NewDB(t)
 	st := open(t, db, demo(t), &store.Options{MaxConns: 1, StatementTimeout: 1500 * time.Millisecond})
@@ -133,8 +133,8 @@ func TestPipeline(t *testing.T) {
 		(SELECT count(*) FROM plumbline.request_log)`).Scan(&user, &timeout, &rows); err != nil {
 		t.Fatal(err)
 	}
-	if user != pgtest.Roles.App || timeout != "0" || rows != 1 {
-		t.Errorf("afterwards the connection is %s with timeout %s, and the log holds %d rows; want %s, 0 and 1 (the second pipeline's insert never ran)",
+	if user != pgtest.Roles.App || timeout != "1500ms" || rows != 1 {
+		t.Errorf("afterwards the connection is %s with timeout %s, and the log holds %d rows; want %s, 1500ms and 1 (the second pipeline's insert never ran)",
 			user, timeout, rows, pgtest.Roles.App)
 	}
 }
@@ -263,4 +263,33 @@ func pgCode(err error) string {
 		return pgErr.Code
 	}
 	return ""
+}
+
+// A table locked by someone else holds a report no longer than its
+// statement timeout, on a connection that has never run the report's query
+// (whose batch the server must parse, waiting for the lock, before the
+// transaction's own timeout is set) as on one that has.
+func TestStatementTimeoutOnALockedTable(t *testing.T) {
+	db := pgtest.NewDB(t)
+	cat := demo(t)
+	st := open(t, db, cat, &store.Options{StatementTimeout: 300 * time.Millisecond, MaxConns: 1})
+	e := engine(db, cat, st)
+	ctx := context.Background()
+	tx, err := db.Conn(t).Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "LOCK TABLE metrics.agent_quality_daily IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		start := time.Now()
+		callCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		a := e.Call(callCtx, reports.Caller{Person: "ana"}, "quality", json.RawMessage(lastWeek))
+		cancel()
+		if r := refusal(t, a); r.Code != reports.CodeTimeout || time.Since(start) > time.Second {
+			t.Errorf("call %d on a locked table: %s after %s, want timeout within a second", i+1, r.Code, time.Since(start))
+		}
+	}
 }

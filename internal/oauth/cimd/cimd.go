@@ -9,7 +9,9 @@
 // that resolves to a private address is refused too): loopback, private,
 // link-local and other special-use addresses are refused unless the
 // options allow them for tests. Valid documents are cached as their HTTP
-// cache headers allow; errors and invalid documents never are.
+// cache headers allow; errors and invalid documents never are. Each source
+// address may have only so many documents fetched a minute (a cached one
+// costs nothing), so that the server is no free request reflector.
 package cimd
 
 import (
@@ -31,6 +33,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Limits of a fetch.
@@ -39,7 +43,15 @@ const (
 	DefaultTimeout   = 5 * time.Second
 	maxCacheAge      = 24 * time.Hour
 	maxCacheEntries  = 1000
+	// DefaultFetchesPerMinute is how many documents one source may have
+	// fetched in a minute, in a burst or spread out.
+	DefaultFetchesPerMinute = 10
+	maxSources              = 10_000
 )
+
+// ErrTooManyFetches means the source has had its share of fetches this
+// minute.
+var ErrTooManyFetches = errors.New("too many client metadata documents fetched for this address; try again in a minute")
 
 // Options tune a Fetcher. The zero value is ready to use.
 type Options struct {
@@ -56,6 +68,9 @@ type Options struct {
 	RootCAs *x509.CertPool
 	// Timeout bounds one fetch. If zero, DefaultTimeout.
 	Timeout time.Duration
+	// FetchesPerMinute is how many documents one source may have fetched
+	// in a minute. If zero, DefaultFetchesPerMinute.
+	FetchesPerMinute int
 }
 
 // Document is a client's validated metadata.
@@ -72,8 +87,9 @@ type Fetcher struct {
 	client *http.Client
 	now    func() time.Time
 
-	mu    sync.Mutex
-	cache map[string]cached
+	mu      sync.Mutex
+	cache   map[string]cached
+	sources map[string]*rate.Limiter
 }
 
 type cached struct {
@@ -94,6 +110,9 @@ func New(opts Options) *Fetcher {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
+	if opts.FetchesPerMinute <= 0 {
+		opts.FetchesPerMinute = DefaultFetchesPerMinute
+	}
 	dialer := &net.Dialer{Timeout: opts.Timeout, Control: func(network, address string, _ syscall.RawConn) error {
 		return checkAddress(address, opts.AllowLoopback)
 	}}
@@ -110,8 +129,9 @@ func New(opts Options) *Fetcher {
 		opts: opts,
 		client: &http.Client{Transport: transport, Timeout: opts.Timeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		now:   time.Now,
-		cache: map[string]cached{},
+		now:     time.Now,
+		cache:   map[string]cached{},
+		sources: map[string]*rate.Limiter{},
 	}
 }
 
@@ -160,16 +180,23 @@ func (f *Fetcher) allowedHost(host string) bool {
 }
 
 // Fetch returns the validated document of a URL client_id, from the cache
-// when a fresh copy is there.
-func (f *Fetcher) Fetch(ctx context.Context, clientID string) (*Document, error) {
+// when a fresh copy is there. Otherwise it is fetched, if the source asking
+// (httpguard.Source) has not had its share of fetches this minute:
+// ErrTooManyFetches if it has.
+func (f *Fetcher) Fetch(ctx context.Context, clientID, source string) (*Document, error) {
 	if _, err := f.checkURL(clientID); err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
 	c, ok := f.cache[clientID]
+	fresh := ok && f.now().Before(c.expires)
+	allowed := fresh || f.allow(source)
 	f.mu.Unlock()
-	if ok && f.now().Before(c.expires) {
+	if fresh {
 		return c.doc, nil
+	}
+	if !allowed {
+		return nil, ErrTooManyFetches
 	}
 	doc, ttl, err := f.fetch(ctx, clientID)
 	if err != nil {
@@ -186,6 +213,28 @@ func (f *Fetcher) Fetch(ctx context.Context, clientID string) (*Document, error)
 		delete(f.cache, clientID)
 	}
 	return doc, nil
+}
+
+// allow spends one of source's fetches, if it has one left. f.mu is held.
+func (f *Fetcher) allow(source string) bool {
+	l, ok := f.sources[source]
+	if !ok {
+		if len(f.sources) >= maxSources {
+			// Forget the sources whose allowance is whole again: they
+			// lose nothing by it.
+			for k, l := range f.sources {
+				if l.Tokens() >= float64(f.opts.FetchesPerMinute) {
+					delete(f.sources, k)
+				}
+			}
+		}
+		if len(f.sources) >= maxSources {
+			return false
+		}
+		l = rate.NewLimiter(rate.Every(time.Minute/time.Duration(f.opts.FetchesPerMinute)), f.opts.FetchesPerMinute)
+		f.sources[source] = l
+	}
+	return l.Allow()
 }
 
 func (f *Fetcher) fetch(ctx context.Context, clientID string) (*Document, time.Duration, error) {

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"plumbline/internal/mcpserver"
+)
+
+const versionHelp = `
+Usage: plumbline version [flags]
+       plumbline --version
+
+Print plumbline's version, the commit it was built from (or "unknown" for a
+build that recorded none: make build records it) and the version of the
+catalogue it answers from (--catalog, or the embedded demo catalogue): the
+catalog_version every answer carries.
+`
+
+func version(_ context.Context, args []string, s *streams) error {
+	f := newFlags("version", versionHelp, s)
+	dir := f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)")
+	if _, err := f.parse(args); err != nil {
+		return err
+	}
+	cat, err := loadCatalog(*dir)
+	if err != nil {
+		return fmt.Errorf("load catalogue:\n%w", err)
+	}
+	which := "the embedded demo catalogue"
+	if *dir != "" {
+		which = *dir
+	}
+	fmt.Fprintf(s.out, "plumbline %s\ncommit: %s\ncatalogue: %s (%s)\ngo: %s\n", mcpserver.Version, commit(), cat.Version(), which, runtime.Version())
+	return nil
+}
+
+// commit is the version control revision plumbline was built from, with
+// "-modified" when the tree had changes, or "unknown" when the build
+// recorded none (go build -buildvcs=false, or a build outside a checkout).
+func commit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "-modified"
+			}
+		}
+	}
+	if rev == "" {
+		return "unknown"
+	}
+	return rev + modified
+}
