@@ -91,7 +91,10 @@ func (e *Engine) builtins() []builtin {
 				argPeriod: periodSchema(cat),
 				argMetrics: schema{"type": "array", "items": enum("", league), "minItems": 1, "maxItems": maxLeagueMetrics, "uniqueItems": true,
 					"description": "ranked by the first unless sort names another; default " + joinIDs(e.leagueDefaults())},
-				argSort:    sortSchema(league),
+				argSort: sortSchema(league),
+				argRankBy: enum("figure (default): rank by the sort metric's figure; attainment: rank by its attainment against target "+
+					"(figure over target, or for a rate the gap in points), over a week or a month, whole or so far; teams without a target "+
+					"come last, unranked", []string{RankFigure, RankAttainment}),
 				argCompact: compactSchema, argKnownDefinitions: knownSchema,
 			}, argPeriod),
 			OutputSchema: cannedOutputSchema(),
