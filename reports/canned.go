@@ -71,6 +71,9 @@ type section struct {
 	// previous, when set, is the plan of the weeks before: each week row
 	// is set beside the week before it, and the total beside theirs.
 	previous *Plan
+	// target, when set, sets each team row beside its targets and ranks
+	// the rows by the sort metric's attainment.
+	target *targeted
 }
 
 // sections runs every section's plan, in one snapshot and one round trip,
@@ -103,9 +106,17 @@ func (k *canned) sections(ctx context.Context, specs []section) *Answer {
 
 func (k *canned) add(sp section, res *Result, cmp *comparison) {
 	plan := sp.plan
-	t := k.e.table(plan, res, cmp, false, k.dir, k.c.now, k.gv, sp.sort, 0, plan.Metrics)
+	byFigure := sp.sort
+	if sp.target != nil {
+		byFigure = nil
+	}
+	t := k.e.table(plan, res, cmp, false, k.dir, k.c.now, k.gv, byFigure, 0, plan.Metrics)
 	s := &Section{ID: sp.id, Title: sp.title, Columns: t.columns, Rows: t.rows, Truncated: t.truncated}
-	if sp.sort != nil {
+	switch {
+	case sp.target != nil:
+		s.Columns = append([]string{"rank", "team", "team_name"}, targetColumns(plan.Metrics)...)
+		s.Rows = sp.target.ranked(t.kept, plan.Metrics, sp.sort, k.dir)
+	case sp.sort != nil:
 		s.Columns = append([]string{"rank"}, s.Columns...)
 		for i, rank := range ranks(t.kept, plan.Metrics, sp.sort) {
 			s.Rows[i] = append([]any{rank}, s.Rows[i]...)
@@ -123,9 +134,12 @@ func (k *canned) add(sp section, res *Result, cmp *comparison) {
 		if sp.sort != nil {
 			keys = append([]any{nil}, keys...)
 		}
-		if cmp != nil {
+		switch {
+		case sp.target != nil:
+			s.Total = append(keys, sp.target.beside(totalOf(t.kept, len(plan.Parts())), plan.Metrics, k.dir.floorTeams(plan.Period))...)
+		case cmp != nil:
 			s.Total = append(keys, comparedCells(totalOf(t.kept, len(plan.Parts())), totalOf(t.before, len(plan.Parts())), plan.Metrics)...)
-		} else {
+		default:
 			s.Total = append(keys, rowFor("", totalOf(t.kept, len(plan.Parts())), plan.Metrics, k.dir, plan.Period)...)
 		}
 	}
@@ -355,7 +369,7 @@ const maxLeagueMetrics = 3
 func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answer {
 	a, r := c.arguments(raw)
 	if r == nil {
-		r = a.only(argPeriod, argMetrics, argSort, argCompact, argKnownDefinitions)
+		r = a.only(argPeriod, argMetrics, argSort, argRankBy, argCompact, argKnownDefinitions)
 	}
 	var arg PeriodArg
 	if r == nil {
@@ -380,6 +394,10 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 			sort = s
 		}
 	}
+	var rankBy string
+	if r == nil {
+		rankBy, r = a.choice(argRankBy, []string{RankFigure, RankAttainment})
+	}
 	compact, known, r := cannedArgs(a, r)
 	var p Period
 	if r == nil {
@@ -390,6 +408,17 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	}
 	if sort.Metric == "" {
 		sort.Metric = metrics[0].ID
+	}
+	var tg *targeted
+	if rankBy == RankAttainment {
+		if m, _ := e.cat.Metric(sort.Metric); m.Target == nil {
+			return c.refuse(invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these", e.targetMetricIDs()...))
+		}
+		ts, ok := targetPeriodOf(p, today(c.now, e.cat.Zone()), e.cat.WeekStart())
+		if !ok {
+			return c.refuse(notTargetPeriod())
+		}
+		tg = &targeted{ts: ts, p: p}
 	}
 	cov, err := e.sourcesCoverage(ctx, metrics)
 	if err != nil {
@@ -407,10 +436,21 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	}
 	k.ans.Request.Metrics = metricIDs(metrics)
 	k.ans.Request.Sort = &SortEcho{Metric: sort.Metric, Direction: sort.Direction}
+	k.ans.Request.RankBy = rankBy
 	plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: Scope{Kind: ScopeFloor, Name: "the floor"}, Period: p,
 		Today: today(c.now, e.cat.Zone()), GroupBy: catalog.GroupTeam, Ranked: true, Limit: e.cat.Limits().MaxRows + 1}
-	if stop := k.sections(ctx, []section{{id: "league", title: "Teams on the floor, ranked by " + sort.Metric, plan: plan, sort: sort}}); stop != nil {
+	sp := section{id: "league", title: "Teams on the floor, ranked by " + sort.Metric, plan: plan, sort: sort}
+	if tg != nil {
+		tg.dir = k.dir
+		sp.title = "Teams on the floor, ranked by attainment of " + sort.Metric + " against target"
+		sp.target = tg
+	}
+	if stop := k.sections(ctx, []section{sp}); stop != nil {
 		return stop
+	}
+	if tg != nil {
+		tg.notes(k.gv, metrics)
+		k.gv.stand(NoteRankedByAttainment)
 	}
 	return k.finish(catalog.NoteLeague)
 }

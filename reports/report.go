@@ -81,8 +81,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		}
 		ts, ok := targetPeriodOf(period, today(c.now, e.cat.Zone()), e.cat.WeekStart())
 		if !ok {
-			return c.refuse(invalid(argPeriod, "is not a period targets are set for: a whole week or calendar month, or one from its first day "+
-				"through today; for example one of these named periods", targetPeriods...))
+			return c.refuse(notTargetPeriod())
 		}
 		tg = &targeted{dir: dir, ts: ts, p: period}
 	case ComparePreviousPeriod:

@@ -68,6 +68,7 @@ const (
 	argCompareCounts    = "compare_counts"
 	argKnownDefinitions = "known_definitions"
 	argCompareTo        = "compare_to"
+	argRankBy           = "rank_by"
 	argCumulative       = "cumulative"
 )
 

@@ -99,6 +99,7 @@ type Echo struct {
 	CompareCounts bool      `json:"compare_counts,omitempty"`
 	CompareTo     string    `json:"compare_to,omitempty"`
 	Cumulative    bool      `json:"cumulative,omitempty"`
+	RankBy        string    `json:"rank_by,omitempty"`
 }
 
 // WhoEcho is a resolved who: names come from the directory, never from the

@@ -153,7 +153,7 @@ var (
 		"who":  object(schema{"kind": text, "key": text, "name": text, "team": text}, "kind", "name"),
 		"day":  text, "weeks": whole, "metrics": texts, "group_by": text, "top_n": whole,
 		"sort":    object(schema{"metric": text, "direction": text}, "metric", "direction"),
-		"compact": flag, "compare_counts": flag, "compare_to": text, "cumulative": flag,
+		"compact": flag, "compare_counts": flag, "compare_to": text, "cumulative": flag, "rank_by": text,
 	}, "tool")
 )
 

@@ -81,15 +81,78 @@ func (e *Engine) targetable(scope Scope, groupBy string, metrics []*catalog.Metr
 		return invalid(argCompareTo, "with target takes group_by team, or no group_by", catalog.GroupTeam)
 	}
 	if !slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.Target != nil }) {
-		var with []string
-		for _, m := range e.cat.Metrics() {
-			if m.Target != nil {
-				with = append(with, m.ID)
-			}
-		}
-		return invalid(argCompareTo, "with target needs a metric that has targets; ask for one of these metrics", with...)
+		return invalid(argCompareTo, "with target needs a metric that has targets; ask for one of these metrics", e.targetMetricIDs()...)
 	}
 	return nil
+}
+
+// targetMetricIDs are the metrics that have targets.
+func (e *Engine) targetMetricIDs() []string {
+	var with []string
+	for _, m := range e.cat.Metrics() {
+		if m.Target != nil {
+			with = append(with, m.ID)
+		}
+	}
+	return with
+}
+
+// notTargetPeriod refuses a period no target is set for.
+func notTargetPeriod() *Refusal {
+	return invalid(argPeriod, "is not a period targets are set for: a whole week or calendar month, or one from its first day "+
+		"through today; for example one of these named periods", targetPeriods...)
+}
+
+// League rankings (rank_by).
+const (
+	RankFigure     = "figure"
+	RankAttainment = "attainment"
+)
+
+// NoteRankedByAttainment says how a league ranked by attainment reads.
+const NoteRankedByAttainment = "With rank_by attainment, teams are ranked by the sort metric's attainment against their own targets (figure over target, or for a rate the gap in points); " +
+	"a team without a target comes last, without a rank, and tied attainments share a rank."
+
+// ranked renders team rows beside their targets, ranked by the attainment
+// of the sort's metric in its direction: teams without a target last and
+// unranked, ties by team, tied attainments sharing a rank and the next
+// rank skipping their places.
+func (tg *targeted) ranked(kept []Row, metrics []*catalog.Metric, sort *SortArg, dir *Directory) [][]any {
+	m := metrics[slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })]
+	col := slices.Index(targetColumns(metrics), attainmentColumn(m))
+	type line struct {
+		key   string
+		cells []any
+		v     *float64
+	}
+	lines := make([]line, len(kept))
+	for i, r := range kept {
+		cells := tg.beside(r, metrics, []string{r.Key})
+		l := line{key: r.Key, cells: append(keyCells(catalog.GroupTeam, r, dir, tg.p), cells...)}
+		if v, ok := cells[col].(float64); ok {
+			l.v = &v
+		}
+		lines[i] = l
+	}
+	slices.SortStableFunc(lines, func(a, b line) int {
+		if c := compareValues(a.v, b.v, sort.Direction); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	rows := make([][]any, len(lines))
+	for i, l := range lines {
+		var rank any
+		switch {
+		case l.v == nil:
+		case i > 0 && compareValues(l.v, lines[i-1].v, sort.Direction) == 0:
+			rank = rows[i-1][0]
+		default:
+			rank = i + 1
+		}
+		rows[i] = append([]any{rank}, l.cells...)
+	}
+	return rows
 }
 
 // targetColumns names the columns of metrics beside their targets: each

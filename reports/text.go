@@ -120,6 +120,12 @@ func (t *textWriter) canned(a *CannedAnswer) {
 		}
 	case a.Request.Sort != nil:
 		head = a.Request.Tool + " of the teams on the floor, ranked by " + a.Request.Sort.Metric + " (" + a.Request.Sort.Direction + ")"
+		if a.Request.RankBy == RankAttainment {
+			head = a.Request.Tool + " of the teams on the floor, ranked by " + RankAttainment + " of " + a.Request.Sort.Metric +
+				" against target (" + a.Request.Sort.Direction + ")"
+		} else if a.Request.RankBy != "" {
+			head += ", by " + a.Request.RankBy
+		}
 	}
 	var columns []string
 	for _, s := range a.Sections {

@@ -91,7 +91,10 @@ func (e *Engine) builtins() []builtin {
 				argPeriod: periodSchema(cat),
 				argMetrics: schema{"type": "array", "items": enum("", league), "minItems": 1, "maxItems": maxLeagueMetrics, "uniqueItems": true,
 					"description": "ranked by the first unless sort names another; default " + joinIDs(e.leagueDefaults())},
-				argSort:    sortSchema(league),
+				argSort: sortSchema(league),
+				argRankBy: enum("figure (default): rank by the sort metric's figure; attainment: rank by its attainment against target "+
+					"(figure over target, or for a rate the gap in points), over a whole week or calendar month; teams without a target "+
+					"come last, unranked", []string{RankFigure, RankAttainment}),
 				argCompact: compactSchema, argKnownDefinitions: knownSchema,
 			}, argPeriod),
 			OutputSchema: cannedOutputSchema(),
@@ -198,7 +201,7 @@ func Instructions() string {
 - If an answer lists candidates, several people or teams matched the name: ask which one is meant. Do not pick one. find_people looks people up by part of a name or an email.
 - For the usual questions use one call: team_day (a team's or the floor's day), team_weeks (week by week), league (teams ranked). Each states every definition once for all its sections.
 - To say how a period compares with the one before, pass compare_to: "previous_period" (the week before a week, the month before a month, the same days of the previous month for month_to_date): each figure comes beside its previous one (…_previous) and the change (…_change, or …_change_points for a share, in percentage points), each ratio from its own period's summed parts, and previous_period gives the previous period's dates. team_weeks takes compare_to too: each week beside the week before it. Quote the change as given; never subtract two answers or average rates yourself. When the note says the periods differ in calendar or working days, say so beside the change.
-- "Are we on target?": compare_to: "target" (for a team or the floor, by team or not grouped, over a week or a month, whole or so far) sets each figure that has targets beside its target (…_target) and the attainment (…_attainment, figure over target), or for a rate the gap in percentage points (…_target_gap_points). Targets are set by people and dated; the notes say who set each, when and why, and which a revision replaced. A null target means none is set: say so, never treat it as zero. A count's target for part of its period is its share of the days; a rate's holds as set, and the floor has none.
+- "Are we on target?": compare_to: "target" (for a team or the floor, by team or not grouped, over a week or a month, whole or so far) sets each figure that has targets beside its target (…_target) and the attainment (…_attainment, figure over target), or for a rate the gap in percentage points (…_target_gap_points). Targets are set by people and dated; the notes say who set each, when and why, and which a revision replaced. A null target means none is set: say so, never treat it as zero. A count's target for part of its period is its share of the days; a rate's holds as set, and the floor has none. "Which team is furthest ahead of target?": league with rank_by: "attainment" ranks teams by the sort metric's attainment; a team without a target comes last, without a rank.
 - "So far" questions: the named periods week_to_date, month_to_date and quarter_to_date run from the first day of the week, month or calendar quarter through today, so their figures are partial. cumulative: true with group_by day gives each day's running total from the period's first day; a running ratio is the running numerator over the running denominator. Quote the last row for where things stand; say which days are not final.
 - A ranking, league or comparison over days that are not final is refused; use the period the refusal suggests rather than ranking or comparing partial figures.
 - An error names the argument, the rule and the valid choices: fix the call and try again.

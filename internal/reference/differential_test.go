@@ -85,7 +85,7 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(s, 1))
 	fs := floors(t)
 	start := time.Now()
-	var mismatches, refusals, candidates, compared, targeted, running int
+	var mismatches, refusals, candidates, compared, targeted, attained, running int
 	for i := 0; i < *requests; i++ {
 		f := fs[i%len(fs)]
 		req := draw(rng, f)
@@ -98,6 +98,8 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			candidates++
 		case req.CompareTo == "target":
 			targeted++
+		case req.RankBy == "attainment":
+			attained++
 		case req.CompareTo != "":
 			compared++
 		case req.Cumulative:
@@ -112,8 +114,8 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period, %d beside targets, %d with running totals) "+
-		"over %d moments compared in %v with seed %d: %d mismatches", *requests, refusals, candidates, compared, targeted, running, len(fs),
+	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period, %d beside targets, %d leagues ranked by attainment, %d with running totals) "+
+		"over %d moments compared in %v with seed %d: %d mismatches", *requests, refusals, candidates, compared, targeted, attained, running, len(fs),
 		time.Since(start).Round(time.Millisecond), s, mismatches)
 }
 
@@ -186,6 +188,25 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 		}
 		if chance(0.4) {
 			r.Sort = drawSort(rng, r.Metrics, offered)
+		}
+		if chance(0.3) {
+			// Mostly metrics with targets and finished weeks or months, so
+			// that most are answered rather than refused.
+			r.RankBy = "attainment"
+			if chance(0.6) {
+				r.Metrics, r.Sort = nil, nil
+				if chance(0.5) {
+					r.Sort = &reference.Sort{Metric: pick("submitted_sales", "close_rate"), Direction: pick("desc", "asc")}
+				}
+			}
+			switch x := rng.Float64(); {
+			case x < 0.5:
+				r.Period = &reference.Period{Named: pick("last_week", "last_month", "this_week", "month_to_date")}
+			case x < 0.8:
+				r.Period = &reference.Period{Week: today.AddDate(0, 0, -7-rng.IntN(120)).Format(time.DateOnly)}
+			}
+		} else if chance(0.05) {
+			r.RankBy = "figure"
 		}
 		drawModes(rng, &r, f.engine.Catalog().Version())
 		return r

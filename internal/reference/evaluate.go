@@ -32,6 +32,7 @@ type Request struct {
 	KnownDefinitions string
 	Weeks            int    // team_weeks
 	Day              string // roster
+	RankBy           string // league
 }
 
 // Who is whose figures: one field set.
@@ -103,6 +104,9 @@ func (r Request) JSON() json.RawMessage {
 	}
 	if r.Day != "" {
 		args["day"] = r.Day
+	}
+	if r.RankBy != "" {
+		args["rank_by"] = r.RankBy
 	}
 	b, _ := json.Marshal(args)
 	return b
@@ -1337,14 +1341,7 @@ func (e *eval) againstTarget(out *Expected, r Request, s scope, p span, ms []met
 			out.Columns = append(out.Columns, m.id+"_target", m.id+"_target_gap_points")
 		}
 	}
-	var floorTeams []string
-	for _, tm := range e.f.Teams {
-		on := false
-		p.each(func(d time.Time) { on = on || e.f.onFloor(tm.Key, d) })
-		if on {
-			floorTeams = append(floorTeams, tm.Key)
-		}
-	}
+	floorTeams := e.floorTeams(p)
 	for _, k := range keys {
 		teams := []string{k}
 		switch {
@@ -1355,45 +1352,7 @@ func (e *eval) againstTarget(out *Expected, r Request, s scope, p span, ms []met
 			teams = floorTeams
 		}
 		row := t.row(k)[:len(columns(r.GroupBy, nil))]
-		for i, m := range ms {
-			v := t.value(k, i)
-			row = append(row, render(m, v)...)
-			if m.target == "" {
-				continue
-			}
-			var target *float64
-			switch {
-			case len(teams) > 1 && m.target == "fixed":
-				e.warn["no_target"] = true
-			default:
-				sum, missing := 0.0, false
-				for _, team := range teams {
-					vs := e.f.Targets[targetKey(team, m.id, kind, start)]
-					if len(vs) == 0 {
-						missing = true
-						continue
-					}
-					sum += vs[len(vs)-1].Value
-					e.warn["targets"] = true
-				}
-				if missing {
-					e.warn["no_target"] = true
-					break
-				}
-				if m.target == "additive" && p.days() < days {
-					sum = sum * float64(p.days()) / float64(days)
-				}
-				sum = math.Round(sum*1e4) / 1e4
-				target = &sum
-			}
-			var goal, got any
-			if target != nil {
-				goal = *target
-				got = attainment(m, v, *target)
-			}
-			row = append(row, goal, got)
-		}
-		out.Rows = append(out.Rows, row)
+		out.Rows = append(out.Rows, append(row, e.besideTargets(func(i int) []*float64 { return t.value(k, i) }, teams, ms, p, kind, start, days)...))
 	}
 	if p.days() < days && slices.ContainsFunc(ms, func(m metric) bool { return m.target == "additive" }) {
 		e.warn["prorated"] = true
@@ -1405,6 +1364,79 @@ func (e *eval) againstTarget(out *Expected, r Request, s scope, p span, ms []met
 	}
 	e.presence(s, p, agents)
 	return out
+}
+
+// floorTeams are the teams on the floor on any day of p.
+func (e *eval) floorTeams(p span) []string {
+	var out []string
+	for _, tm := range e.f.Teams {
+		on := false
+		p.each(func(d time.Time) { on = on || e.f.onFloor(tm.Key, d) })
+		if on {
+			out = append(out, tm.Key)
+		}
+	}
+	return out
+}
+
+// targetColumns are the columns of metrics beside their targets.
+func targetColumns(ms []metric) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, columns("", []metric{m})...)
+		switch m.target {
+		case "additive":
+			out = append(out, m.id+"_target", m.id+"_attainment")
+		case "fixed":
+			out = append(out, m.id+"_target", m.id+"_target_gap_points")
+		}
+	}
+	return out
+}
+
+// besideTargets renders the figures v(i) of metrics beside the targets of
+// teams: the last version set of each, summed, a count's pro-rated to the
+// period's share of its days, a rate's none for several teams.
+func (e *eval) besideTargets(v func(i int) []*float64, teams []string, ms []metric, p span, kind string, start time.Time, days int) []any {
+	var row []any
+	for i, m := range ms {
+		row = append(row, render(m, v(i))...)
+		if m.target == "" {
+			continue
+		}
+		var target *float64
+		switch {
+		case len(teams) > 1 && m.target == "fixed":
+			e.warn["no_target"] = true
+		default:
+			sum, missing := 0.0, false
+			for _, team := range teams {
+				vs := e.f.Targets[targetKey(team, m.id, kind, start)]
+				if len(vs) == 0 {
+					missing = true
+					continue
+				}
+				sum += vs[len(vs)-1].Value
+				e.warn["targets"] = true
+			}
+			if missing {
+				e.warn["no_target"] = true
+				break
+			}
+			if m.target == "additive" && p.days() < days {
+				sum = sum * float64(p.days()) / float64(days)
+			}
+			sum = math.Round(sum*1e4) / 1e4
+			target = &sum
+		}
+		var goal, got any
+		if target != nil {
+			goal = *target
+			got = attainment(m, v(i), *target)
+		}
+		row = append(row, goal, got)
+	}
+	return row
 }
 
 // attainment is a figure over its target, or a rate's gap to it in points.
@@ -1682,6 +1714,18 @@ func (e *eval) league(r Request) *Expected {
 		sorting = r.Sort
 	}
 	ms := metricsOf(ids)
+	var kind string
+	var start time.Time
+	var days int
+	if r.RankBy == "attainment" {
+		if metricsOf([]string{sorting.Metric})[0].target == "" {
+			return refused("invalid_argument", "sort.metric")
+		}
+		var ok bool
+		if kind, start, days, ok = e.targetPeriod(p); !ok {
+			return refused("invalid_argument", "period")
+		}
+	}
 	if e.beforeData(ms, p) {
 		return refused("invalid_argument", "period")
 	}
@@ -1690,7 +1734,65 @@ func (e *eval) league(r Request) *Expected {
 	}
 	out := &Expected{Start: p.start.Format(time.DateOnly), End: p.end.Format(time.DateOnly), Sort: sorting, Metrics: ids}
 	e.common(out, r)
-	e.section(out, "league", scope{kind: "floor", name: "the floor"}, p, "team", ms, sorting)
+	floor := scope{kind: "floor", name: "the floor"}
+	if r.RankBy != "attainment" {
+		e.section(out, "league", floor, p, "team", ms, sorting)
+		return out
+	}
+	// Ranked by attainment: each team beside its own targets, ordered by
+	// the sort metric's attainment, teams without one last and unranked.
+	t := e.compute(floor, p, "team", ms)
+	keys, truncated := t.shown(nil, 0)
+	sec := Section{ID: "league", Columns: append([]string{"rank", "team", "team_name"}, targetColumns(ms)...), Truncated: truncated}
+	col := slices.IndexFunc(sec.Columns, func(c string) bool {
+		return c == sorting.Metric+"_attainment" || c == sorting.Metric+"_target_gap_points"
+	})
+	for _, k := range keys {
+		row := append([]any{nil}, t.row(k)[:2]...)
+		sec.Rows = append(sec.Rows, append(row, e.besideTargets(func(i int) []*float64 { return t.value(k, i) }, []string{k}, ms, p, kind, start, days)...))
+	}
+	at := func(row []any) *float64 {
+		if v, ok := row[col].(float64); ok {
+			return &v
+		}
+		return nil
+	}
+	slices.SortStableFunc(sec.Rows, func(a, b []any) int {
+		if c := order(at(a), at(b), sorting.Direction); c != 0 {
+			return c
+		}
+		return strings.Compare(a[1].(string), b[1].(string))
+	})
+	for n, row := range sec.Rows {
+		switch {
+		case at(row) == nil:
+		case n > 0 && order(at(row), at(sec.Rows[n-1]), sorting.Direction) == 0:
+			row[0] = sec.Rows[n-1][0]
+		default:
+			row[0] = float64(n + 1)
+		}
+	}
+	if truncated {
+		e.warn["truncated"] = true
+	} else {
+		sum := func(i int) []*float64 {
+			out := make([]*float64, len(partsOf(ms[i])))
+			for _, k := range keys {
+				for j, v := range t.value(k, i) {
+					if v != nil {
+						if out[j] == nil {
+							out[j] = new(float64)
+						}
+						*out[j] += *v
+					}
+				}
+			}
+			return out
+		}
+		sec.Total = append([]any{nil, "total", floor.name}, e.besideTargets(sum, e.floorTeams(p), ms, p, kind, start, days)...)
+	}
+	out.Sections = append(out.Sections, sec)
+	e.stamp(out, t, p)
 	return out
 }
 
