@@ -30,6 +30,8 @@ import (
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
+
+	"plumbline/reports"
 )
 
 // The nightly build loads day D at NightlyHour on D+1, New York time: each
@@ -76,8 +78,8 @@ type Floor struct {
 
 	Teams       []Team
 	Agents      []Agent
-	Memberships []Membership
-	Decisions   []FloorDecision
+	Memberships []reports.Membership    // rows of analytics.agent_team_history
+	Decisions   []reports.FloorDecision // rows of analytics.team_floor_history
 	Time        []TimeRow
 	Sales       []SalesRow
 	Quality     []QualityRow
@@ -116,21 +118,6 @@ type Agent struct {
 	Key, Name, Email string
 	Hired            time.Time
 	Left             *time.Time
-}
-
-// Membership is a row of analytics.agent_team_history.
-type Membership struct {
-	Agent, Team string
-	From        time.Time
-}
-
-// FloorDecision is a row of analytics.team_floor_history.
-type FloorDecision struct {
-	Team          string
-	From          time.Time
-	CountsAsSales bool
-	DecidedBy     string
-	Reason        string
 }
 
 // TimeRow is a row of metrics.agent_time_daily; nil hours are not in yet.
@@ -314,7 +301,7 @@ func (g *generator) teams() {
 		g.teamKeys = append(g.teamKeys, s.key)
 		g.floor.Teams = append(g.floor.Teams, Team{Key: s.key, Name: s.name})
 		decide := func(from time.Time, counts bool, reason string) {
-			g.floor.Decisions = append(g.floor.Decisions, FloorDecision{s.key, from, counts, director, reason})
+			g.floor.Decisions = append(g.floor.Decisions, reports.FloorDecision{Team: s.key, From: from, CountsAsSales: counts, DecidedBy: director, Reason: reason})
 		}
 		switch s.rule {
 		case alwaysFloor:
@@ -414,9 +401,9 @@ func (g *generator) agents() []*agentPlan {
 			p.prof.close /= 5
 		}
 		f.Agents = append(f.Agents, p.Agent)
-		f.Memberships = append(f.Memberships, Membership{key, team, p.Hired})
+		f.Memberships = append(f.Memberships, reports.Membership{Agent: key, Team: team, From: p.Hired})
 		if moveTo != "" {
-			f.Memberships = append(f.Memberships, Membership{key, moveTo, moveAt})
+			f.Memberships = append(f.Memberships, reports.Membership{Agent: key, Team: moveTo, From: moveAt})
 		}
 		if f.Teams[i%len(f.Teams)].Lead == "" && i >= len(traps) {
 			f.Teams[i%len(f.Teams)].Lead = key

@@ -1,7 +1,8 @@
 // Package httpguard holds the transport protections of plumbline's HTTP
 // surface: a Host allow-list against DNS rebinding, Origin validation for
-// the MCP endpoint, and CORS that lets allowed browser clients read the MCP
-// and authorization headers.
+// the MCP endpoint, CORS that lets allowed browser clients read the MCP and
+// authorization headers, and the headers that keep its HTML pages from being
+// cached or framed.
 package httpguard
 
 import (
@@ -141,4 +142,16 @@ func Public(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// HTMLPage sets the headers of an HTML page plumbline serves to a person's
+// browser (the sign-in and consent pages): not cached, never framed (a
+// framed consent page could be clicked through by the page around it),
+// loading nothing but its own inline style, and sending no referrer.
+func HTMLPage(h http.Header) {
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+	h.Set("Referrer-Policy", "no-referrer")
 }

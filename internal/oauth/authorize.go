@@ -347,12 +347,7 @@ func (s *Server) consentPage(w http.ResponseWriter, req *authRequest, m Member, 
 		u, _ := url.Parse(req.client.ID)
 		data["ClientHost"] = u.Host
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-	h.Set("Referrer-Policy", "no-referrer")
+	httpguard.HTMLPage(w.Header())
 	consentTemplate.Execute(w, data)
 }
 

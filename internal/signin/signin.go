@@ -14,6 +14,8 @@ import (
 	"context"
 	"html/template"
 	"net/http"
+
+	"plumbline/internal/httpguard"
 )
 
 // Person is someone the directory lists.
@@ -42,12 +44,7 @@ type Method interface {
 
 // page renders a small HTML page with framing blocked and nothing cached.
 func page(w http.ResponseWriter, status int, t *template.Template, data any) {
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-	h.Set("Referrer-Policy", "no-referrer")
+	httpguard.HTMLPage(w.Header())
 	w.WriteHeader(status)
 	t.Execute(w, data)
 }
