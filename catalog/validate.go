@@ -235,14 +235,18 @@ func (b *builder) sources() {
 		s := &Source{ID: id, Relation: b.relation(r.Relation), Grain: r.Grain.Value,
 			AgentKey: b.column(r.Keys.Agent), DayKey: b.column(r.Keys.Day), TimeKey: b.column(r.Keys.Time),
 			Refresh: r.Refresh.Value, Description: r.Description, Notes: r.Notes}
+		keysAt := r.Keys.At
+		if keysAt.File == "" { // keys left empty: the source is the place
+			keysAt = r.At
+		}
 		switch s.Grain {
 		case GrainAgentDay:
 			if s.DayKey == "" {
-				b.errs.add(r.Keys.At, "add day: naming the date column", "an agent_day source needs keys.day")
+				b.errs.add(keysAt, "add day: naming the date column", "an agent_day source needs keys.day")
 			}
 		case GrainAgentEvent:
 			if s.TimeKey == "" {
-				b.errs.add(r.Keys.At, "add time: naming the timestamp column", "an agent_event source needs keys.time")
+				b.errs.add(keysAt, "add time: naming the timestamp column", "an agent_event source needs keys.time")
 			}
 		case "":
 		default:
