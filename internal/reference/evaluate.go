@@ -1206,20 +1206,7 @@ func (e *eval) compared(out *Expected, r Request, s scope, p, prev span, ms []me
 	t.keys = slices.Compact(keys)
 	shown, truncated := t.shown(sorting, r.TopN)
 	out.Truncated = truncated
-	out.Columns = columns(r.GroupBy, nil)
-	for _, m := range ms {
-		for _, id := range []string{m.id, m.id + "_previous"} {
-			out.Columns = append(out.Columns, id)
-			if m.ratio() {
-				out.Columns = append(out.Columns, id+"_numerator", id+"_denominator")
-			}
-		}
-		if m.unit == share {
-			out.Columns = append(out.Columns, m.id+"_change_points")
-		} else {
-			out.Columns = append(out.Columns, m.id+"_change")
-		}
-	}
+	out.Columns = besideColumns(columns(r.GroupBy, nil), ms)
 	for _, k := range shown {
 		row := t.row(k)[:len(columns(r.GroupBy, nil))]
 		for i, m := range ms {
@@ -1627,20 +1614,7 @@ func (e *eval) teamWeeks(r Request) *Expected {
 // beside the weeks before's total.
 func (e *eval) weekBeside(out *Expected, id string, s scope, p, prev span, ms []metric) {
 	t, tp := e.compute(s, p, "week", ms), e.compute(s, prev, "week", ms)
-	sec := Section{ID: id, Columns: []string{"week", "days"}}
-	for _, m := range ms {
-		for _, c := range []string{m.id, m.id + "_previous"} {
-			sec.Columns = append(sec.Columns, c)
-			if m.ratio() {
-				sec.Columns = append(sec.Columns, c+"_numerator", c+"_denominator")
-			}
-		}
-		if m.unit == share {
-			sec.Columns = append(sec.Columns, m.id+"_change_points")
-		} else {
-			sec.Columns = append(sec.Columns, m.id+"_change")
-		}
-	}
+	sec := Section{ID: id, Columns: besideColumns([]string{"week", "days"}, ms)}
 	sum := func(tb *table, keys []string, i int) []*float64 {
 		total := make([]*float64, len(partsOf(ms[i])))
 		for _, k := range keys {
@@ -1862,3 +1836,23 @@ func (e *eval) roster(r Request) *Expected {
 
 // String writes a request for a mismatch report.
 func (r Request) String() string { return fmt.Sprintf("%s %s", r.Tool, r.JSON()) }
+
+// besideColumns appends to cols each metric's columns beside the previous
+// period: the figure and the previous one (a ratio's with their parts),
+// then the change, in points for a share.
+func besideColumns(cols []string, ms []metric) []string {
+	for _, m := range ms {
+		for _, c := range []string{m.id, m.id + "_previous"} {
+			cols = append(cols, c)
+			if m.ratio() {
+				cols = append(cols, c+"_numerator", c+"_denominator")
+			}
+		}
+		if m.unit == share {
+			cols = append(cols, m.id+"_change_points")
+		} else {
+			cols = append(cols, m.id+"_change")
+		}
+	}
+	return cols
+}
