@@ -398,6 +398,19 @@ func starts(typed, name []string) bool {
 	return true
 }
 
+// scopeOf resolves w, or gives the answer that ends the call before any
+// figure: its refusal, or the candidates to choose from.
+func (e *eval) scopeOf(w Who) (scope, *Expected) {
+	s, cands, refusal := e.who(w)
+	switch {
+	case refusal != nil:
+		return s, &Expected{Refusal: refusal}
+	case cands != nil:
+		return s, &Expected{Candidates: cands}
+	}
+	return s, nil
+}
+
 // who resolves whose figures: a scope, candidates, or a refusal.
 func (e *eval) who(w Who) (scope, []string, *Refusal) {
 	switch {
@@ -1033,12 +1046,9 @@ func (e *eval) report(r Request) *Expected {
 	if r.Cumulative && (r.GroupBy != "day" || r.Sort != nil || r.TopN > 0) {
 		return refused("invalid_argument", "cumulative")
 	}
-	s, cands, refusal := e.who(*r.Who)
-	if refusal != nil {
-		return &Expected{Refusal: refusal}
-	}
-	if cands != nil {
-		return &Expected{Candidates: cands}
+	s, early := e.scopeOf(*r.Who)
+	if early != nil {
+		return early
 	}
 	p, refusal := e.resolve(*r.Period)
 	if refusal != nil {
@@ -1528,12 +1538,9 @@ func (e *eval) teamDay(r Request) *Expected {
 			return &Expected{Refusal: refusal}
 		}
 	}
-	s, cands, refusal := e.who(*r.Who)
-	if refusal != nil {
-		return &Expected{Refusal: refusal}
-	}
-	if cands != nil {
-		return &Expected{Candidates: cands}
+	s, early := e.scopeOf(*r.Who)
+	if early != nil {
+		return early
 	}
 	if e.beforeData(metricsOf(allMetricIDs()), p) {
 		return refused("invalid_argument", "period")
@@ -1569,12 +1576,9 @@ func (e *eval) teamWeeks(r Request) *Expected {
 		end, shifted = end.AddDate(0, 0, -7), true
 	}
 	p := span{end.AddDate(0, 0, 1-7*weeks), end, false}
-	s, cands, refusal := e.who(*r.Who)
-	if refusal != nil {
-		return &Expected{Refusal: refusal}
-	}
-	if cands != nil {
-		return &Expected{Candidates: cands}
+	s, early := e.scopeOf(*r.Who)
+	if early != nil {
+		return early
 	}
 	if e.beforeData(metricsOf(allMetricIDs()), p) {
 		return refused("invalid_argument", "period")
@@ -1796,12 +1800,9 @@ func (e *eval) roster(r Request) *Expected {
 		}
 		day = d
 	}
-	s, cands, refusal := e.who(*r.Who)
-	if refusal != nil {
-		return &Expected{Refusal: refusal}
-	}
-	if cands != nil {
-		return &Expected{Candidates: cands}
+	s, early := e.scopeOf(*r.Who)
+	if early != nil {
+		return early
 	}
 	out := &Expected{Teams: [][]any{}}
 	if s.kind == "agent" {
