@@ -40,7 +40,7 @@ func benchSoak(ctx context.Context, cluster *pgcluster.Cluster, roles grants.Rol
 	if err != nil {
 		return err
 	}
-	mix := bench.SoakMix(cat.Version())
+	mix := bench.SoakMix(cat.Version(), time.Now())
 	appDSN := cluster.LoginDSN(roles.App, demoDatabase)
 	fmt.Fprintf(s.err, "minting %d service tokens ...\n", sf.people)
 	addr, tokens, err := benchTokens(ctx, appDSN, roles.Auth, sf.people)

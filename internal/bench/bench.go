@@ -48,6 +48,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/catalog"
+	"plumbline/internal/demofloor"
 	"plumbline/internal/oauth"
 	"plumbline/internal/query"
 	"plumbline/internal/store"
@@ -60,19 +61,37 @@ type Call struct {
 	Args string `json:"arguments"`
 }
 
-// Calls are the calls a bench makes: every tool, with a typical question.
-var Calls = []Call{
-	{"sales", `{"who":{"floor":true},"period":{"named":"last_28_days"},"group_by":"team","metrics":["submitted_sales","close_rate"]}`},
-	{"hours", `{"who":{"team":"hawks"},"period":{"named":"last_week"},"group_by":"day"}`},
-	{"quality", `{"who":{"floor":true},"period":{"named":"last_28_days"},"group_by":"week"}`},
-	{"team_day", `{"who":{"team":"hawks"}}`},
-	{"team_weeks", `{"who":{"team":"hawks"}}`},
-	{"league", `{"period":{"named":"last_28_days"}}`},
-	{"roster", `{"who":{"team":"hawks"}}`},
-	{"find_people", `{"query":"maria"}`},
-	{"freshness", `{}`},
-	{"metric_definitions", `{}`},
-	{"health", `{}`},
+// Calls are the calls a bench makes as of now: every tool, with a typical
+// question.
+func Calls(now time.Time) []Call {
+	return []Call{
+		{"sales", `{"who":{"floor":true},"period":{"named":"last_28_days"},"group_by":"team","metrics":["submitted_sales","close_rate"]}`},
+		{"hours", `{"who":{"team":"hawks"},"period":{"named":"last_week"},"group_by":"day"}`},
+		{"quality", `{"who":{"floor":true},"period":{"named":"last_28_days"},"group_by":"week"}`},
+		{"team_day", `{"who":{"team":"hawks"}}`},
+		{"team_weeks", `{"who":{"team":"hawks"}}`},
+		{"league", `{"period":` + Settled(now) + `}`},
+		{"roster", `{"who":{"team":"hawks"}}`},
+		{"find_people", `{"query":"maria"}`},
+		{"freshness", `{}`},
+		{"metric_definitions", `{}`},
+		{"health", `{}`},
+	}
+}
+
+// Settled is the period argument of the 28 days that end two days before
+// now's day on the demo floor: every one of them is final at any hour,
+// where yesterday is final only once the nightly build has loaded it in
+// the early morning. A league, which refuses days that are not final,
+// asks for it so that a bench answers at every hour.
+func Settled(now time.Time) string {
+	zone, err := time.LoadLocation(demofloor.Zone)
+	if err != nil {
+		panic(err) // the demo floor's zone is in every Go's time zone database
+	}
+	d := now.In(zone)
+	end := time.Date(d.Year(), d.Month(), d.Day()-2, 0, 0, 0, 0, time.UTC)
+	return fmt.Sprintf(`{"start":%q,"end":%q}`, end.AddDate(0, 0, -27).Format(time.DateOnly), end.Format(time.DateOnly))
 }
 
 // Server starts one plumbline server on a database and returns its MCP
@@ -194,10 +213,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
 	}
-	calls := Calls
+	calls := Calls(time.Now())
 	if opts.Tools != nil {
 		calls = nil
-		for _, c := range Calls {
+		for _, c := range Calls(time.Now()) {
 			if slices.Contains(opts.Tools, c.Tool) {
 				calls = append(calls, c)
 			}

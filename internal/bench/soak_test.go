@@ -93,7 +93,7 @@ func TestSoakMix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mix := bench.SoakMix(cat.Version())
+	mix := bench.SoakMix(cat.Version(), pgtest.Now)
 	tools := map[string]bool{}
 	for _, c := range mix {
 		tools[c.Tool] = true
@@ -127,7 +127,7 @@ func TestSoakMix(t *testing.T) {
 func TestSeedLog(t *testing.T) {
 	db := pgtest.NewDB(t)
 	cat, _ := catalog.Demo()
-	mix := bench.SoakMix(cat.Version())
+	mix := bench.SoakMix(cat.Version(), pgtest.Now)
 	persons := []string{"service:bench-0", "service:bench-1", "ann@floor.example"}
 	pool, err := pgxpool.New(context.Background(), db.DSN)
 	if err != nil {
