@@ -167,6 +167,8 @@ func (b *builder) target(m *Metric, r *rawMetric) {
 	}
 	switch t.OverDays.Value {
 	case TargetAdditive, TargetFixed:
+	case "":
+		// over_days is required: the decoder has said it is missing, and where.
 	default:
 		b.errs.add(t.OverDays.At, oneOf([]string{TargetAdditive, TargetFixed}), "unknown over_days rule %q", t.OverDays.Value)
 	}
