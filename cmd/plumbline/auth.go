@@ -36,6 +36,7 @@ type authFlags struct {
 	hosts, origins                     *string
 	oidcIssuer, oidcClient, oidcSecret *string
 	registration                       *bool
+	pruneEvery                         *time.Duration // set by addPruneFlag
 
 	// metrics, if set, count the authorization server's events and watch
 	// the token store's pool.
@@ -61,6 +62,13 @@ func addAuthFlags(f *flags, role *string) *authFlags {
 		registration: f.boolean("registration", false, "turn on Dynamic Client Registration (RFC 7591; deprecated, for clients without Client ID Metadata Document support; "+
 			"20 valid registrations per source address in any hour, across replicas)"),
 	}
+}
+
+// addPruneFlag adds the flag of how often an HTTP server prunes the
+// sign-in state, for serve and demo.
+func (af *authFlags) addPruneFlag(f *flags) {
+	af.pruneEvery = f.duration("prune-every", oauth.DefaultPruneEvery, "how often an HTTP server deletes spent sign-in state (codes a day past expiry, "+
+		"expired sessions, tokens 30 days past expiry or revocation); 0 leaves it to plumbline prune-log")
 }
 
 func splitList(s string) []string {
@@ -157,7 +165,21 @@ func (af *authFlags) httpHandler(ctx context.Context, dsn string, srv *mcp.Serve
 		closeStore()
 		return nil, nil, nil, err
 	}
-	return mcpserver.Timed(as.Handler(mcpserver.StreamableHTTP(srv))), as.Config(), closeStore, nil
+	if af.pruneEvery == nil || *af.pruneEvery <= 0 {
+		return mcpserver.Timed(as.Handler(mcpserver.StreamableHTTP(srv))), as.Config(), closeStore, nil
+	}
+	pctx, stopPruning := context.WithCancel(ctx)
+	pruned := make(chan struct{})
+	go func() {
+		defer close(pruned)
+		store.PruneEvery(pctx, *af.pruneEvery, log, af.metrics)
+	}()
+	closeAll := func() {
+		stopPruning()
+		<-pruned
+		closeStore()
+	}
+	return mcpserver.Timed(as.Handler(mcpserver.StreamableHTTP(srv))), as.Config(), closeAll, nil
 }
 
 // stdioIdentity checks the token the stdio transport was given and returns

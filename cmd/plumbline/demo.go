@@ -78,6 +78,7 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	days := f.int("days", demofloor.DefaultDays, "days of history on the generated floor")
 	sf := addServerFlags(f, true)
 	af := addAuthFlags(f, sf.roles.auth)
+	af.addPruneFlag(f)
 	if _, err := f.parse(args); err != nil {
 		return err
 	}

@@ -27,8 +27,8 @@ granted DELETE on the log): plumbline's own login may only add to its log,
 never delete from it, so that a compromised server cannot erase its trail.
 The per-person limit reads only the last minute of the log and is unaffected.
 
-It also deletes the sign-in state that can no longer be used, which
-plumbline's login cannot delete either: authorization codes a day after they
+It also deletes the sign-in state that can no longer be used, as every
+HTTP server does each --prune-every: authorization codes a day after they
 expired (a replay within that day still revokes what the code bought),
 expired sign-in sessions, and access tokens 30 days after they expired or
 were revoked (until then plumbline token list --all still shows them).
@@ -68,7 +68,7 @@ func pruneLog(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return fmt.Errorf("prune the sign-in state: %w", err)
 	}
-	fmt.Fprintf(s.out, "Deleted %d spent authorization codes, %d expired sign-in sessions and %d access tokens expired or revoked more than %d days ago.\n",
-		p.Codes, p.Sessions, p.Tokens, int(oauth.TokenGrace/(24*time.Hour)))
+	fmt.Fprintf(s.out, "Deleted %d spent authorization codes, %d expired sign-in sessions and %d access tokens past their audit grace.\n",
+		p.Codes, p.Sessions, p.Tokens)
 	return nil
 }

@@ -68,7 +68,11 @@ plus its length. Each person may make --calls-per-minute calls in any
 minute, counted in the request log, so the limit holds across replicas
 sharing the database. The token's row, the call's row and the limit take
 one round trip together; the report, one more. plumbline prune-log deletes
-calls past the audit horizon. A call that waits longer than
+calls past the audit horizon. Every --prune-every (an hour), the server
+deletes the sign-in state that can no longer be used (codes a day past
+their expiry, expired sign-in sessions, tokens 30 days past their expiry
+or revocation) through a database function that deletes nothing else; its
+own login can delete nothing by itself. A call that waits longer than
 --acquire-timeout for a connection is answered "busy".
 
 A slow or silent HTTP client holds a connection only as long as the
@@ -249,6 +253,7 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		", apart from MCP, for plumbline bench --soak; empty (the default) serves none")
 	sf := addServerFlags(f, false)
 	af := addAuthFlags(f, sf.roles.auth)
+	af.addPruneFlag(f)
 	if _, err := f.parse(args); err != nil {
 		return err
 	}

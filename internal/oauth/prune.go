@@ -2,50 +2,69 @@ package oauth
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"plumbline/internal/telemetry"
 )
 
-// How long sign-in state stays after it stops working, before Prune
-// deletes it.
-const (
-	// CodeGrace keeps a code a day past its expiry, so that a replay in
-	// that day is still recognised and revokes what the code bought.
-	CodeGrace = 24 * time.Hour
-	// TokenGrace keeps a token 30 days past its expiry or revocation, so
-	// that plumbline token list --all and an audit can still name it.
-	TokenGrace = 30 * 24 * time.Hour
-)
+// DefaultPruneEvery is how often a server prunes the sign-in state.
+const DefaultPruneEvery = time.Hour
 
 // Pruned counts what Prune deleted.
 type Pruned struct{ Codes, Sessions, Tokens int64 }
 
-// Prune deletes the sign-in state that can no longer be used: codes
-// CodeGrace past their expiry, expired sign-in sessions, and tokens
-// TokenGrace past their expiry or revocation. Nothing live is touched. It
-// needs a role that may delete from the token store: an administrator's,
-// never plumbline's own login, which can delete nothing.
-func Prune(ctx context.Context, conn *pgx.Conn) (Pruned, error) {
+// Querier is what Prune runs on: a connection, a pool or a transaction.
+type Querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Prune deletes the sign-in state that can no longer be used, by the rules
+// the database's plumbline.prune_signin_state holds: codes a day past their
+// expiry, expired sign-in sessions, and tokens 30 days past their expiry or
+// revocation. Nothing live is touched. An administrator may run it, and so
+// may plumbline's own login, which can delete nothing else.
+func Prune(ctx context.Context, q Querier) (Pruned, error) {
 	var p Pruned
-	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		for _, d := range []struct {
-			n    *int64
-			stmt string
-			arg  time.Duration
-		}{
-			{&p.Codes, "DELETE FROM plumbline.oauth_codes WHERE expires_at < now() - make_interval(secs => $1)", CodeGrace},
-			{&p.Sessions, "DELETE FROM plumbline.oauth_sessions WHERE expires_at < now() - make_interval(secs => $1)", 0},
-			{&p.Tokens, `DELETE FROM plumbline.oauth_tokens
-				WHERE least(expires_at, coalesce(revoked_at, 'infinity')) < now() - make_interval(secs => $1)`, TokenGrace},
-		} {
-			tag, err := tx.Exec(ctx, d.stmt, d.arg.Seconds())
-			if err != nil {
-				return err
-			}
-			*d.n = tag.RowsAffected()
-		}
-		return nil
-	})
+	err := q.QueryRow(ctx, "SELECT codes, sessions, tokens FROM plumbline.prune_signin_state()").Scan(&p.Codes, &p.Sessions, &p.Tokens)
 	return p, err
+}
+
+// PruneEvery prunes the sign-in state every interval, as the store's role,
+// until ctx ends: each round's counts go to the log (at debug level when
+// nothing was spent) and to metrics, if set; a failed round is logged and
+// counted, and tried again at the next tick. Replicas may each prune: a
+// round deletes only what no round before it has.
+func (s *Store) PruneEvery(ctx context.Context, every time.Duration, log *slog.Logger, metrics *telemetry.Metrics) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var p Pruned
+		err := s.tx(ctx, false, func(tx pgx.Tx) (err error) {
+			p, err = Prune(ctx, tx)
+			return err
+		})
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return
+		case err != nil:
+			metrics.Auth(telemetry.EventPruneFailed)
+			log.Warn("pruning the sign-in state failed; trying again at the next round", "error", err, "every", every)
+			continue
+		case p == Pruned{}:
+			log.Debug("pruned the sign-in state: nothing was spent")
+		default:
+			log.Info("pruned the sign-in state", "codes", p.Codes, "sessions", p.Sessions, "tokens", p.Tokens)
+		}
+		metrics.Pruned(telemetry.PrunedCodes, p.Codes)
+		metrics.Pruned(telemetry.PrunedSessions, p.Sessions)
+		metrics.Pruned(telemetry.PrunedTokens, p.Tokens)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 
 	"plumbline/internal/oauth"
 	"plumbline/internal/oauth/cimd"
+	"plumbline/internal/telemetry"
 )
 
 // from returns an HTTP client whose connections come from the loopback
@@ -244,9 +246,11 @@ func TestUnavailableSaysWhenToRetry(t *testing.T) {
 }
 
 // Pruning deletes the sign-in state that can no longer be used and
-// nothing else; plumbline's own login cannot prune at all.
+// nothing else, on the server's schedule, as plumbline's own login, which
+// can still delete nothing by itself; prune-log's administrator runs the
+// same rules.
 func TestPruneRemovesOnlySpentState(t *testing.T) {
-	e := newEnv(t, nil)
+	e := newEnvWith(t, envOptions{asApp: true})
 	ctx := context.Background()
 	code := func(name, expires string) {
 		e.exec(`INSERT INTO plumbline.oauth_codes (code_hash, client_id, person_id, redirect_uri, code_challenge, scope, resource, expires_at)
@@ -261,31 +265,29 @@ func TestPruneRemovesOnlySpentState(t *testing.T) {
 			VALUES ($1, 'person', 'p-dana', 'desk', 'reports:read', 'i', 'r', now() + $2::interval, now() + $3::interval)`, []byte(name), expires, revoked)
 	}
 	ago := func(s string) *string { return &s }
+	spend := func() {
+		code("expired two days ago", "-2 days")
+		session("expired a minute ago", "-1 minute")
+		token("expired forty days ago", "-40 days", nil)
+		token("revoked forty days ago", "50 days", ago("-40 days"))
+	}
 	code("live", "5 minutes")
 	code("expired an hour ago", "-1 hour")
-	code("expired two days ago", "-2 days")
 	session("live", "1 hour")
-	session("expired a minute ago", "-1 minute")
 	token("live", "30 days", nil)
 	token("expired ten days ago", "-10 days", nil)
-	token("expired forty days ago", "-40 days", nil)
 	token("revoked a day ago", "30 days", ago("-1 day"))
-	token("revoked forty days ago", "50 days", ago("-40 days"))
+	spend()
 
 	app, err := pgx.Connect(ctx, e.db.AppDSN)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer app.Close(ctx)
-	if _, err := oauth.Prune(ctx, app); err == nil {
-		t.Error("plumbline's login could prune the token store")
-	}
-	p, err := oauth.Prune(ctx, e.sql)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p != (oauth.Pruned{Codes: 1, Sessions: 1, Tokens: 2}) {
-		t.Errorf("pruned %+v, want 1 code, 1 session and 2 tokens", p)
+	for _, table := range []string{"oauth_codes", "oauth_sessions", "oauth_tokens"} {
+		if _, err := app.Exec(ctx, "DELETE FROM plumbline."+table); err == nil {
+			t.Errorf("plumbline's login could delete from %s by itself", table)
+		}
 	}
 	left := func(table, column string) []string {
 		rows, err := e.sql.Query(ctx, "SELECT convert_from("+column+", 'UTF8') FROM plumbline."+table+" ORDER BY 1")
@@ -298,16 +300,55 @@ func TestPruneRemovesOnlySpentState(t *testing.T) {
 		}
 		return names
 	}
-	for _, want := range []struct {
+	kept := []struct {
 		table, column string
 		left          []string
 	}{
 		{"oauth_codes", "code_hash", []string{"expired an hour ago", "live"}},
 		{"oauth_sessions", "session_hash", []string{"live"}},
 		{"oauth_tokens", "token_hash", []string{"expired ten days ago", "live", "revoked a day ago"}},
-	} {
-		if got := left(want.table, want.column); strings.Join(got, "|") != strings.Join(want.left, "|") {
-			t.Errorf("%s left after pruning: %q, want %q", want.table, got, want.left)
+	}
+	check := func(who string) {
+		t.Helper()
+		for _, want := range kept {
+			if got := left(want.table, want.column); strings.Join(got, "|") != strings.Join(want.left, "|") {
+				t.Errorf("%s: %s left after pruning: %q, want %q", who, want.table, got, want.left)
+			}
 		}
 	}
+
+	// The server's schedule, as its login: every spent row goes within a
+	// few rounds, the metrics count them, and stopping ends the loop.
+	metrics := telemetry.NewMetrics(telemetry.Build{})
+	pctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.store.PruneEvery(pctx, 20*time.Millisecond, slog.New(slog.DiscardHandler), metrics)
+	}()
+	for deadline := time.Now().Add(10 * time.Second); len(left("oauth_tokens", "token_hash")) > 3 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	<-done
+	check("the server's schedule")
+	scrape := httptest.NewRecorder()
+	metrics.Handler().ServeHTTP(scrape, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	for _, want := range []string{`plumbline_signin_pruned_total{kind="codes"} 1`, `plumbline_signin_pruned_total{kind="sessions"} 1`,
+		`plumbline_signin_pruned_total{kind="tokens"} 2`} {
+		if !strings.Contains(scrape.Body.String(), want) {
+			t.Errorf("the metrics lack %s", want)
+		}
+	}
+
+	// prune-log's administrator, with the same rules.
+	spend()
+	p, err := oauth.Prune(ctx, e.sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p != (oauth.Pruned{Codes: 1, Sessions: 1, Tokens: 2}) {
+		t.Errorf("pruned %+v, want 1 code, 1 session and 2 tokens", p)
+	}
+	check("an administrator")
 }

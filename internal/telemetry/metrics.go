@@ -35,6 +35,7 @@ const (
 	MetricLimitRefusals = "plumbline_limit_refusals_total"
 	MetricLogFailures   = "plumbline_request_log_failures_total"
 	MetricAuthEvents    = "plumbline_auth_events_total"
+	MetricPruned        = "plumbline_signin_pruned_total"
 	MetricBuildInfo     = "plumbline_build_info"
 )
 
@@ -65,6 +66,14 @@ const (
 	EventTokenInvalid     = "token_invalid"       // /mcp was called with a token that does not hold
 	EventTokenRevoked     = "token_revoked"       // a client revoked a token
 	EventClientRegistered = "client_registered"   // Dynamic Client Registration
+	EventPruneFailed      = "prune_failed"        // a scheduled round of pruning the sign-in state failed
+)
+
+// What pruning the sign-in state deletes (MetricPruned).
+const (
+	PrunedCodes    = "codes"
+	PrunedSessions = "sessions"
+	PrunedTokens   = "tokens"
 )
 
 // latencyBuckets suit calls of a millisecond to the statement timeout.
@@ -82,6 +91,7 @@ type Metrics struct {
 	limited  *prometheus.CounterVec
 	logFails *prometheus.CounterVec
 	auth     *prometheus.CounterVec
+	pruned   *prometheus.CounterVec
 
 	tools atomic.Pointer[map[string]*toolSeries] // by tool name; replaced whole, never changed
 }
@@ -121,6 +131,11 @@ func NewMetrics(build Build) *Metrics {
 			"outcome_dropped (outcomes dropped while the database did not keep up)."}, []string{"write"})
 	m.auth = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricAuthEvents,
 		Help: "Sign-in and token events of the authorization server and the token check, by event."}, []string{"event"})
+	m.pruned = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricPruned,
+		Help: "Spent sign-in state the server's scheduled pruning deleted: codes, sessions and tokens."}, []string{"kind"})
+	for _, k := range []string{PrunedCodes, PrunedSessions, PrunedTokens} {
+		m.pruned.WithLabelValues(k)
+	}
 	for _, l := range []string{LimitCallsPerMinute, LimitAnalystStatements, LimitClientRegistrations} {
 		m.limited.WithLabelValues(l)
 	}
@@ -128,13 +143,13 @@ func NewMetrics(build Build) *Metrics {
 		m.logFails.WithLabelValues(w)
 	}
 	for _, e := range []string{EventSignIn, EventSignInRefused, EventConsentApproved, EventConsentDeclined, EventTokenIssued,
-		EventTokenRefused, EventTokenInvalid, EventTokenRevoked, EventClientRegistered} {
+		EventTokenRefused, EventTokenInvalid, EventTokenRevoked, EventClientRegistered, EventPruneFailed} {
 		m.auth.WithLabelValues(e)
 	}
 	info := prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricBuildInfo, Help: "Always 1: the version, commit and catalogue version running.",
 		ConstLabels: prometheus.Labels{"version": build.Version, "commit": build.Commit, "catalog_version": build.Catalog}})
 	info.Set(1)
-	m.reg.MustRegister(m.calls, m.seconds, stages, m.refusals, m.limited, m.logFails, m.auth, info,
+	m.reg.MustRegister(m.calls, m.seconds, stages, m.refusals, m.limited, m.logFails, m.auth, m.pruned, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -214,6 +229,14 @@ func (m *Metrics) LogFailed(write string, n int) {
 func (m *Metrics) Auth(event string) {
 	if m != nil {
 		m.auth.WithLabelValues(event).Inc()
+	}
+}
+
+// Pruned counts n rows of a kind (PrunedCodes, PrunedSessions,
+// PrunedTokens) that pruning the sign-in state deleted.
+func (m *Metrics) Pruned(kind string, n int64) {
+	if m != nil {
+		m.pruned.WithLabelValues(kind).Add(float64(n))
 	}
 }
 
