@@ -79,7 +79,7 @@ func (af *analystFlags) open(ctx context.Context, audit *store.Store, engine *re
 // grants' relations, as a member of the analyst role alone, writing
 // nothing.
 func analystPolicy(gs []*grants.Grant, roles grants.Roles) guard.Policy {
-	return guard.Policy{Read: grants.Relations(gs), Roles: []string{roles.Analyst}, Own: []guard.Table{}}
+	return guard.Policy{Read: grants.Relations(gs), Roles: []string{roles.Analyst}, Own: []guard.Table{}, Functions: []string{}}
 }
 
 // guardRefusal says why plumbline will not start: who can reach what.

@@ -5,8 +5,9 @@
 // role memberships, role attributes, executable security-definer functions)
 // and lists everything beyond the policy: relations no grant file names,
 // writes anywhere but plumbline's own tables (and there only the columns it
-// needs), creating objects, roles besides the reader, logger and auth,
-// superuser and other powerful attributes. The server refuses to start while
+// needs), security-definer functions but plumbline's own, creating objects,
+// roles besides the reader, logger and auth, superuser and other powerful
+// attributes. The server refuses to start while
 // anything is extra; `plumbline guard` prints the same report for a DBA.
 //
 // CheckCatalog is `plumbline check --db`: what the catalogue reads exists,
@@ -41,6 +42,22 @@ type Policy struct {
 	// nil, [Own]: what plumbline's server login holds. An empty list allows
 	// none, as for the analyst's door's login, which writes nothing.
 	Own []Table
+	// Functions lists the security-definer functions the login may
+	// execute. If nil, [OwnFunctions]; an empty list allows none.
+	Functions []string
+}
+
+// OwnFunctions are plumbline's own security-definer functions its server
+// login may execute, as sql/roles/database.sql grants to auth: pruning the
+// sign-in state that can no longer be used, by the rules the function holds.
+var OwnFunctions = []string{"plumbline.prune_signin_state()"}
+
+// functions returns the policy's functions.
+func (p Policy) functions() []string {
+	if p.Functions == nil {
+		return OwnFunctions
+	}
+	return p.Functions
 }
 
 // own returns the policy's own tables.
@@ -191,7 +208,7 @@ FROM pg_roles r, LATERAL (VALUES ('SUPERUSER', r.rolsuper), ('CREATEROLE', r.rol
      ('BYPASSRLS', r.rolbypassrls), ('REPLICATION', r.rolreplication)) a(attr, held)
 WHERE a.held AND pg_has_role(session_user, r.oid, 'MEMBER')
 UNION ALL
-SELECT 'function', n.nspname || '.' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')', 'EXECUTE', ''
+SELECT 'function', n.nspname || '.' || p.proname || '(' || oidvectortypes(p.proargtypes) || ')', 'EXECUTE', ''
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 WHERE p.prosecdef AND n.nspname NOT IN ('pg_catalog', 'information_schema')
   AND has_function_privilege(session_user, p.oid, 'EXECUTE')`
@@ -286,7 +303,11 @@ func (c *comparison) add(kind, object, priv, column string) {
 		if !slices.Contains(c.p.Roles, object) {
 			extra("", object)
 		}
-	default: // schema, database, attribute, function: never allowed
+	case "function":
+		if !slices.Contains(c.p.functions(), object) {
+			extra("", priv)
+		}
+	default: // schema, database, attribute: never allowed
 		extra("", priv)
 	}
 }
@@ -351,6 +372,11 @@ func (c *comparison) missing() []string {
 	for _, role := range c.p.Roles {
 		if !c.held[reached{"role", role, "MEMBER", ""}] {
 			out = append(out, fmt.Sprintf("not a member of role %s", role))
+		}
+	}
+	for _, f := range c.p.functions() {
+		if !c.held[reached{"function", f, "EXECUTE", ""}] {
+			out = append(out, fmt.Sprintf("cannot execute %s (or it does not exist)", f))
 		}
 	}
 	for _, t := range c.p.own() {

@@ -73,6 +73,7 @@ func TestMissingGrants(t *testing.T) {
 	want := []string{
 		"cannot read live.sales_board, which a grant file names (or it does not exist)",
 		"not a member of role " + r.Auth,
+		"cannot execute plumbline.prune_signin_state() (or it does not exist)",
 		"cannot INSERT (arguments) on plumbline.request_log",
 	}
 	// Out of the auth role, the login misses all the token store holds:
@@ -89,6 +90,23 @@ func TestMissingGrants(t *testing.T) {
 	}
 	if !rep.OK() || strings.Join(rep.Missing, "\n") != strings.Join(want, "\n") {
 		t.Errorf("missing = %q, want %q\n%s", rep.Missing, want, rep)
+	}
+}
+
+// A security-definer function runs with its owner's rights, so the login
+// may execute plumbline's own alone: any other is extra, and refused.
+func TestSecurityDefinerFunctions(t *testing.T) {
+	db := pgtest.NewDB(t)
+	if _, err := db.Conn(t).Exec(context.Background(),
+		`CREATE FUNCTION public.wipe_log() RETURNS void LANGUAGE sql SECURITY DEFINER AS 'DELETE FROM plumbline.request_log'`); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := guard.Inspect(context.Background(), connect(t, db.AppDSN), policy(t, pgtest.Roles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK() || !strings.Contains(rep.String(), "public.wipe_log()") || strings.Contains(rep.String(), "prune_signin_state") {
+		t.Errorf("a foreign security-definer function passed, or plumbline's own was named:\n%s", rep)
 	}
 }
 
