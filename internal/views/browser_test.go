@@ -367,9 +367,6 @@ func (v *view) screenshot(t *testing.T, ctx context.Context) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// Two frames later the view has painted what it drew, and the host has
-	// sized the iframe to it.
-	v.eval(t, `new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))`, nil)
 	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("iframe")))
 	if err != nil {
 		t.Fatalf("%s: screenshot: %v", v.name, err)
