@@ -187,6 +187,7 @@ type point struct {
 	Width  float64 `json:"width"`
 	Height float64 `json:"height"`
 	Fill   string  `json:"fill"`
+	Title  string  `json:"title"` // what the mark says to a pointer or a screen reader
 }
 
 // target is a target's mark: a line, at Pos x1, x2, y1, y2.
@@ -211,7 +212,8 @@ const readFacts = `(() => {
     governed: box(document.querySelector(".governed")), tables: [] };
   const marks = (svg, sel) => [...svg.querySelectorAll(sel)].map((g) => { const r = g.querySelector("rect"); const b = r ? r.getBBox() : { x: 0, y: 0, width: 0, height: 0 };
     return { key: g.dataset.key, state: g.dataset.state, value: g.dataset.value, bars: g.querySelectorAll("rect").length,
-      x: b.x, y: b.y, width: b.width, height: b.height, fill: r ? r.getAttribute("fill") || "" : "" }; });
+      x: b.x, y: b.y, width: b.width, height: b.height, fill: r ? r.getAttribute("fill") || "" : "",
+      title: (g.querySelector("title") || {}).textContent || "" }; });
   for (const svg of document.querySelectorAll("svg[data-metric]")) {
     const floor = svg.querySelector(".floor");
     const base = svg.querySelector("line.baseline");

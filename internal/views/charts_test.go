@@ -313,6 +313,9 @@ func (v *view) checkBeside(t *testing.T) (previous, targets, none int) {
 						if drawn != cell || got.Bars != 1 || !near(got.Height, cell*scale) || !near(got.Y+got.Height, base) {
 							t.Errorf("%s %s: previous figure %v drawn %+v; want a bar of %.2f standing on the baseline at %.2f", metric, key, cell, got, cell*scale, base)
 						}
+						if !strings.Contains(got.Title, "week before") && !strings.Contains(got.Title, "day before") {
+							t.Errorf("%s %s: the previous bar's title %q does not say what it is", metric, key, got.Title)
+						}
 						if bar.Bars == 1 && got.X+got.Width > bar.X {
 							t.Errorf("%s %s: the previous bar (x %.1f to %.1f) is not left of the row's bar (from %.1f)", metric, key, got.X, got.X+got.Width, bar.X)
 						}
