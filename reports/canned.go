@@ -268,6 +268,11 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	if r == nil {
 		compareTo, r = a.choice(argCompareTo, compareChoices)
 	}
+	if r == nil && compareTo == ComparePreviousPeriod {
+		r = lackingRule(argCompareTo, "sets every figure of team_weeks beside the week before, and the catalogue declares one of "+
+			"them as not set beside another period (compare: none); leave compare_to out, or ask a report tool for metrics that can be compared",
+			e.shownWeekly(), nil, notCompared)
+	}
 	compact, known, r := cannedArgs(a, r)
 	if r != nil {
 		return c.refuse(r)
@@ -300,10 +305,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	// Against the week before: the weeks before the first are read too.
 	before := Period{Start: p.Start.AddDate(0, 0, -7*weeks), End: p.Start.AddDate(0, 0, -1)}
-	var shown []*catalog.Metric
-	for _, rep := range e.cat.Reports() {
-		shown = append(shown, rep.Defaults...)
-	}
+	shown := e.shownWeekly()
 	scope, _, _ := k.dir.resolveWho(who)
 	var tg *targeted
 	switch compareTo {
@@ -345,6 +347,15 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 		tg.notes(k.gv, shown)
 	}
 	return k.finish(catalog.NoteTeamWeeks)
+}
+
+// shownWeekly are the metrics team_weeks shows: each report's defaults.
+func (e *Engine) shownWeekly() []*catalog.Metric {
+	var shown []*catalog.Metric
+	for _, rep := range e.cat.Reports() {
+		shown = append(shown, rep.Defaults...)
+	}
+	return shown
 }
 
 // leagueDefaults are the metrics a league ranks by when none are named: the
