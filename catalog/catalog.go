@@ -199,12 +199,51 @@ type Metric struct {
 	// Target, when set, says the metric has targets in the catalogue's
 	// targets relation, and how they read.
 	Target *Target
+	// Compare is how the metric is set beside the previous period
+	// (compare_to previous_period): CompareDifference, ComparePoints or
+	// CompareNone. A catalogue that says nothing gets points for a share
+	// and difference for anything else.
+	Compare string
+	// Cumulative is how the metric runs day by day (cumulative: true):
+	// CumulativeRunningSum, CumulativeRunningParts or CumulativeNone. A
+	// catalogue that says nothing gets running_parts for a ratio and
+	// running_sum for a sum.
+	Cumulative string
 	// LeaveOut says how unknown values are handled: an agent-day on which
 	// any part is unknown (NULL, or its source not loaded that day) leaves
 	// every part of the metric, and is counted. The catalogue must say so
 	// for every metric whose parts can be unknown.
 	LeaveOut bool
 }
+
+// Rules for setting a metric beside the previous period.
+const (
+	// CompareDifference: the change is this period's figure minus the
+	// previous one's (a ratio's each from its period's summed parts).
+	CompareDifference = "difference"
+	// ComparePoints: a share's change in percentage points, each period's
+	// share from its own summed parts.
+	ComparePoints = "points"
+	// CompareNone: the metric is not set beside another period.
+	CompareNone = "none"
+)
+
+// CompareRules lists every comparison rule, in the order hints show them.
+var CompareRules = []string{CompareDifference, ComparePoints, CompareNone}
+
+// Rules for a metric's running figure by day.
+const (
+	// CumulativeRunningSum: a sum's running total.
+	CumulativeRunningSum = "running_sum"
+	// CumulativeRunningParts: a ratio's running figure is the running sum
+	// of its numerator over the running sum of its denominator.
+	CumulativeRunningParts = "running_parts"
+	// CumulativeNone: the metric has no running figure.
+	CumulativeNone = "none"
+)
+
+// CumulativeRules lists every cumulative rule, in the order hints show them.
+var CumulativeRules = []string{CumulativeRunningSum, CumulativeRunningParts, CumulativeNone}
 
 // Nulls rules a metric may name.
 const NullsLeaveOut = "leave_out"

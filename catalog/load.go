@@ -155,16 +155,18 @@ func (c *rawConcept) decodeNode(d *decoder, n *yaml.Node, at Pos) {
 }
 
 type rawMetric struct {
-	At      Pos
-	Label   string     `yaml:"label,required"`
-	Unit    ref        `yaml:"unit,required"`
-	Concept ref        `yaml:"concept,required"`
-	Source  ref        `yaml:"source"`
-	Basis   ref        `yaml:"basis"`
-	Sum     *ref       `yaml:"sum"`
-	Ratio   *rawRatio  `yaml:"ratio"`
-	Nulls   ref        `yaml:"nulls"`
-	Target  *rawTarget `yaml:"target"`
+	At         Pos
+	Label      string     `yaml:"label,required"`
+	Unit       ref        `yaml:"unit,required"`
+	Concept    ref        `yaml:"concept,required"`
+	Source     ref        `yaml:"source"`
+	Basis      ref        `yaml:"basis"`
+	Sum        *ref       `yaml:"sum"`
+	Ratio      *rawRatio  `yaml:"ratio"`
+	Nulls      ref        `yaml:"nulls"`
+	Target     *rawTarget `yaml:"target"`
+	Compare    ref        `yaml:"compare"`
+	Cumulative ref        `yaml:"cumulative"`
 }
 
 type rawTarget struct {

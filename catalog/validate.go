@@ -187,6 +187,61 @@ func (b *builder) target(m *Metric, r *rawMetric) {
 	}
 }
 
+// compare checks a metric's rule beside the previous period: a share's
+// change reads in points and only a share's does. Left out, the rule is
+// the natural one for the metric's unit.
+func (b *builder) compare(m *Metric, r *rawMetric) {
+	share := r.Ratio != nil && m.Unit == UnitShare
+	m.Compare = r.Compare.Value
+	switch m.Compare {
+	case "":
+		m.Compare = CompareDifference
+		if share {
+			m.Compare = ComparePoints
+		}
+	case CompareDifference:
+		if share {
+			b.errs.add(r.Compare.At, "write compare: points (each period's share from its own summed parts)",
+				"the change of share %q reads in percentage points, not as a difference", m.ID)
+		}
+	case ComparePoints:
+		if !share {
+			b.errs.add(r.Compare.At, "write compare: difference (this period's figure minus the previous one's)",
+				"compare: points is a share's change in percentage points, and %q is not a share ratio", m.ID)
+		}
+	case CompareNone:
+	default:
+		b.errs.add(r.Compare.At, oneOf(CompareRules), "unknown compare rule %q", m.Compare)
+	}
+}
+
+// cumulative checks a metric's rule for a running figure by day: a running
+// ratio is the ratio of the running sums of its parts, never a running sum
+// of daily ratios. Left out, the rule is the natural one for its shape.
+func (b *builder) cumulative(m *Metric, r *rawMetric) {
+	m.Cumulative = r.Cumulative.Value
+	switch isRatio := r.Ratio != nil; m.Cumulative {
+	case "":
+		m.Cumulative = CumulativeRunningSum
+		if isRatio {
+			m.Cumulative = CumulativeRunningParts
+		}
+	case CumulativeRunningSum:
+		if isRatio {
+			b.errs.add(r.Cumulative.At, "write cumulative: running_parts",
+				"%q is a ratio, and a running ratio is the ratio of the running sums of its parts, not a running sum", m.ID)
+		}
+	case CumulativeRunningParts:
+		if !isRatio {
+			b.errs.add(r.Cumulative.At, "write cumulative: running_sum (a sum's running total)",
+				"%q is a sum, which has no parts to run: running_parts is for ratios", m.ID)
+		}
+	case CumulativeNone:
+	default:
+		b.errs.add(r.Cumulative.At, oneOf(CumulativeRules), "unknown cumulative rule %q", m.Cumulative)
+	}
+}
+
 func (b *builder) relation(r ref) string {
 	if r.Value != "" && !relationRE.MatchString(r.Value) {
 		b.errs.add(r.At, "write schema.relation in lower case, e.g. metrics.agent_sales_daily", "%q is not a schema-qualified relation name", r.Value)
@@ -328,6 +383,8 @@ func (b *builder) metrics() {
 		b.basis(m, r)
 		b.nulls(m, r)
 		b.target(m, r)
+		b.compare(m, r)
+		b.cumulative(m, r)
 		b.cat.metrics[id] = m
 	}
 }

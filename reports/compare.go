@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -62,6 +63,34 @@ func comparable(req *Request, rep *catalog.Report) *Refusal {
 		"for week by week use group_by week without compare_to, or team_weeks", choices...)
 }
 
+// declaredComparable refuses a comparison with the previous period that
+// asks for a metric the catalogue declares is not set beside another period
+// (compare: none), naming those of offered that can be.
+func declaredComparable(metrics, offered []*catalog.Metric) *Refusal {
+	return lackingRule(argCompareTo, "sets each figure beside the previous period's, and a metric asked for is declared in the "+
+		"catalogue as not set beside another period (compare: none); ask for metrics that can be compared, or leave compare_to out",
+		metrics, offered, notCompared)
+}
+
+// notCompared reports whether the catalogue declares a metric is not set
+// beside another period.
+func notCompared(m *catalog.Metric) bool { return m.Compare == catalog.CompareNone }
+
+// lackingRule refuses argument, by rule, when one of metrics lacks what it
+// asks for, naming those of offered that do not.
+func lackingRule(argument, rule string, metrics, offered []*catalog.Metric, lacks func(*catalog.Metric) bool) *Refusal {
+	if !slices.ContainsFunc(metrics, lacks) {
+		return nil
+	}
+	var choices []string
+	for _, m := range offered {
+		if !lacks(m) {
+			choices = append(choices, m.ID)
+		}
+	}
+	return invalid(argument, rule, choices...)
+}
+
 // previousBeforeData refuses a previous period that starts before the first
 // day of data of some metric: it would compare whole days with missing ones.
 func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev Period, cov map[string]Coverage, now time.Time) *Refusal {
@@ -119,9 +148,10 @@ func comparedColumns(metrics []*catalog.Metric) []string {
 	return cols
 }
 
-// changeColumn names a metric's change: in percentage points for a share.
+// changeColumn names a metric's change: in percentage points where the
+// catalogue says the change reads in points.
 func changeColumn(m *catalog.Metric) string {
-	if m.IsRatio() && m.Unit == catalog.UnitShare {
+	if m.Compare == catalog.ComparePoints {
 		return m.ID + "_change_points"
 	}
 	return m.ID + "_change"
@@ -144,10 +174,10 @@ func comparedCells(cur, prev Row, metrics []*catalog.Metric) []any {
 	return out
 }
 
-// change is a figure's change from the previous period: the difference of
-// counts or hours as they are stated, and of ratios divided from each
-// period's summed parts, in percentage points for a share. Null when either
-// figure is.
+// change is a figure's change from the previous period by the metric's
+// compare rule: the difference of counts or hours as they are stated, and
+// of ratios divided from each period's summed parts, in percentage points
+// where the rule is points. Null when either figure is.
 func change(m *catalog.Metric, cur, prev []*float64) any {
 	if !m.IsRatio() {
 		if cur[0] == nil || prev[0] == nil {
@@ -162,7 +192,7 @@ func change(m *catalog.Metric, cur, prev []*float64) any {
 		return nil
 	}
 	d := *cur[0] / *cur[1] - *prev[0] / *prev[1]
-	if m.Unit == catalog.UnitShare {
+	if m.Compare == catalog.ComparePoints {
 		d *= 100
 	}
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(d, 'g', 6, 64), 64)

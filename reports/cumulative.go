@@ -20,8 +20,19 @@ func cumulates(req *Request) *Refusal {
 	return nil
 }
 
+// declaredCumulative refuses a running total that asks for a metric the
+// catalogue declares has no running figure (cumulative: none), naming those
+// of offered that have one.
+func declaredCumulative(metrics, offered []*catalog.Metric) *Refusal {
+	return lackingRule(argCumulative, "gives each metric's running figure by day, and a metric asked for is declared in the "+
+		"catalogue as having none (cumulative: none); ask for metrics that have one, or leave cumulative out",
+		metrics, offered, func(m *catalog.Metric) bool { return m.Cumulative == catalog.CumulativeNone })
+}
+
 // runningTotals turns rows of days, in day order, into running totals of
-// their first parts sums: each day's row holds the sums from the first day
+// their first parts sums, which is each metric's cumulative rule: a sum's
+// running total (running_sum), a ratio's running numerator over its running
+// denominator (running_parts): each day's row holds the sums from the first day
 // through it. A day without data (null) stays null; later days carry the
 // total of the days that had data.
 func runningTotals(rows []Row, parts int) {

@@ -58,6 +58,11 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if req.Metrics == nil && !req.CompareCounts {
 		metrics, live = e.liveInstead(rep, metrics, period, cov, c.now)
 	}
+	if req.Cumulative {
+		if r := declaredCumulative(metrics, rep.Metrics); r != nil {
+			return c.refuse(r)
+		}
+	}
 	if req.Sort != nil && !slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.ID == req.Sort.Metric }) {
 		return c.refuse(invalid("sort.metric", "must be one of the metrics this call returns; add it to metrics or sort by another", metricIDs(metrics)...))
 	}
@@ -85,6 +90,9 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		}
 		tg = &targeted{dir: dir, ts: ts, p: period}
 	case ComparePreviousPeriod:
+		if r := declaredComparable(metrics, rep.Metrics); r != nil {
+			return c.refuse(r)
+		}
 		if r := e.unfinished(metrics, period, cov, c.now, "a comparison with the previous period (compare_to)"); r != nil {
 			return c.refuse(r)
 		}
@@ -138,7 +146,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	}
 	t := e.table(plan, results[0], cmp, req.Cumulative, dir, c.now, gv, req.Sort, req.TopN, metrics)
 	if tg != nil {
-		t.columns = append(keyColumns(plan.GroupBy), targetColumns(metrics)...)
+		t.columns = append(keyColumns(plan.GroupBy), tg.columns(metrics)...)
 		for i, r := range t.kept {
 			teams := []string{r.Key}
 			switch {
@@ -148,7 +156,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 			default:
 				teams = dir.floorTeams(period)
 			}
-			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, period), tg.beside(r, metrics, teams)...)
+			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, period), tg.beside(r, metrics, teams, tg.ts)...)
 		}
 		tg.notes(gv, metrics)
 	}
