@@ -68,6 +68,19 @@ func TestChartsInABrowser(t *testing.T) {
 		v.screenshot(t, ctx)
 		v.checkTables(t)
 	})
+	// Each week against its own week's target: the Harriers have targets
+	// until they leave the floor, and none after, so one chart holds both.
+	t.Run("team_weeks_target", func(t *testing.T) {
+		v := show(t, ctx, cs, tools, "team_weeks_target", "team_weeks", `{"who":{"team":"harriers"},"compare_to":"target","weeks":8}`, "dark")
+		v.checkCharts(t)
+		if _, targets, none := v.checkBeside(t); targets == 0 || none == 0 {
+			t.Fatalf("the answer has %d targets and %d weeks without one; this view must show both", targets, none)
+		}
+		v.checkGoverned(t)
+		v.checkTheme(t, "dark")
+		v.screenshot(t, ctx)
+		v.checkTables(t)
+	})
 	// Teams ranked by attainment, each with its target marked; a team
 	// without a target has no mark.
 	t.Run("league_by_attainment", func(t *testing.T) {
