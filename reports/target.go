@@ -200,6 +200,7 @@ type targeted struct {
 	unset   []string            // metrics with targets, none of them set for the answer's target periods
 	set     []string            // the targets used, for the note naming who set them
 	missing map[string][]string // by metric, the teams without a target
+	gaps    map[string][]string // by week: by metric/team, the weeks without one
 	floor   []string            // ratios with no floor target
 }
 
@@ -232,6 +233,15 @@ func (tg *targeted) target(m *catalog.Metric, teams []string, ts targetSpan) *fl
 		for _, team := range without {
 			if !slices.Contains(tg.missing[m.ID], team) {
 				tg.missing[m.ID] = append(tg.missing[m.ID], team)
+			}
+			if tg.weekly {
+				k := m.ID + "/" + team
+				if tg.gaps == nil {
+					tg.gaps = map[string][]string{}
+				}
+				if w := ts.start.Format(time.DateOnly); !slices.Contains(tg.gaps[k], w) {
+					tg.gaps[k] = append(tg.gaps[k], w)
+				}
 			}
 		}
 		return nil
@@ -320,11 +330,24 @@ func (tg *targeted) notes(gv *governor, metrics []*catalog.Metric) {
 	}
 	var missing []string
 	for _, m := range metrics {
-		if teams := tg.missing[m.ID]; len(teams) > 0 {
+		teams := slices.Clone(tg.missing[m.ID])
+		for i, team := range teams {
+			switch weeks := tg.gaps[m.ID+"/"+team]; {
+			case len(weeks) == 1:
+				teams[i] += " (the week of " + weeks[0] + ")"
+			case len(weeks) > 1:
+				teams[i] += " (the weeks of " + strings.Join(weeks, ", ") + ")"
+			}
+		}
+		if len(teams) > 0 {
 			missing = append(missing, m.ID+" for "+strings.Join(teams, ", "))
 		}
 	}
-	if len(missing) > 0 {
+	switch {
+	case len(missing) > 0 && tg.weekly:
+		gv.warn(WarnNoTarget, "No target is set for "+strings.Join(missing, "; ")+". Those weeks' targets and attainment are null, not zero"+
+			"; a floor's target needs every team's.")
+	case len(missing) > 0:
 		gv.warn(WarnNoTarget, "No target is set for "+what+": "+strings.Join(missing, "; ")+". Their targets and attainment are null, not zero"+
 			"; a floor's target needs every team's.")
 	}

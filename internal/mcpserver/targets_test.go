@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -181,6 +182,7 @@ func TestTeamWeeksBesideTheirTargets(t *testing.T) {
 		sums := weekSums(c.team)
 		var total, totalTarget float64
 		allSet := true
+		var unset []string // the weeks a team on the floor has no target for
 		for _, s := range a["sections"].([]any) {
 			sec := s.(map[string]any)
 			cols := toStrings(sec["columns"])
@@ -214,6 +216,7 @@ func TestTeamWeeksBesideTheirTargets(t *testing.T) {
 					t.Errorf("%s, row %d: the week of %v with %v submitted; want %s with %v", c.who, i, row[0], at(row, "submitted_sales"), week, sums[week])
 				}
 				if !set {
+					unset = append(unset, week)
 					if at(row, "submitted_sales_target") != nil || at(row, "submitted_sales_attainment") != nil {
 						t.Errorf("%s, the week of %s: a team on the floor has no target, yet %v (%v); want null",
 							c.who, week, at(row, "submitted_sales_target"), at(row, "submitted_sales_attainment"))
@@ -239,6 +242,14 @@ func TestTeamWeeksBesideTheirTargets(t *testing.T) {
 		n := strings.Join(notes(a), " ")
 		if !strings.Contains(n, "No week has a target set for close_rate") || !strings.Contains(n, "for the week of 2026-11-09, set by ") {
 			t.Errorf("%s: the notes do not say the close rate has no weekly targets, or who set the weeks': %s", c.who, n)
+		}
+		for _, w := range unset {
+			if !regexp.MustCompile(`\(the weeks? of [0-9, -]*` + w).MatchString(n) {
+				t.Errorf("%s: the week of %s has no target for a team on the floor, and the notes do not name it: %s", c.who, w, n)
+			}
+		}
+		if len(unset) == 0 && strings.Contains(n, "No target is set") {
+			t.Errorf("%s: every week has its target, yet a note says one is missing: %s", c.who, n)
 		}
 		if c.team == "" && allSet {
 			t.Errorf("the floor: every week had every team's target; the test expects a week with a team without one (the Kestrels)")
