@@ -71,8 +71,9 @@ type section struct {
 	// previous, when set, is the plan of the weeks before: each week row
 	// is set beside the week before it, and the total beside theirs.
 	previous *Plan
-	// target, when set, sets each team row beside its targets and ranks
-	// the rows by the sort metric's attainment.
+	// target, when set, sets each row beside its targets: a league's team
+	// rows, ranked by the sort metric's attainment, or each week row beside
+	// its week's.
 	target *targeted
 }
 
@@ -113,9 +114,14 @@ func (k *canned) add(sp section, res *Result, cmp *comparison) {
 	t := k.e.table(plan, res, cmp, false, k.dir, k.c.now, k.gv, byFigure, 0, plan.Metrics)
 	s := &Section{ID: sp.id, Title: sp.title, Columns: t.columns, Rows: t.rows, Truncated: t.truncated}
 	switch {
-	case sp.target != nil:
-		s.Columns = append([]string{"rank", "team", "team_name"}, targetColumns(plan.Metrics)...)
+	case sp.target != nil && sp.sort != nil:
+		s.Columns = append([]string{"rank", "team", "team_name"}, sp.target.columns(plan.Metrics)...)
 		s.Rows = sp.target.ranked(t.kept, plan.Metrics, sp.sort, k.dir)
+	case sp.target != nil:
+		s.Columns = append(keyColumns(plan.GroupBy), sp.target.columns(plan.Metrics)...)
+		for i, r := range t.kept {
+			s.Rows[i] = append(keyCells(plan.GroupBy, r, k.dir, plan.Period), sp.target.weekBeside(r, plan)...)
+		}
 	case sp.sort != nil:
 		s.Columns = append([]string{"rank"}, s.Columns...)
 		for i, rank := range ranks(t.kept, plan.Metrics, sp.sort) {
@@ -135,8 +141,10 @@ func (k *canned) add(sp section, res *Result, cmp *comparison) {
 			keys = append([]any{nil}, keys...)
 		}
 		switch {
+		case sp.target != nil && sp.sort != nil:
+			s.Total = append(keys, sp.target.beside(totalOf(t.kept, len(plan.Parts())), plan.Metrics, k.dir.floorTeams(plan.Period), sp.target.ts)...)
 		case sp.target != nil:
-			s.Total = append(keys, sp.target.beside(totalOf(t.kept, len(plan.Parts())), plan.Metrics, k.dir.floorTeams(plan.Period))...)
+			s.Total = append(keys, sp.target.weeksTotal(totalOf(t.kept, len(plan.Parts())), plan)...)
 		case cmp != nil:
 			s.Total = append(keys, comparedCells(totalOf(t.kept, len(plan.Parts())), totalOf(t.before, len(plan.Parts())), plan.Metrics)...)
 		default:
@@ -258,9 +266,9 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	var compareTo string
 	if r == nil {
-		compareTo, r = a.choice(argCompareTo, []string{ComparePreviousPeriod})
+		compareTo, r = a.choice(argCompareTo, compareChoices)
 	}
-	if r == nil && compareTo != "" {
+	if r == nil && compareTo == ComparePreviousPeriod {
 		r = lackingRule(argCompareTo, "sets every figure of team_weeks beside the week before, and the catalogue declares one of "+
 			"them as not set beside another period (compare: none); leave compare_to out, or ask a report tool for metrics that can be compared",
 			e.shownWeekly(), nil, notCompared)
@@ -297,15 +305,24 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	// Against the week before: the weeks before the first are read too.
 	before := Period{Start: p.Start.AddDate(0, 0, -7*weeks), End: p.Start.AddDate(0, 0, -1)}
-	if compareTo != "" {
-		if r := e.previousBeforeData(e.shownWeekly(), before, k.cov, c.now); r != nil {
+	shown := e.shownWeekly()
+	scope, _, _ := k.dir.resolveWho(who)
+	var tg *targeted
+	switch compareTo {
+	case CompareTarget:
+		if r := e.targetable(scope, "", shown); r != nil {
+			return c.refuse(r)
+		}
+		tg = weekTargets(k.dir, p, shown, e.cat.WeekStart())
+		k.ans.Request.CompareTo = compareTo
+	case ComparePreviousPeriod:
+		if r := e.previousBeforeData(shown, before, k.cov, c.now); r != nil {
 			return c.refuse(r)
 		}
 		info := periodInfo(before, e.cat.Zone())
 		k.ans.PreviousPeriod = &info
 		k.ans.Request.CompareTo = compareTo
 	}
-	scope, _, _ := k.dir.resolveWho(who)
 	k.ans.Request.Weeks = weeks
 	if shifted != "" {
 		k.gv.warn(WarnWeeksShifted, shifted)
@@ -315,13 +332,19 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 		plan := &Plan{Catalog: e.cat, Metrics: rep.Defaults, Scope: scope, Period: p, Today: today(c.now, e.cat.Zone()),
 			GroupBy: catalog.GroupWeek, Limit: e.cat.Limits().MaxRows + 1}
 		sp := section{id: rep.ID, title: rep.Title, plan: plan}
-		if compareTo != "" {
+		switch {
+		case compareTo == ComparePreviousPeriod:
 			sp.previous = plan.over(before)
+		case tg != nil && slices.ContainsFunc(rep.Defaults, tg.has):
+			sp.target = tg
 		}
 		specs = append(specs, sp)
 	}
 	if stop := k.sections(ctx, specs); stop != nil {
 		return stop
+	}
+	if tg != nil {
+		tg.notes(k.gv, shown)
 	}
 	return k.finish(catalog.NoteTeamWeeks)
 }

@@ -146,7 +146,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	}
 	t := e.table(plan, results[0], cmp, req.Cumulative, dir, c.now, gv, req.Sort, req.TopN, metrics)
 	if tg != nil {
-		t.columns = append(keyColumns(plan.GroupBy), targetColumns(metrics)...)
+		t.columns = append(keyColumns(plan.GroupBy), tg.columns(metrics)...)
 		for i, r := range t.kept {
 			teams := []string{r.Key}
 			switch {
@@ -156,7 +156,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 			default:
 				teams = dir.floorTeams(period)
 			}
-			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, period), tg.beside(r, metrics, teams)...)
+			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, period), tg.beside(r, metrics, teams, tg.ts)...)
 		}
 		tg.notes(gv, metrics)
 	}

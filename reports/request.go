@@ -72,11 +72,11 @@ const (
 	argCumulative       = "cumulative"
 )
 
-// ComparePreviousPeriod is compare_to's one choice: the period of the same
+// ComparePreviousPeriod is the compare_to choice of the period of the same
 // length just before the one asked for (see previousPeriod).
 const ComparePreviousPeriod = "previous_period"
 
-// compareChoices are compare_to's choices on the report tools.
+// compareChoices are compare_to's choices, on the report tools and team_weeks.
 var compareChoices = []string{ComparePreviousPeriod, CompareTarget}
 
 var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)

@@ -65,6 +65,14 @@ func targetPeriodOf(p Period, t time.Time, weekStart time.Weekday) (targetSpan, 
 	return targetSpan{}, false
 }
 
+// String names the target period: the week or the month it is.
+func (ts targetSpan) String() string {
+	if ts.kind == targetMonth {
+		return "the month of " + ts.start.Format("2006-01")
+	}
+	return "the week of " + ts.start.Format(time.DateOnly)
+}
+
 // targetOf returns the versions of a team's target for a metric over a
 // target period, in the order they were set: the last one holds.
 func (d *Directory) targetOf(team, metric string, ts targetSpan) []TargetSet {
@@ -119,7 +127,7 @@ const NoteRankedByAttainment = "With rank_by attainment, teams are ranked by the
 // rank skipping their places.
 func (tg *targeted) ranked(kept []Row, metrics []*catalog.Metric, sort *SortArg, dir *Directory) [][]any {
 	m := metrics[slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })]
-	col := slices.Index(targetColumns(metrics), attainmentColumn(m))
+	col := slices.Index(tg.columns(metrics), attainmentColumn(m))
 	type line struct {
 		key   string
 		cells []any
@@ -127,7 +135,7 @@ func (tg *targeted) ranked(kept []Row, metrics []*catalog.Metric, sort *SortArg,
 	}
 	lines := make([]line, len(kept))
 	for i, r := range kept {
-		cells := tg.beside(r, metrics, []string{r.Key})
+		cells := tg.beside(r, metrics, []string{r.Key}, tg.ts)
 		l := line{key: r.Key, cells: append(keyCells(catalog.GroupTeam, r, dir, tg.p), cells...)}
 		if v, ok := cells[col].(float64); ok {
 			l.v = &v
@@ -155,19 +163,23 @@ func (tg *targeted) ranked(kept []Row, metrics []*catalog.Metric, sort *SortArg,
 	return rows
 }
 
-// targetColumns names the columns of metrics beside their targets: each
-// metric's figure (and a ratio's parts), then, for a metric with targets,
-// the target and the attainment (figure over target), or for a ratio the
-// gap in points.
-func targetColumns(metrics []*catalog.Metric) []string {
+// columns names the columns of metrics beside their targets: each metric's
+// figure (and a ratio's parts), then, for a metric with targets, the target
+// and the attainment (figure over target), or for a ratio the gap in points.
+func (tg *targeted) columns(metrics []*catalog.Metric) []string {
 	var cols []string
 	for _, m := range metrics {
 		cols = append(cols, columnsFor("", []*catalog.Metric{m})...)
-		if m.Target != nil {
+		if tg.has(m) {
 			cols = append(cols, m.ID+"_target", attainmentColumn(m))
 		}
 	}
 	return cols
+}
+
+// has says whether the answer sets metric m beside its targets.
+func (tg *targeted) has(m *catalog.Metric) bool {
+	return m.Target != nil && !slices.Contains(tg.unset, m.ID)
 }
 
 func attainmentColumn(m *catalog.Metric) string {
@@ -179,18 +191,23 @@ func attainmentColumn(m *catalog.Metric) string {
 
 // targeted holds what an answer says about the targets it used.
 type targeted struct {
-	dir     *Directory
-	ts      targetSpan
-	p       Period
+	dir *Directory
+	ts  targetSpan // the target period of the answer, or of its first row by week
+	p   Period
+	// weekly: the answer's rows are weeks, each beside its own week's
+	// targets, so the notes name the week of each.
+	weekly  bool
+	unset   []string            // metrics with targets, none of them set for the answer's target periods
 	set     []string            // the targets used, for the note naming who set them
 	missing map[string][]string // by metric, the teams without a target
+	gaps    map[string][]string // by week: by metric/team, the weeks without one
 	floor   []string            // ratios with no floor target
 }
 
-// target is the target of metric m for a group: a team's own, pro-rated
-// where it spreads over days, or for the floor the sum of its teams'. Nil
-// is no target.
-func (tg *targeted) target(m *catalog.Metric, teams []string) *float64 {
+// target is the target of metric m over target period ts for a group: a
+// team's own, pro-rated where it spreads over days, or for the floor the
+// sum of its teams'. Nil is no target.
+func (tg *targeted) target(m *catalog.Metric, teams []string, ts targetSpan) *float64 {
 	if len(teams) > 1 && m.Target.OverDays != catalog.TargetAdditive {
 		if !slices.Contains(tg.floor, m.ID) {
 			tg.floor = append(tg.floor, m.ID)
@@ -200,14 +217,14 @@ func (tg *targeted) target(m *catalog.Metric, teams []string) *float64 {
 	var sum float64
 	var without []string
 	for _, team := range teams {
-		versions := tg.dir.targetOf(team, m.ID, tg.ts)
+		versions := tg.dir.targetOf(team, m.ID, ts)
 		if len(versions) == 0 {
 			without = append(without, team)
 			continue
 		}
 		v := versions[len(versions)-1]
 		sum += v.Value
-		tg.used(m, v, versions)
+		tg.used(m, v, versions, ts)
 	}
 	if len(without) > 0 {
 		if tg.missing == nil {
@@ -217,19 +234,32 @@ func (tg *targeted) target(m *catalog.Metric, teams []string) *float64 {
 			if !slices.Contains(tg.missing[m.ID], team) {
 				tg.missing[m.ID] = append(tg.missing[m.ID], team)
 			}
+			if tg.weekly {
+				k := m.ID + "/" + team
+				if tg.gaps == nil {
+					tg.gaps = map[string][]string{}
+				}
+				if w := ts.start.Format(time.DateOnly); !slices.Contains(tg.gaps[k], w) {
+					tg.gaps[k] = append(tg.gaps[k], w)
+				}
+			}
 		}
 		return nil
 	}
-	if m.Target.OverDays == catalog.TargetAdditive && tg.p.Days() < tg.ts.days {
-		sum = sum * float64(tg.p.Days()) / float64(tg.ts.days)
+	if m.Target.OverDays == catalog.TargetAdditive && tg.p.Days() < ts.days {
+		sum = sum * float64(tg.p.Days()) / float64(ts.days)
 	}
 	sum = round(sum, 4)
 	return &sum
 }
 
 // used records a target version for the note saying who set it.
-func (tg *targeted) used(m *catalog.Metric, v TargetSet, versions []TargetSet) {
-	s := fmt.Sprintf("%s %s %s, set by %s on %s (%s)", v.Team, m.ID, targetText(v.Value), v.SetBy,
+func (tg *targeted) used(m *catalog.Metric, v TargetSet, versions []TargetSet, ts targetSpan) {
+	of := ""
+	if tg.weekly {
+		of = " for " + ts.String()
+	}
+	s := fmt.Sprintf("%s %s %s%s, set by %s on %s (%s)", v.Team, m.ID, targetText(v.Value), of, v.SetBy,
 		v.SetAt.Format(time.DateOnly), v.Reason)
 	if len(versions) > 1 {
 		was := versions[len(versions)-2]
@@ -240,9 +270,9 @@ func (tg *targeted) used(m *catalog.Metric, v TargetSet, versions []TargetSet) {
 	}
 }
 
-// beside renders a row's figures beside their targets, under
-// targetColumns; teams are the teams whose targets count for the row.
-func (tg *targeted) beside(r Row, metrics []*catalog.Metric, teams []string) []any {
+// beside renders a row's figures beside their targets over target period
+// ts, under columns; teams are the teams whose targets count for the row.
+func (tg *targeted) beside(r Row, metrics []*catalog.Metric, teams []string, ts targetSpan) []any {
 	var out []any
 	i := 0
 	for _, m := range metrics {
@@ -250,10 +280,10 @@ func (tg *targeted) beside(r Row, metrics []*catalog.Metric, teams []string) []a
 		sums := r.Sums[i : i+n]
 		i += n
 		out = append(out, cellsOf(m, sums)...)
-		if m.Target == nil {
+		if !tg.has(m) {
 			continue
 		}
-		target := tg.target(m, teams)
+		target := tg.target(m, teams, ts)
 		out = append(out, figureOrNil(target), attainment(m, sums, target))
 	}
 	return out
@@ -294,17 +324,30 @@ func attainment(m *catalog.Metric, sums []*float64, target *float64) any {
 
 // notes adds what the answer says about its targets.
 func (tg *targeted) notes(gv *governor, metrics []*catalog.Metric) {
-	what := "the week of " + tg.ts.start.Format(time.DateOnly)
-	if tg.ts.kind == targetMonth {
-		what = "the month of " + tg.ts.start.Format("2006-01")
+	what := tg.ts.String()
+	if tg.weekly {
+		what = "the weeks from " + tg.p.Start.Format(time.DateOnly) + " to " + tg.p.End.Format(time.DateOnly)
 	}
 	var missing []string
 	for _, m := range metrics {
-		if teams := tg.missing[m.ID]; len(teams) > 0 {
+		teams := slices.Clone(tg.missing[m.ID])
+		for i, team := range teams {
+			switch weeks := tg.gaps[m.ID+"/"+team]; {
+			case len(weeks) == 1:
+				teams[i] += " (the week of " + weeks[0] + ")"
+			case len(weeks) > 1:
+				teams[i] += " (the weeks of " + strings.Join(weeks, ", ") + ")"
+			}
+		}
+		if len(teams) > 0 {
 			missing = append(missing, m.ID+" for "+strings.Join(teams, ", "))
 		}
 	}
-	if len(missing) > 0 {
+	switch {
+	case len(missing) > 0 && tg.weekly:
+		gv.warn(WarnNoTarget, "No target is set for "+strings.Join(missing, "; ")+". Those weeks' targets and attainment are null, not zero"+
+			"; a floor's target needs every team's.")
+	case len(missing) > 0:
 		gv.warn(WarnNoTarget, "No target is set for "+what+": "+strings.Join(missing, "; ")+". Their targets and attainment are null, not zero"+
 			"; a floor's target needs every team's.")
 	}
@@ -314,7 +357,7 @@ func (tg *targeted) notes(gv *governor, metrics []*catalog.Metric) {
 	}
 	var spread []string
 	for _, m := range metrics {
-		if m.Target != nil && m.Target.OverDays == catalog.TargetAdditive {
+		if tg.has(m) && m.Target.OverDays == catalog.TargetAdditive {
 			spread = append(spread, m.ID)
 		}
 	}
@@ -322,7 +365,87 @@ func (tg *targeted) notes(gv *governor, metrics []*catalog.Metric) {
 		gv.warn(WarnProrated, fmt.Sprintf("The period holds %d of the %d days of %s, so the targets of %s are the same share of the period's targets; "+
 			"other targets hold as set.", tg.p.Days(), tg.ts.days, what, strings.Join(spread, ", ")))
 	}
+	if len(tg.unset) > 0 {
+		gv.warn(WarnNoTarget, "No week has a target set for "+strings.Join(tg.unset, ", ")+", so none is set beside it; "+
+			"its targets are set by month: ask a report for a month with compare_to target.")
+	}
 	if len(tg.set) > 0 {
 		gv.warn(WarnTargets, "Targets for "+what+": "+strings.Join(tg.set, "; ")+".")
 	}
+}
+
+// weekTargets sets each week of p beside its own week's targets, for the
+// team in scope or the floor: the metrics with targets that no team has set
+// for any of these weeks (their targets are set by month) get no target
+// columns, and a note says so.
+func weekTargets(dir *Directory, p Period, metrics []*catalog.Metric, weekStart time.Weekday) *targeted {
+	tg := &targeted{dir: dir, ts: targetSpan{targetWeek, weekOf(p.Start, weekStart), 7}, p: p, weekly: true}
+	for _, m := range metrics {
+		if m.Target == nil || slices.Contains(tg.unset, m.ID) {
+			continue
+		}
+		set := false
+		for w := tg.ts.start; !w.After(p.End) && !set; w = w.AddDate(0, 0, 7) {
+			for _, t := range dir.Teams {
+				if len(dir.targetOf(t.Key, m.ID, targetSpan{targetWeek, w, 7})) > 0 {
+					set = true
+					break
+				}
+			}
+		}
+		if !set {
+			tg.unset = append(tg.unset, m.ID)
+		}
+	}
+	return tg
+}
+
+// weekBeside renders a week row of plan beside that week's targets: the
+// team's in scope, or the sum of the teams on the floor that week.
+func (tg *targeted) weekBeside(r Row, plan *Plan) []any {
+	ts, teams := tg.week(r.Key, plan.Scope)
+	return tg.beside(r, plan.Metrics, teams, ts)
+}
+
+// week is the target period of the week starting on key, and the teams
+// whose targets count for it.
+func (tg *targeted) week(key string, scope Scope) (targetSpan, []string) {
+	start, _ := time.Parse(time.DateOnly, key)
+	ts := targetSpan{targetWeek, start, 7}
+	if scope.Kind == ScopeTeam {
+		return ts, []string{scope.Key}
+	}
+	return ts, tg.dir.floorTeams(Period{Start: start, End: start.AddDate(0, 0, 6)})
+}
+
+// weeksTotal renders the total of plan's weeks beside the sum of their
+// targets, for a count whose target spreads over days and every week has
+// one; a rate's weeks have no target together.
+func (tg *targeted) weeksTotal(total Row, plan *Plan) []any {
+	var out []any
+	i := 0
+	for _, m := range plan.Metrics {
+		n := len(m.Parts())
+		sums := total.Sums[i : i+n]
+		i += n
+		out = append(out, cellsOf(m, sums)...)
+		if !tg.has(m) {
+			continue
+		}
+		var target *float64
+		if m.Target.OverDays == catalog.TargetAdditive {
+			target = new(float64)
+			for w := tg.ts.start; !w.After(plan.Period.End); w = w.AddDate(0, 0, 7) {
+				ts, teams := tg.week(w.Format(time.DateOnly), plan.Scope)
+				v := tg.target(m, teams, ts)
+				if v == nil {
+					target = nil
+					break
+				}
+				*target += *v
+			}
+		}
+		out = append(out, figureOrNil(target), attainment(m, sums, target))
+	}
+	return out
 }

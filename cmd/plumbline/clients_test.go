@@ -521,6 +521,8 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 	add("team_weeks agent", "team_weeks", `{"who":{"agent":"a002"}}`)
 	add("team_weeks compare_to", "team_weeks", `{"who":{"team":"hawks"},"weeks":8,"compare_to":"previous_period"}`)
 	add("team_weeks compare_to floor compact", "team_weeks", `{"who":{"floor":true},"compare_to":"previous_period","compact":true}`)
+	add("team_weeks target", "team_weeks", `{"who":{"team":"kestrels"},"compare_to":"target"}`)
+	add("team_weeks target floor compact", "team_weeks", `{"who":{"floor":true},"weeks":6,"compare_to":"target","compact":true}`)
 	add("team_weeks compare_to agent known_definitions", "team_weeks", `{"who":{"agent":"Tom Becker"},"compare_to":"previous_period","known_definitions":"`+version+`"}`)
 	add("team_weeks refusal compare_to", "team_weeks", `{"who":{"team":"hawks"},"compare_to":"last_year"}`)
 	add("team_weeks compact", "team_weeks", `{"who":{"team":"ospreys"},"compact":true}`)

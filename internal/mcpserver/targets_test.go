@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,5 +136,127 @@ func TestTargetsProRatedSoFarThisMonth(t *testing.T) {
 		if e, _ := r["error"].(map[string]any); !isError || e["argument"] != c.argument {
 			t.Errorf("%s: %v, want a refusal of %s", c.args, r, c.argument)
 		}
+	}
+}
+
+// team_weeks with compare_to target sets each week beside its own week's
+// target: the team's, or for the floor the sum of the teams on the floor
+// that week, null where one of them has none; the total beside the sum of
+// the weeks' targets. The close rate's targets are set by month, so no
+// week carries one, and a note says so; the sections without targets stay
+// as they are.
+func TestTeamWeeksBesideTheirTargets(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	weekSums := func(team string) map[string]float64 {
+		where := pgtest.OnFloor
+		if team != "" {
+			where = pgtest.TeamOfDay + ` = '` + team + `'`
+		}
+		return f.sqlFloats(t, `SELECT to_char(date_trunc('week', day), 'YYYY-MM-DD'), sum(submitted)::float8
+			FROM metrics.agent_sales_daily s WHERE day BETWEEN '2026-10-19' AND '2026-11-15' AND `+where+` GROUP BY 1`)
+	}
+	// The teams on the floor on some day of a week, each with its latest
+	// target for the week, or none.
+	floorTargets := func(week string) (float64, bool) {
+		var sum float64
+		var missing int
+		if err := f.sql.QueryRow(context.Background(), `SELECT coalesce(sum(t.value), 0)::float8, count(*) FILTER (WHERE t.value IS NULL)
+			FROM analytics.dim_team d
+			LEFT JOIN LATERAL (SELECT value FROM analytics.targets t WHERE t.team_key = d.team_key AND t.metric = 'submitted_sales'
+			  AND t.period_kind = 'week' AND t.period_start = $1::date ORDER BY set_at DESC LIMIT 1) t ON true
+			WHERE (SELECT f.counts_as_sales FROM analytics.team_floor_history f WHERE f.team_key = d.team_key AND f.effective_from <= $1::date
+			       ORDER BY f.effective_from DESC LIMIT 1)
+			   OR EXISTS (SELECT 1 FROM analytics.team_floor_history f WHERE f.team_key = d.team_key AND f.counts_as_sales
+			       AND f.effective_from BETWEEN $1::date AND $1::date + 6)`, week).Scan(&sum, &missing); err != nil {
+			t.Fatal(err)
+		}
+		return sum, missing == 0
+	}
+	weeks := []string{"2026-10-19", "2026-10-26", "2026-11-02", "2026-11-09"}
+	for _, c := range []struct{ who, team string }{{`{"team":"hawks"}`, "hawks"}, {`{"floor":true}`, ""}} {
+		a, isError := call(t, cs, "team_weeks", `{"who":`+c.who+`,"compare_to":"target"}`)
+		if isError {
+			t.Fatalf("team_weeks %s against target: %v", c.who, a)
+		}
+		sums := weekSums(c.team)
+		var total, totalTarget float64
+		allSet := true
+		var unset []string // the weeks a team on the floor has no target for
+		for _, s := range a["sections"].([]any) {
+			sec := s.(map[string]any)
+			cols := toStrings(sec["columns"])
+			if sec["id"] != "sales" {
+				if slices.ContainsFunc(cols, func(c string) bool { return strings.Contains(c, "_target") }) {
+					t.Errorf("%s: section %v has no metric with targets, but columns %v", c.who, sec["id"], cols)
+				}
+				continue
+			}
+			if slices.Contains(cols, "close_rate_target") || !slices.Contains(cols, "submitted_sales_target") {
+				t.Errorf("%s: the sales section's columns %v; want submitted_sales_target and no weekly close_rate_target", c.who, cols)
+			}
+			at := func(row []any, col string) any { return row[slices.Index(cols, col)] }
+			rows := sec["rows"].([]any)
+			if len(rows) != len(weeks) {
+				t.Fatalf("%s: %d weeks, want %d", c.who, len(rows), len(weeks))
+			}
+			for i, r := range rows {
+				row := r.([]any)
+				week := weeks[i]
+				want, set := 0.0, true
+				if c.team != "" {
+					want = f.latestTarget(t, c.team, "submitted_sales", "week", week)
+				} else {
+					want, set = floorTargets(week)
+				}
+				total += sums[week]
+				totalTarget += want
+				allSet = allSet && set
+				if row[0] != week || at(row, "submitted_sales") != sums[week] {
+					t.Errorf("%s, row %d: the week of %v with %v submitted; want %s with %v", c.who, i, row[0], at(row, "submitted_sales"), week, sums[week])
+				}
+				if !set {
+					unset = append(unset, week)
+					if at(row, "submitted_sales_target") != nil || at(row, "submitted_sales_attainment") != nil {
+						t.Errorf("%s, the week of %s: a team on the floor has no target, yet %v (%v); want null",
+							c.who, week, at(row, "submitted_sales_target"), at(row, "submitted_sales_attainment"))
+					}
+					continue
+				}
+				if g, _ := at(row, "submitted_sales_attainment").(float64); at(row, "submitted_sales_target") != want || !near(g, sums[week]/want) {
+					t.Errorf("%s, the week of %s: target %v, attainment %v; want %v and %v", c.who, week,
+						at(row, "submitted_sales_target"), at(row, "submitted_sales_attainment"), want, sums[week]/want)
+				}
+			}
+			tot := sec["total"].([]any)
+			switch g, _ := at(tot, "submitted_sales_attainment").(float64); {
+			case at(tot, "submitted_sales") != total:
+				t.Errorf("%s: the total %v, want %v", c.who, at(tot, "submitted_sales"), total)
+			case !allSet && at(tot, "submitted_sales_target") != nil:
+				t.Errorf("%s: a week has no target, yet the total's is %v", c.who, at(tot, "submitted_sales_target"))
+			case allSet && (at(tot, "submitted_sales_target") != totalTarget || !near(g, total/totalTarget)):
+				t.Errorf("%s: the total's target %v and attainment %v; want the weeks' sum %v and %v", c.who,
+					at(tot, "submitted_sales_target"), g, totalTarget, total/totalTarget)
+			}
+		}
+		n := strings.Join(notes(a), " ")
+		if !strings.Contains(n, "No week has a target set for close_rate") || !strings.Contains(n, "for the week of 2026-11-09, set by ") {
+			t.Errorf("%s: the notes do not say the close rate has no weekly targets, or who set the weeks': %s", c.who, n)
+		}
+		for _, w := range unset {
+			if !regexp.MustCompile(`\(the weeks? of [0-9, -]*` + w).MatchString(n) {
+				t.Errorf("%s: the week of %s has no target for a team on the floor, and the notes do not name it: %s", c.who, w, n)
+			}
+		}
+		if len(unset) == 0 && strings.Contains(n, "No target is set") {
+			t.Errorf("%s: every week has its target, yet a note says one is missing: %s", c.who, n)
+		}
+		if c.team == "" && allSet {
+			t.Errorf("the floor: every week had every team's target; the test expects a week with a team without one (the Kestrels)")
+		}
+	}
+	r, isError := call(t, cs, "team_weeks", `{"who":{"agent":"a001"},"compare_to":"target"}`)
+	if e, _ := r["error"].(map[string]any); !isError || e["argument"] != "compare_to" {
+		t.Errorf("team_weeks for an agent against target: %v, want a refusal of compare_to", r)
 	}
 }

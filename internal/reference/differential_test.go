@@ -169,8 +169,11 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 		if chance(0.7) {
 			r.Weeks = 1 + rng.IntN(8)
 		}
-		if chance(0.35) {
+		switch x := rng.Float64(); {
+		case x < 0.3:
 			r.CompareTo = "previous_period"
+		case x < 0.55:
+			r.CompareTo = "target"
 		}
 		drawModes(rng, &r, f.engine.Catalog().Version())
 		return r

@@ -1584,6 +1584,19 @@ func (e *eval) teamWeeks(r Request) *Expected {
 		return refused("invalid_argument", "period")
 	}
 	out := &Expected{Start: p.start.Format(time.DateOnly), End: p.end.Format(time.DateOnly)}
+	if r.CompareTo == "target" {
+		if s.kind == "agent" {
+			return refused("invalid_argument", "compare_to")
+		}
+		e.common(out, r)
+		if shifted {
+			e.warn["weeks_shifted"] = true
+		}
+		for _, rep := range reportList {
+			e.weekTargets(out, rep.id, s, p, metricsOf(rep.defaults))
+		}
+		return out
+	}
 	if r.CompareTo != "" {
 		prev := span{p.start.AddDate(0, 0, -7*weeks), p.start.AddDate(0, 0, -1), false}
 		for _, rep := range reportList {
@@ -1611,6 +1624,97 @@ func (e *eval) teamWeeks(r Request) *Expected {
 		e.section(out, rep.id, s, p, "week", metricsOf(rep.defaults), nil)
 	}
 	return out
+}
+
+// weekTargets computes a team_weeks section with each week beside its own
+// week's targets: the scope's team's, or the sum of the teams on the floor
+// that week. A metric whose targets no team set for any of these weeks is
+// shown without, with a note; the total is beside the sum of the weeks'
+// targets for a count, and no target for a rate.
+func (e *eval) weekTargets(out *Expected, id string, s scope, p span, ms []metric) {
+	weekly := slices.Clone(ms)
+	shown := false
+	for i, m := range weekly {
+		if m.target == "" {
+			continue
+		}
+		set := false
+		for w := p.start; !w.After(p.end); w = w.AddDate(0, 0, 7) {
+			for _, tm := range e.f.Teams {
+				set = set || len(e.f.Targets[targetKey(tm.Key, m.id, "week", w)]) > 0
+			}
+		}
+		if !set {
+			weekly[i].target = ""
+			e.warn["no_target"] = true
+			continue
+		}
+		shown = true
+	}
+	e.section(out, id, s, p, "week", ms, nil)
+	if !shown {
+		return
+	}
+	sec := &out.Sections[len(out.Sections)-1]
+	t := e.compute(s, p, "week", ms)
+	teamsOf := func(w time.Time) []string {
+		if s.kind == "team" {
+			return []string{s.key}
+		}
+		return e.floorTeams(span{w, w.AddDate(0, 0, 6), false})
+	}
+	sec.Columns = append([]string{"week", "days"}, targetColumns(weekly)...)
+	for n, row := range sec.Rows {
+		k := row[0].(string)
+		w, _ := time.Parse(time.DateOnly, k)
+		sec.Rows[n] = append(row[:2:2], e.besideTargets(func(i int) []*float64 { return t.value(k, i) }, teamsOf(w), weekly,
+			span{w, w.AddDate(0, 0, 6), false}, "week", w, 7)...)
+	}
+	if sec.Total == nil {
+		return
+	}
+	total := sec.Total[:2:2]
+	for i, m := range weekly {
+		sum := make([]*float64, len(partsOf(m)))
+		for _, row := range sec.Rows {
+			for j, v := range t.value(row[0].(string), i) {
+				if v == nil {
+					continue
+				}
+				if sum[j] == nil {
+					sum[j] = new(float64)
+				}
+				*sum[j] += *v
+			}
+		}
+		total = append(total, render(m, sum)...)
+		if m.target == "" {
+			continue
+		}
+		var goal, got any
+		if target, ok := e.weeksTarget(m, sec.Rows, teamsOf); ok && m.target == "additive" {
+			goal, got = target, attainment(m, sum, target)
+		}
+		total = append(total, goal, got)
+	}
+	sec.Total = total
+}
+
+// weeksTarget is the sum of metric m's targets over the weeks of rows, each
+// week's teams' latest; false when one is not set.
+func (e *eval) weeksTarget(m metric, rows [][]any, teamsOf func(time.Time) []string) (float64, bool) {
+	sum := 0.0
+	for _, row := range rows {
+		w, _ := time.Parse(time.DateOnly, row[0].(string))
+		for _, team := range teamsOf(w) {
+			vs := e.f.Targets[targetKey(team, m.id, "week", w)]
+			if len(vs) == 0 {
+				return 0, false
+			}
+			sum += vs[len(vs)-1].Value
+		}
+	}
+	return math.Round(sum*1e4) / 1e4, true
 }
 
 // weekBeside computes a team_weeks section with each week beside the week

@@ -151,10 +151,16 @@ type facts struct {
 	Theme    string `json:"theme"`
 	Bg       string `json:"bg"`
 	Panels   []struct {
-		Metric string  `json:"metric"`
-		Title  string  `json:"title"`
-		Points []point `json:"points"`
-		Floor  *struct {
+		Metric   string   `json:"metric"`
+		Title    string   `json:"title"`
+		Points   []point  `json:"points"`
+		Previous []point  `json:"previous"` // the hollow bars of the previous figures
+		Targets  []target `json:"targets"`
+		Base     struct { // the baseline: a horizontal line at y1 for columns, a vertical one at x1 for a ranking
+			X1 float64 `json:"x1"`
+			Y1 float64 `json:"y1"`
+		} `json:"base"`
+		Floor *struct {
 			Value string `json:"value"`
 			Line  bool   `json:"line"`
 			Text  string `json:"text"`
@@ -176,9 +182,21 @@ type point struct {
 	State  string  `json:"state"`
 	Value  string  `json:"value"`
 	Bars   int     `json:"bars"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
 	Width  float64 `json:"width"`
 	Height float64 `json:"height"`
 	Fill   string  `json:"fill"`
+	Title  string  `json:"title"` // what the mark says to a pointer or a screen reader
+}
+
+// target is a target's mark: a line, at Pos x1, x2, y1, y2.
+type target struct {
+	Key   string    `json:"key"`
+	Value string    `json:"value"`
+	Lines int       `json:"lines"`
+	Pos   []float64 `json:"pos"`
+	Title string    `json:"title"`
 }
 
 // readFacts collects what the view shows; innerText holds only what is
@@ -192,12 +210,19 @@ const readFacts = `(() => {
     notes: text(document.querySelector(".governed .notes")), noteRefs: text(document.querySelector(".governed .note-refs")),
     legend: text(document.querySelector(".legend")),
     governed: box(document.querySelector(".governed")), tables: [] };
+  const marks = (svg, sel) => [...svg.querySelectorAll(sel)].map((g) => { const r = g.querySelector("rect"); const b = r ? r.getBBox() : { x: 0, y: 0, width: 0, height: 0 };
+    return { key: g.dataset.key, state: g.dataset.state, value: g.dataset.value, bars: g.querySelectorAll("rect").length,
+      x: b.x, y: b.y, width: b.width, height: b.height, fill: r ? r.getAttribute("fill") || "" : "",
+      title: (g.querySelector("title") || {}).textContent || "" }; });
   for (const svg of document.querySelectorAll("svg[data-metric]")) {
     const floor = svg.querySelector(".floor");
+    const base = svg.querySelector("line.baseline");
     f.panels.push({ metric: svg.dataset.metric, title: (svg.querySelector(":scope > title") || {}).textContent || "",
-      points: [...svg.querySelectorAll(".point")].map((g) => { const r = g.querySelector("rect.bar"); const b = r ? r.getBBox() : { width: 0, height: 0 };
-        return { key: g.dataset.key, state: g.dataset.state, value: g.dataset.value, bars: g.querySelectorAll("rect").length,
-          width: b.width, height: b.height, fill: r ? r.getAttribute("fill") || "" : "" }; }),
+      points: marks(svg, ".point"), previous: marks(svg, ".previous"),
+      targets: [...svg.querySelectorAll(".target")].map((g) => { const l = g.querySelector("line");
+        return { key: g.dataset.key, value: g.dataset.value, lines: g.querySelectorAll("line").length,
+          pos: l ? ["x1", "x2", "y1", "y2"].map((a) => l[a].baseVal.value) : [], title: (g.querySelector("title") || {}).textContent || "" }; }),
+      base: { x1: base ? base.x1.baseVal.value : 0, y1: base ? base.y1.baseVal.value : 0 },
       floor: floor ? { value: floor.dataset.value, line: !!floor.querySelector(".floor-line"), text: floor.textContent } : null });
   }
   for (const m of document.querySelectorAll(".governed .metric")) f.metrics[m.dataset.metric] = text(m);

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,6 +40,7 @@ func TestChartsInABrowser(t *testing.T) {
 	t.Run("league", func(t *testing.T) {
 		v := show(t, ctx, cs, tools, "league", "league", `{"period":{"named":"last_week"},"metrics":["close_rate","submitted_sales"]}`, "dark")
 		v.checkCharts(t)
+		v.checkBeside(t)
 		v.checkGoverned(t)
 		v.checkFloor(t)
 		v.checkTheme(t, "dark")
@@ -48,10 +50,50 @@ func TestChartsInABrowser(t *testing.T) {
 	t.Run("team_weeks", func(t *testing.T) {
 		v := show(t, ctx, cs, tools, "team_weeks", "team_weeks", `{"who":{"team":"falcons"}}`, "light")
 		v.checkCharts(t)
+		v.checkBeside(t)
 		v.checkGoverned(t)
 		v.checkTheme(t, "light")
 		v.screenshot(t, ctx)
 		v.checkTables(t)
+	})
+	// Each week beside the week before: a hollow bar at each previous
+	// figure, the change left to the table.
+	t.Run("team_weeks_previous_period", func(t *testing.T) {
+		v := show(t, ctx, cs, tools, "team_weeks_previous_period", "team_weeks", `{"who":{"team":"falcons"},"compare_to":"previous_period"}`, "light")
+		v.checkCharts(t)
+		if previous, _, _ := v.checkBeside(t); previous == 0 {
+			t.Fatal("the answer carries no previous figure to draw")
+		}
+		v.checkGoverned(t)
+		v.screenshot(t, ctx)
+		v.checkTables(t)
+	})
+	// Each week against its own week's target: the Harriers have targets
+	// until they leave the floor, and none after, so one chart holds both.
+	t.Run("team_weeks_target", func(t *testing.T) {
+		v := show(t, ctx, cs, tools, "team_weeks_target", "team_weeks", `{"who":{"team":"harriers"},"compare_to":"target","weeks":8}`, "dark")
+		v.checkCharts(t)
+		if _, targets, none := v.checkBeside(t); targets == 0 || none == 0 {
+			t.Fatalf("the answer has %d targets and %d weeks without one; this view must show both", targets, none)
+		}
+		v.checkGoverned(t)
+		v.checkTheme(t, "dark")
+		v.screenshot(t, ctx)
+		v.checkTables(t)
+	})
+	// Teams ranked by attainment, each with its target marked; a team
+	// without a target has no mark.
+	t.Run("league_by_attainment", func(t *testing.T) {
+		v := show(t, ctx, cs, tools, "league_by_attainment", "league",
+			`{"period":{"named":"last_week"},"metrics":["submitted_sales","close_rate"],"rank_by":"attainment","sort":{"metric":"submitted_sales","direction":"desc"}}`, "dark")
+		v.checkCharts(t)
+		if _, targets, none := v.checkBeside(t); targets == 0 || none == 0 {
+			t.Fatalf("the answer has %d targets and %d rows without one; this view must show both", targets, none)
+		}
+		v.checkFloor(t)
+		v.checkGoverned(t)
+		v.checkTheme(t, "dark")
+		v.screenshot(t, ctx)
 	})
 	// A second call names the definitions and standing notes by reference.
 	t.Run("team_weeks_by_reference", func(t *testing.T) {
@@ -209,6 +251,151 @@ func (v *view) checkCharts(t *testing.T) (gaps, partial int) {
 		t.Errorf("partial figures are drawn but the legend does not say why: %q", v.facts.Legend)
 	}
 	return gaps, partial
+}
+
+// checkBeside checks every metric's panel draws what the answer sets beside
+// its figures: for each row with a previous figure (…_previous), a hollow bar
+// left of the row's bar at that figure, on the scale of the row's own bars,
+// or a gap for a null; for each row with a target (…_target), one mark
+// across the row's bar at the target, and none where the target is null.
+// The legend names what is drawn. It returns how many previous figures,
+// targets and null targets the answer holds.
+func (v *view) checkBeside(t *testing.T) (previous, targets, none int) {
+	t.Helper()
+	panels := map[string]int{}
+	for i, p := range v.facts.Panels {
+		panels[p.Metric] = i
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 0.5+0.005*math.Abs(b) }
+	for _, sec := range v.tablesOf() {
+		grouping, k := keyAt(sec.Columns)
+		ranked := grouping == "team"
+		for col, metric := range sec.Columns {
+			i, ok := panels[metric]
+			if _, isMetric := v.answer.Metrics[metric]; !isMetric || !ok {
+				continue // checkCharts says so
+			}
+			p := v.facts.Panels[i]
+			if len(p.Points) != len(sec.Rows) {
+				continue // checkCharts says so
+			}
+			// The scale of the row's own bars: size over figure.
+			base := p.Base.Y1
+			if ranked {
+				base = p.Base.X1
+			}
+			size := func(b point) float64 {
+				if ranked {
+					return b.Width
+				}
+				return b.Height
+			}
+			scale := 0.0
+			for r, row := range sec.Rows {
+				if cell, ok := row[col].(float64); ok && cell > 0 {
+					scale = size(p.Points[r]) / cell
+					break
+				}
+			}
+			if scale == 0 {
+				t.Errorf("%s: no bar to take the scale from", metric)
+				continue
+			}
+			prevAt := slices.Index(sec.Columns, metric+"_previous")
+			switch {
+			case prevAt < 0 && len(p.Previous) > 0:
+				t.Errorf("%s: %d previous marks, and the answer has no previous figure", metric, len(p.Previous))
+			case prevAt >= 0 && len(p.Previous) != len(sec.Rows):
+				t.Errorf("%s: %d previous marks for %d rows", metric, len(p.Previous), len(sec.Rows))
+			case prevAt >= 0:
+				for r, row := range sec.Rows {
+					got, bar, key := p.Previous[r], p.Points[r], fmt.Sprint(row[k])
+					cell, isNum := row[prevAt].(float64)
+					switch {
+					case got.Key != key:
+						t.Errorf("%s: previous mark %d is %s, row is %s", metric, r, got.Key, key)
+					case row[prevAt] == nil:
+						if got.State != "gap" || got.Bars != 0 || got.Value != "null" {
+							t.Errorf("%s %s: null previous figure drawn as %+v, want a gap with no bar", metric, key, got)
+						}
+					case !isNum:
+						t.Errorf("%s %s: previous cell %v is not a figure", metric, key, row[prevAt])
+					default:
+						previous++
+						drawn, _ := strconv.ParseFloat(got.Value, 64)
+						if drawn != cell || got.Bars != 1 || !near(got.Height, cell*scale) || !near(got.Y+got.Height, base) {
+							t.Errorf("%s %s: previous figure %v drawn %+v; want a bar of %.2f standing on the baseline at %.2f", metric, key, cell, got, cell*scale, base)
+						}
+						if !strings.Contains(got.Title, "week before") && !strings.Contains(got.Title, "day before") {
+							t.Errorf("%s %s: the previous bar's title %q does not say what it is", metric, key, got.Title)
+						}
+						if bar.Bars == 1 && got.X+got.Width > bar.X {
+							t.Errorf("%s %s: the previous bar (x %.1f to %.1f) is not left of the row's bar (from %.1f)", metric, key, got.X, got.X+got.Width, bar.X)
+						}
+					}
+				}
+			}
+			targetAt := slices.Index(sec.Columns, metric+"_target")
+			if targetAt < 0 {
+				if len(p.Targets) > 0 {
+					t.Errorf("%s: %d target marks, and the answer has no target", metric, len(p.Targets))
+				}
+				continue
+			}
+			marks := map[string]target{}
+			for _, m := range p.Targets {
+				marks[m.Key] = m
+			}
+			want := 0
+			for r, row := range sec.Rows {
+				key, bar := fmt.Sprint(row[k]), p.Points[r]
+				got, drawn := marks[key]
+				cell, isNum := row[targetAt].(float64)
+				switch {
+				case row[targetAt] == nil:
+					none++
+					if drawn {
+						t.Errorf("%s %s: no target is set, yet a target is drawn: %+v", metric, key, got)
+					}
+				case !isNum:
+					t.Errorf("%s %s: target cell %v is not a figure", metric, key, row[targetAt])
+				case !drawn:
+					t.Errorf("%s %s: target %v is not drawn", metric, key, cell)
+				default:
+					want++
+					targets++
+					value, _ := strconv.ParseFloat(got.Value, 64)
+					if value != cell || got.Lines != 1 || len(got.Pos) != 4 || !strings.Contains(got.Title, "target") {
+						t.Errorf("%s %s: target %v drawn as %+v", metric, key, cell, got)
+						continue
+					}
+					x1, x2, y1, y2 := got.Pos[0], got.Pos[1], got.Pos[2], got.Pos[3]
+					// A step across the row's bar, at the target on the bars' scale.
+					at, across := base-y1, x1 <= bar.X && x2 >= bar.X+bar.Width && y1 == y2
+					if ranked {
+						at, across = x1-base, y1 <= bar.Y && y2 >= bar.Y+bar.Height && x1 == x2
+					}
+					if bar.Bars == 1 && !across || !near(at, cell*scale) {
+						t.Errorf("%s %s: target %v drawn at %.2f from the baseline across %v, want %.2f across the row's bar %+v", metric, key, cell, at, got.Pos, cell*scale, bar)
+					}
+				}
+			}
+			if len(p.Targets) != want {
+				t.Errorf("%s: %d target marks for %d targets set", metric, len(p.Targets), want)
+			}
+		}
+	}
+	legend := strings.ToLower(v.facts.Legend)
+	if previous > 0 && !strings.Contains(legend, "week before") {
+		t.Errorf("previous figures are drawn but the legend does not name them: %q", v.facts.Legend)
+	}
+	if targets > 0 && !strings.Contains(legend, "target") {
+		t.Errorf("targets are drawn but the legend does not name them: %q", v.facts.Legend)
+	}
+	if previous == 0 && strings.Contains(legend, "week before") || targets == 0 && none == 0 && strings.Contains(legend, "target") {
+		t.Errorf("the legend names marks the answer has none of: %q", v.facts.Legend)
+	}
+	return previous, targets, none
 }
 
 var space = regexp.MustCompile(`\s+`)

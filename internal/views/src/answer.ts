@@ -37,12 +37,15 @@ export interface Echo {
   metrics?: string[];
   group_by?: string;
   sort?: { metric: string; direction: string };
+  rank_by?: string;
 }
 
 export interface Governed {
   request: Echo;
   metrics: Record<string, MetricInfo>;
   period: PeriodInfo;
+  /** The period compared with (compare_to previous_period), as resolved dates. */
+  previous_period?: PeriodInfo;
   data_through: Record<string, DataThrough>;
   notes: string[];
   /** Standing notes the caller already has, as ID@catalog_version (known_definitions). */
@@ -102,6 +105,14 @@ export interface Point {
   denominator?: Cell;
 }
 
+/** A figure's target, as the answer states it beside the figure. */
+export interface Target {
+  key: string; // the row's day, week, team or agent
+  value: number | null; // null: no target is set, which is not zero
+  attainment: Cell; // the figure over its target, or for a rate the gap in points
+  gapPoints: boolean; // attainment is a gap in percentage points
+}
+
 /** One metric's figures over the rows of one table. */
 export interface Series {
   metric: string;
@@ -110,6 +121,10 @@ export interface Series {
   grouping: string; // day, week, team or agent
   points: Point[];
   total?: Point; // the table's total row, when the answer has one
+  /** Each row's previous figure (the row just before it), when the answer compares. */
+  previous?: Point[];
+  /** Each row's target, when the answer sets figures beside targets. */
+  targets?: Target[];
 }
 
 /** The metrics a table's columns hold, in column order. */
@@ -131,29 +146,41 @@ export function seriesOf(t: Table, g: Governed): Series[] {
   return metricsOf(t, g).map((metric) => {
     const info = g.metrics[metric];
     const ratio = t.columns.includes(metric + "_numerator");
-    const point = (row: Cell[], key: string, label: string, span: Span): Point => {
-      const v = row[at(metric)];
+    // A figure of column col (the metric's, or its previous figure's), its
+    // summed parts beside it when it is a ratio.
+    const point = (col: string, row: Cell[], key: string, label: string, span: Span): Point => {
+      const v = row[at(col)];
       const p: Point = { key, label, value: typeof v === "number" ? v : null, partial: isPartial(metric, span, g) };
       if (ratio) {
-        p.numerator = row[at(metric + "_numerator")];
-        p.denominator = row[at(metric + "_denominator")];
+        p.numerator = row[at(col + "_numerator")];
+        p.denominator = row[at(col + "_denominator")];
       }
       return p;
     };
+    const keyOf = (row: Cell[]) => String(row[keyAt] ?? "");
+    const nameOf = (row: Cell[]) => (nameAt >= 0 && row[nameAt] != null ? String(row[nameAt]) : keyOf(row));
     const s: Series = {
       metric,
       info,
       ratio,
       grouping,
-      points: t.rows.map((row) => {
-        const key = String(row[keyAt] ?? "");
-        const name = nameAt >= 0 && row[nameAt] != null ? String(row[nameAt]) : key;
-        return point(row, key, name, spanOf(grouping, key, g.period));
-      }),
+      points: t.rows.map((row) => point(metric, row, keyOf(row), nameOf(row), spanOf(grouping, keyOf(row), g.period))),
     };
+    const previous = metric + "_previous";
+    if (t.columns.includes(previous)) {
+      s.previous = t.rows.map((row) => point(previous, row, keyOf(row), nameOf(row), spanBefore(grouping, keyOf(row), g.previous_period ?? g.period)));
+    }
+    if (t.columns.includes(metric + "_target")) {
+      const gapPoints = t.columns.includes(metric + "_target_gap_points");
+      const attainment = at(metric + (gapPoints ? "_target_gap_points" : "_attainment"));
+      s.targets = t.rows.map((row) => {
+        const v = row[at(metric + "_target")];
+        return { key: keyOf(row), value: typeof v === "number" ? v : null, attainment: attainment >= 0 ? row[attainment] : null, gapPoints };
+      });
+    }
     if (t.total) {
       const name = nameAt >= 0 && t.total[nameAt] != null ? String(t.total[nameAt]) : "total";
-      s.total = point(t.total, "total", name, { from: g.period.start, to: g.period.end });
+      s.total = point(metric, t.total, "total", name, { from: g.period.start, to: g.period.end });
     }
     return s;
   });
@@ -172,6 +199,20 @@ export function spanOf(grouping: string, key: string, p: PeriodInfo): Span {
   if (grouping === "week") {
     const end = addDays(key, 6);
     return { from: key < p.start ? p.start : key, to: end > p.end ? p.end : end };
+  }
+  return { from: p.start, to: p.end };
+}
+
+/**
+ * The days a row's previous figure covers: the day or the week just before
+ * it, or the whole previous period.
+ */
+export function spanBefore(grouping: string, key: string, p: PeriodInfo): Span {
+  if (grouping === "day") {
+    return { from: addDays(key, -1), to: addDays(key, -1) };
+  }
+  if (grouping === "week") {
+    return { from: addDays(key, -7), to: addDays(key, -1) };
   }
   return { from: p.start, to: p.end };
 }

@@ -64,6 +64,22 @@ export function week(date: string): string {
   return `wk of ${d.getUTCDate()} ${months[d.getUTCMonth()]}`;
 }
 
+/** What a row's previous figure is: the day or week before it, or the previous period. */
+export function before(grouping: string): string {
+  return grouping === "day" ? "day before" : grouping === "week" ? "week before" : "previous period";
+}
+
+/** A target's attainment as returned: the figure over its target, or for a rate the gap in points. */
+export function attainment(v: Cell | undefined, gapPoints: boolean): string {
+  if (v == null || typeof v !== "number") {
+    return figure(v, "");
+  }
+  if (!gapPoints) {
+    return `${trim(v * 100, 1)}% of target`;
+  }
+  return v === 0 ? "on target" : `${trim(Math.abs(v), 1)} points ${v > 0 ? "above" : "below"} target`;
+}
+
 /** A date as the answer states it; a source with no rows has none. */
 export function date(d: string | null | undefined): string {
   return d ?? "never (the source holds no rows)";

@@ -5,9 +5,9 @@
 
 import { basesOf, type Governed, type Series } from "./answer";
 import { h, s, uid } from "./dom";
-import { date, unitName } from "./format";
+import { before, date, unitName } from "./format";
 
-function swatch(kind: "final" | "partial" | "gap" | "floor"): SVGSVGElement {
+function swatch(kind: "final" | "partial" | "gap" | "floor" | "previous" | "target"): SVGSVGElement {
   const svg = s("svg", { class: "swatch", viewBox: "0 0 16 12", width: 16, height: 12, "aria-hidden": "true" });
   switch (kind) {
     case "final":
@@ -26,6 +26,12 @@ function swatch(kind: "final" | "partial" | "gap" | "floor"): SVGSVGElement {
       break;
     case "floor":
       svg.append(s("line", { class: "floor-line", x1: 8, x2: 8, y1: 0, y2: 12 }));
+      break;
+    case "previous":
+      svg.append(s("rect", { class: "prev-bar", x: 2, y: 2, width: 12, height: 9 }));
+      break;
+    case "target":
+      svg.append(s("line", { class: "target-line", x1: 2, x2: 14, y1: 6, y2: 6 }));
       break;
   }
   return svg;
@@ -67,6 +73,31 @@ export function legend(g: Governed, drawn: Series[], opts: { floor?: boolean; ta
   ];
   if (opts.floor) {
     items.push(h("li", {}, swatch("floor"), " ◆ The whole floor's figure over the same days"));
+  }
+  // A table states previous figures and targets in columns of their own.
+  const compared = opts.table ? undefined : drawn.find((sr) => sr.previous);
+  if (compared) {
+    const word = before(compared.grouping);
+    items.push(
+      h(
+        "li",
+        { class: "legend-previous" },
+        swatch("previous"),
+        ` ${word.charAt(0).toUpperCase() + word.slice(1)} (hollow, dashed, left of each bar): the same figure for the ${word}; the change is in the table`,
+      ),
+    );
+  }
+  const targeted = opts.table ? undefined : drawn.find((sr) => sr.targets);
+  if (targeted) {
+    const row = targeted.grouping || "row";
+    items.push(
+      h(
+        "li",
+        { class: "legend-target" },
+        swatch("target"),
+        ` Target: the target set for each ${row}, with the attainment in the tooltip and the table; a ${row} with no mark has no target set, which is not zero`,
+      ),
+    );
   }
   return h("ul", { class: "legend", "aria-label": "How to read the charts" }, ...items);
 }

@@ -26,7 +26,7 @@ import {
 } from "./answer";
 import { columns, panel, ranking } from "./chart";
 import { h, uid } from "./dom";
-import { figure, unitName } from "./format";
+import { before, figure, unitName } from "./format";
 import { governed, legend } from "./govern";
 import { table } from "./table";
 
@@ -63,6 +63,19 @@ function tableToggle(tables: HTMLTableElement[]): HTMLElement[] {
   return [button, box];
 }
 
+/** What a chart's targets are, for its caption: none when the answer has no targets for it. */
+function targetsSaid(sr: Series, each: string): string {
+  if (!sr.targets) {
+    return "";
+  }
+  return sr.targets.some((tg) => tg.value !== null) ? `, with ${each} target` : ", with no target set";
+}
+
+/** What a chart draws beside each bar, for its caption. */
+function alongside(sr: Series): string {
+  return (sr.previous ? `, beside the ${before(sr.grouping)}` : "") + targetsSaid(sr, "its");
+}
+
 function timePanels(t: Table, g: Governed, caption: (sr: Series) => string): { panels: HTMLElement[]; drawn: Series[] } {
   const drawn = seriesOf(t, g);
   return { panels: drawn.map((sr) => panel(columns(sr, chartTitle(sr, g)), caption(sr))), drawn };
@@ -76,7 +89,7 @@ function reportView(a: Table & Governed): Node[] {
     // Not a time series: a table reads better than bars.
     return [header(g), ...truncated, table(a, g, "Figures as returned"), legend(g, seriesOf(a, g), { table: true }), governed(g, Object.keys(g.metrics))];
   }
-  const { panels, drawn } = timePanels(a, g, (sr) => `${sr.info.label}, one bar per ${grouping}.`);
+  const { panels, drawn } = timePanels(a, g, (sr) => `${sr.info.label}, one bar per ${grouping}${alongside(sr)}.`);
   return [header(g), ...truncated, ...panels, legend(g, drawn), ...tableToggle([table(a, g, "Figures as returned")]), governed(g, Object.keys(g.metrics))];
 }
 
@@ -87,7 +100,7 @@ function leagueView(a: Governed & { sections: Table[] }): Node[] {
   const panels = drawn.map((sr) =>
     panel(
       ranking(sr, chartTitle(sr, a)),
-      `${sr.info.label} by team, in the league's order${sort ? ` (ranked by ${a.metrics[sort.metric]?.label ?? sort.metric}, ${sort.direction}ending)` : ""}.`,
+      `${sr.info.label} by team${targetsSaid(sr, "each team's")}, in the league's order${sort ? ` (ranked by ${a.metrics[sort.metric]?.label ?? sort.metric}${a.request.rank_by === "attainment" ? "'s attainment against target" : ""}, ${sort.direction}ending)` : ""}.`,
     ),
   );
   return [header(a), ...panels, legend(a, drawn, { floor: true }), ...tableToggle([table(sec, a, sec.title ?? "League")]), governed(a, Object.keys(a.metrics))];
@@ -105,7 +118,7 @@ function sectionsView(a: Governed & { sections: Table[] }): Node[] {
     }
     const part = timePanels(sec, a, (sr) => {
       const all = sr.total ? `; all ${sec.rows.length} weeks together: ${figure(sr.total.value, sr.info.unit)}` : "";
-      return `${sr.info.label}, one bar per week${all}.`;
+      return `${sr.info.label}, one bar per week${alongside(sr)}${all}.`;
     });
     out.push(...part.panels);
     drawn.push(...part.drawn);
