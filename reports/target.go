@@ -273,6 +273,12 @@ func (tg *targeted) used(m *catalog.Metric, v TargetSet, versions []TargetSet, t
 // beside renders a row's figures beside their targets over target period
 // ts, under columns; teams are the teams whose targets count for the row.
 func (tg *targeted) beside(r Row, metrics []*catalog.Metric, teams []string, ts targetSpan) []any {
+	return tg.besideOf(r, metrics, func(m *catalog.Metric) *float64 { return tg.target(m, teams, ts) })
+}
+
+// besideOf renders a row's figures, each metric with targets beside the
+// target that target gives it (nil for none), under columns.
+func (tg *targeted) besideOf(r Row, metrics []*catalog.Metric, target func(*catalog.Metric) *float64) []any {
 	var out []any
 	i := 0
 	for _, m := range metrics {
@@ -280,11 +286,10 @@ func (tg *targeted) beside(r Row, metrics []*catalog.Metric, teams []string, ts 
 		sums := r.Sums[i : i+n]
 		i += n
 		out = append(out, cellsOf(m, sums)...)
-		if !tg.has(m) {
-			continue
+		if tg.has(m) {
+			t := target(m)
+			out = append(out, figureOrNil(t), attainment(m, sums, t))
 		}
-		target := tg.target(m, teams, ts)
-		out = append(out, figureOrNil(target), attainment(m, sums, target))
 	}
 	return out
 }
@@ -422,30 +427,19 @@ func (tg *targeted) week(key string, scope Scope) (targetSpan, []string) {
 // targets, for a count whose target spreads over days and every week has
 // one; a rate's weeks have no target together.
 func (tg *targeted) weeksTotal(total Row, plan *Plan) []any {
-	var out []any
-	i := 0
-	for _, m := range plan.Metrics {
-		n := len(m.Parts())
-		sums := total.Sums[i : i+n]
-		i += n
-		out = append(out, cellsOf(m, sums)...)
-		if !tg.has(m) {
-			continue
+	return tg.besideOf(total, plan.Metrics, func(m *catalog.Metric) *float64 {
+		if m.Target.OverDays != catalog.TargetAdditive {
+			return nil
 		}
-		var target *float64
-		if m.Target.OverDays == catalog.TargetAdditive {
-			target = new(float64)
-			for w := tg.ts.start; !w.After(plan.Period.End); w = w.AddDate(0, 0, 7) {
-				ts, teams := tg.week(w.Format(time.DateOnly), plan.Scope)
-				v := tg.target(m, teams, ts)
-				if v == nil {
-					target = nil
-					break
-				}
-				*target += *v
+		var sum float64
+		for w := tg.ts.start; !w.After(plan.Period.End); w = w.AddDate(0, 0, 7) {
+			ts, teams := tg.week(w.Format(time.DateOnly), plan.Scope)
+			v := tg.target(m, teams, ts)
+			if v == nil {
+				return nil
 			}
+			sum += *v
 		}
-		out = append(out, figureOrNil(target), attainment(m, sums, target))
-	}
-	return out
+		return &sum
+	})
 }
