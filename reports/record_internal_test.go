@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The request log keeps fixed choices as given and never free text.
@@ -24,5 +25,25 @@ func TestLoggableArguments(t *testing.T) {
 	}
 	if got := string(e.loggable(&call{}, json.RawMessage(`not json zq9MARKERzq9`))); strings.Contains(got, marker) {
 		t.Errorf("unparseable arguments are logged as sent: %s", got)
+	}
+}
+
+// Request ids are in the order calls start, a millisecond apart or more,
+// so the request log's primary key grows at its end; within a millisecond
+// they still differ.
+func TestRequestIDsAreInTimeOrder(t *testing.T) {
+	seen := map[string]bool{}
+	var last string
+	for i := range 5 {
+		a, b := newRequestID(), newRequestID()
+		if len(a) != 24 || a == b || seen[a] || seen[b] {
+			t.Fatalf("ids %q and %q: want 24 hex digits, each new", a, b)
+		}
+		seen[a], seen[b] = true, true
+		if i > 0 && a <= last {
+			t.Errorf("id %q, made 2 ms after %q, sorts before it", a, last)
+		}
+		last = b
+		time.Sleep(2 * time.Millisecond)
 	}
 }

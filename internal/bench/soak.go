@@ -424,8 +424,9 @@ func Judge(rows []*SoakRow, window int) *Verdict {
 // first as a log is written: the persons given in turn, seven clients, the
 // tools and arguments of the mix with the outcome each gets, one in fifty
 // refused for the limit, one answered call in seven from the cache, and
-// durations and row counts of a few milliseconds and rows. It analyzes the
-// log afterwards, as autovacuum would.
+// durations and row counts of a few milliseconds and rows, each id in time
+// order as the server makes them. It analyzes the log afterwards, as
+// autovacuum would.
 func SeedLog(ctx context.Context, pool *pgxpool.Pool, rows, days int, persons []string, mix []SoakCall) error {
 	var tools, args, outcomes []string
 	for _, c := range mix {
@@ -433,14 +434,16 @@ func SeedLog(ctx context.Context, pool *pgxpool.Pool, rows, days int, persons []
 	}
 	_, err := pool.Exec(ctx, `INSERT INTO plumbline.request_log
 		(request_id, person, client, tool, arguments, started_at, outcome, duration_ms, row_count)
-		SELECT left(md5('seed' || i), 24), ($3::text[])[1 + i % cardinality($3::text[])], 'client-' || i % 7,
-			($4::text[])[1 + k], ($5::text[])[1 + k]::jsonb,
-			now() - interval '2 minutes' - ($1::int - i) * ($2::int * interval '1 day' / $1::int),
+		SELECT lpad(to_hex((extract(epoch FROM t) * 1000)::bigint), 12, '0') || left(md5('seed' || i), 12),
+			($3::text[])[1 + i % cardinality($3::text[])], 'client-' || i % 7,
+			($4::text[])[1 + k], ($5::text[])[1 + k]::jsonb, t,
 			CASE WHEN i % 50 = 0 THEN 'rate_limited'
 			     WHEN ($6::text[])[1 + k] = 'ok' AND i % 7 = 0 THEN 'cached'
 			     ELSE ($6::text[])[1 + k] END,
 			1 + (i::bigint * 7919 % 4000) / 100.0, CASE WHEN ($6::text[])[1 + k] = 'ok' THEN i % 51 END
-		FROM generate_series(1, $1::int) i, LATERAL (SELECT (i / 3) % cardinality($4::text[]) AS k) m`,
+		FROM generate_series(1, $1::int) i,
+			LATERAL (SELECT (i / 3) % cardinality($4::text[]) AS k,
+			                now() - interval '2 minutes' - ($1::int - i) * ($2::int * interval '1 day' / $1::int) AS t) m`,
 		rows, days, persons, tools, args, outcomes)
 	if err == nil {
 		_, err = pool.Exec(ctx, "ANALYZE plumbline.request_log")

@@ -159,4 +159,14 @@ func TestSeedLog(t *testing.T) {
 	if !slices.Equal(outcomes, []string{"cached", "candidates", "invalid_argument", "ok", "rate_limited"}) {
 		t.Errorf("outcomes %q", outcomes)
 	}
+	// Ids in time order, as the server makes them: ordered by id, the
+	// calls are ordered by when they started.
+	var unordered int
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM (SELECT started_at,
+		lag(started_at) OVER (ORDER BY request_id) AS before FROM plumbline.request_log) x WHERE started_at < before`).Scan(&unordered); err != nil {
+		t.Fatal(err)
+	}
+	if unordered != 0 {
+		t.Errorf("%d calls sort by id before a call that started later", unordered)
+	}
 }
