@@ -268,10 +268,11 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	if r == nil {
 		compareTo, r = a.choice(argCompareTo, compareChoices)
 	}
+	shown := e.shownWeekly()
 	if r == nil && compareTo == ComparePreviousPeriod {
 		r = lackingRule(argCompareTo, "sets every figure of team_weeks beside the week before, and the catalogue declares one of "+
 			"them as not set beside another period (compare: none); leave compare_to out, or ask a report tool for metrics that can be compared",
-			e.shownWeekly(), nil, notCompared)
+			shown, nil, notCompared)
 	}
 	compact, known, r := cannedArgs(a, r)
 	if r != nil {
@@ -305,7 +306,6 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	// Against the week before: the weeks before the first are read too.
 	before := Period{Start: p.Start.AddDate(0, 0, -7*weeks), End: p.Start.AddDate(0, 0, -1)}
-	shown := e.shownWeekly()
 	scope, _, _ := k.dir.resolveWho(who)
 	var tg *targeted
 	switch compareTo {
