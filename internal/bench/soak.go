@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -425,14 +426,23 @@ func Judge(rows []*SoakRow, window int) *Verdict {
 // tools and arguments of the mix with the outcome each gets, one in fifty
 // refused for the limit, one answered call in seven from the cache, and
 // durations and row counts of a few milliseconds and rows, each id in time
-// order as the server makes them. It analyzes the log afterwards, as
-// autovacuum would.
+// order as the server makes them. It then settles the log as a server
+// that has run for months finds it: vacuumed and analyzed, as autovacuum
+// leaves it, and checkpointed, so that the soak's first minutes do not pay
+// for writing out the fill and the comparison of first and last minutes
+// measures the server, not the seeding.
 func SeedLog(ctx context.Context, pool *pgxpool.Pool, rows, days int, persons []string, mix []SoakCall) error {
 	var tools, args, outcomes []string
 	for _, c := range mix {
 		tools, args, outcomes = append(tools, c.Tool), append(args, c.Args), append(outcomes, c.Want)
 	}
-	_, err := pool.Exec(ctx, `INSERT INTO plumbline.request_log
+	// The fill commits durably whatever the cluster's default, because
+	// vacuum marks a page all-visible only once the commit is on disk.
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = on"); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO plumbline.request_log
 		(request_id, person, client, tool, arguments, started_at, outcome, duration_ms, row_count)
 		SELECT lpad(to_hex((extract(epoch FROM t) * 1000)::bigint), 12, '0') || left(md5('seed' || i), 12),
 			($3::text[])[1 + i % cardinality($3::text[])], 'client-' || i % 7,
@@ -444,9 +454,14 @@ func SeedLog(ctx context.Context, pool *pgxpool.Pool, rows, days int, persons []
 		FROM generate_series(1, $1::int) i,
 			LATERAL (SELECT (i / 3) % cardinality($4::text[]) AS k,
 			                now() - interval '2 minutes' - ($1::int - i) * ($2::int * interval '1 day' / $1::int) AS t) m`,
-		rows, days, persons, tools, args, outcomes)
-	if err == nil {
-		_, err = pool.Exec(ctx, "ANALYZE plumbline.request_log")
+			rows, days, persons, tools, args, outcomes)
+		return err
+	})
+	for _, settle := range []string{"VACUUM (ANALYZE) plumbline.request_log", "CHECKPOINT"} {
+		if err != nil {
+			break
+		}
+		_, err = pool.Exec(ctx, settle)
 	}
 	return err
 }

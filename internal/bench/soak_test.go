@@ -134,8 +134,27 @@ func TestSeedLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
+	var before time.Time
+	if err := pool.QueryRow(context.Background(), "SELECT checkpoint_time FROM pg_control_checkpoint()").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond) // a checkpoint's time is kept in whole seconds
 	if err := bench.SeedLog(context.Background(), pool, 3000, 30, persons, mix); err != nil {
 		t.Fatal(err)
+	}
+	// Settled as a long-running server's log is: every page vacuumed and
+	// marked all-visible, statistics taken, and the fill checkpointed.
+	var pages, visible int
+	var analyzed bool
+	var after time.Time
+	if err := pool.QueryRow(context.Background(), `SELECT c.relpages, c.relallvisible, s.last_analyze IS NOT NULL, k.checkpoint_time
+		FROM pg_class c, pg_stat_user_tables s, pg_control_checkpoint() k
+		WHERE c.oid = 'plumbline.request_log'::regclass AND s.relid = c.oid`).Scan(&pages, &visible, &analyzed, &after); err != nil {
+		t.Fatal(err)
+	}
+	if pages == 0 || visible != pages || !analyzed || !after.After(before) {
+		t.Errorf("after the fill: %d of %d pages all-visible, analyzed %v, checkpoint at %v (before the fill %v); want every page, analyzed, a newer checkpoint",
+			visible, pages, analyzed, after, before)
 	}
 	var rows, people, tools, badArgs int
 	var oldest, newest time.Time
