@@ -465,7 +465,9 @@ func (b *builder) part(m *Metric, r *rawMetric, p *rawPart) *Part {
 	if err != nil {
 		at := p.Sum.At
 		var fe *FormulaError
-		if errors.As(err, &fe) {
+		if at.Line == 0 { // the part has no sum: at all, so the place is the part's
+			at = p.At
+		} else if errors.As(err, &fe) {
 			at.Column += fe.Offset
 		}
 		b.errs.add(at, "a formula is column arithmetic such as submitted + lost", "%s", err)
