@@ -77,7 +77,7 @@ $(VIEWS)/node_modules/.package-lock.json: $(VIEWS)/package.json $(VIEWS)/package
 FUZZTIME ?=
 FUZZMINIMIZE ?= 1s
 FUZZ_TARGETS := reports:FuzzDecodeReport:150000x reports:FuzzResolveWho:100000x \
-	internal/oauth:FuzzReadForm:25000x internal/oauth:FuzzDecodeRegistration:15000x \
+	internal/oauth/intake:FuzzReadForm:25000x internal/oauth/intake:FuzzDecodeRegistration:15000x \
 	internal/oauth/cimd:FuzzParse:150000x catalog:FuzzLoad:50000x
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -3,6 +3,7 @@ package oauth
 import (
 	"fmt"
 	"net/http"
+	"plumbline/internal/oauth/intake"
 	"regexp"
 	"slices"
 	"strings"
@@ -58,18 +59,18 @@ func (s *Server) machineClients() bool {
 func (s *Server) clientCredentials(w http.ResponseWriter, r *http.Request, c *Client) {
 	f := r.PostForm
 	if c.Service == "" {
-		s.writeError(w, fail(http.StatusBadRequest, "unauthorized_client", "only a pre-registered machine client may use the client_credentials grant"))
+		s.writeError(w, intake.Fail(http.StatusBadRequest, "unauthorized_client", "only a pre-registered machine client may use the client_credentials grant"))
 		return
 	}
 	if len(f["resource"]) > 0 && s.resource(f["resource"]) == "" {
-		s.writeError(w, fail(http.StatusBadRequest, "invalid_target", "resource must be this server's MCP endpoint, %s", s.cfg.Resource()))
+		s.writeError(w, intake.Fail(http.StatusBadRequest, "invalid_target", "resource must be this server's MCP endpoint, %s", s.cfg.Resource()))
 		return
 	}
 	scope := c.Scope
 	if asked := strings.Fields(f.Get("scope")); len(asked) > 0 {
 		for _, sc := range asked {
 			if !slices.Contains(c.Scope, sc) {
-				s.writeError(w, fail(http.StatusBadRequest, "invalid_scope", "this client may be issued only: %s", strings.Join(c.Scope, " ")))
+				s.writeError(w, intake.Fail(http.StatusBadRequest, "invalid_scope", "this client may be issued only: %s", strings.Join(c.Scope, " ")))
 				return
 			}
 		}

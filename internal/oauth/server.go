@@ -16,9 +16,9 @@ package oauth
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
+	"plumbline/internal/oauth/intake"
 	"strconv"
 
 	"plumbline/internal/httpguard"
@@ -132,26 +132,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// oauthError is an error response of the token, revocation and
-// registration endpoints.
-type oauthError struct {
-	status      int
-	code        string
-	description string
-}
-
-func (e *oauthError) Error() string { return e.code + ": " + e.description }
-
-func fail(status int, code, format string, args ...any) *oauthError {
-	return &oauthError{status: status, code: code, description: fmt.Sprintf(format, args...)}
-}
-
 func (s *Server) writeError(w http.ResponseWriter, err error) {
-	var oe *oauthError
+	var oe *intake.Error
 	if !errors.As(err, &oe) {
 		s.cfg.Logger.Error("authorization server fault", "err", err)
-		oe = fail(http.StatusServiceUnavailable, "temporarily_unavailable", "try again after the time in Retry-After")
+		oe = intake.Fail(http.StatusServiceUnavailable, "temporarily_unavailable", "try again after the time in Retry-After")
 		w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter.Seconds())))
 	}
-	writeJSON(w, oe.status, map[string]string{"error": oe.code, "error_description": oe.description})
+	writeJSON(w, oe.Status, map[string]string{"error": oe.Code, "error_description": oe.Description})
 }

@@ -3,47 +3,22 @@ package oauth
 import (
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"net/http"
 	"net/url"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"plumbline/internal/httpguard"
 	"plumbline/internal/oauth/cimd"
+	"plumbline/internal/oauth/intake"
 	"plumbline/internal/telemetry"
 )
 
 var pkceVerifier = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
-
-// readForm parses a form-encoded POST body of at most 64 KiB.
-func readForm(w http.ResponseWriter, r *http.Request) error {
-	if r.Method != http.MethodPost {
-		return fail(http.StatusMethodNotAllowed, "invalid_request", "use POST")
-	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
-		return fail(http.StatusBadRequest, "invalid_request", "send the parameters as application/x-www-form-urlencoded")
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		return fail(http.StatusBadRequest, "invalid_request", "the form could not be read")
-	}
-	if len(r.URL.RawQuery) > 0 {
-		return fail(http.StatusBadRequest, "invalid_request", "send parameters in the body, not the URL")
-	}
-	for k, v := range r.PostForm {
-		if len(v) > 1 && k != "resource" {
-			return fail(http.StatusBadRequest, "invalid_request", "a parameter is repeated; each may appear once")
-		}
-	}
-	return nil
-}
 
 // authenticateClient identifies the calling client by HTTP Basic, by
 // client_id and client_secret in the body, or, for a public client, by
@@ -54,12 +29,12 @@ func (s *Server) authenticateClient(r *http.Request) (*Client, error) {
 		id, _ = url.QueryUnescape(id)
 		secret, _ = url.QueryUnescape(secret)
 		if r.PostForm.Get("client_secret") != "" {
-			return nil, fail(http.StatusBadRequest, "invalid_request", "use one way to authenticate the client")
+			return nil, intake.Fail(http.StatusBadRequest, "invalid_request", "use one way to authenticate the client")
 		}
 	} else {
 		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 	}
-	bad := fail(http.StatusUnauthorized, "invalid_client", "the client is unknown or its credentials are wrong")
+	bad := intake.Fail(http.StatusUnauthorized, "invalid_client", "the client is unknown or its credentials are wrong")
 	if id == "" {
 		return nil, bad
 	}
@@ -86,7 +61,7 @@ func (s *Server) authenticateClient(r *http.Request) (*Client, error) {
 // (clientCredentials). There are no refresh tokens; a client signs in (or
 // asks) again when its token expires.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
-	if err := readForm(w, r); err != nil {
+	if err := intake.ReadForm(w, r); err != nil {
 		s.writeError(w, err)
 		return
 	}
@@ -104,22 +79,22 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.clientCredentials(w, r, c)
 		return
 	case f.Get("grant_type") != "authorization_code":
-		s.writeError(w, fail(http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code, or client_credentials for a machine client"))
+		s.writeError(w, intake.Fail(http.StatusBadRequest, "unsupported_grant_type", "grant_type must be authorization_code, or client_credentials for a machine client"))
 		return
 	case c.Service != "":
-		s.writeError(w, fail(http.StatusBadRequest, "unauthorized_client", "a machine client uses the client_credentials grant"))
+		s.writeError(w, intake.Fail(http.StatusBadRequest, "unauthorized_client", "a machine client uses the client_credentials grant"))
 		return
 	case f.Get("code") == "":
-		s.writeError(w, fail(http.StatusBadRequest, "invalid_request", "send the code"))
+		s.writeError(w, intake.Fail(http.StatusBadRequest, "invalid_request", "send the code"))
 		return
 	case !pkceVerifier.MatchString(f.Get("code_verifier")):
-		s.writeError(w, fail(http.StatusBadRequest, "invalid_grant", "PKCE is required: send the code_verifier, 43 to 128 characters"))
+		s.writeError(w, intake.Fail(http.StatusBadRequest, "invalid_grant", "PKCE is required: send the code_verifier, 43 to 128 characters"))
 		return
 	}
 	resource := ""
 	if len(f["resource"]) > 0 {
 		if resource = s.resource(f["resource"]); resource == "" {
-			s.writeError(w, fail(http.StatusBadRequest, "invalid_target", "resource must be this server's MCP endpoint, %s", s.cfg.Resource()))
+			s.writeError(w, intake.Fail(http.StatusBadRequest, "invalid_target", "resource must be this server's MCP endpoint, %s", s.cfg.Resource()))
 			return
 		}
 	}
@@ -131,7 +106,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, errCodeInvalid), errors.Is(err, errCodeReused), errors.Is(err, errNotMember), errors.Is(err, errWrongTarget):
 		s.cfg.Metrics.Auth(telemetry.EventTokenRefused)
-		s.writeError(w, fail(http.StatusBadRequest, "invalid_grant", "%s", err.Error()))
+		s.writeError(w, intake.Fail(http.StatusBadRequest, "invalid_grant", "%s", err.Error()))
 		return
 	case err != nil:
 		s.writeError(w, err)
@@ -157,7 +132,7 @@ func writeToken(w http.ResponseWriter, token string, expires time.Time, scope []
 // not the token existed or was the client's, so it reveals nothing; only
 // the client a token was issued to can revoke it.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
-	if err := readForm(w, r); err != nil {
+	if err := intake.ReadForm(w, r); err != nil {
 		s.writeError(w, err)
 		return
 	}
@@ -167,7 +142,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.PostForm.Get("token") == "" {
-		s.writeError(w, fail(http.StatusBadRequest, "invalid_request", "send the token to revoke"))
+		s.writeError(w, intake.Fail(http.StatusBadRequest, "invalid_request", "send the token to revoke"))
 		return
 	}
 	if err := s.store.revokeToken(r.Context(), r.PostForm.Get("token"), c.ID); err != nil {
@@ -185,14 +160,15 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 // only a valid registration counts. It never issues an id that looks like a URL.
 func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		s.writeError(w, fail(http.StatusMethodNotAllowed, "invalid_request", "use POST"))
+		s.writeError(w, intake.Fail(http.StatusMethodNotAllowed, "invalid_request", "use POST"))
 		return
 	}
-	c, appType, err := decodeRegistration(http.MaxBytesReader(w, r.Body, 16<<10))
+	reg, err := intake.DecodeRegistration(http.MaxBytesReader(w, r.Body, 16<<10))
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
+	c, appType := &Client{Name: reg.Name, RedirectURIs: reg.RedirectURIs, AuthMethod: reg.AuthMethod}, reg.ApplicationType
 	id, _ := newSecret("dcr_")
 	c.ID = id[:26]
 	var secret string
@@ -207,7 +183,7 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 	if wait > 0 {
 		s.cfg.Metrics.Limited(telemetry.LimitClientRegistrations)
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		s.writeError(w, fail(http.StatusTooManyRequests, "invalid_request",
+		s.writeError(w, intake.Fail(http.StatusTooManyRequests, "invalid_request",
 			"this address has registered %d clients in the last hour, the most it may; try again after the time in Retry-After", RegistrationsPerHour))
 		return
 	}
@@ -227,51 +203,4 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 	}
 	s.cfg.Metrics.Auth(telemetry.EventClientRegistered)
 	writeJSON(w, http.StatusCreated, out)
-}
-
-// decodeRegistration reads a Dynamic Client Registration request's body
-// and checks it: the client it registers (without an id or a secret yet)
-// and its application type, or the error to answer with. Every field is
-// the client's own claim; the name is cut to 100 characters.
-func decodeRegistration(body io.Reader) (*Client, string, error) {
-	var m struct {
-		RedirectURIs    []string `json:"redirect_uris"`
-		ClientName      string   `json:"client_name"`
-		AuthMethod      string   `json:"token_endpoint_auth_method"`
-		GrantTypes      []string `json:"grant_types"`
-		ResponseTypes   []string `json:"response_types"`
-		ApplicationType string   `json:"application_type"`
-	}
-	if err := json.NewDecoder(body).Decode(&m); err != nil {
-		return nil, "", fail(http.StatusBadRequest, "invalid_client_metadata", "the body must be a JSON object of client metadata")
-	}
-	if m.ApplicationType != "native" && m.ApplicationType != "web" {
-		return nil, "", fail(http.StatusBadRequest, "invalid_client_metadata", "application_type is required: native or web")
-	}
-	if m.AuthMethod == "" {
-		m.AuthMethod = "client_secret_basic"
-	}
-	if m.AuthMethod != "none" && m.AuthMethod != "client_secret_basic" && m.AuthMethod != "client_secret_post" {
-		return nil, "", fail(http.StatusBadRequest, "invalid_client_metadata", "token_endpoint_auth_method must be none, client_secret_basic or client_secret_post")
-	}
-	if len(m.GrantTypes) > 0 && !slices.Contains(m.GrantTypes, "authorization_code") || len(m.ResponseTypes) > 0 && !slices.Contains(m.ResponseTypes, "code") {
-		return nil, "", fail(http.StatusBadRequest, "invalid_client_metadata", "this server offers only the authorization_code grant and the code response type")
-	}
-	if len(m.RedirectURIs) == 0 || len(m.RedirectURIs) > 10 {
-		return nil, "", fail(http.StatusBadRequest, "invalid_redirect_uri", "register between one and ten redirect_uris")
-	}
-	for _, u := range m.RedirectURIs {
-		if !cimd.ValidRedirect(u) || m.ApplicationType == "web" && !strings.HasPrefix(u, "https://") {
-			return nil, "", fail(http.StatusBadRequest, "invalid_redirect_uri",
-				"every redirect URI must be https (or, for a native app, http on a loopback address), without a fragment")
-		}
-	}
-	name := strings.TrimSpace(m.ClientName)
-	if name == "" {
-		name = "an unnamed app"
-	}
-	if len([]rune(name)) > 100 {
-		name = string([]rune(name)[:100])
-	}
-	return &Client{Name: name, RedirectURIs: m.RedirectURIs, AuthMethod: m.AuthMethod}, m.ApplicationType, nil
 }
