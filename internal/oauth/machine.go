@@ -3,11 +3,11 @@ package oauth
 import (
 	"fmt"
 	"net/http"
-	"plumbline/internal/oauth/intake"
 	"regexp"
 	"slices"
 	"strings"
 
+	"plumbline/internal/oauth/intake"
 	"plumbline/internal/telemetry"
 )
 

@@ -18,11 +18,11 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"plumbline/internal/oauth/intake"
 	"strconv"
 
 	"plumbline/internal/httpguard"
 	"plumbline/internal/oauth/cimd"
+	"plumbline/internal/oauth/intake"
 	"plumbline/internal/signin"
 )
 
