@@ -46,18 +46,18 @@ func exactlyOne(s schema) schema {
 func oneOfWho(withAgent bool) schema {
 	name := schema{"type": "string", "minLength": 1, "maxLength": maxNameLength}
 	props := schema{"floor": schema{"type": "boolean", "const": true}, "team": name}
-	description := "the floor or a team (key or name)"
+	description := "team: key or name"
 	if withAgent {
 		props["agent"] = name
-		description = "the floor, a team (key or name) or an agent (agent_key, name or email)"
+		description += "; agent: agent_key, name or email"
 	}
 	return withDescription(description+"; several matches return candidates", exactlyOne(object(props)))
 }
 
 func periodSchema(cat *catalog.Catalog) schema {
 	return schema{
-		"description": "days in " + cat.Zone().String() + ", never after today: named (last_7_days, last_28_days end yesterday), a day, " +
-			"the week (from " + cat.WeekStart().String() + ") of a day, or start to end inclusive, at most " + itoa(cat.Limits().MaxDays) + " days",
+		"description": "days in " + cat.Zone().String() + ", at most " + itoa(cat.Limits().MaxDays) + " days, none after today; start and end " +
+			"inclusive; weeks from " + cat.WeekStart().String(),
 		"type": "object", "additionalProperties": false,
 		"properties": schema{"named": enum("", NamedPeriods), "day": dateSchema(""), "week": dateSchema(""), "start": dateSchema(""), "end": dateSchema("")},
 		// One shape each: the shapes' fields never mix, so anyOf (which
@@ -83,9 +83,9 @@ func withTitle(title string, s schema) schema {
 
 // Arguments every tool with figures shares.
 var (
-	compactSchema = schema{"type": "boolean", "description": "leave out definitions and standing notes, once this conversation has them"}
+	compactSchema = schema{"type": "boolean", "description": "omit definitions and notes already read"}
 	knownSchema   = schema{"type": "string", "maxLength": maxVersionLen,
-		"description": "catalog_version of an earlier answer: definitions and standing notes by reference"}
+		"description": "catalog_version already read: definitions by reference"}
 )
 
 // sortSchema orders groups by one of the metrics ids.
@@ -101,22 +101,16 @@ func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 		argPeriod: periodSchema(cat),
 		argMetrics: schema{"type": "array", "items": enum("", ids), "minItems": 1, "maxItems": len(ids), "uniqueItems": true,
 			"description": "default " + joinIDs(rep.Defaults)},
-		argGroupBy: enum("a row per group in scope, null where no data; omit for one total row", rep.GroupBy),
-		argTopN: schema{"type": "integer", "minimum": 1, "maximum": cat.Limits().MaxRows,
-			"description": "the first N groups by sort (else the first metric, desc), ties kept"},
+		argGroupBy:          enum("", rep.GroupBy),
+		argTopN:             schema{"type": "integer", "minimum": 1, "maximum": cat.Limits().MaxRows},
 		argSort:             sortSchema(ids),
 		argCompact:          compactSchema,
 		argKnownDefinitions: knownSchema,
-		argCompareTo: enum("previous_period: each figure beside the previous period's and the change (points for shares), each ratio "+
-			"from its own summed parts: the period of the same length just before (the week before a week, the month before a month, the "+
-			"same days of the previous month for month_to_date); both periods must be final; group by team or agent, or not at all. "+
-			"target: each figure with a target beside the team's (or the floor's) target for the week or month and the attainment "+
-			"(figure over target; for a rate the gap in points); for a team or the floor, by team or not grouped", compareChoices),
-		argCumulative: schema{"type": "boolean", "description": "with group_by day, each day's row holds the running total from the period's " +
-			"first day; a ratio is its running numerator over its running denominator"},
+		argCompareTo:        enum("", compareChoices),
+		argCumulative:       schema{"type": "boolean"},
 	}
 	if len(countedSums(rep)) > 1 {
-		props[argCompareCounts] = schema{"type": "boolean", "description": joinIDs(countedSums(rep)) + " side by side, one per basis"}
+		props[argCompareCounts] = schema{"type": "boolean", "description": joinIDs(countedSums(rep)) + " side by side"}
 	}
 	return object(props, argWho, argPeriod)
 }
@@ -260,42 +254,4 @@ func definitionsOutputSchema() schema {
 func healthOutputSchema() schema {
 	return answerOf(schema{"status": text, "database": text, "catalog_version": text},
 		[]string{"status", "database", "catalog_version"}, false)
-}
-
-// outline keeps a schema to the fields of each alternative answer: their
-// names, types and which are required, closed to any other; below them an
-// object or array keeps only its type (an array of strings its items).
-func outline(s schema, depth int) schema {
-	if depth > 0 {
-		switch s["type"] {
-		case "object":
-			return schema{"type": "object"}
-		case "array":
-			if items, _ := s["items"].(schema); items["type"] == "string" && len(items) == 1 {
-				return schema{"type": "array", "items": items}
-			}
-			return schema{"type": "array"}
-		}
-		return s
-	}
-	out := schema{}
-	for k, v := range s {
-		switch k {
-		case "anyOf", "oneOf":
-			var alts []any
-			for _, a := range v.([]any) {
-				alts = append(alts, outline(a.(schema), depth))
-			}
-			out[k] = alts
-		case "properties":
-			props := schema{}
-			for name, p := range v.(schema) {
-				props[name] = outline(p.(schema), depth+1)
-			}
-			out[k] = props
-		default:
-			out[k] = v
-		}
-	}
-	return out
 }

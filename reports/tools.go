@@ -26,18 +26,17 @@ type Tool struct {
 	Description string
 	InputSchema map[string]any
 	// OutputSchema describes every answer exactly: the contract, which
-	// answers are tested against. Clients are offered its outline
-	// (ListedOutputSchema).
+	// answers are tested against and plumbline contract writes. tools/list
+	// offers ListedOutputSchema instead.
 	OutputSchema map[string]any
 }
 
-// ListedOutputSchema is the output schema tools/list offers: the exact one
-// (OutputSchema) to the depth of each answer's own fields, their types and
-// which are required, with no field the contract does not name, but
-// without what nested objects hold. Output schemas are for programs that
-// check answers; no client shows one to a model, and the exact schemas of
-// every tool would make tools/list twice its size.
-func (t Tool) ListedOutputSchema() map[string]any { return outline(t.OutputSchema, 0) }
+// ListedOutputSchema is the output schema tools/list offers: an object,
+// which tells a client every result carries structured content, and no
+// more. No client shows an output schema to a model, so its bytes are
+// all cost in a list every conversation loads; programs that check
+// answers take the exact schema (OutputSchema) from the contract.
+func (t Tool) ListedOutputSchema() map[string]any { return schema{"type": "object"} }
 
 // builtin is a tool plumbline defines itself.
 type builtin struct {
@@ -57,9 +56,8 @@ func (e *Engine) builtins() []builtin {
 		{Tool{
 			Name:  toolTeamDay,
 			Title: "Team day",
-			Description: "A team's (or the floor's) day in one call: a section per report (" + reportList(cat) +
-				"), a row per agent (per team for the floor) and the total. Yesterday by default; today is partial, with live figures " +
-				"where the nightly build has not run.",
+			Description: "A team's or the floor's day: a section per report (" + reportList(cat) +
+				"), a row per agent (per team for the floor) and the total; today is partial.",
 			InputSchema: object(schema{
 				argWho: oneOfWho(false),
 				argPeriod: withDescription("the day, in "+cat.Zone().String()+"; default yesterday",
@@ -71,40 +69,35 @@ func (e *Engine) builtins() []builtin {
 		{Tool{
 			Name:  toolTeamWeeks,
 			Title: "Team weeks",
-			Description: "Week by week for a team, an agent or the floor in one call: a section per report (" + reportList(cat) +
-				"), a row per whole week and the total, over the last whole weeks whose figures are all final.",
+			Description: "Week by week for a team, an agent or the floor: a section per report (" + reportList(cat) +
+				"), a row per week and the total, over the last whole weeks that are final.",
 			InputSchema: object(schema{
-				argWho:  oneOfWho(true),
-				"weeks": schema{"type": "integer", "minimum": 1, "maximum": maxWeeks, "default": defaultWeeks},
-				argCompareTo: enum("previous_period: each week beside the week before it, and the total beside the weeks before; changes in "+
-					"points for shares, each ratio from its own week's summed parts. target: for a team or the floor, each week beside its "+
-					"week's target and the attainment, the total beside the weeks' targets summed", compareChoices),
-				argCompact: compactSchema, argKnownDefinitions: knownSchema,
+				argWho:       oneOfWho(true),
+				"weeks":      schema{"type": "integer", "minimum": 1, "maximum": maxWeeks, "default": defaultWeeks},
+				argCompareTo: enum("", compareChoices),
+				argCompact:   compactSchema, argKnownDefinitions: knownSchema,
 			}, argWho),
 			OutputSchema: cannedOutputSchema(),
 		}, (*Engine).teamWeeks},
 		{Tool{
 			Name:  toolLeague,
 			Title: "League",
-			Description: "The floor's teams ranked by a metric over a period, with the whole floor's figure; each team counts only " +
-				"for its days on the floor. Days that are not final (such as today) are refused.",
+			Description: "The floor's teams ranked by a metric over a period, with the floor's figure; a team counts only for " +
+				"its days on the floor. Final days only.",
 			InputSchema: object(schema{
 				argPeriod: periodSchema(cat),
 				argMetrics: schema{"type": "array", "items": enum("", league), "minItems": 1, "maxItems": maxLeagueMetrics, "uniqueItems": true,
 					"description": "ranked by the first unless sort names another; default " + joinIDs(e.leagueDefaults())},
-				argSort: sortSchema(league),
-				argRankBy: enum("figure (default): rank by the sort metric's figure; attainment: rank by its attainment against target "+
-					"(figure over target, or for a rate the gap in points), over a whole week or calendar month; teams without a target "+
-					"come last, unranked", []string{RankFigure, RankAttainment}),
+				argSort:    sortSchema(league),
+				argRankBy:  enum("", []string{RankFigure, RankAttainment}),
 				argCompact: compactSchema, argKnownDefinitions: knownSchema,
 			}, argPeriod),
 			OutputSchema: cannedOutputSchema(),
 		}, (*Engine).league},
 		{Tool{
-			Name:  toolRoster,
-			Title: "Roster",
-			Description: "Who is on which team on a day and which teams count as the floor, who decided it and why; " +
-				"for an agent, their teams over time.",
+			Name:        toolRoster,
+			Title:       "Roster",
+			Description: "Who is on which team on a day, which teams count as the floor and why; an agent's teams over time.",
 			InputSchema: object(schema{
 				argWho: oneOfWho(true),
 				"day":  dateSchema("default today"),
@@ -112,17 +105,16 @@ func (e *Engine) builtins() []builtin {
 			OutputSchema: rosterOutputSchema(),
 		}, (*Engine).roster},
 		{Tool{
-			Name:  toolFindPeople,
-			Title: "Find people",
-			Description: "Agents matching a name or part of one, an email or an agent_key, with their team; " +
-				"use the agent_key in who.agent.",
+			Name:         toolFindPeople,
+			Title:        "Find people",
+			Description:  "Agents matching part of a name, an email or an agent_key, with their team; pass the agent_key as who.agent.",
 			InputSchema:  object(schema{"query": schema{"type": "string", "minLength": 1, "maxLength": maxNameLength}}, "query"),
 			OutputSchema: peopleOutputSchema(),
 		}, (*Engine).findPeople},
 		{Tool{
 			Name:         toolFreshness,
 			Title:        "Freshness",
-			Description:  "How far each source is loaded (runs_to) and final (complete_through), its first day of data and what it holds of today.",
+			Description:  "Per source: loaded through (runs_to), final through (complete_through), its first day and what it holds of today.",
 			InputSchema:  object(schema{}),
 			OutputSchema: freshnessOutputSchema(),
 		}, func(e *Engine, ctx context.Context, c *call, raw json.RawMessage) *Answer {
@@ -131,8 +123,8 @@ func (e *Engine) builtins() []builtin {
 		{Tool{
 			Name:  toolMetricDefinitions,
 			Title: "Metric definitions",
-			Description: "Every metric's (or the named ones') label, unit, definition, formula, source, counting basis, when a day " +
-				"becomes final and the reports offering it; the counting bases; and, when none are named, every standing note by ID.",
+			Description: "Each metric's (or the named ones') definition, formula, unit, source, basis and when a day is final; " +
+				"the counting bases; with none named, every standing note.",
 			InputSchema: object(schema{"metrics": schema{"type": "array", "items": enum("", allMetrics),
 				"minItems": 1, "uniqueItems": true, "description": "default all"}}),
 			OutputSchema: definitionsOutputSchema(),
@@ -142,7 +134,7 @@ func (e *Engine) builtins() []builtin {
 		{Tool{
 			Name:         toolHealth,
 			Title:        "Health",
-			Description:  "Whether plumbline reaches its database, and the catalogue version it answers from.",
+			Description:  "Whether the database answers, and the catalogue version.",
 			InputSchema:  object(schema{}),
 			OutputSchema: healthOutputSchema(),
 		}, (*Engine).health},
@@ -156,7 +148,7 @@ func (e *Engine) Tools() []Tool {
 		tools = append(tools, Tool{
 			Name:         rep.ID,
 			Title:        rep.Title,
-			Description:  rep.Description + " " + readNote,
+			Description:  rep.Description,
 			InputSchema:  reportInputSchema(e.cat, rep),
 			OutputSchema: reportOutputSchema(),
 		})
@@ -184,8 +176,6 @@ func reportList(cat *catalog.Catalog) string {
 	return strings.Join(ids, ", ")
 }
 
-const readNote = "Read each figure's definition, data_through and the notes before stating it."
-
 // Instructions tell the client how to read every answer.
 func Instructions() string {
 	return `plumbline answers questions about a sales floor's hours, sales and quality with governed figures. Every answer carries what you need to state a figure correctly; use it.
@@ -194,16 +184,16 @@ func Instructions() string {
 - The notes are part of the answer: pass them on to the person, in your own words, with the figures they qualify.
 - Null means no data (for example hours not in yet, or a day not loaded), never zero. Do not fill nulls with zeros or estimates. A zero is a loaded day without activity.
 - A metric's left_out counts the agent-days left out of its figures because a part was not known yet; such figures are partial. Say so.
-- Grouped answers list every team or agent in scope, with null where nothing is in. A week row's days column says how many of the period's days it holds: compare whole weeks only.
+- Without group_by an answer is one total row. Grouped answers list every team or agent in scope, with null where nothing is in. A week row's days column says how many of the period's days it holds: compare whole weeks only.
 - top_n is a ranking by sort, or else by the first metric, descending; rows tied with the last one kept are kept too. Say when a note reports a tie.
 - Sales are counted on different bases (board = live, submitted = nightly, approved = carrier-confirmed). Every sales figure names its sales_basis; never add, subtract or compare figures across bases.
 - Figures listed in partial_metrics (partial: true) cover days that are not over or not final; say so, and do not rank or compare them with whole days.
 - Ratios are given with their summed numerator and denominator; quote the ratio as returned (as a percentage for unit "share") and never average ratios across rows yourself.
 - If an answer lists candidates, several people or teams matched the name: ask which one is meant. Do not pick one. find_people looks people up by part of a name or an email.
-- For the usual questions use one call: team_day (a team's or the floor's day), team_weeks (week by week), league (teams ranked). Each states every definition once for all its sections.
+- For the usual questions use one call: team_day (a team's or the floor's day; today's figures are live where the nightly build has not run), team_weeks (week by week), league (teams ranked). Each states every definition once for all its sections.
 - To say how a period compares with the one before, pass compare_to: "previous_period" (the week before a week, the month before a month, the same days of the previous month for month_to_date): each figure comes beside its previous one (…_previous) and the change (…_change, or …_change_points for a share, in percentage points), each ratio from its own period's summed parts, and previous_period gives the previous period's dates. team_weeks takes compare_to too: each week beside the week before it, or with "target" beside its own week's target. Quote the change as given; never subtract two answers or average rates yourself. When the note says the periods differ in calendar or working days, say so beside the change.
 - "Are we on target?": compare_to: "target" (for a team or the floor, by team or not grouped, over a week or a month, whole or so far) sets each figure that has targets beside its target (…_target) and the attainment (…_attainment, figure over target), or for a rate the gap in percentage points (…_target_gap_points). Targets are set by people and dated; the notes say who set each, when and why, and which a revision replaced. A null target means none is set: say so, never treat it as zero. A count's target for part of its period is its share of the days; a rate's holds as set, and the floor has none. "Which team is furthest ahead of target?": league with rank_by: "attainment" ranks teams by the sort metric's attainment; a team without a target comes last, without a rank.
-- "So far" questions: the named periods week_to_date, month_to_date and quarter_to_date run from the first day of the week, month or calendar quarter through today, so their figures are partial. cumulative: true with group_by day gives each day's running total from the period's first day; a running ratio is the running numerator over the running denominator. Quote the last row for where things stand; say which days are not final.
+- The named periods last_7_days and last_28_days end yesterday. "So far" questions: the named periods week_to_date, month_to_date and quarter_to_date run from the first day of the week, month or calendar quarter through today, so their figures are partial. cumulative: true with group_by day gives each day's running total from the period's first day; a running ratio is the running numerator over the running denominator. Quote the last row for where things stand; say which days are not final.
 - A ranking, league or comparison over days that are not final is refused; use the period the refusal suggests rather than ranking or comparing partial figures.
 - An error names the argument, the rule and the valid choices: fix the call and try again.
 - compact: true leaves out definitions and standing notes and keeps the figures, each metric's stamp (basis, data_through, partial, left_out) and the warnings; use it only once this conversation has the definitions. known_definitions: pass the catalog_version of an earlier answer; definitions, the time zone and the standing notes then come by reference (metric_definitions has every text), stamps and warnings still in full.

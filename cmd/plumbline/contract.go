@@ -18,8 +18,10 @@ Write the contract a server over the catalogue in DIR (default: the
 embedded demo catalogue) offers its clients, as JSON: every tool's name,
 title, description, input and output JSON Schema, and the server
 instructions. The output schema is the exact one every answer is tested
-against; tools/list offers its outline (each answer's own fields). The output is deterministic (tools by name, keys sorted), so a
-committed snapshot changes only when the contract does.
+against; tools/list offers only {"type": "object"} in its place, as no
+client shows an output schema to a model. The output is deterministic
+(tools by name, keys sorted), so a committed snapshot changes only when
+the contract does.
 
 Clients cache tool schemas. Commit the snapshot beside the catalogue, and
 "plumbline check --contract FILE DIR" tells a change that breaks cached

@@ -56,5 +56,10 @@ func TestToolListIsStable(t *testing.T) {
 	if len(names) != 11 || !slices.IsSorted(names) {
 		t.Errorf("tools in the order %v", names)
 	}
+	// What every conversation loads before its first question: the
+	// demo catalogue's list stays within 15,000 bytes.
+	if len(first) > 15000 {
+		t.Errorf("tools/list is %d bytes, above 15,000", len(first))
+	}
 	t.Logf("tools/list: %d bytes", len(first))
 }

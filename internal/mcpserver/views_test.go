@@ -86,7 +86,7 @@ func TestChartViewOverMCP(t *testing.T) {
 			continue
 		}
 		drawn = append(drawn, tool.Name)
-		if ui["resourceUri"] != listed.URI || tool.Meta["ui/resourceUri"] != listed.URI {
+		if ui["resourceUri"] != listed.URI || len(tool.Meta) != 1 {
 			t.Errorf("tool %s names view %v", tool.Name, tool.Meta)
 		}
 	}

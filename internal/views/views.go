@@ -84,11 +84,8 @@ func ResourceMeta() map[string]any {
 }
 
 // ToolMeta is the _meta a tool carries to name the view that draws its
-// answers: ui.resourceUri, and the flat ui/resourceUri key that hosts built
-// before the nested form still read.
+// answers: ui.resourceUri, the form the MCP Apps extension settled on (its
+// earlier flat ui/resourceUri key is left out, to keep the tool list lean).
 func (v *View) ToolMeta() map[string]any {
-	return map[string]any{
-		"ui":             map[string]any{"resourceUri": v.URI},
-		"ui/resourceUri": v.URI,
-	}
+	return map[string]any{"ui": map[string]any{"resourceUri": v.URI}}
 }
