@@ -12,10 +12,9 @@ import (
 
 	"plumbline/internal/demofloor"
 	"plumbline/internal/grants"
-	"plumbline/internal/migrate"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
-	"plumbline/sql"
+	"plumbline/internal/provision"
 )
 
 const demoHelp = `
@@ -176,26 +175,18 @@ func prepareDemo(ctx context.Context, cluster *pgcluster.Cluster, opts demofloor
 		return err
 	}
 	defer conn.Close(ctx)
-	applied, err := migrate.Apply(ctx, conn, migrate.Set{Name: "demo", Files: sql.Demo()}, migrate.Set{Name: "plumbline", Files: sql.Migrations()})
-	if err != nil {
-		return err
-	}
-	if len(applied) > 0 {
-		fmt.Fprintf(s.out, "Applied %d migrations.\n", len(applied))
-	}
 	start := time.Now()
 	floor, err := demofloor.Generate(opts)
 	if err != nil {
 		return err
 	}
-	if err := demofloor.Load(ctx, conn, floor); err != nil {
+	applied, err := provision.Database(ctx, conn, provision.Plan{Demo: true, Roles: roles, Grants: gs,
+		Fill: func(ctx context.Context, conn *pgx.Conn) error { return demofloor.Load(ctx, conn, floor) }})
+	if err != nil {
 		return err
 	}
-	if err := grants.CreateRoles(ctx, conn, roles); err != nil {
-		return err
-	}
-	if err := grants.Apply(ctx, conn, roles, gs); err != nil {
-		return err
+	if len(applied) > 0 {
+		fmt.Fprintf(s.out, "Applied %d migrations.\n", len(applied))
 	}
 	fmt.Fprintf(s.out, "Generated the demo floor up to %s: %d teams, %d agents, %d agent-days of sales, %d board entries (%.1fs).\n",
 		opts.Now.In(mustZone()).Format("Mon 2 Jan 2006 15:04 MST"), len(floor.Teams), len(floor.Agents), len(floor.Sales), len(floor.Board),

@@ -8,8 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/internal/grants"
-	"plumbline/internal/migrate"
-	"plumbline/sql"
+	"plumbline/internal/provision"
 )
 
 const setupHelp = `
@@ -78,19 +77,13 @@ func setup(ctx context.Context, args []string, s *streams) error {
 		return fmt.Errorf("cannot reach the database: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	applied, err := migrate.Apply(ctx, conn, migrate.Set{Name: "plumbline", Files: sql.Migrations()})
+	applied, err := provision.Database(ctx, conn, provision.Plan{Roles: roles, Grants: append(gs, ags...)})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(s.out, "Applied %d of plumbline's migrations.\n", len(applied))
-	if err := grants.CreateRoles(ctx, conn, roles); err != nil {
-		return err
-	}
 	fmt.Fprintf(s.out, "Roles %s, %s, %s and %s and the logins %s and %s are in place.\n", roles.Reader, roles.Logger, roles.Auth,
 		roles.Analyst, roles.App, roles.Agent)
-	if err := grants.Apply(ctx, conn, roles, append(gs, ags...)); err != nil {
-		return err
-	}
 	fmt.Fprintf(s.out, "The reader may read %d relations: %s.\n", len(gs), strings.Join(grants.Relations(gs), ", "))
 	fmt.Fprintf(s.out, "The analyst may read %d relations: %s.\n", len(ags), strings.Join(grants.Relations(ags), ", "))
 	fmt.Fprintf(s.out, "Now check the login: plumbline guard --db <connection string of %s>\n", roles.App)

@@ -39,8 +39,8 @@ import (
 	"plumbline/catalog"
 	"plumbline/internal/demofloor"
 	"plumbline/internal/grants"
-	"plumbline/internal/migrate"
 	"plumbline/internal/pgcluster"
+	"plumbline/internal/provision"
 	"plumbline/internal/store"
 	"plumbline/sql"
 )
@@ -322,17 +322,13 @@ func (s *server) fill(ctx context.Context, database string, floor *demofloor.Flo
 		return err
 	}
 	defer conn.Close(ctx)
-	if _, err := migrate.Apply(ctx, conn, migrate.Set{Name: "demo", Files: sql.Demo()}, migrate.Set{Name: "plumbline", Files: sql.Migrations()}); err != nil {
-		return err
-	}
-	if err := demofloor.Load(ctx, conn, floor); err != nil {
-		return err
-	}
 	gs, err := allGrants()
 	if err != nil {
 		return err
 	}
-	return grants.Apply(ctx, conn, Roles, gs)
+	_, err = provision.Database(ctx, conn, provision.Plan{Demo: true, Roles: Roles, Grants: gs,
+		Fill: func(ctx context.Context, conn *pgx.Conn) error { return demofloor.Load(ctx, conn, floor) }})
+	return err
 }
 
 // exec runs statements one by one on one connection to the maintenance

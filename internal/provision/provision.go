@@ -1,0 +1,51 @@
+// Package provision sets a database up for plumbline, in the one order that
+// works: the migrations (the demo floor's first, when asked, then
+// plumbline's own), the data that needs the schema but must precede the
+// grants, the roles, then the grants. plumbline setup, the demo and the
+// test harness all provision through Database, so the three cannot drift.
+package provision
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"plumbline/internal/grants"
+	"plumbline/internal/migrate"
+	"plumbline/sql"
+)
+
+// Plan is what Database does to one database.
+type Plan struct {
+	// Demo applies the demo floor's schema before plumbline's migrations.
+	Demo bool
+	// Fill, if set, runs after the migrations and before the roles and
+	// grants, on the same connection: the demo loads its floor here.
+	Fill func(ctx context.Context, conn *pgx.Conn) error
+	// Roles are created where they do not exist yet and given Grants
+	// (a grant file removed since the last run is revoked).
+	Roles  grants.Roles
+	Grants []*grants.Grant
+}
+
+// Database provisions the database conn is connected to, as an
+// administrator, and returns the migrations it applied (none when the
+// database is already up to date). It is safe to run again.
+func Database(ctx context.Context, conn *pgx.Conn, p Plan) (applied []string, err error) {
+	sets := []migrate.Set{{Name: "plumbline", Files: sql.Migrations()}}
+	if p.Demo {
+		sets = append([]migrate.Set{{Name: "demo", Files: sql.Demo()}}, sets...)
+	}
+	if applied, err = migrate.Apply(ctx, conn, sets...); err != nil {
+		return applied, err
+	}
+	if p.Fill != nil {
+		if err := p.Fill(ctx, conn); err != nil {
+			return applied, err
+		}
+	}
+	if err := grants.CreateRoles(ctx, conn, p.Roles); err != nil {
+		return applied, err
+	}
+	return applied, grants.Apply(ctx, conn, p.Roles, p.Grants)
+}

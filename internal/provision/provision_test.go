@@ -1,0 +1,107 @@
+package provision_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"plumbline/internal/demofloor"
+	"plumbline/internal/grants"
+	"plumbline/internal/pgtest"
+	"plumbline/internal/provision"
+	"plumbline/sql"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// An empty database, provisioned twice: the first run applies every
+// migration, fills the schema before any grant exists and ends with the
+// reader holding exactly its grant files; the second applies nothing and
+// changes no grant.
+func TestDatabaseFromEmpty(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	admin := db.Conn(t)
+	name := db.Name + "_empty"
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
+	cfg, err := pgx.ParseConfig(admin.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = name
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+
+	gs, err := grants.Load(sql.Grants())
+	if err != nil {
+		t.Fatal(err)
+	}
+	floor, err := demofloor.Generate(demofloor.Options{Seed: pgtest.Seed, Now: pgtest.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawUngranted int
+	fill := func(ctx context.Context, conn *pgx.Conn) error {
+		// The schema is there, and the reader holds nothing in it yet.
+		return conn.QueryRow(ctx, `SELECT count(*) FROM (VALUES ('metrics.agent_sales_daily'), ('analytics.dim_team')) AS r(rel)
+			WHERE to_regclass(rel) IS NOT NULL AND NOT has_table_privilege($1, rel, 'SELECT')`, pgtest.Roles.Reader).Scan(&sawUngranted)
+	}
+	plan := provision.Plan{Demo: true, Roles: pgtest.Roles, Grants: gs, Fill: func(ctx context.Context, conn *pgx.Conn) error {
+		if err := fill(ctx, conn); err != nil {
+			return err
+		}
+		return demofloor.Load(ctx, conn, floor)
+	}}
+	applied, err := provision.Database(ctx, conn, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := count(t, sql.Demo()) + count(t, sql.Migrations())
+	if len(applied) != want || sawUngranted != 2 {
+		t.Errorf("first run: %d migrations applied (want %d); fill saw %d of 2 relations migrated and ungranted", len(applied), want, sawUngranted)
+	}
+	readable := func() []string {
+		rows, err := conn.Query(ctx, `SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE c.relkind IN ('r', 'v', 'm', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+			AND has_table_privilege($1, c.oid, 'SELECT') ORDER BY 1`, pgtest.Roles.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	first := readable()
+	if got, want := len(first), len(grants.Relations(gs)); got != want {
+		t.Errorf("the reader may read %d relations %v, want the %d of the grant files %v", got, first, want, grants.Relations(gs))
+	}
+
+	plan.Fill = nil
+	applied, err = provision.Database(ctx, conn, plan)
+	if err != nil || len(applied) != 0 {
+		t.Errorf("second run: applied %v, err %v", applied, err)
+	}
+	if again := readable(); len(again) != len(first) {
+		t.Errorf("second run changed the reader's relations: %v, then %v", first, again)
+	}
+}
+
+func count(t *testing.T, fsys fs.FS) int {
+	t.Helper()
+	files, err := fs.Glob(fsys, "*.sql")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no migrations: %v", err)
+	}
+	return len(files)
+}
