@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -13,11 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"plumbline/catalog"
-	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
-	"plumbline/internal/store"
-	"plumbline/reports"
+	"plumbline/internal/servetest"
 )
 
 // nowFlag is the test floor's "now", for --now.
@@ -27,18 +22,7 @@ var nowFlag = pgtest.Now.Format(time.RFC3339)
 // check (the token is "s3cret"), and returns the MCP endpoint.
 func serveDemo(t *testing.T, db *pgtest.DB) string {
 	t.Helper()
-	cat, err := catalog.Demo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(context.Background(), db.DSN, cat, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet})
-	mcpHandler := mcpserver.HTTPHandler(mcpserver.New(engine, &mcpserver.Options{Logger: quiet}))
+	mcpHandler := servetest.New(t, db, nil).Handler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer s3cret" {
 			w.Header().Set("WWW-Authenticate", "Bearer")

@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -23,8 +21,7 @@ import (
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
-	"plumbline/internal/reqlog"
-	"plumbline/reports"
+	"plumbline/internal/servetest"
 	"plumbline/sql"
 )
 
@@ -64,10 +61,6 @@ func newFloor(t testing.TB, s setup) *floor {
 	if s.before != nil {
 		s.before(db, f.sql)
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	st := db.Store(t)
-	engine := reports.New(st.Catalog(), st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
-		Recorder: reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet})})
 	gs, err := grants.LoadFor(sql.AnalystGrants(), grants.ToAnalyst)
 	if err != nil {
 		t.Fatal(err)
@@ -76,14 +69,19 @@ func newFloor(t testing.TB, s setup) *floor {
 	if perMinute == 0 {
 		perMinute = -1
 	}
-	f.door, err = analyst.Open(ctx, db.AgentDSN, st, gs, &analyst.Options{Role: pgtest.Roles.Analyst, Logger: pgtest.Roles.Logger,
-		StatementTimeout: s.timeout, PerMinute: perMinute, TimeZone: st.Catalog().Zone().String(), Reports: engine.Tools(), Log: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.door.Close)
-	srv := mcpserver.New(engine, &mcpserver.Options{Logger: quiet, Analyst: f.door,
-		Caller: oauth.Caller(append(engine.ToolNames(), analyst.ToolName))})
+	served := servetest.New(t, db, &servetest.Options{Server: func(o *mcpserver.Options, sf *servetest.Floor) {
+		st := sf.Store
+		f.door, err = analyst.Open(ctx, db.AgentDSN, st, gs, &analyst.Options{Role: pgtest.Roles.Analyst, Logger: pgtest.Roles.Logger,
+			StatementTimeout: s.timeout, PerMinute: perMinute, TimeZone: st.Catalog().Zone().String(), Reports: sf.Engine.Tools(),
+			Log: servetest.Quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(f.door.Close)
+		o.Analyst = f.door
+		o.Caller = oauth.Caller(append(sf.Engine.ToolNames(), analyst.ToolName))
+	}})
+	srv := served.Server
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -104,7 +102,7 @@ func newFloor(t testing.TB, s setup) *floor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	as, err := oauth.New(oauth.Config{BaseURL: "http://" + ln.Addr().String(), Clients: clients, Logger: quiet}, f.tokens, nil)
+	as, err := oauth.New(oauth.Config{BaseURL: "http://" + ln.Addr().String(), Clients: clients, Logger: servetest.Quiet}, f.tokens, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

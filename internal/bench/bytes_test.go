@@ -2,16 +2,11 @@ package bench_test
 
 import (
 	"context"
-	"net/http/httptest"
 	"testing"
-	"time"
 
-	"plumbline/catalog"
 	"plumbline/internal/bench"
-	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
-	"plumbline/internal/store"
-	"plumbline/reports"
+	"plumbline/internal/servetest"
 )
 
 // A bytes run measures every call in each of its modes over a real server:
@@ -21,15 +16,9 @@ import (
 func TestMeasureBytes(t *testing.T) {
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
-	cat, _ := catalog.Demo()
-	st, err := store.Open(ctx, db.DSN, cat, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ts := httptest.NewServer(mcpserver.HTTPHandler(mcpserver.New(reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }}), nil)))
-	defer ts.Close()
-	res, err := bench.MeasureBytes(ctx, ts.URL+"/mcp", "", db.Now, cat.Zone())
+	served := servetest.New(t, db, nil)
+	cat := served.Engine.Catalog()
+	res, err := bench.MeasureBytes(ctx, served.URL(t), "", db.Now, cat.Zone())
 	if err != nil {
 		t.Fatal(err)
 	}

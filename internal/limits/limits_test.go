@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -21,6 +18,7 @@ import (
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
+	"plumbline/internal/servetest"
 	"plumbline/reports"
 )
 
@@ -31,25 +29,20 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 func replica(t *testing.T, db *pgtest.DB, perMinute int, person *atomic.Value) (*mcp.ClientSession, *reqlog.Log) {
 	t.Helper()
 	ctx := context.Background()
-	st := db.Store(t)
-	cat := st.Catalog()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rl := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: perMinute, Logger: quiet})
-	t.Cleanup(rl.Close)
-	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet, Recorder: rl})
-	srv := mcpserver.New(engine, &mcpserver.Options{Logger: quiet,
-		Caller: func(*mcp.CallToolRequest) reports.Caller {
-			return reports.Caller{Person: person.Load().(string), Client: "test"}
+	served := servetest.New(t, db, &servetest.Options{
+		Log: func(o *reqlog.Options) { o.PerMinute = perMinute },
+		Server: func(o *mcpserver.Options, _ *servetest.Floor) {
+			o.Caller = func(*mcp.CallToolRequest) reports.Caller {
+				return reports.Caller{Person: person.Load().(string), Client: "test"}
+			}
 		}})
-	ts := httptest.NewServer(mcpserver.HTTPHandler(srv))
-	t.Cleanup(ts.Close)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: served.URL(t), MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, rl
+	return cs, served.Log
 }
 
 type outcome struct {

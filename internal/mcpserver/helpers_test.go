@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"math"
 	"os"
@@ -14,9 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/catalog"
-	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
+	"plumbline/internal/servetest"
 	"plumbline/internal/store"
 	"plumbline/reports"
 )
@@ -50,18 +49,13 @@ func newFloorOf(t testing.TB, db *pgtest.DB, adjust func(*reports.Options)) *flo
 	t.Helper()
 	// Signed in as plumbline's login with the real grants, reports running
 	// as the reader and every call on record, as in production.
-	st := db.Store(t)
-	cat := st.Catalog()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rl := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet})
-	t.Cleanup(rl.Close)
-	opts := &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet, Recorder: rl,
-		Redact: reqlog.Redactor([]byte("a test secret of some length"))}
-	if adjust != nil {
-		adjust(opts)
-	}
-	engine := reports.New(cat, st, opts)
-	return &floor{db: db, sql: db.Conn(t), store: st, engine: engine, server: mcpserver.New(engine, &mcpserver.Options{Logger: opts.Logger}), log: rl}
+	s := servetest.New(t, db, &servetest.Options{Engine: func(o *reports.Options) {
+		o.Redact = reqlog.Redactor([]byte("a test secret of some length"))
+		if adjust != nil {
+			adjust(o)
+		}
+	}})
+	return &floor{db: db, sql: db.Conn(t), store: s.Store, engine: s.Engine, server: s.Server, log: s.Log}
 }
 
 // client connects a go-sdk client over in-memory transports.
@@ -112,7 +106,7 @@ func catalogOf(t testing.TB) *catalog.Catalog {
 	return cat
 }
 
-func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+func quietLogger() *slog.Logger { return servetest.Quiet }
 
 // report calls a tool that must answer with figures.
 func report(t testing.TB, cs *mcp.ClientSession, tool, args string) answer {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"html"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -17,19 +16,17 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"plumbline/catalog"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
+	"plumbline/internal/servetest"
 	"plumbline/internal/signin"
-	"plumbline/internal/store"
 	"plumbline/reports"
 )
 
@@ -98,20 +95,10 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 	t.Helper()
 	ctx := context.Background()
 	db := pgtest.NewDB(t)
-	cat, err := catalog.Demo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, db.DSN, cat, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rl := reqlog.New(st, &reqlog.Options{Logger: quiet})
-	t.Cleanup(rl.Close)
-	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet, Recorder: rl})
-	mcpSrv := mcpserver.New(engine, &mcpserver.Options{Logger: quiet, Caller: oauth.Caller(engine.ToolNames())})
+	served := servetest.New(t, db, &servetest.Options{Server: func(o *mcpserver.Options, f *servetest.Floor) {
+		o.Caller = oauth.Caller(f.Engine.ToolNames())
+	}})
+	rl, mcpSrv := served.Log, served.Server
 
 	pool, err := pgxpool.New(ctx, db.DSN)
 	if err != nil {
@@ -138,7 +125,7 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 	e.ts = httptest.NewUnstartedServer(nil)
 	t.Cleanup(e.ts.Close)
 	e.base = "http://" + e.ts.Listener.Addr().String()
-	cfg := oauth.Config{BaseURL: e.base, Clients: []oauth.Client{known}, Logger: quiet}
+	cfg := oauth.Config{BaseURL: e.base, Clients: []oauth.Client{known}, Logger: servetest.Quiet}
 	if o.adjust != nil {
 		o.adjust(&cfg)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,36 +19,20 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"plumbline/catalog"
-	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
-	"plumbline/internal/store"
+	"plumbline/internal/servetest"
 	"plumbline/internal/views"
-	"plumbline/reports"
 )
 
 // host is plumbline on a demo floor, served over Streamable HTTP, and a
 // go-sdk client that tells it it renders MCP Apps views.
 func host(t *testing.T) *mcp.ClientSession {
 	t.Helper()
-	db := pgtest.NewDB(t)
-	cat, err := catalog.Demo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(context.Background(), db.DSN, cat, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet})
-	ts := httptest.NewServer(mcpserver.HTTPHandler(mcpserver.New(engine, &mcpserver.Options{Logger: quiet})))
-	t.Cleanup(ts.Close)
+	url := servetest.New(t, pgtest.NewDB(t), nil).URL(t)
 	caps := &mcp.ClientCapabilities{}
 	caps.AddExtension(views.Extension, map[string]any{"mimeTypes": []string{views.MIMEType}})
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "0"}, &mcp.ClientOptions{Capabilities: caps}).
-		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, nil)
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
