@@ -8,7 +8,7 @@ export CGO_ENABLED := 1
 BIN         := bin/plumbline
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CLIENTS     := internal/clienttest
-VIEWS       := internal/views
+VIEWS       := internal/chartview
 
 .PHONY: all build demo test lint unit reference conformance fuzz bench contract views clean
 
@@ -86,7 +86,7 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $$budget -fuzzminimizetime $(FUZZMINIMIZE) ./$$pkg; \
 	done
 
-## views: rebuild the chart view (internal/views/dist) from its sources; needs `npm ci` in internal/views
+## views: rebuild the chart view (internal/chartview/dist) from its sources; needs `npm ci` in internal/chartview
 views: $(VIEWS)/node_modules/.package-lock.json
 	cd $(VIEWS) && npm run build
 

@@ -19,7 +19,7 @@
 //
 // [Plan] is the only thing that crosses to the store: the metrics, the
 // resolved [Scope] and [Period], the grouping and the row cap. The store
-// (internal/store over PostgreSQL) builds and runs its SQL and returns, per
+// (internal/pgstore over PostgreSQL) builds and runs its SQL and returns, per
 // plan, each group's summed parts with the agent-days kept and left out,
 // and how far each source was loaded in the same snapshot ([Coverage]).
 // Ratios are divided, groups without rows filled, rows ranked and cut here,

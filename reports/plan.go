@@ -94,7 +94,7 @@ type Coverage struct {
 	First, Through time.Time
 }
 
-// Store is the data the engine reads. internal/store implements it over
+// Store is the data the engine reads. internal/pgstore implements it over
 // PostgreSQL; every method runs read-only.
 type Store interface {
 	// Directory reads the roster: teams, agents and their dated histories.

@@ -10,9 +10,9 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/analyst"
+	"plumbline/internal/dbcheck"
 	"plumbline/internal/grants"
-	"plumbline/internal/guard"
-	"plumbline/internal/store"
+	"plumbline/internal/pgstore"
 	"plumbline/reports"
 )
 
@@ -41,7 +41,7 @@ func addAnalystFlags(f *flags) *analystFlags {
 // the startup guard has checked that login: it may read exactly the
 // analyst grants' relations, write nothing and hold no role but the
 // analyst. Without --analyst-db it returns nil.
-func (af *analystFlags) open(ctx context.Context, audit *store.Store, engine *reports.Engine, cat *catalog.Catalog,
+func (af *analystFlags) open(ctx context.Context, audit *pgstore.Store, engine *reports.Engine, cat *catalog.Catalog,
 	roles grants.Roles, log *slog.Logger) (*analyst.Door, error) {
 	if *af.dsn == "" {
 		return nil, nil
@@ -62,7 +62,7 @@ func (af *analystFlags) open(ctx context.Context, audit *store.Store, engine *re
 	}
 	gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	rep, err := guard.Inspect(gctx, door.Store().Pool(), analystPolicy(gs, roles))
+	rep, err := dbcheck.Inspect(gctx, door.Store().Pool(), analystPolicy(gs, roles))
 	if err == nil && !rep.OK() {
 		err = errors.New(guardRefusal("the analyst's door's login "+rep.Login, rep))
 	}
@@ -78,12 +78,12 @@ func (af *analystFlags) open(ctx context.Context, audit *store.Store, engine *re
 // analystPolicy is what the analyst's door's login may reach: the analyst
 // grants' relations, as a member of the analyst role alone, writing
 // nothing.
-func analystPolicy(gs []*grants.Grant, roles grants.Roles) guard.Policy {
-	return guard.Policy{Read: grants.Relations(gs), Roles: []string{roles.Analyst}, Own: []guard.Table{}, Functions: []string{}}
+func analystPolicy(gs []*grants.Grant, roles grants.Roles) dbcheck.Policy {
+	return dbcheck.Policy{Read: grants.Relations(gs), Roles: []string{roles.Analyst}, Own: []dbcheck.Table{}, Functions: []string{}}
 }
 
 // guardRefusal says why plumbline will not start: who can reach what.
-func guardRefusal(who string, rep *guard.Report) string {
+func guardRefusal(who string, rep *dbcheck.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s can reach more than plumbline needs, so plumbline will not start; revoke these:", who)
 	for i, line := range rep.Extra {

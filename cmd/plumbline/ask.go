@@ -17,7 +17,7 @@ import (
 
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
-	"plumbline/internal/store"
+	"plumbline/internal/pgstore"
 	"plumbline/reports"
 )
 
@@ -123,7 +123,7 @@ func askDatabase(ctx context.Context, dsn, catalogDir, nowFlag, tool string, raw
 	if err != nil {
 		return nil, false, fmt.Errorf("load catalogue:\n%w", err)
 	}
-	st, err := store.Open(ctx, dsn, cat, nil)
+	st, err := pgstore.Open(ctx, dsn, cat, nil)
 	if err != nil {
 		return nil, false, err
 	}

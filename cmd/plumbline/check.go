@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/catalog"
+	"plumbline/internal/dbcheck"
 	"plumbline/internal/grants"
-	"plumbline/internal/guard"
 )
 
 const checkHelp = `
@@ -130,7 +130,7 @@ func checkDatabase(ctx context.Context, s *streams, cat *catalog.Catalog, dsn, g
 		return false, fmt.Errorf("cannot reach the database: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	problems, err := guard.CheckCatalog(ctx, conn, cat, gs, reader)
+	problems, err := dbcheck.CheckCatalog(ctx, conn, cat, gs, reader)
 	if err != nil {
 		return false, err
 	}
@@ -180,7 +180,7 @@ func checkAnalyst(ctx context.Context, s *streams, dsn, dir, role, format string
 		return false, fmt.Errorf("cannot reach the database: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	problems, err := guard.CheckAnalyst(ctx, conn, gs, role)
+	problems, err := dbcheck.CheckAnalyst(ctx, conn, gs, role)
 	if err != nil {
 		return false, err
 	}

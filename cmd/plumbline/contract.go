@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"plumbline/catalog"
-	"plumbline/internal/contract"
+	"plumbline/internal/snapshot"
 	"plumbline/reports"
 )
 
@@ -63,8 +63,8 @@ func writeContract(_ context.Context, args []string, s *streams) error {
 }
 
 // snapshotOf is the contract a server over cat offers.
-func snapshotOf(cat *catalog.Catalog) (*contract.Snapshot, error) {
-	return contract.Of(reports.New(cat, nil, nil).Tools(), reports.Instructions())
+func snapshotOf(cat *catalog.Catalog) (*snapshot.Snapshot, error) {
+	return snapshot.Of(reports.New(cat, nil, nil).Tools(), reports.Instructions())
 }
 
 // checkContract compares cat's contract with the snapshot in file, prints
@@ -74,7 +74,7 @@ func checkContract(cat *catalog.Catalog, file, format string, w io.Writer) error
 	if err != nil {
 		return fmt.Errorf("%w: --contract: %v; write one with: plumbline contract DIR -o FILE", errUsage, err)
 	}
-	old, err := contract.Parse(data)
+	old, err := snapshot.Parse(data)
 	if err != nil {
 		return fmt.Errorf("--contract %s: %w", file, err)
 	}
@@ -82,8 +82,8 @@ func checkContract(cat *catalog.Catalog, file, format string, w io.Writer) error
 	if err != nil {
 		return err
 	}
-	changes := contract.Compare(old, now)
-	var breaking, additive []contract.Change
+	changes := snapshot.Compare(old, now)
+	var breaking, additive []snapshot.Change
 	for _, c := range changes {
 		if c.Breaking {
 			breaking = append(breaking, c)

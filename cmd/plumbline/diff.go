@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
-	"plumbline/internal/store"
+	"plumbline/internal/pgstore"
 	"plumbline/reports"
 )
 
@@ -88,12 +88,12 @@ func previewChanges(ctx context.Context, oldDir string, cat *catalog.Catalog, ds
 // previewValues fills in each change's old and new value on the floor
 // over the last complete week, from the one database, and returns the week.
 func previewValues(ctx context.Context, dsn string, old, cat *catalog.Catalog, changed []catalog.Change, vals []values) (reports.Period, error) {
-	oldStore, err := store.Open(ctx, dsn, old, nil)
+	oldStore, err := pgstore.Open(ctx, dsn, old, nil)
 	if err != nil {
 		return reports.Period{}, err
 	}
 	defer oldStore.Close()
-	newStore, err := store.Open(ctx, dsn, cat, nil)
+	newStore, err := pgstore.Open(ctx, dsn, cat, nil)
 	if err != nil {
 		return reports.Period{}, err
 	}

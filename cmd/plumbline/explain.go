@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"plumbline/internal/pgstore"
 	"plumbline/internal/query"
-	"plumbline/internal/store"
 	"plumbline/reports"
 )
 
@@ -64,9 +64,9 @@ func explain(ctx context.Context, args []string, s *streams) error {
 		dsn = *db
 	}
 	dry := &reports.DryRun{}
-	var st *store.Store
+	var st *pgstore.Store
 	if dsn != "" {
-		if st, err = store.Open(ctx, dsn, cat, nil); err != nil {
+		if st, err = pgstore.Open(ctx, dsn, cat, nil); err != nil {
 			return err
 		}
 		defer st.Close()

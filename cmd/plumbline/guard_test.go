@@ -16,7 +16,7 @@ import (
 	"plumbline/internal/grants"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
-	"plumbline/sql"
+	sqlfiles "plumbline/sql"
 )
 
 // roleArgs are the flags naming a test's private roles.
@@ -263,7 +263,7 @@ func TestLogSecret(t *testing.T) {
 // reader may read.
 func grantFiles(t *testing.T) int {
 	t.Helper()
-	files, err := fs.Glob(sql.Grants(), "*.sql")
+	files, err := fs.Glob(sqlfiles.Grants(), "*.sql")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no grant files: %v", err)
 	}

@@ -16,14 +16,14 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/analyst"
+	"plumbline/internal/dbcheck"
 	"plumbline/internal/grants"
-	"plumbline/internal/guard"
 	"plumbline/internal/httpguard"
 	"plumbline/internal/limits"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
+	"plumbline/internal/pgstore"
 	"plumbline/internal/reqlog"
-	"plumbline/internal/store"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
@@ -224,8 +224,8 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 		reportsDSN: f.string("reports-dsn", "", "connection `string` of a read replica for report queries; the request log, "+
 			"limits and tokens stay on --db (default: --db)"),
 		logLevel:         f.string("log-level", "info", "log `level`: debug, info, warn or error"),
-		statementTimeout: f.duration("statement-timeout", store.DefaultStatementTimeout, "longest a report query may run"),
-		acquireWait:      f.duration("acquire-timeout", store.DefaultAcquireTimeout, "longest a call waits for a database connection before it is answered busy"),
+		statementTimeout: f.duration("statement-timeout", pgstore.DefaultStatementTimeout, "longest a report query may run"),
+		acquireWait:      f.duration("acquire-timeout", pgstore.DefaultAcquireTimeout, "longest a call waits for a database connection before it is answered busy"),
 		maxConns:         f.int("max-conns", 0, "most database connections (default: pgx's, 4 or the number of CPUs)"),
 		grantsDir:        addGrantsFlag(f),
 		// Read from the environment at start rather than as the flag's
@@ -426,8 +426,8 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 // connect opens a store on dsn, checks the database answers and runs the
 // startup guard on its login.
 func (sf *serverFlags) connect(ctx context.Context, dsn, what string, cat *catalog.Catalog, roles grants.Roles,
-	gs []*grants.Grant, log *slog.Logger) (*store.Store, error) {
-	st, err := store.Open(ctx, dsn, cat, &store.Options{
+	gs []*grants.Grant, log *slog.Logger) (*pgstore.Store, error) {
+	st, err := pgstore.Open(ctx, dsn, cat, &pgstore.Options{
 		StatementTimeout: *sf.statementTimeout, AcquireTimeout: *sf.acquireWait, MaxConns: int32(*sf.maxConns), Role: roles.Reader,
 	})
 	if err != nil {
@@ -468,8 +468,8 @@ const guardLines = 20
 
 // startGuard refuses to start when the login can reach more than the grant
 // files, plumbline's own tables and its roles allow.
-func startGuard(ctx context.Context, st *store.Store, cat *catalog.Catalog, roles grants.Roles, gs []*grants.Grant, log *slog.Logger) error {
-	rep, err := guard.Inspect(ctx, st.Pool(), guard.Policy{Read: grants.Relations(gs), Roles: roles.Held()})
+func startGuard(ctx context.Context, st *pgstore.Store, cat *catalog.Catalog, roles grants.Roles, gs []*grants.Grant, log *slog.Logger) error {
+	rep, err := dbcheck.Inspect(ctx, st.Pool(), dbcheck.Policy{Read: grants.Relations(gs), Roles: roles.Held()})
 	if err != nil {
 		return err
 	}

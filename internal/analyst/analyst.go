@@ -41,8 +41,8 @@ import (
 	"time"
 
 	"plumbline/internal/grants"
+	"plumbline/internal/pgstore"
 	"plumbline/internal/sqlcheck"
-	"plumbline/internal/store"
 	"plumbline/reports"
 )
 
@@ -91,8 +91,8 @@ type Options struct {
 
 // Door is the analyst's door. It is safe for concurrent use.
 type Door struct {
-	agent   *store.Store // signed in as the agent login
-	audit   *store.Store // signed in as plumbline's login, writing as the logger
+	agent   *pgstore.Store // signed in as the agent login
+	audit   *pgstore.Store // signed in as plumbline's login, writing as the logger
 	grants  []*grants.Grant
 	policy  sqlcheck.Policy
 	columns map[string][]column // what the agent login may read, by relation
@@ -108,7 +108,7 @@ type column struct {
 // analyst grants gs; the audit log goes through audit. It reads which
 // columns the agent may read, for the tool's description and for
 // refusals.
-func Open(ctx context.Context, dsn string, audit *store.Store, gs []*grants.Grant, opts *Options) (*Door, error) {
+func Open(ctx context.Context, dsn string, audit *pgstore.Store, gs []*grants.Grant, opts *Options) (*Door, error) {
 	d := &Door{audit: audit, grants: gs, policy: sqlcheck.Policy{Relations: grants.Relations(gs)}}
 	if opts != nil {
 		d.opts = *opts
@@ -133,7 +133,7 @@ func Open(ctx context.Context, dsn string, audit *store.Store, gs []*grants.Gran
 		o.Log = slog.Default()
 	}
 	var err error
-	d.agent, err = store.Open(ctx, dsn, nil, &store.Options{StatementTimeout: o.StatementTimeout,
+	d.agent, err = pgstore.Open(ctx, dsn, nil, &pgstore.Options{StatementTimeout: o.StatementTimeout,
 		AcquireTimeout: o.AcquireTimeout, MaxConns: o.MaxConns, Role: o.Role, Foreign: true})
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func Open(ctx context.Context, dsn string, audit *store.Store, gs []*grants.Gran
 
 // Store returns the store signed in as the agent login, for the startup
 // guard.
-func (d *Door) Store() *store.Store { return d.agent }
+func (d *Door) Store() *pgstore.Store { return d.agent }
 
 // Grants returns the analyst grants the door reads under.
 func (d *Door) Grants() []*grants.Grant { return d.grants }

@@ -10,9 +10,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"plumbline/internal/pgstore"
 	"plumbline/internal/reqlog"
 	"plumbline/internal/sqlcheck"
-	"plumbline/internal/store"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
@@ -44,10 +44,10 @@ func (d *Door) begin(ctx context.Context, c *call, fingerprint string) (time.Dur
 	// The bearer token's row, when the call came without an upfront check
 	// of it (package oauth), is read in the same round trip.
 	check := reqlog.CheckFrom(ctx)
-	err := d.audit.Batch(ctx, store.Tx{Role: d.opts.Logger, Write: true}, func(b *pgx.Batch) {
+	err := d.audit.Batch(ctx, pgstore.Tx{Role: d.opts.Logger, Write: true}, func(b *pgx.Batch) {
 		if check != nil {
 			check.Queue(b)
-			store.QueueRole(b, d.opts.Logger)
+			pgstore.QueueRole(b, d.opts.Logger)
 		}
 		b.Queue(`INSERT INTO plumbline.analyst_log (statement_id, caller, client, statement, statement_bytes, fingerprint)
 			VALUES ($1, $2, $3, $4, $5, $6)`, c.id, c.caller.Person, c.caller.Client, text, len(c.text), fp)
@@ -84,7 +84,7 @@ func (d *Door) finish(ctx context.Context, c *call, a *Answer) {
 	if rule != "" {
 		ruleArg = rule
 	}
-	err := d.audit.Batch(ctx, store.Tx{Role: d.opts.Logger, Write: true, Lazy: true}, func(b *pgx.Batch) {
+	err := d.audit.Batch(ctx, pgstore.Tx{Role: d.opts.Logger, Write: true, Lazy: true}, func(b *pgx.Batch) {
 		b.Queue(`UPDATE plumbline.analyst_log SET outcome = $2, rule = $3, duration_ms = $4, row_count = $5 WHERE statement_id = $1`,
 			c.id, outcome, ruleArg, float64(time.Since(c.start).Microseconds())/1000, a.Rows)
 	})

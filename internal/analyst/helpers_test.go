@@ -22,7 +22,7 @@ import (
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/servetest"
-	"plumbline/sql"
+	sqlfiles "plumbline/sql"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -61,7 +61,7 @@ func newFloor(t testing.TB, s setup) *floor {
 	if s.before != nil {
 		s.before(db, f.sql)
 	}
-	gs, err := grants.LoadFor(sql.AnalystGrants(), grants.ToAnalyst)
+	gs, err := grants.LoadFor(sqlfiles.AnalystGrants(), grants.ToAnalyst)
 	if err != nil {
 		t.Fatal(err)
 	}

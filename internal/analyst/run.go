@@ -14,8 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"plumbline/internal/pgstore"
 	"plumbline/internal/sqlcheck"
-	"plumbline/internal/store"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
@@ -33,7 +33,7 @@ func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck
 	start := time.Now()
 	ctx, span := telemetry.Span(ctx, "report_sql")
 	defer span.End()
-	err := d.agent.Batch(ctx, store.Tx{Role: d.opts.Role, Discard: true}, func(b *pgx.Batch) {
+	err := d.agent.Batch(ctx, pgstore.Tx{Role: d.opts.Role, Discard: true}, func(b *pgx.Batch) {
 		b.Queue("SELECT set_config('work_mem', $1, true), set_config('search_path', 'pg_catalog, pg_temp', true), set_config('TimeZone', $2, true)",
 			d.opts.WorkMem, d.opts.TimeZone)
 		b.Queue(stmt.Paged(), args.PageSize+1, args.Offset).Query(func(r pgx.Rows) error {
@@ -210,7 +210,7 @@ func (d *Door) columnChoices(rels []string) []string {
 // relations the analyst may read, in their order.
 func (d *Door) readColumns(ctx context.Context) (map[string][]column, error) {
 	out := map[string][]column{}
-	err := d.agent.Batch(ctx, store.Tx{Role: d.opts.Role}, func(b *pgx.Batch) {
+	err := d.agent.Batch(ctx, pgstore.Tx{Role: d.opts.Role}, func(b *pgx.Batch) {
 		b.Queue(`SELECT n.nspname || '.' || c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
 			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 			JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped

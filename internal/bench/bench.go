@@ -50,8 +50,8 @@ import (
 	"plumbline/catalog"
 	"plumbline/internal/demofloor"
 	"plumbline/internal/oauth"
+	"plumbline/internal/pgstore"
 	"plumbline/internal/query"
-	"plumbline/internal/store"
 	"plumbline/reports"
 )
 
@@ -564,7 +564,7 @@ func capture(ctx context.Context, dsn string, calls []Call) (map[string][]statem
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(ctx, dsn, cat, nil)
+	st, err := pgstore.Open(ctx, dsn, cat, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -13,9 +13,9 @@ import (
 	"plumbline/catalog"
 	"plumbline/internal/bench"
 	"plumbline/internal/mcpserver"
+	"plumbline/internal/pgstore"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
-	"plumbline/internal/store"
 	"plumbline/reports"
 )
 
@@ -27,7 +27,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 func server(t *testing.T) bench.Server {
 	return func(ctx context.Context, dsn string) (string, int, func() error, error) {
 		cat, _ := catalog.Demo()
-		st, err := store.Open(ctx, dsn, cat, nil)
+		st, err := pgstore.Open(ctx, dsn, cat, nil)
 		if err != nil {
 			return "", 0, nil, err
 		}

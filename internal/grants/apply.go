@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"plumbline/sql"
+	sqlfiles "plumbline/sql"
 )
 
 // This file applies the roles and grants to a database.
@@ -64,7 +64,7 @@ func rolesScript(r Roles, file string) (string, error) {
 	if err := r.Check(); err != nil {
 		return "", err
 	}
-	body, err := fs.ReadFile(sql.Roles(), file)
+	body, err := fs.ReadFile(sqlfiles.Roles(), file)
 	if err != nil {
 		return "", err
 	}

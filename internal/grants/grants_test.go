@@ -15,7 +15,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/internal/grants"
 	"plumbline/internal/pgtest"
-	"plumbline/sql"
+	sqlfiles "plumbline/sql"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -36,8 +36,8 @@ func TestGrantsPolicy(t *testing.T) {
 		placeholder, dir, role string
 		files                  fs.FS
 	}{
-		{"reader", "grants/", pgtest.Roles.Reader, sql.Grants()},
-		{"analyst", "analyst/", pgtest.Roles.Analyst, sql.AnalystGrants()},
+		{"reader", "grants/", pgtest.Roles.Reader, sqlfiles.Grants()},
+		{"analyst", "analyst/", pgtest.Roles.Analyst, sqlfiles.AnalystGrants()},
 	} {
 		t.Run(p.placeholder, func(t *testing.T) {
 			gs, err := grants.LoadFor(p.files, p.placeholder)
@@ -75,11 +75,11 @@ func TestGrantsPolicy(t *testing.T) {
 			}
 			grantsTo := regexp.MustCompile(`(?is)^\s*grant\b.*\bto\b.*\{\{` + p.placeholder + `\}\}`)
 			literal := map[string]string{"reader": grants.DefaultRoles().Reader, "analyst": grants.DefaultRoles().Analyst}[p.placeholder]
-			err = fs.WalkDir(sql.Files(), ".", func(path string, d fs.DirEntry, err error) error {
+			err = fs.WalkDir(sqlfiles.Files(), ".", func(path string, d fs.DirEntry, err error) error {
 				if err != nil || d.IsDir() {
 					return err
 				}
-				body, _ := fs.ReadFile(sql.Files(), path)
+				body, _ := fs.ReadFile(sqlfiles.Files(), path)
 				if strings.Contains(withoutComments(string(body)), literal) {
 					t.Errorf("%s names the %s role literally; write {{%s}} so the name stays configurable", path, p.placeholder, p.placeholder)
 				}
@@ -224,7 +224,7 @@ func TestApplyReconciles(t *testing.T) {
 	r := db.PrivateRoles(t)
 	conn := db.Conn(t)
 	ctx := context.Background()
-	gs, err := grants.Load(sql.Grants())
+	gs, err := grants.Load(sqlfiles.Grants())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
-	"plumbline/sql"
+	sqlfiles "plumbline/sql"
 )
 
 // This file reads and checks grant files.
@@ -90,7 +90,7 @@ func LoadFor(fsys fs.FS, role string) ([]*Grant, error) {
 // floor's when dir is empty.
 func LoadDir(dir string) ([]*Grant, error) {
 	if dir == "" {
-		return Load(sql.Grants())
+		return Load(sqlfiles.Grants())
 	}
 	return Load(os.DirFS(dir))
 }
@@ -99,7 +99,7 @@ func LoadDir(dir string) ([]*Grant, error) {
 // demo floor's when dir is empty.
 func LoadAnalystDir(dir string) ([]*Grant, error) {
 	if dir == "" {
-		return LoadFor(sql.AnalystGrants(), ToAnalyst)
+		return LoadFor(sqlfiles.AnalystGrants(), ToAnalyst)
 	}
 	return LoadFor(os.DirFS(dir), ToAnalyst)
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"plumbline/internal/chartview"
 	"plumbline/internal/mcpserver"
-	"plumbline/internal/views"
 	"plumbline/reports"
 )
 
@@ -59,7 +59,7 @@ func TestCachingHints(t *testing.T) {
 	}
 	shown := 0
 	for _, r := range resources.Resources {
-		if r.MIMEType == views.MIMEType {
+		if r.MIMEType == chartview.MIMEType {
 			shown++
 			res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: r.URI})
 			if err != nil {

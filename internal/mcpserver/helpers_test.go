@@ -13,10 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/catalog"
+	"plumbline/internal/pgstore"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
 	"plumbline/internal/servetest"
-	"plumbline/internal/store"
 	"plumbline/reports"
 )
 
@@ -26,7 +26,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 type floor struct {
 	db     *pgtest.DB
 	sql    *pgx.Conn // for expected figures, computed independently
-	store  *store.Store
+	store  *pgstore.Store
 	engine *reports.Engine
 	server *mcp.Server
 	log    *reqlog.Log // the request log; Flush it before reading outcomes

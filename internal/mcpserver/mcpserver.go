@@ -18,9 +18,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/analyst"
+	"plumbline/internal/chartview"
 	"plumbline/internal/scrub"
 	"plumbline/internal/telemetry"
-	"plumbline/internal/views"
 	"plumbline/reports"
 )
 
@@ -71,7 +71,7 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 	// same, so the capability is declared to say what is answered.
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{},
 		Prompts: &mcp.PromptCapabilities{}}
-	caps.AddExtension(views.Extension, map[string]any{"mimeTypes": []string{views.MIMEType}})
+	caps.AddExtension(chartview.Extension, map[string]any{"mimeTypes": []string{chartview.MIMEType}})
 	advertiseLogging(caps)
 	srv := mcp.NewServer(
 		&mcp.Implementation{Name: "plumbline", Title: "plumbline: governed sales-floor reports", Version: Version},
@@ -85,12 +85,12 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 		},
 	)
 	srv.AddReceivingMiddleware(unechoed(engine))
-	addView(srv, views.Chart)
+	addView(srv, chartview.Chart)
 	addResources(srv, engine, o)
 	closed := false
 	for _, t := range engine.Tools() {
 		var meta mcp.Meta
-		if v, ok := views.For(engine.Catalog(), t.Name); ok {
+		if v, ok := chartview.For(engine.Catalog(), t.Name); ok {
 			meta = v.ToolMeta()
 		}
 		srv.AddTool(&mcp.Tool{
@@ -131,13 +131,13 @@ const viewTTL = 365 * 24 * time.Hour
 
 // addView offers a view as a UI resource. Its contents are built once; every
 // read answers with the same text.
-func addView(srv *mcp.Server, v *views.View) {
-	meta := views.ResourceMeta()
+func addView(srv *mcp.Server, v *chartview.View) {
+	meta := chartview.ResourceMeta()
 	srv.AddResource(&mcp.Resource{URI: v.URI, Name: v.Name, Title: v.Title, Description: v.Description,
-		MIMEType: views.MIMEType, Size: int64(len(v.HTML)), Meta: meta},
+		MIMEType: chartview.MIMEType, Size: int64(len(v.HTML)), Meta: meta},
 		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{
-				Contents:  []*mcp.ResourceContents{{URI: v.URI, MIMEType: views.MIMEType, Text: v.HTML, Meta: meta}},
+				Contents:  []*mcp.ResourceContents{{URI: v.URI, MIMEType: chartview.MIMEType, Text: v.HTML, Meta: meta}},
 				Cacheable: mcp.Cacheable{TTLMs: int(viewTTL.Milliseconds()), CacheScope: "public"},
 			}, nil
 		})

@@ -9,7 +9,7 @@ import (
 
 	"plumbline/internal/migrate"
 	"plumbline/internal/pgtest"
-	"plumbline/sql"
+	sqlfiles "plumbline/sql"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -18,7 +18,7 @@ func TestApply(t *testing.T) {
 	db := pgtest.NewDB(t)
 	conn := db.Conn(t)
 	ctx := context.Background()
-	sets := []migrate.Set{{Name: "demo", Files: sql.Demo()}, {Name: "plumbline", Files: sql.Migrations()}}
+	sets := []migrate.Set{{Name: "demo", Files: sqlfiles.Demo()}, {Name: "plumbline", Files: sqlfiles.Migrations()}}
 	applied, err := migrate.Apply(ctx, conn, sets...)
 	if err != nil || len(applied) != 0 {
 		t.Fatalf("re-applying applied %v, %v; want nothing", applied, err)

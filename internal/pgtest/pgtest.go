@@ -40,9 +40,9 @@ import (
 	"plumbline/internal/demofloor"
 	"plumbline/internal/grants"
 	"plumbline/internal/pgcluster"
+	"plumbline/internal/pgstore"
 	"plumbline/internal/provision"
-	"plumbline/internal/store"
-	"plumbline/sql"
+	sqlfiles "plumbline/sql"
 )
 
 // Now is the moment the test floor runs up to: a Wednesday afternoon in New
@@ -102,13 +102,13 @@ func (db *DB) Conn(t testing.TB) *pgx.Conn {
 // Store opens a report store over the demo catalogue, signed in as
 // plumbline's login and running reports as the reader, as a server does.
 // It is closed when the test ends.
-func (db *DB) Store(t testing.TB) *store.Store {
+func (db *DB) Store(t testing.TB) *pgstore.Store {
 	t.Helper()
 	cat, err := catalog.Demo()
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), db.AppDSN, cat, &store.Options{Role: Roles.Reader})
+	st, err := pgstore.Open(context.Background(), db.AppDSN, cat, &pgstore.Options{Role: Roles.Reader})
 	if err != nil {
 		t.Fatalf("pgtest: open a store: %v", err)
 	}
@@ -165,11 +165,11 @@ func createLogin(ctx context.Context, conn *pgx.Conn, r grants.Roles) error {
 // allGrants loads the demo floor's grant files for the reader and the
 // analyst.
 func allGrants() ([]*grants.Grant, error) {
-	gs, err := grants.Load(sql.Grants())
+	gs, err := grants.Load(sqlfiles.Grants())
 	if err != nil {
 		return nil, err
 	}
-	as, err := grants.LoadFor(sql.AnalystGrants(), grants.ToAnalyst)
+	as, err := grants.LoadFor(sqlfiles.AnalystGrants(), grants.ToAnalyst)
 	return append(gs, as...), err
 }
 
@@ -352,9 +352,9 @@ func (s *server) exec(ctx context.Context, stmts ...string) error {
 // server.
 func fingerprint(floor *demofloor.Floor) string {
 	h := sha256.New()
-	fs.WalkDir(sql.Files(), ".", func(path string, d fs.DirEntry, err error) error {
+	fs.WalkDir(sqlfiles.Files(), ".", func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			b, _ := fs.ReadFile(sql.Files(), path)
+			b, _ := fs.ReadFile(sqlfiles.Files(), path)
 			h.Write([]byte(path))
 			h.Write(b)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"plumbline/internal/grants"
 	"plumbline/internal/migrate"
-	"plumbline/sql"
+	sqlfiles "plumbline/sql"
 )
 
 // Plan is what Database does to one database.
@@ -32,9 +32,9 @@ type Plan struct {
 // administrator, and returns the migrations it applied (none when the
 // database is already up to date). It is safe to run again.
 func Database(ctx context.Context, conn *pgx.Conn, p Plan) (applied []string, err error) {
-	sets := []migrate.Set{{Name: "plumbline", Files: sql.Migrations()}}
+	sets := []migrate.Set{{Name: "plumbline", Files: sqlfiles.Migrations()}}
 	if p.Demo {
-		sets = append([]migrate.Set{{Name: "demo", Files: sql.Demo()}}, sets...)
+		sets = append([]migrate.Set{{Name: "demo", Files: sqlfiles.Demo()}}, sets...)
 	}
 	if applied, err = migrate.Apply(ctx, conn, sets...); err != nil {
 		return applied, err

@@ -12,7 +12,7 @@ import (
 	"plumbline/internal/grants"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/provision"
-	"plumbline/sql"
+	sqlfiles "plumbline/sql"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -41,7 +41,7 @@ func TestDatabaseFromEmpty(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 
-	gs, err := grants.Load(sql.Grants())
+	gs, err := grants.Load(sqlfiles.Grants())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestDatabaseFromEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := count(t, sql.Demo()) + count(t, sql.Migrations())
+	want := count(t, sqlfiles.Demo()) + count(t, sqlfiles.Migrations())
 	if len(applied) != want || sawUngranted != 2 {
 		t.Errorf("first run: %d migrations applied (want %d); fill saw %d of 2 relations migrated and ungranted", len(applied), want, sawUngranted)
 	}

@@ -33,7 +33,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/internal/limits"
-	"plumbline/internal/store"
+	"plumbline/internal/pgstore"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
@@ -58,7 +58,7 @@ type Options struct {
 // Log is the request log in the store's database. It is safe for
 // concurrent use; Close it to write the outcomes still queued.
 type Log struct {
-	st   *store.Store
+	st   *pgstore.Store
 	opts Options
 
 	mu      sync.Mutex
@@ -93,7 +93,7 @@ var _ reports.Recorder = (*Log)(nil)
 
 // New returns the request log of the store's database and starts its
 // outcome writer.
-func New(st *store.Store, opts *Options) *Log {
+func New(st *pgstore.Store, opts *Options) *Log {
 	l := &Log{st: st, wake: make(chan struct{}, 1), stopped: make(chan struct{})}
 	if opts != nil {
 		l.opts = *opts
@@ -143,10 +143,10 @@ func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, erro
 	ctx, span := telemetry.Span(ctx, "request_log")
 	defer span.End()
 	check := CheckFrom(ctx)
-	steps := []store.Step{{Tx: store.Tx{Role: l.opts.Role, Write: true}, Queue: func(b *pgx.Batch) {
+	steps := []pgstore.Step{{Tx: pgstore.Tx{Role: l.opts.Role, Write: true}, Queue: func(b *pgx.Batch) {
 		if check != nil {
 			check.Queue(b)
-			store.QueueRole(b, l.opts.Role)
+			pgstore.QueueRole(b, l.opts.Role)
 		}
 		b.Queue(insert, r.ID, r.Caller.Person, r.Caller.Client, r.Tool, string(r.Arguments))
 	}}}
@@ -154,7 +154,7 @@ func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, erro
 	if l.opts.PerMinute > 0 {
 		// Only a refused call writes here; losing that mark in a crash
 		// would count the call against the limit, no worse.
-		steps = append(steps, store.Step{Tx: store.Tx{Role: l.opts.Role, Write: true, Lazy: true}, Queue: func(b *pgx.Batch) {
+		steps = append(steps, pgstore.Step{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Lazy: true}, Queue: func(b *pgx.Batch) {
 			limits.Queue(b, r, l.opts.PerMinute, &wait)
 		}})
 	}
@@ -249,7 +249,7 @@ func (l *Log) write(ctx context.Context, batch []outcome) {
 	for i, o := range batch {
 		ids[i], codes[i], ms[i], rows[i] = o.id, o.code, o.ms, o.rows
 	}
-	err := l.st.Batch(ctx, store.Tx{Role: l.opts.Role, Write: true, Lazy: true}, func(b *pgx.Batch) {
+	err := l.st.Batch(ctx, pgstore.Tx{Role: l.opts.Role, Write: true, Lazy: true}, func(b *pgx.Batch) {
 		b.Queue(update, ids, codes, ms, rows)
 	})
 	if err != nil {

@@ -15,9 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/mcpserver"
+	"plumbline/internal/pgstore"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
-	"plumbline/internal/store"
 	"plumbline/reports"
 )
 
@@ -36,7 +36,7 @@ type Options struct {
 // Floor is the demo floor of a test database, served.
 type Floor struct {
 	DB     *pgtest.DB
-	Store  *store.Store
+	Store  *pgstore.Store
 	Log    *reqlog.Log
 	Engine *reports.Engine
 	Server *mcp.Server

@@ -1,4 +1,4 @@
-package store_test
+package pgstore_test
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"plumbline/catalog"
+	"plumbline/internal/pgstore"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
-	"plumbline/internal/store"
 	"plumbline/reports"
 )
 
@@ -35,14 +35,14 @@ func demo(t *testing.T) *catalog.Catalog {
 	return cat
 }
 
-func open(t *testing.T, db *pgtest.DB, cat *catalog.Catalog, opts *store.Options) *store.Store {
+func open(t *testing.T, db *pgtest.DB, cat *catalog.Catalog, opts *pgstore.Options) *pgstore.Store {
 	t.Helper()
-	o := store.Options{Role: pgtest.Roles.Reader}
+	o := pgstore.Options{Role: pgtest.Roles.Reader}
 	if opts != nil {
 		o = *opts
 		o.Role = pgtest.Roles.Reader
 	}
-	st, err := store.Open(context.Background(), db.AppDSN, cat, &o)
+	st, err := pgstore.Open(context.Background(), db.AppDSN, cat, &o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func open(t *testing.T, db *pgtest.DB, cat *catalog.Catalog, opts *store.Options
 
 // engine is the report engine over st, putting every call on record as the
 // logger, as the server does.
-func engine(db *pgtest.DB, cat *catalog.Catalog, st *store.Store) *reports.Engine {
+func engine(db *pgtest.DB, cat *catalog.Catalog, st *pgstore.Store) *reports.Engine {
 	rec := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, Logger: quiet})
 	return reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet, Recorder: rec})
 }
@@ -72,10 +72,10 @@ const lastWeek = `{"who":{"floor":true},"period":{"named":"last_week"},"group_by
 // statement timeout, and names the person, in a form PostgreSQL keeps.
 func TestReportTransactions(t *testing.T) {
 	db := pgtest.NewDB(t)
-	st := open(t, db, demo(t), &store.Options{StatementTimeout: 1500 * time.Millisecond})
+	st := open(t, db, demo(t), &pgstore.Options{StatementTimeout: 1500 * time.Millisecond})
 	ctx := reports.WithCaller(context.Background(), reports.Caller{Person: "ana.lópez@floor.example\n" + strings.Repeat("x", 80)})
 	var user, login, app, readOnly, timeout string
-	err := st.Batch(ctx, store.Tx{Role: pgtest.Roles.Reader}, func(b *pgx.Batch) {
+	err := st.Batch(ctx, pgstore.Tx{Role: pgtest.Roles.Reader}, func(b *pgx.Batch) {
 		b.Queue(`SELECT current_user, session_user, current_setting('application_name'),
 			current_setting('transaction_read_only'), current_setting('statement_timeout')`).QueryRow(func(r pgx.Row) error {
 			return r.Scan(&user, &login, &app, &readOnly, &timeout)
@@ -89,7 +89,7 @@ func TestReportTransactions(t *testing.T) {
 		t.Errorf("ran as %s (login %s), application_name %q, read only %s, timeout %s; want %s, %s, %q, on, 1500ms",
 			user, login, app, readOnly, timeout, pgtest.Roles.Reader, pgtest.Roles.App, want)
 	}
-	err = st.Batch(context.Background(), store.Tx{Role: pgtest.Roles.Reader}, func(b *pgx.Batch) {
+	err = st.Batch(context.Background(), pgstore.Tx{Role: pgtest.Roles.Reader}, func(b *pgx.Batch) {
 		b.Queue("INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments) VALUES ('x', 'x', 'x', 'x', '{}')")
 	})
 	if code := pgCode(err); code != "25006" { // read_only_sql_transaction
@@ -103,16 +103,16 @@ func TestReportTransactions(t *testing.T) {
 // with none of their settings: only its own statement timeout, the store's.
 func TestPipeline(t *testing.T) {
 	db := pgtest.NewDB(t)
-	st := open(t, db, demo(t), &store.Options{MaxConns: 1, StatementTimeout: 1500 * time.Millisecond})
+	st := open(t, db, demo(t), &pgstore.Options{MaxConns: 1, StatementTimeout: 1500 * time.Millisecond})
 	ctx := context.Background()
 	var seen int
 	var firstUser, secondUser, readOnly string
 	err := st.Pipeline(ctx,
-		store.Step{Tx: store.Tx{Role: pgtest.Roles.Logger, Write: true}, Queue: func(b *pgx.Batch) {
+		pgstore.Step{Tx: pgstore.Tx{Role: pgtest.Roles.Logger, Write: true}, Queue: func(b *pgx.Batch) {
 			b.Queue("SELECT current_user").QueryRow(func(r pgx.Row) error { return r.Scan(&firstUser) })
 			b.Queue("INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments) VALUES ('p1', 'ana', 'c', 'sales', '{}')")
 		}},
-		store.Step{Tx: store.Tx{Role: pgtest.Roles.Logger}, Queue: func(b *pgx.Batch) {
+		pgstore.Step{Tx: pgstore.Tx{Role: pgtest.Roles.Logger}, Queue: func(b *pgx.Batch) {
 			b.Queue("SELECT current_user, current_setting('transaction_read_only'), (SELECT count(*) FROM plumbline.request_log WHERE person = 'ana')").
 				QueryRow(func(r pgx.Row) error { return r.Scan(&secondUser, &readOnly, &seen) })
 		}})
@@ -120,8 +120,8 @@ func TestPipeline(t *testing.T) {
 		t.Errorf("ran as %s then %s (read only %s), the second seeing %d rows of the first (%v)", firstUser, secondUser, readOnly, seen, err)
 	}
 	err = st.Pipeline(ctx,
-		store.Step{Tx: store.Tx{Role: pgtest.Roles.Reader}, Queue: func(b *pgx.Batch) { b.Queue("SELECT 1/0") }},
-		store.Step{Tx: store.Tx{Role: pgtest.Roles.Logger, Write: true}, Queue: func(b *pgx.Batch) {
+		pgstore.Step{Tx: pgstore.Tx{Role: pgtest.Roles.Reader}, Queue: func(b *pgx.Batch) { b.Queue("SELECT 1/0") }},
+		pgstore.Step{Tx: pgstore.Tx{Role: pgtest.Roles.Logger, Write: true}, Queue: func(b *pgx.Batch) {
 			b.Queue("INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments) VALUES ('p2', 'ana', 'c', 'sales', '{}')")
 		}})
 	if code := pgCode(err); code != "22012" { // division_by_zero
@@ -152,7 +152,7 @@ func TestMemberDataIsOutOfReach(t *testing.T) {
 	st := open(t, db, demo(t), nil)
 	for _, q := range []string{"SELECT * FROM crm.member_calls", "SELECT member_phone FROM crm.member_calls LIMIT 1",
 		"SELECT count(*) FROM crm.member_calls", "SELECT call_id FROM crm.member_calls"} {
-		err := st.Batch(ctx, store.Tx{Role: pgtest.Roles.Reader}, func(b *pgx.Batch) { b.Queue(q) })
+		err := st.Batch(ctx, pgstore.Tx{Role: pgtest.Roles.Reader}, func(b *pgx.Batch) { b.Queue(q) })
 		if code := pgCode(err); code != "42501" { // insufficient_privilege
 			t.Errorf("as the reader, %s: %v", q, err)
 		}
@@ -179,7 +179,7 @@ func TestMemberDataIsOutOfReach(t *testing.T) {
 func TestPoolExhaustionIsBusy(t *testing.T) {
 	db := pgtest.NewDB(t)
 	cat := demo(t)
-	st := open(t, db, cat, &store.Options{MaxConns: 1, AcquireTimeout: 100 * time.Millisecond})
+	st := open(t, db, cat, &pgstore.Options{MaxConns: 1, AcquireTimeout: 100 * time.Millisecond})
 	e := engine(db, cat, st)
 	ctx := context.Background()
 	held, err := st.Pool().Acquire(ctx)
@@ -232,7 +232,7 @@ func slowCatalog(t *testing.T, db *pgtest.DB) *catalog.Catalog {
 func TestStatementTimeout(t *testing.T) {
 	db := pgtest.NewDB(t)
 	cat := slowCatalog(t, db)
-	st := open(t, db, cat, &store.Options{StatementTimeout: 300 * time.Millisecond, MaxConns: 2})
+	st := open(t, db, cat, &pgstore.Options{StatementTimeout: 300 * time.Millisecond, MaxConns: 2})
 	e := engine(db, cat, st)
 	ctx := context.Background()
 	ana := reports.Caller{Person: "ana"}
@@ -272,7 +272,7 @@ func pgCode(err error) string {
 func TestStatementTimeoutOnALockedTable(t *testing.T) {
 	db := pgtest.NewDB(t)
 	cat := demo(t)
-	st := open(t, db, cat, &store.Options{StatementTimeout: 300 * time.Millisecond, MaxConns: 1})
+	st := open(t, db, cat, &pgstore.Options{StatementTimeout: 300 * time.Millisecond, MaxConns: 1})
 	e := engine(db, cat, st)
 	ctx := context.Background()
 	tx, err := db.Conn(t).Begin(ctx)

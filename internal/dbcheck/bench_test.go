@@ -1,10 +1,10 @@
-package guard_test
+package dbcheck_test
 
 import (
 	"context"
 	"testing"
 
-	"plumbline/internal/guard"
+	"plumbline/internal/dbcheck"
 	"plumbline/internal/pgtest"
 )
 
@@ -15,7 +15,7 @@ func BenchmarkInspect(b *testing.B) {
 	conn := connect(b, db.AppDSN)
 	p := policy(b, pgtest.Roles)
 	for b.Loop() {
-		if _, err := guard.Inspect(context.Background(), conn, p); err != nil {
+		if _, err := dbcheck.Inspect(context.Background(), conn, p); err != nil {
 			b.Fatal(err)
 		}
 	}

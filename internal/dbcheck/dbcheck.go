@@ -1,4 +1,4 @@
-// Package guard checks a database against what plumbline expects of it.
+// Package dbcheck checks a database against what plumbline expects of it.
 //
 // Inspect is the startup guard: it asks PostgreSQL what the server's own
 // login can reach (table, column, sequence, schema and database privileges,
@@ -12,7 +12,7 @@
 //
 // CheckCatalog is `plumbline check --db`: what the catalogue reads exists,
 // is numeric where summed, is granted, reviewed and readable by the reader.
-package guard
+package dbcheck
 
 import (
 	"context"

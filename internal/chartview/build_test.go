@@ -1,4 +1,4 @@
-package views_test
+package chartview_test
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"plumbline/internal/chartview"
 	"plumbline/internal/pgtest"
-	"plumbline/internal/views"
 )
 
 // buildDir holds a fresh build of the view and of the test host, made once
@@ -44,7 +44,7 @@ func freshBuild(t *testing.T) string {
 			return
 		}
 		if _, err := os.Stat(filepath.Join("node_modules", "esbuild")); err != nil {
-			buildErr = errors.New("internal/views/node_modules is missing: run `npm ci` in internal/views (.ci/run does)")
+			buildErr = errors.New("internal/chartview/node_modules is missing: run `npm ci` in internal/chartview (.ci/run does)")
 			return
 		}
 		if buildDir, err = os.MkdirTemp("", "plumbline-views-build-"); err != nil {
@@ -74,9 +74,9 @@ func TestCommittedViewIsFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(fresh, committed) {
-		t.Fatalf("internal/views/dist/view.html is stale: it differs from a fresh build of internal/views/src (%d bytes built, %d committed). Run `make views` and commit dist/view.html.", len(fresh), len(committed))
+		t.Fatalf("internal/chartview/dist/view.html is stale: it differs from a fresh build of internal/chartview/src (%d bytes built, %d committed). Run `make views` and commit dist/view.html.", len(fresh), len(committed))
 	}
-	if views.Chart.HTML != string(committed) {
+	if chartview.Chart.HTML != string(committed) {
 		t.Fatal("the embedded view is not dist/view.html")
 	}
 }
@@ -84,7 +84,7 @@ func TestCommittedViewIsFresh(t *testing.T) {
 // The view is one self-contained page: no script, stylesheet, image, font or
 // frame is fetched from anywhere, and its own policy forbids connections.
 func TestViewIsSelfContained(t *testing.T) {
-	html := views.Chart.HTML
+	html := chartview.Chart.HTML
 	for _, re := range []string{
 		`<script[^>]+src=`, `<link[\s>]`, `<img[\s>]`, `<iframe[\s>]`, `@import`, `url\(\s*['"]?(https?:)?//`,
 	} {

@@ -1,4 +1,4 @@
-package guard_test
+package dbcheck_test
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/catalog"
+	"plumbline/internal/dbcheck"
 	"plumbline/internal/grants"
-	"plumbline/internal/guard"
 	"plumbline/internal/pgtest"
-	"plumbline/sql"
+	sqlfiles "plumbline/sql"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -27,20 +27,20 @@ func connect(t testing.TB, dsn string) *pgx.Conn {
 	return conn
 }
 
-func policy(t testing.TB, r grants.Roles) guard.Policy {
+func policy(t testing.TB, r grants.Roles) dbcheck.Policy {
 	t.Helper()
-	gs, err := grants.Load(sql.Grants())
+	gs, err := grants.Load(sqlfiles.Grants())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return guard.Policy{Read: grants.Relations(gs), Roles: r.Held()}
+	return dbcheck.Policy{Read: grants.Relations(gs), Roles: r.Held()}
 }
 
 // With exactly the real grants, the guard finds nothing extra and nothing
 // missing.
 func TestRealGrantsPass(t *testing.T) {
 	db := pgtest.NewDB(t)
-	rep, err := guard.Inspect(context.Background(), connect(t, db.AppDSN), policy(t, pgtest.Roles))
+	rep, err := dbcheck.Inspect(context.Background(), connect(t, db.AppDSN), policy(t, pgtest.Roles))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestMissingGrants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := guard.Inspect(context.Background(), connect(t, db.LoginDSN(r.App)), policy(t, r))
+	rep, err := dbcheck.Inspect(context.Background(), connect(t, db.LoginDSN(r.App)), policy(t, r))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestMissingGrants(t *testing.T) {
 	}
 	// Out of the auth role, the login misses all the token store holds:
 	// every own table after the logger's two logs.
-	for _, tb := range guard.Own[2:] {
+	for _, tb := range dbcheck.Own[2:] {
 		for _, p := range []struct {
 			priv string
 			cols []string
@@ -101,7 +101,7 @@ func TestSecurityDefinerFunctions(t *testing.T) {
 		`CREATE FUNCTION public.wipe_log() RETURNS void LANGUAGE sql SECURITY DEFINER AS 'DELETE FROM plumbline.request_log'`); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := guard.Inspect(context.Background(), connect(t, db.AppDSN), policy(t, pgtest.Roles))
+	rep, err := dbcheck.Inspect(context.Background(), connect(t, db.AppDSN), policy(t, pgtest.Roles))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestSecurityDefinerFunctions(t *testing.T) {
 // names the member data.
 func TestSuperuserLogin(t *testing.T) {
 	db := pgtest.NewDB(t)
-	rep, err := guard.Inspect(context.Background(), connect(t, db.DSN), policy(t, pgtest.Roles))
+	rep, err := dbcheck.Inspect(context.Background(), connect(t, db.DSN), policy(t, pgtest.Roles))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,12 +139,12 @@ func TestCheckCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs, err := grants.Load(sql.Grants())
+	gs, err := grants.Load(sqlfiles.Grants())
 	if err != nil {
 		t.Fatal(err)
 	}
 	app := connect(t, db.AppDSN)
-	problems, err := guard.CheckCatalog(ctx, app, cat, gs, pgtest.Roles.Reader)
+	problems, err := dbcheck.CheckCatalog(ctx, app, cat, gs, pgtest.Roles.Reader)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("the demo floor fails the check: %v %q", err, problems)
 	}
@@ -167,7 +167,7 @@ func TestCheckCatalog(t *testing.T) {
 			fewer = append(fewer, g)
 		}
 	}
-	problems, err = guard.CheckCatalog(ctx, connect(t, db.LoginDSN(r.App)), cat, fewer, r.Reader)
+	problems, err = dbcheck.CheckCatalog(ctx, connect(t, db.LoginDSN(r.App)), cat, fewer, r.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestCheckCatalog(t *testing.T) {
 	if strings.Contains(got, "crm.member_calls.call_id") {
 		t.Errorf("a harmless column was flagged:\n%s", got)
 	}
-	problems, err = guard.CheckCatalog(ctx, app, cat, gs, "nobody_here")
+	problems, err = dbcheck.CheckCatalog(ctx, app, cat, gs, "nobody_here")
 	if err != nil || !strings.Contains(strings.Join(problems, "\n"), "the reader role nobody_here does not exist") {
 		t.Errorf("a missing reader role: %v %q", err, problems)
 	}

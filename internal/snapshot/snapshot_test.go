@@ -1,4 +1,4 @@
-package contract_test
+package snapshot_test
 
 import (
 	"bytes"
@@ -8,17 +8,17 @@ import (
 	"testing"
 
 	"plumbline/catalog"
-	"plumbline/internal/contract"
+	"plumbline/internal/snapshot"
 	"plumbline/reports"
 )
 
-func demo(t *testing.T) *contract.Snapshot {
+func demo(t *testing.T) *snapshot.Snapshot {
 	t.Helper()
 	cat, err := catalog.Demo()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := contract.Of(reports.New(cat, nil, nil).Tools(), reports.Instructions())
+	s, err := snapshot.Of(reports.New(cat, nil, nil).Tools(), reports.Instructions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func demo(t *testing.T) *contract.Snapshot {
 }
 
 // edit returns a copy of s changed by f on its decoded JSON.
-func edit(t *testing.T, s *contract.Snapshot, f func(tools map[string]map[string]any, doc map[string]any)) *contract.Snapshot {
+func edit(t *testing.T, s *snapshot.Snapshot, f func(tools map[string]map[string]any, doc map[string]any)) *snapshot.Snapshot {
 	t.Helper()
 	var doc map[string]any
 	if err := json.Unmarshal(s.JSON(), &doc); err != nil {
@@ -39,7 +39,7 @@ func edit(t *testing.T, s *contract.Snapshot, f func(tools map[string]map[string
 	}
 	f(tools, doc)
 	b, _ := json.Marshal(doc)
-	out, err := contract.Parse(b)
+	out, err := snapshot.Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,11 +66,11 @@ func TestSnapshotIsDeterministic(t *testing.T) {
 	if !bytes.Equal(a.JSON(), b.JSON()) {
 		t.Fatal("two snapshots of one catalogue differ")
 	}
-	back, err := contract.Parse(a.JSON())
+	back, err := snapshot.Parse(a.JSON())
 	if err != nil || !bytes.Equal(back.JSON(), a.JSON()) {
 		t.Fatalf("a snapshot does not survive being written and read: %v", err)
 	}
-	if cs := contract.Compare(a, back); len(cs) != 0 {
+	if cs := snapshot.Compare(a, back); len(cs) != 0 {
 		t.Errorf("a snapshot differs from itself: %v", cs)
 	}
 	names := make([]string, len(a.Tools))
@@ -80,7 +80,7 @@ func TestSnapshotIsDeterministic(t *testing.T) {
 	if !slices.IsSorted(names) || !slices.Contains(names, "sales") || a.Instructions == "" {
 		t.Errorf("tools %v, instructions %d bytes", names, len(a.Instructions))
 	}
-	if _, err := contract.Parse([]byte(`{"tools": [], "extra": 1}`)); err == nil {
+	if _, err := snapshot.Parse([]byte(`{"tools": [], "extra": 1}`)); err == nil {
 		t.Error("a file with unknown fields is taken for a snapshot")
 	}
 }
@@ -152,7 +152,7 @@ func TestCompareSchemaChanges(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var breaking, additive []string
-			for _, c := range contract.Compare(old, edit(t, old, tc.edit)) {
+			for _, c := range snapshot.Compare(old, edit(t, old, tc.edit)) {
 				if c.Breaking {
 					breaking = append(breaking, c.String())
 				} else {

@@ -1,4 +1,4 @@
-package views_test
+package chartview_test
 
 import (
 	"context"
@@ -19,9 +19,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"plumbline/internal/chartview"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/servetest"
-	"plumbline/internal/views"
 )
 
 // host is plumbline on a demo floor, served over Streamable HTTP, and a
@@ -30,7 +30,7 @@ func host(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	url := servetest.New(t, pgtest.NewDB(t), nil).URL(t)
 	caps := &mcp.ClientCapabilities{}
-	caps.AddExtension(views.Extension, map[string]any{"mimeTypes": []string{views.MIMEType}})
+	caps.AddExtension(chartview.Extension, map[string]any{"mimeTypes": []string{chartview.MIMEType}})
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "0"}, &mcp.ClientOptions{Capabilities: caps}).
 		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
 	if err != nil {

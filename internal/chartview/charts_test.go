@@ -1,4 +1,4 @@
-package views_test
+package chartview_test
 
 import (
 	"context"

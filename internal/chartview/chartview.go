@@ -1,4 +1,4 @@
-// Package views holds plumbline's MCP Apps view (the io.modelcontextprotocol/ui
+// Package chartview holds plumbline's MCP Apps view (the io.modelcontextprotocol/ui
 // extension): one self-contained HTML page that draws a report's answer as
 // charts, with every definition, data_through, the period, the counting basis
 // and the notes stated beneath, and says which tools it draws.
@@ -8,7 +8,7 @@
 // committed and embedded, so building plumbline needs no Node. Its resource
 // URI carries a hash of its content: a new build is a new URI, so a host may
 // cache a view for as long as it likes.
-package views
+package chartview
 
 import (
 	"crypto/sha256"
