@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -195,7 +193,7 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	printBench(s.out, res, *agents, *days, *perMinute, *fsync)
+	res.WriteTable(s.out, *agents, *days, *perMinute, *fsync)
 	b, _ := json.MarshalIndent(struct {
 		Agents         int  `json:"agents"`
 		Days           int  `json:"days"`
@@ -216,86 +214,6 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 		fmt.Fprintf(s.err, "Drew %s.\n", strings.Join(files, ", "))
 	}
 	return nil
-}
-
-// printBench writes the results as aligned tables: the paired rounds and
-// round trips, then calls per second, one row per tool and server.
-func printBench(w io.Writer, res *bench.Result, agents, days, perMinute int, fsync bool) {
-	durability := "durable commits"
-	if !fsync {
-		durability = "commits not waiting for the disk"
-	}
-	fmt.Fprintf(w, "plumbline bench: %d agents, %d days; limit %d calls a minute per person; %s\n", agents, days, perMinute, durability)
-	if d := res.Durability; d != nil {
-		fmt.Fprintf(w, "request-log row committed synchronously %.2f ms, lazily %.2f ms (p50; the disk adds %+.2f ms, paired)\n", d.Sync, d.Lazy, d.Added)
-	}
-	for _, m := range res.Memory {
-		fmt.Fprintf(w, "%s: peak RSS %.1f MiB over the measured calls (%.1f MiB at the end)\n", m.Server, float64(m.PeakKiB)/1024, float64(m.EndKiB)/1024)
-	}
-	fmt.Fprintln(w)
-	ms := func(v float64) string { return fmt.Sprintf("%.2f", v) }
-	opt := func(v *float64, signed bool) string {
-		switch {
-		case v == nil:
-			return "-"
-		case signed:
-			return fmt.Sprintf("%+.2f", *v)
-		}
-		return ms(*v)
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "tool\tserver\traw SQL p50\tMCP p50\tadded\tserver p50\tserver added\tround trips\t+ off path\tbytes\tfigures\t")
-	for _, t := range res.Tools {
-		for i, sr := range t.Servers {
-			rawP50, added := "-", "-"
-			if t.Statements > 0 {
-				rawP50, added = ms(t.RawP50), fmt.Sprintf("%+.2f", sr.Added)
-			}
-			bytes, figures := "", ""
-			if i == 0 {
-				bytes, figures = strconv.Itoa(t.Bytes), fmt.Sprintf("%.0f%%", 100*float64(t.FigureBytes)/float64(max(t.Bytes, 1)))
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.2f\t%s\t%s\t\n", t.Tool, sr.Server, rawP50, ms(sr.P50), added,
-				opt(sr.ServerP50, false), opt(sr.ServerAdd, true), sr.RoundTrips, sr.Background, bytes, figures)
-		}
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "tool\tserver\t"
-	for _, l := range res.Levels {
-		head += fmt.Sprintf("c%d calls/s\t(÷raw)\tp99 ms\t", l)
-	}
-	fmt.Fprintln(tw, head)
-	for _, t := range res.Tools {
-		if t.Statements > 0 {
-			line := t.Tool + "\traw SQL\t"
-			for _, r := range t.RawRate {
-				line += fmt.Sprintf("%.0f\t\t%.2f\t", r.PerSecond, r.P99)
-			}
-			fmt.Fprintln(tw, line)
-		}
-		for _, sr := range t.Servers {
-			line := t.Tool + "\t" + sr.Server + "\t"
-			for _, r := range sr.Rate {
-				ratio := "-"
-				if x, ok := t.Ratio(sr, r.Concurrency); ok {
-					ratio = fmt.Sprintf("%.2f×", x)
-				}
-				errs := ""
-				if r.Errors > 0 {
-					errs = fmt.Sprintf(" (%d errors)", r.Errors)
-				}
-				line += fmt.Sprintf("%.0f%s\t%s\t%.2f\t", r.PerSecond, errs, ratio, r.P99)
-			}
-			fmt.Fprintln(tw, line)
-		}
-	}
-	tw.Flush()
-	fmt.Fprintln(w, "\nadded: the median over paired rounds of (MCP call − the same report SQL with pgx) in one round, as the client sees it;")
-	fmt.Fprintln(w, "server added: the same with the server's own time (Server-Timing). round trips: to PostgreSQL per call, on the request path;")
-	fmt.Fprintln(w, "+ off path: on average beyond that, counted one call at a time with a pause after each (outcomes written in batches,")
-	fmt.Fprintln(w, "one batch a call when calls come one at a time, shared by the calls of each 100 ms under load; caches refreshed now and then).")
 }
 
 // benchTokens picks a free loopback address for a server and mints n

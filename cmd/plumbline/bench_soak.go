@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -78,14 +77,14 @@ func benchSoak(ctx context.Context, cluster *pgcluster.Cluster, roles grants.Rol
 	}
 	fmt.Fprintf(s.out, "plumbline bench --soak %v: %d clients, %s, over %d calls of every tool and mode; the request log started with %d rows (filled in %.1fs)\n",
 		sf.duration, sf.clients, pace, len(mix), sf.logRows, seeded.Seconds())
-	fmt.Fprintln(s.out, soakHeader)
+	fmt.Fprintln(s.out, bench.SoakHeader)
 	res, err := bench.Soak(ctx, bench.SoakOptions{Server: server, ServerDSN: appDSN, DSN: cluster.DSN(demoDatabase), Mix: mix,
 		Clients: sf.clients, Rate: sf.rate, Duration: sf.duration, Interval: sf.interval, Runtime: runtimeOf(debugAddr),
-		Row: func(r *bench.SoakRow) { fmt.Fprintln(s.out, soakLine(r)) }, Progress: s.err})
+		Row: func(r *bench.SoakRow) { fmt.Fprintln(s.out, r.Line()) }, Progress: s.err})
 	if err != nil {
 		return err
 	}
-	printVerdict(s.out, res)
+	res.WriteVerdict(s.out)
 	b, _ := json.MarshalIndent(struct {
 		LogRows    int     `json:"log_rows_seeded"`
 		SeedSecs   float64 `json:"seed_seconds"`
@@ -130,52 +129,5 @@ func runtimeOf(addr string) func(context.Context) (*bench.Runtime, error) {
 			return nil, fmt.Errorf("%s answered %s", debugPath, resp.Status)
 		}
 		return rt, json.NewDecoder(resp.Body).Decode(rt)
-	}
-}
-
-const soakHeader = "minute   calls  errors   p50 ms   p99 ms  calls/s  RSS MiB  heap MiB  goroutines  threads  pg conns   log rows  log MiB"
-
-// soakLine is one row of the soak's table, aligned under soakHeader.
-func soakLine(r *bench.SoakRow) string {
-	return fmt.Sprintf("%6d  %6d  %6d  %7.2f  %7.2f  %7.1f  %7.1f  %8.1f  %10d  %7d  %8d  %9d  %7.1f", r.Minute, r.Calls, r.Errors, r.P50, r.P99,
-		r.PerSecond, float64(r.RSSKiB)/1024, float64(r.HeapBytes)/(1<<20), r.Goroutines, r.Threads, r.Connections, r.LogRows, float64(r.LogBytes)/(1<<20))
-}
-
-// printVerdict writes the verdict: each judged figure at both ends, the
-// others beside, and pass or fail with what moved.
-func printVerdict(w io.Writer, res *bench.SoakResult) {
-	v := res.Verdict
-	fmt.Fprintln(w)
-	if v.Window == 0 {
-		fmt.Fprintf(w, "verdict: FAIL: %s\n", strings.Join(v.Failed, "; "))
-		return
-	}
-	fmt.Fprintf(w, "verdict: rows %d-%d against rows %d-%d, the median of each figure's rows at each end; judged within %.0f%%:\n",
-		v.First[0], v.First[1], v.Last[0], v.Last[1], 100*bench.Tolerance)
-	line := func(j bench.Judged, judged bool) {
-		mark := ""
-		if judged {
-			mark = "within"
-			if !j.Within {
-				mark = "BEYOND"
-			}
-		}
-		fmt.Fprintf(w, "  %-15s %12.2f → %12.2f  %+7.1f%%  %s\n", j.Name, j.First, j.Last, 100*j.Change, mark)
-	}
-	for _, j := range v.Figures {
-		line(j, true)
-	}
-	fmt.Fprintln(w, "  not judged (the log is meant to grow):")
-	for _, j := range v.Others {
-		line(j, false)
-	}
-	fmt.Fprintf(w, "  answers not what they must be: %d\n", v.Errors)
-	for _, e := range res.FirstErrors {
-		fmt.Fprintf(w, "    %s\n", e)
-	}
-	if v.Pass {
-		fmt.Fprintln(w, "verdict: PASS")
-	} else {
-		fmt.Fprintf(w, "verdict: FAIL: %s\n", strings.Join(v.Failed, "; "))
 	}
 }

@@ -47,7 +47,7 @@ func TestBenchSoak(t *testing.T) {
 	}
 	line := regexp.MustCompile(`(?m)^ +(\d+) +(\d+) +(\d+) +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +(\d+) +(\d+) +(\d+) +(\d+) +[\d.]+$`)
 	printed := line.FindAllStringSubmatch(stdout, -1)
-	if len(printed) != 4 || !strings.Contains(stdout, soakHeader) {
+	if len(printed) != 4 || !strings.Contains(stdout, bench.SoakHeader) {
 		t.Fatalf("%d rows printed under the header, want 4:\n%s", len(printed), stdout)
 	}
 	calls := 0
