@@ -184,14 +184,14 @@ func logger(w io.Writer, level string) (*slog.Logger, error) {
 		return nil, fmt.Errorf("%w: --log-level must be debug, info, warn or error", errUsage)
 	}
 	opts := &slog.HandlerOptions{Level: l}
-	if terminal(w) {
+	if isTerminal(w) {
 		return slog.New(slog.NewTextHandler(w, opts)), nil
 	}
 	return slog.New(slog.NewJSONHandler(w, opts)), nil
 }
 
-// terminal reports whether w is a terminal.
-func terminal(w io.Writer) bool {
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -11,6 +11,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/pgstore"
+	"plumbline/internal/terminal"
 	"plumbline/reports"
 )
 
@@ -60,14 +61,14 @@ func previewChanges(ctx context.Context, oldDir string, cat *catalog.Catalog, ds
 	}
 	for i, c := range changed {
 		fmt.Fprintf(w, "\n%s (%s): %s\n", c.ID, c.New.Label, strings.Join(c.What(), ", "))
-		sideBySide(w, "", "old", "new")
-		sideBySide(w, "definition", c.Old.Definition(), c.New.Definition())
-		sideBySide(w, "formula", c.Old.Formula(), c.New.Formula())
+		terminal.SideBySide(w, "", "old", "new")
+		terminal.SideBySide(w, "definition", c.Old.Definition(), c.New.Definition())
+		terminal.SideBySide(w, "formula", c.Old.Formula(), c.New.Formula())
 		if c.Old.Unit != c.New.Unit {
-			sideBySide(w, "unit", c.Old.Unit, c.New.Unit)
+			terminal.SideBySide(w, "unit", c.Old.Unit, c.New.Unit)
 		}
 		if dsn != "" {
-			sideBySide(w, "last week", vals[i].Old, vals[i].New)
+			terminal.SideBySide(w, "last week", vals[i].Old, vals[i].New)
 		}
 	}
 	for _, list := range []struct {
@@ -136,51 +137,4 @@ func formatValue(m *catalog.Metric, parts []*float64) string {
 		s += " = " + num(parts[0]) + " / " + num(parts[1])
 	}
 	return s
-}
-
-// Columns of the side-by-side view.
-const (
-	labelWidth  = 12
-	columnWidth = 48
-)
-
-// sideBySide prints old and new text in two columns under a label, each
-// wrapped to its column.
-func sideBySide(w io.Writer, label, old, new string) {
-	l, r := wrap(old, columnWidth), wrap(new, columnWidth)
-	for i := 0; i < max(len(l), len(r)); i++ {
-		var a, b string
-		if i < len(l) {
-			a = l[i]
-		}
-		if i < len(r) {
-			b = r[i]
-		}
-		if i > 0 {
-			label = ""
-		}
-		fmt.Fprintf(w, "  %-*s%-*s │ %s\n", labelWidth, label, columnWidth, a, b)
-	}
-}
-
-// wrap breaks text into lines of at most width runes, at spaces; a word
-// longer than width stands on its own line.
-func wrap(text string, width int) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(text) {
-		switch {
-		case line == "":
-			line = word
-		case len([]rune(line))+1+len([]rune(word)) <= width:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = word
-		}
-	}
-	if line != "" || len(lines) == 0 {
-		lines = append(lines, line)
-	}
-	return lines
 }

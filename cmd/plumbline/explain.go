@@ -11,6 +11,7 @@ import (
 
 	"plumbline/internal/pgstore"
 	"plumbline/internal/query"
+	"plumbline/internal/terminal"
 	"plumbline/reports"
 )
 
@@ -81,7 +82,7 @@ func explain(ctx context.Context, args []string, s *streams) error {
 		// Nothing was planned: say why, as ask would.
 		body, err := json.Marshal(ans.Body)
 		if err == nil {
-			err = printAnswer(body, s.err, s.err)
+			err = terminal.Answer(body, s.err, s.err)
 		}
 		if err != nil {
 			return err

@@ -1,0 +1,297 @@
+// Package terminal prints plumbline's answers and catalogue changes for a
+// person at a terminal: figures as aligned tables with their period,
+// definitions, freshness, partial figures and notes beneath, and old
+// against new text side by side.
+package terminal
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"plumbline/reports"
+)
+
+// answer is any tool's answer read as the engine's own types: the fields
+// the table view reads, whichever tool answered.
+type answer struct {
+	Error   *reports.Refusal
+	Request reports.Echo
+	reports.Governed
+	Columns    []string
+	Rows       [][]any
+	Sections   json.RawMessage // a canned report's, printed by printSections
+	Truncated  bool
+	Candidates []reports.Candidate
+}
+
+// through says how far a metric's or a source's data runs.
+func through(t reports.DataThrough) string {
+	if t.RunsTo == nil {
+		return "no data"
+	}
+	s := "runs to " + *t.RunsTo
+	if t.CompleteThrough != nil {
+		s += ", complete through " + *t.CompleteThrough
+	}
+	return s
+}
+
+// Answer prints any tool's answer (its structured content) for a person:
+// a refusal on errw, candidates, or the figures as a table with what they
+// mean underneath. An answer with no rows (definitions, health) is printed
+// as indented JSON.
+func Answer(body []byte, w, errw io.Writer) error {
+	var a answer
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&a); err != nil {
+		return fmt.Errorf("the answer is not a plumbline answer: %w", err)
+	}
+	switch {
+	case a.Error != nil:
+		fmt.Fprintf(errw, "refused (%s): %s %s\n", a.Error.Code, a.Error.Argument, a.Error.Rule)
+		if len(a.Error.Choices) > 0 {
+			fmt.Fprintf(errw, "  choices: %s\n", strings.Join(a.Error.Choices, ", "))
+		}
+		return nil
+	case a.Candidates != nil:
+		fmt.Fprintln(w, "Several match; no figures. Candidates:")
+		table(w, []string{"key", "name", "team", "left_on"}, candidateRows(a.Candidates))
+	case a.Columns != nil:
+		table(w, a.Columns, a.Rows)
+		if a.Truncated {
+			fmt.Fprintln(w, "(truncated: more rows than shown)")
+		}
+	case a.Sections != nil:
+		printSections(w, a.Sections)
+	default:
+		var b bytes.Buffer
+		json.Indent(&b, body, "", "  ")
+		fmt.Fprintln(w, b.String())
+		return nil
+	}
+	a.printContext(w)
+	return nil
+}
+
+func candidateRows(cs []reports.Candidate) [][]any {
+	var rows [][]any
+	for _, c := range cs {
+		rows = append(rows, []any{c.AgentKey + c.TeamKey, c.Name, c.Team, c.Left})
+	}
+	return rows
+}
+
+// printSections prints the tables of a canned report's sections: any
+// object or list of objects with columns and rows, titled by its key or its
+// title.
+func printSections(w io.Writer, raw json.RawMessage) {
+	type section struct {
+		Title   string
+		Columns []string
+		Rows    [][]any
+	}
+	var list []section
+	if json.Unmarshal(raw, &list) != nil {
+		var byName map[string]section
+		json.Unmarshal(raw, &byName)
+		for _, name := range sortedNames(byName) {
+			s := byName[name]
+			if s.Title == "" {
+				s.Title = name
+			}
+			list = append(list, s)
+		}
+	}
+	for _, s := range list {
+		fmt.Fprintf(w, "%s\n", s.Title)
+		table(w, s.Columns, s.Rows)
+		fmt.Fprintln(w)
+	}
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	var names []string
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// printContext prints what the figures mean: period, definitions,
+// freshness, partial figures and notes.
+func (a *answer) printContext(w io.Writer) {
+	if p := a.Period; p.Start != "" {
+		days := "days"
+		if p.Days == 1 {
+			days = "day"
+		}
+		fmt.Fprintf(w, "\nPeriod: %s to %s (%d %s, %s)", p.Start, p.End, p.Days, days, p.TimeZone)
+		if p.Named != "" {
+			fmt.Fprintf(w, ", %s", p.Named)
+		}
+		fmt.Fprintln(w)
+	}
+	if who := a.Request.Who; who != nil {
+		fmt.Fprintf(w, "Who: %s", who.Name)
+		if who.Key != "" {
+			fmt.Fprintf(w, " (%s %s)", who.Kind, who.Key)
+		}
+		fmt.Fprintln(w)
+	}
+	ids := a.Request.Metrics
+	if ids == nil {
+		ids = sortedNames(a.Metrics)
+	}
+	if len(a.Metrics) > 0 {
+		fmt.Fprintln(w, "\nDefinitions:")
+	}
+	for _, id := range ids {
+		m := a.Metrics[id]
+		if m == nil {
+			continue
+		}
+		fmt.Fprintf(w, "  %s: %s (%s", id, m.Label, m.Unit)
+		if m.SalesBasis != "" {
+			fmt.Fprintf(w, ", %s basis", m.SalesBasis)
+		}
+		fmt.Fprintln(w, ")")
+		for _, line := range wrap(m.Definition+m.DefinitionRef, 88) {
+			fmt.Fprintf(w, "    %s\n", line)
+		}
+		if m.Formula != "" {
+			fmt.Fprintf(w, "    formula: %s, from %s\n", m.Formula, m.Source)
+		}
+		fmt.Fprintf(w, "    data %s\n", through(m.DataThrough))
+	}
+	if len(a.DataThrough) > 0 {
+		fmt.Fprintln(w, "\nData through:")
+		for _, rel := range sortedNames(a.DataThrough) {
+			fmt.Fprintf(w, "  %s: %s\n", rel, through(a.DataThrough[rel]))
+		}
+	}
+	if a.Partial {
+		fmt.Fprintf(w, "\nPartial: %s (these figures will still change)\n", strings.Join(a.PartialMetrics, ", "))
+	}
+	if len(a.Notes) > 0 {
+		fmt.Fprintln(w, "\nNotes:")
+		for _, n := range a.Notes {
+			for i, line := range wrap(n, 88) {
+				if i == 0 {
+					fmt.Fprintf(w, "  - %s\n", line)
+				} else {
+					fmt.Fprintf(w, "    %s\n", line)
+				}
+			}
+		}
+	}
+	if a.CatalogVersion != "" {
+		fmt.Fprintf(w, "\ncatalog_version %s\n", a.CatalogVersion)
+	}
+}
+
+// table prints rows under their columns, aligned: numbers to the right,
+// text to the left, null as "null".
+func table(w io.Writer, columns []string, rows [][]any) {
+	cells := make([][]string, len(rows))
+	width := make([]int, len(columns))
+	numeric := make([]bool, len(columns))
+	for i, c := range columns {
+		width[i] = len([]rune(c))
+	}
+	for r, row := range rows {
+		cells[r] = make([]string, len(columns))
+		for i := range columns {
+			var v any
+			if i < len(row) {
+				v = row[i]
+			}
+			switch v := v.(type) {
+			case nil:
+				cells[r][i] = "null"
+			case json.Number:
+				cells[r][i] = v.String()
+				numeric[i] = true
+			default:
+				cells[r][i] = fmt.Sprint(v)
+			}
+			width[i] = max(width[i], len([]rune(cells[r][i])))
+		}
+	}
+	line := func(vals []string) {
+		var b strings.Builder
+		for i, v := range vals {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			pad := strings.Repeat(" ", width[i]-len([]rune(v)))
+			if numeric[i] {
+				b.WriteString(pad + v)
+			} else {
+				b.WriteString(v + pad)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line(columns)
+	rule := make([]string, len(columns))
+	for i := range columns {
+		rule[i] = strings.Repeat("-", width[i])
+	}
+	line(rule)
+	for _, row := range cells {
+		line(row)
+	}
+}
+
+// Columns of the side-by-side view.
+const (
+	labelWidth  = 12
+	columnWidth = 48
+)
+
+// SideBySide prints old and new text in two columns under a label, each
+// wrapped to its column.
+func SideBySide(w io.Writer, label, old, new string) {
+	l, r := wrap(old, columnWidth), wrap(new, columnWidth)
+	for i := 0; i < max(len(l), len(r)); i++ {
+		var a, b string
+		if i < len(l) {
+			a = l[i]
+		}
+		if i < len(r) {
+			b = r[i]
+		}
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(w, "  %-*s%-*s │ %s\n", labelWidth, label, columnWidth, a, b)
+	}
+}
+
+// wrap breaks text into lines of at most width runes, at spaces; a word
+// longer than width stands on its own line.
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case len([]rune(line))+1+len([]rune(word)) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}
