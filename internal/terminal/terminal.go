@@ -10,8 +10,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
+	"plumbline/catalog"
 	"plumbline/reports"
 )
 
@@ -247,6 +250,90 @@ func table(w io.Writer, columns []string, rows [][]any) {
 	for _, row := range cells {
 		line(row)
 	}
+}
+
+// Preview is a catalogue change as a reviewer sees it (plumbline check
+// --diff): for every metric whose definition or formula changed, the old
+// and new text and formula side by side and, when values were read, the
+// old and new figure over the last complete week for the floor, so the
+// change's effect on the numbers is seen before it ships.
+type Preview struct {
+	From    string // where the old catalogue came from
+	Changes catalog.Changes
+	// Week and Values, if read: the week, and each changed metric's sums
+	// under the old and the new catalogue, in the order of Changes.Changed.
+	Week   *reports.Period
+	Values []reports.Preview
+}
+
+// Print writes the preview.
+func (p *Preview) Print(w io.Writer) {
+	d := p.Changes
+	if d.Empty() {
+		fmt.Fprintf(w, "No metric was added, removed or redefined since %s.\n", p.From)
+		return
+	}
+	if len(d.Changed) > 0 {
+		fmt.Fprintf(w, "Changed metrics (%d) since %s:\n", len(d.Changed), p.From)
+		if p.Week != nil {
+			fmt.Fprintf(w, "Values are the floor's over the last complete week, %s to %s, from the same database for both.\n",
+				p.Week.Start.Format(time.DateOnly), p.Week.End.Format(time.DateOnly))
+		}
+	}
+	for i, c := range d.Changed {
+		fmt.Fprintf(w, "\n%s (%s): %s\n", c.ID, c.New.Label, strings.Join(c.What(), ", "))
+		SideBySide(w, "", "old", "new")
+		SideBySide(w, "definition", c.Old.Definition(), c.New.Definition())
+		SideBySide(w, "formula", c.Old.Formula(), c.New.Formula())
+		if c.Old.Unit != c.New.Unit {
+			SideBySide(w, "unit", c.Old.Unit, c.New.Unit)
+		}
+		if p.Week != nil {
+			SideBySide(w, "last week", formatValue(c.Old, p.Values[i].Old), formatValue(c.New, p.Values[i].New))
+		}
+	}
+	for _, list := range []struct {
+		title   string
+		metrics []*catalog.Metric
+	}{{"Added", d.Added}, {"Removed", d.Removed}} {
+		if len(list.metrics) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s metrics (%d):\n", list.title, len(list.metrics))
+		for _, m := range list.metrics {
+			fmt.Fprintf(w, "  %s (%s): %s\n", m.ID, m.Label, m.Formula())
+		}
+	}
+}
+
+// formatValue writes a figure as plumbline answers it (reports.Figure)
+// and, for a ratio, beside its summed parts; nulls as no data.
+func formatValue(m *catalog.Metric, parts []*float64) string {
+	num := func(v *float64) string {
+		if v == nil {
+			return "null"
+		}
+		return strconv.FormatFloat(*v, 'f', -1, 64)
+	}
+	var s string
+	switch v := reports.Figure(m, parts).(type) {
+	case nil:
+		s = "null (no data)"
+		if m.IsRatio() {
+			s = "null (nothing to divide)"
+		}
+	case int64:
+		s = strconv.FormatInt(v, 10)
+	case float64:
+		s = strconv.FormatFloat(v, 'f', 2, 64)
+		if m.IsRatio() {
+			s = strconv.FormatFloat(v, 'g', 6, 64)
+		}
+	}
+	if m.IsRatio() {
+		s += " = " + num(parts[0]) + " / " + num(parts[1])
+	}
+	return s
 }
 
 // Columns of the side-by-side view.
