@@ -56,8 +56,8 @@ func oneOfWho(withAgent bool) schema {
 
 func periodSchema(cat *catalog.Catalog) schema {
 	return schema{
-		"description": "days in " + cat.Zone().String() + ", at most " + itoa(cat.Limits().MaxDays) + " days, none after today; start and end " +
-			"inclusive; weeks from " + cat.WeekStart().String(),
+		"description": "days in " + cat.Zone().String() + ", at most " + itoa(cat.Limits().MaxDays) + " days, not after today; end inclusive; " +
+			"weeks start " + cat.WeekStart().String(),
 		"type": "object", "additionalProperties": false,
 		"properties": schema{"named": enum("", NamedPeriods), "day": dateSchema(""), "week": dateSchema(""), "start": dateSchema(""), "end": dateSchema("")},
 		// One shape each: the shapes' fields never mix, so anyOf (which
@@ -110,7 +110,7 @@ func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 		argCumulative:       schema{"type": "boolean"},
 	}
 	if len(countedSums(rep)) > 1 {
-		props[argCompareCounts] = schema{"type": "boolean", "description": joinIDs(countedSums(rep)) + " side by side"}
+		props[argCompareCounts] = schema{"type": "boolean", "description": "each counting basis side by side"}
 	}
 	return object(props, argWho, argPeriod)
 }

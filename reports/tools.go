@@ -70,7 +70,7 @@ func (e *Engine) builtins() []builtin {
 			Name:  toolTeamWeeks,
 			Title: "Team weeks",
 			Description: "Week by week for a team, an agent or the floor: a section per report (" + reportList(cat) +
-				"), a row per week and the total, over the last whole weeks that are final.",
+				"), a row per week and the total, over the last final whole weeks.",
 			InputSchema: object(schema{
 				argWho:       oneOfWho(true),
 				"weeks":      schema{"type": "integer", "minimum": 1, "maximum": maxWeeks, "default": defaultWeeks},
@@ -114,7 +114,7 @@ func (e *Engine) builtins() []builtin {
 		{Tool{
 			Name:         toolFreshness,
 			Title:        "Freshness",
-			Description:  "Per source: loaded through (runs_to), final through (complete_through), its first day and what it holds of today.",
+			Description:  "Per source: runs_to (loaded), complete_through (final), its first day and its part of today.",
 			InputSchema:  object(schema{}),
 			OutputSchema: freshnessOutputSchema(),
 		}, func(e *Engine, ctx context.Context, c *call, raw json.RawMessage) *Answer {
@@ -124,7 +124,7 @@ func (e *Engine) builtins() []builtin {
 			Name:  toolMetricDefinitions,
 			Title: "Metric definitions",
 			Description: "Each metric's (or the named ones') definition, formula, unit, source, basis and when a day is final; " +
-				"the counting bases; with none named, every standing note.",
+				"the bases; with none named, every standing note.",
 			InputSchema: object(schema{"metrics": schema{"type": "array", "items": enum("", allMetrics),
 				"minItems": 1, "uniqueItems": true, "description": "default all"}}),
 			OutputSchema: definitionsOutputSchema(),

@@ -18,14 +18,20 @@ import (
 // replica: tools in name order, schema keys sorted.
 func TestToolListIsStable(t *testing.T) {
 	f := newFloor(t)
-	list := func(srv http.Handler) []byte {
+	listOn := func(srv http.Handler, revision string) []byte {
 		t.Helper()
 		ts := httptest.NewServer(srv)
 		defer ts.Close()
-		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+		if revision == "2026-07-28" {
+			body = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+				`"io.modelcontextprotocol/clientCapabilities":{}}}}`
+		}
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		req.Header.Set("MCP-Protocol-Version", revision)
+		req.Header.Set("Mcp-Method", "tools/list")
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -37,6 +43,7 @@ func TestToolListIsStable(t *testing.T) {
 		}
 		return b
 	}
+	list := func(srv http.Handler) []byte { return listOn(srv, "2025-11-25") }
 	first := list(mcpserver.HTTPHandler(f.server))
 	again := list(mcpserver.HTTPHandler(f.server))
 	replica := list(mcpserver.HTTPHandler(mcpserver.New(reports.New(f.engine.Catalog(), f.store, nil), &mcpserver.Options{Logger: quietLogger()})))
@@ -57,9 +64,16 @@ func TestToolListIsStable(t *testing.T) {
 		t.Errorf("tools in the order %v", names)
 	}
 	// What every conversation loads before its first question: the
-	// demo catalogue's list stays within 15,000 bytes.
-	if len(first) > 15000 {
-		t.Errorf("tools/list is %d bytes, above 15,000", len(first))
+	// demo catalogue's list stays within 15,000 bytes on every revision
+	// (2026-07-28 adds the server's name to every result).
+	stateless := listOn(mcpserver.HTTPHandler(f.server), "2026-07-28")
+	if !bytes.Contains(stateless, []byte(`"name":"sales"`)) {
+		t.Fatalf("tools/list on 2026-07-28: %s", stateless)
 	}
-	t.Logf("tools/list: %d bytes", len(first))
+	for _, b := range [][]byte{first, stateless} {
+		if len(b) > 15000 {
+			t.Errorf("tools/list is %d bytes, above 15,000", len(b))
+		}
+	}
+	t.Logf("tools/list: %d bytes, %d on 2026-07-28", len(first), len(stateless))
 }
