@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"plumbline/catalog"
@@ -62,9 +61,9 @@ func (af *analystFlags) open(ctx context.Context, audit *pgstore.Store, engine *
 	}
 	gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	rep, err := dbcheck.Inspect(gctx, door.Store().Pool(), analystPolicy(gs, roles))
+	rep, err := dbcheck.Inspect(gctx, door.Store().Pool(), dbcheck.AnalystPolicy(roles, gs))
 	if err == nil && !rep.OK() {
-		err = errors.New(guardRefusal("the analyst's door's login "+rep.Login, rep))
+		err = errors.New(rep.Refusal("the analyst's door's login " + rep.Login))
 	}
 	if err != nil {
 		door.Close()
@@ -73,25 +72,4 @@ func (af *analystFlags) open(ctx context.Context, audit *pgstore.Store, engine *
 	log.Info("startup guard passed: the analyst's door's login reaches only the analyst grants", "login", rep.Login,
 		"relations", len(gs))
 	return door, nil
-}
-
-// analystPolicy is what the analyst's door's login may reach: the analyst
-// grants' relations, as a member of the analyst role alone, writing
-// nothing.
-func analystPolicy(gs []*grants.Grant, roles grants.Roles) dbcheck.Policy {
-	return dbcheck.Policy{Read: grants.Relations(gs), Roles: []string{roles.Analyst}, Own: []dbcheck.Table{}, Functions: []string{}}
-}
-
-// guardRefusal says why plumbline will not start: who can reach what.
-func guardRefusal(who string, rep *dbcheck.Report) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s can reach more than plumbline needs, so plumbline will not start; revoke these:", who)
-	for i, line := range rep.Extra {
-		if i == guardLines {
-			fmt.Fprintf(&b, "\n  ... and %d more (plumbline guard lists them all)", len(rep.Extra)-guardLines)
-			break
-		}
-		b.WriteString("\n  " + line)
-	}
-	return b.String()
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/internal/dbcheck"
-	"plumbline/internal/grants"
 )
 
 const guardHelp = `
@@ -59,7 +58,7 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 		return fmt.Errorf("cannot reach the database: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	rep, err := dbcheck.Inspect(ctx, conn, dbcheck.Policy{Read: grants.Relations(gs), Roles: roles.Held()})
+	rep, err := dbcheck.Inspect(ctx, conn, dbcheck.LoginPolicy(roles, gs))
 	if err != nil {
 		return err
 	}
@@ -75,7 +74,7 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 			return fmt.Errorf("cannot reach the database as the analyst's door's login: %w", err)
 		}
 		defer agent.Close(context.WithoutCancel(ctx))
-		arep, err := dbcheck.Inspect(ctx, agent, analystPolicy(ags, roles))
+		arep, err := dbcheck.Inspect(ctx, agent, dbcheck.AnalystPolicy(roles, ags))
 		if err != nil {
 			return err
 		}

@@ -462,19 +462,15 @@ func (sf *serverFlags) secret(log *slog.Logger) ([]byte, error) {
 	return []byte(secret), nil
 }
 
-// guardLines is how many extras a refusal to start lists before it points
-// to plumbline guard for the rest.
-const guardLines = 20
-
 // startGuard refuses to start when the login can reach more than the grant
 // files, plumbline's own tables and its roles allow.
 func startGuard(ctx context.Context, st *pgstore.Store, cat *catalog.Catalog, roles grants.Roles, gs []*grants.Grant, log *slog.Logger) error {
-	rep, err := dbcheck.Inspect(ctx, st.Pool(), dbcheck.Policy{Read: grants.Relations(gs), Roles: roles.Held()})
+	rep, err := dbcheck.Inspect(ctx, st.Pool(), dbcheck.LoginPolicy(roles, gs))
 	if err != nil {
 		return err
 	}
 	if !rep.OK() {
-		return errors.New(guardRefusal("the database login "+rep.Login, rep))
+		return errors.New(rep.Refusal("the database login " + rep.Login))
 	}
 	for _, m := range rep.Missing {
 		log.Warn("the login lacks a grant; calls that need it will fail", "missing", m)

@@ -149,6 +149,26 @@ type Report struct {
 // OK reports whether the login reaches nothing beyond the policy.
 func (r *Report) OK() bool { return len(r.Extra) == 0 }
 
+// refusalLines is how many extras Refusal lists before it points to
+// plumbline guard for the rest.
+const refusalLines = 20
+
+// Refusal says why plumbline will not start with this login, which who
+// names: what it can reach that it should not, the first refusalLines of
+// it.
+func (r *Report) Refusal(who string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s can reach more than plumbline needs, so plumbline will not start; revoke these:", who)
+	for i, line := range r.Extra {
+		if i == refusalLines {
+			fmt.Fprintf(&b, "\n  ... and %d more (plumbline guard lists them all)", len(r.Extra)-refusalLines)
+			break
+		}
+		b.WriteString("\n  " + line)
+	}
+	return b.String()
+}
+
 func (r *Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "login %s on database %s\n", r.Login, r.Database)

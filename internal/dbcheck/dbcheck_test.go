@@ -2,6 +2,7 @@ package dbcheck_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func policy(t testing.TB, r grants.Roles) dbcheck.Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dbcheck.Policy{Read: grants.Relations(gs), Roles: r.Held()}
+	return dbcheck.LoginPolicy(r, gs)
 }
 
 // With exactly the real grants, the guard finds nothing extra and nothing
@@ -192,5 +193,23 @@ func TestCheckCatalog(t *testing.T) {
 	problems, err = dbcheck.CheckCatalog(ctx, app, cat, gs, "nobody_here")
 	if err != nil || !strings.Contains(strings.Join(problems, "\n"), "the reader role nobody_here does not exist") {
 		t.Errorf("a missing reader role: %v %q", err, problems)
+	}
+}
+
+// A refusal to start names the login and lists what it must lose: every
+// extra up to twenty, then how many more plumbline guard lists.
+func TestRefusal(t *testing.T) {
+	for _, n := range []int{1, 20, 23} {
+		rep := &dbcheck.Report{}
+		for i := range n {
+			rep.Extra = append(rep.Extra, fmt.Sprintf("SELECT on crm.t%02d", i))
+		}
+		got := rep.Refusal("the database login x")
+		lines := strings.Split(got, "\n")
+		listed := min(n, 20)
+		if !strings.HasPrefix(lines[0], "the database login x can reach more than plumbline needs") || len(lines)-1 != listed+min(n-listed, 1) ||
+			strings.Contains(got, fmt.Sprintf("crm.t%02d", listed)) || (n > 20) != strings.Contains(got, fmt.Sprintf("and %d more (plumbline guard", n-20)) {
+			t.Errorf("%d extras:\n%s", n, got)
+		}
 	}
 }
