@@ -175,22 +175,29 @@ func prepareDemo(ctx context.Context, cluster *pgcluster.Cluster, opts demofloor
 		return err
 	}
 	defer conn.Close(ctx)
-	start := time.Now()
-	floor, err := demofloor.Generate(opts)
-	if err != nil {
+	var floor *demofloor.Floor
+	var took time.Duration
+	// The floor is generated and loaded once the schema is migrated, and
+	// before the grants.
+	fill := func(ctx context.Context, conn *pgx.Conn) (err error) {
+		start := time.Now()
+		if floor, err = demofloor.Generate(opts); err != nil {
+			return err
+		}
+		err = demofloor.Load(ctx, conn, floor)
+		took = time.Since(start)
 		return err
 	}
-	applied, err := provision.Database(ctx, conn, provision.Plan{Demo: true, Roles: roles, Grants: gs,
-		Fill: func(ctx context.Context, conn *pgx.Conn) error { return demofloor.Load(ctx, conn, floor) }})
-	if err != nil {
-		return err
-	}
+	applied, err := provision.Database(ctx, conn, provision.Plan{Demo: true, Roles: roles, Grants: gs, Fill: fill})
 	if len(applied) > 0 {
 		fmt.Fprintf(s.out, "Applied %d migrations.\n", len(applied))
 	}
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(s.out, "Generated the demo floor up to %s: %d teams, %d agents, %d agent-days of sales, %d board entries (%.1fs).\n",
 		opts.Now.In(mustZone()).Format("Mon 2 Jan 2006 15:04 MST"), len(floor.Teams), len(floor.Agents), len(floor.Sales), len(floor.Board),
-		time.Since(start).Seconds())
+		took.Seconds())
 	return nil
 }
 

@@ -78,10 +78,10 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	applied, err := provision.Database(ctx, conn, provision.Plan{Roles: roles, Grants: append(gs, ags...)})
+	fmt.Fprintf(s.out, "Applied %d of plumbline's migrations.\n", len(applied))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "Applied %d of plumbline's migrations.\n", len(applied))
 	fmt.Fprintf(s.out, "Roles %s, %s, %s and %s and the logins %s and %s are in place.\n", roles.Reader, roles.Logger, roles.Auth,
 		roles.Analyst, roles.App, roles.Agent)
 	fmt.Fprintf(s.out, "The reader may read %d relations: %s.\n", len(gs), strings.Join(grants.Relations(gs), ", "))

@@ -69,7 +69,7 @@ type Options struct {
 	// DefaultStatementTimeout.
 	StatementTimeout time.Duration
 	// AcquireTimeout bounds the wait for a connection of the agent login.
-	// If zero, store.DefaultAcquireTimeout.
+	// If zero, pgstore.DefaultAcquireTimeout.
 	AcquireTimeout time.Duration
 	// MaxConns caps the agent login's pool. If zero, 4.
 	MaxConns int32

@@ -13,20 +13,6 @@ import (
 	"plumbline/internal/grants"
 )
 
-// LoginPolicy is what plumbline's server login may reach: the relations of
-// the reader's grant files gs, as a member of the reader, the logger and
-// auth, with plumbline's own tables and functions.
-func LoginPolicy(roles grants.Roles, gs []*grants.Grant) Policy {
-	return Policy{Read: grants.Relations(gs), Roles: roles.Held()}
-}
-
-// AnalystPolicy is what the analyst's door's login may reach: the analyst
-// grants' relations gs, as a member of the analyst role alone, writing
-// nothing.
-func AnalystPolicy(roles grants.Roles, gs []*grants.Grant) Policy {
-	return Policy{Read: grants.Relations(gs), Roles: []string{roles.Analyst}, Own: []Table{}, Functions: []string{}}
-}
-
 // This file checks a database against a catalogue: `plumbline check --db`.
 
 // column is one column the catalogue reads, and where it says so.

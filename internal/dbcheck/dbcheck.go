@@ -17,6 +17,7 @@ package dbcheck
 import (
 	"context"
 	"fmt"
+	"plumbline/internal/grants"
 	"slices"
 	"sort"
 	"strings"
@@ -45,6 +46,20 @@ type Policy struct {
 	// Functions lists the security-definer functions the login may
 	// execute. If nil, [OwnFunctions]; an empty list allows none.
 	Functions []string
+}
+
+// LoginPolicy is what plumbline's server login may reach: the relations of
+// the reader's grant files gs, as a member of the reader, the logger and
+// auth, with plumbline's own tables and functions.
+func LoginPolicy(roles grants.Roles, gs []*grants.Grant) Policy {
+	return Policy{Read: grants.Relations(gs), Roles: roles.Held()}
+}
+
+// AnalystPolicy is what the analyst's door's login may reach: the analyst
+// grants' relations gs, as a member of the analyst role alone, writing
+// nothing.
+func AnalystPolicy(roles grants.Roles, gs []*grants.Grant) Policy {
+	return Policy{Read: grants.Relations(gs), Roles: []string{roles.Analyst}, Own: []Table{}, Functions: []string{}}
 }
 
 // OwnFunctions are plumbline's own security-definer functions its server

@@ -282,14 +282,14 @@ func (p *Preview) Print(w io.Writer) {
 	}
 	for i, c := range d.Changed {
 		fmt.Fprintf(w, "\n%s (%s): %s\n", c.ID, c.New.Label, strings.Join(c.What(), ", "))
-		SideBySide(w, "", "old", "new")
-		SideBySide(w, "definition", c.Old.Definition(), c.New.Definition())
-		SideBySide(w, "formula", c.Old.Formula(), c.New.Formula())
+		sideBySide(w, "", "old", "new")
+		sideBySide(w, "definition", c.Old.Definition(), c.New.Definition())
+		sideBySide(w, "formula", c.Old.Formula(), c.New.Formula())
 		if c.Old.Unit != c.New.Unit {
-			SideBySide(w, "unit", c.Old.Unit, c.New.Unit)
+			sideBySide(w, "unit", c.Old.Unit, c.New.Unit)
 		}
 		if p.Week != nil {
-			SideBySide(w, "last week", formatValue(c.Old, p.Values[i].Old), formatValue(c.New, p.Values[i].New))
+			sideBySide(w, "last week", formatValue(c.Old, p.Values[i].Old), formatValue(c.New, p.Values[i].New))
 		}
 	}
 	for _, list := range []struct {
@@ -342,9 +342,9 @@ const (
 	columnWidth = 48
 )
 
-// SideBySide prints old and new text in two columns under a label, each
+// sideBySide prints old and new text in two columns under a label, each
 // wrapped to its column.
-func SideBySide(w io.Writer, label, old, new string) {
+func sideBySide(w io.Writer, label, old, new string) {
 	l, r := wrap(old, columnWidth), wrap(new, columnWidth)
 	for i := 0; i < max(len(l), len(r)); i++ {
 		var a, b string
