@@ -461,13 +461,14 @@ func (b *builder) part(m *Metric, r *rawMetric, p *rawPart) *Part {
 		b.errs.add(srcRef.At, oneOf(sortedKeys(b.cat.sources)), "unknown source %q", srcRef.Value)
 		return nil
 	}
+	if p.Sum.At.Line == 0 { // no sum: at all, which decoding has reported
+		return nil
+	}
 	expr, err := ParseExpr(p.Sum.Value)
 	if err != nil {
 		at := p.Sum.At
 		var fe *FormulaError
-		if at.Line == 0 { // the part has no sum: at all, so the place is the part's
-			at = p.At
-		} else if errors.As(err, &fe) {
+		if errors.As(err, &fe) {
 			at.Column += fe.Offset
 		}
 		b.errs.add(at, "a formula is column arithmetic such as submitted + lost", "%s", err)
