@@ -17,12 +17,13 @@ package dbcheck
 import (
 	"context"
 	"fmt"
-	"plumbline/internal/grants"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"plumbline/internal/grants"
 )
 
 // Querier runs queries: a *pgx.Conn or a *pgxpool.Pool.

@@ -9,6 +9,7 @@ import (
 
 	"plumbline/internal/chartview"
 	"plumbline/internal/mcpserver"
+	"plumbline/internal/servetest"
 	"plumbline/reports"
 )
 
@@ -73,7 +74,7 @@ func TestCachingHints(t *testing.T) {
 	}
 
 	// The TTL is the server's to choose.
-	f.server = mcpserver.New(f.engine, &mcpserver.Options{Logger: quietLogger(), CacheTTL: time.Minute})
+	f.server = mcpserver.New(f.engine, &mcpserver.Options{Logger: servetest.Quiet, CacheTTL: time.Minute})
 	tools, err = f.client(t).ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"math"
 	"os"
 	"testing"
@@ -105,8 +104,6 @@ func catalogOf(t testing.TB) *catalog.Catalog {
 	}
 	return cat
 }
-
-func quietLogger() *slog.Logger { return servetest.Quiet }
 
 // report calls a tool that must answer with figures.
 func report(t testing.TB, cs *mcp.ClientSession, tool, args string) answer {

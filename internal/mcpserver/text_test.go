@@ -15,6 +15,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/mcpserver"
+	"plumbline/internal/servetest"
 	"plumbline/reports"
 )
 
@@ -467,7 +468,7 @@ func TestFirstCallIsCompleteAndLaterCallsLean(t *testing.T) {
 // content's JSON, for clients that parse it.
 func TestTextContentJSON(t *testing.T) {
 	f := newFloor(t)
-	f.server = mcpserver.New(f.engine, &mcpserver.Options{Logger: quietLogger(), TextContent: mcpserver.TextJSON})
+	f.server = mcpserver.New(f.engine, &mcpserver.Options{Logger: servetest.Quiet, TextContent: mcpserver.TextJSON})
 	cs := f.client(t)
 	for _, c := range [][2]string{{"sales", `{"who":{"floor":true},"period":{"named":"last_week"}}`}, {"health", `{}`}, {"sales", `{}`}} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c[0], Arguments: json.RawMessage(c[1])})

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"plumbline/internal/mcpserver"
+	"plumbline/internal/servetest"
 	"plumbline/reports"
 )
 
@@ -46,7 +47,7 @@ func TestToolListIsStable(t *testing.T) {
 	list := func(srv http.Handler) []byte { return listOn(srv, "2025-11-25") }
 	first := list(mcpserver.HTTPHandler(f.server))
 	again := list(mcpserver.HTTPHandler(f.server))
-	replica := list(mcpserver.HTTPHandler(mcpserver.New(reports.New(f.engine.Catalog(), f.store, nil), &mcpserver.Options{Logger: quietLogger()})))
+	replica := list(mcpserver.HTTPHandler(mcpserver.New(reports.New(f.engine.Catalog(), f.store, nil), &mcpserver.Options{Logger: servetest.Quiet})))
 	if !bytes.Equal(first, again) || !bytes.Equal(first, replica) {
 		t.Errorf("tools/list differs between calls or replicas:\n%s\n%s\n%s", first, again, replica)
 	}
