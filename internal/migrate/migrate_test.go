@@ -56,3 +56,57 @@ func TestApply(t *testing.T) {
 		t.Error("a failing migration was recorded")
 	}
 }
+
+// Migrators started at once take turns on the lock: each file runs once,
+// by one of them, and neither fails.
+func TestConcurrentMigratorsTakeTurns(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	set := migrate.Set{Name: "slow", Files: fstest.MapFS{
+		"0001_slow.sql": {Data: []byte("SELECT pg_sleep(0.3); CREATE TABLE slow_one (x int);")},
+		"0002_next.sql": {Data: []byte("CREATE TABLE slow_two (x int);")},
+	}}
+	const migrators = 3
+	results := make(chan []string, migrators)
+	errs := make(chan error, migrators)
+	for range migrators {
+		go func() {
+			applied, err := migrate.Apply(ctx, db.Conn(t), set)
+			results <- applied
+			errs <- err
+		}()
+	}
+	var all []string
+	for range migrators {
+		all = append(all, <-results...)
+		if err := <-errs; err != nil {
+			t.Errorf("a concurrent migrator: %v", err)
+		}
+	}
+	if strings.Join(all, " ") != "slow/0001_slow.sql slow/0002_next.sql" {
+		t.Errorf("applied %v across %d migrators; want each file once, in order", all, migrators)
+	}
+}
+
+// A file numbered below one already applied is refused, not run out of
+// order.
+func TestOutOfOrderIsRefused(t *testing.T) {
+	db := pgtest.NewDB(t)
+	conn := db.Conn(t)
+	ctx := context.Background()
+	later := fstest.MapFS{"0002_later.sql": {Data: []byte("CREATE TABLE later (x int);")}}
+	if _, err := migrate.Apply(ctx, conn, migrate.Set{Name: "order", Files: later}); err != nil {
+		t.Fatal(err)
+	}
+	later["0001_earlier.sql"] = &fstest.MapFile{Data: []byte("CREATE TABLE earlier (x int);")}
+	applied, err := migrate.Apply(ctx, conn, migrate.Set{Name: "order", Files: later})
+	if err == nil || len(applied) != 0 || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("an earlier file after a later one: applied %v, %v; want it refused", applied, err)
+
+	}
+	var exists bool
+	conn.QueryRow(ctx, "SELECT to_regclass('earlier') IS NOT NULL").Scan(&exists)
+	if exists {
+		t.Error("the out-of-order file ran")
+	}
+}
