@@ -19,28 +19,8 @@ import (
 	"plumbline/reports"
 )
 
-const askHelp = `
-Usage: plumbline ask [flags] TOOL [ARGUMENTS]
-
-Call a tool from the terminal, as a client would, and print the figures as
-an aligned table with each metric's definition, how far its data runs and
-the notes underneath. ARGUMENTS is the JSON object a client sends as the
-tool's arguments; without it, it is read from standard input.
-
-Ask a running server with --url (its Streamable HTTP endpoint; --token sends
-a bearer token), or a database directly with --db, which runs the report
-engine in this process. --json prints the answer as the server sends it.
-
-Null figures are printed as "null": no data, never zero.
-
-Examples:
-  plumbline ask --url http://127.0.0.1:8080/mcp sales '{"who":{"team":"Falcons"},"period":{"named":"last_week"}}'
-  plumbline ask --db "$DSN" hours '{"who":{"floor":true},"period":{"named":"yesterday"},"group_by":"team"}'
-  plumbline ask --url https://plumbline.example/mcp --json metric_definitions '{}'
-`
-
 func ask(ctx context.Context, args []string, s *streams) error {
-	f := newFlags("ask", askHelp, s)
+	f := newFlags("ask", helpText("ask"), s)
 	url := f.string("url", "", "the server's MCP `endpoint`, e.g. http://127.0.0.1:8080/mcp")
 	token := f.string("token", "", "bearer `token` to send to --url")
 	db := f.string("db", "", "PostgreSQL connection `string`: run the engine here instead of asking a server")

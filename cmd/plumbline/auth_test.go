@@ -27,7 +27,7 @@ func TestDevSignInOnlyOnLoopback(t *testing.T) {
 		{"https://reports.example.com", true, false},
 		{"", false, false},
 	} {
-		f := newFlags("serve", serveHelp, &streams{out: io.Discard, err: io.Discard})
+		f := newFlags("serve", helpText("serve"), &streams{out: io.Discard, err: io.Discard})
 		af := addAuthFlags(f, new(string))
 		if _, err := f.parse([]string{"--public-url", tc.publicURL}); err != nil {
 			t.Fatal(err)

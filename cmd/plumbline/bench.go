@@ -20,67 +20,8 @@ import (
 	"plumbline/internal/pgcluster"
 )
 
-const benchHelp = `
-Usage: plumbline bench [flags]
-
-Measure plumbline as a peer would, against the limit the database sets.
-bench starts a private PostgreSQL cluster (durable, as in production: each
-call's request-log row waits for its commit to reach the disk), generates a
-floor of the size asked for, starts a real plumbline server process on it,
-and then for each tool measures, in one run:
-
-  - paired rounds: each round runs the tool's report SQL directly with pgx
-    and makes the whole MCP call over Streamable HTTP (the go-sdk client),
-    in turn, so that drift on a shared machine cancels; the added time is
-    the median over rounds of the difference within a round, as the client
-    sees it and as the server's own Server-Timing header says;
-  - the database round trips a call makes, counted by a proxy in front of
-    PostgreSQL (on the request path, and beyond it: outcomes written in
-    batches, caches refreshed now and then);
-  - calls per second at each level of concurrency, the raw SQL and the
-    server each alone;
-
-and the server's peak memory (RSS) over the measured calls, and each
-answer's bytes split into figures and everything else. The calls go round
---people service tokens, so that each caller stays within the per-minute
-limit, which is on as in production. With --baseline, another plumbline
-binary (a build of an earlier commit, say) is measured in the same rounds,
-for a before and after from one run. bench prints progress while it runs,
-then a table; it writes the results as JSON, and with --png draws latency
-and added-time charts. The cluster is removed afterwards.
-
-With --soak DURATION, bench soaks the server instead: it fills the request
-log with --soak-log-rows calls (a million) over the --soak-log-days before
-now, then --soak-clients clients (64), each over a session of its own,
-call it with a mix of every tool and mode (in full, compact, with
-known_definitions, asking names that match several people, the canned
-reports, and refusals of bad input; each answer checked for what it must
-be) for DURATION, at --soak-rate calls per second in all, or as fast as
-they go. Every --soak-interval (a minute) it prints a row: the calls and
-failed answers, p50 and p99 latency, calls per second, the server's RSS
-(/proc), its heap and goroutines (read from the server's --debug-addr, on a
-loopback address of its own), its OS threads, the connections open to
-PostgreSQL (pg_stat_activity) and the request log's rows (PostgreSQL's
-running estimate) and size (pg_total_relation_size). At the end, the
-verdict compares the first ten rows with the last ten (the first and last
-halves of a shorter run), the median of each figure's rows at each end:
-p50, p99, calls per second and RSS must each stay within 10%, and every
-answer must be what it must be; only then does it pass, else it names what
-moved and bench exits 1. The rows and verdict are written as JSON
-(--json, soak.json).
-
-Examples:
-  plumbline bench                                  # the demo floor's size
-  plumbline bench --agents 960                     # ten times the demo floor
-  plumbline bench --agents 9600 --rounds 40 --calls 80   # a hundred times
-  plumbline bench --baseline /tmp/plumbline-before --tools sales,league
-  plumbline bench --bytes --json bytes.json        # what the model reads, per tool
-  plumbline bench --bytes --bin ./plumbline-v1     # the same of another build's server
-  plumbline bench --soak 62m --soak-rate 200       # an hour of load: does anything grow?
-`
-
 func benchCmd(ctx context.Context, args []string, s *streams) error {
-	f := newFlags("bench", benchHelp, s)
+	f := newFlags("bench", helpText("bench"), s)
 	agents := f.int("agents", demofloor.DefaultAgents, "agents on the generated floor (the demo floor has 96)")
 	days := f.int("days", demofloor.DefaultDays, "days of history on the generated floor")
 	seed := f.int("seed", demofloor.DefaultSeed, "seed of the generated floor")

@@ -15,49 +15,8 @@ import (
 	"plumbline/internal/grants"
 )
 
-const checkHelp = `
-Usage: plumbline check [flags] DIR
-
-Check the catalogue in DIR (a directory of YAML files) against the rules:
-unique ids; every metric links an existing concept, source and, for counted
-sales, basis; units from the closed list; sums and ratio parts that are
-column arithmetic over their source's declared columns; ratios across sources
-only at one grain; reports that offer existing metrics; no unknown keys.
-
-Every problem is printed with file:line:column and a hint, and the command
-exits 1 if there are any. --format github prints them as GitHub Actions
-annotations, so a pull request shows them on the lines at fault.
-
-With --db it also checks the catalogue against that database: every relation
-and column it reads exists, summed columns are numeric, the reader role
-(--reader-role) can read them all and the login of --db can become it, every
-relation has a reviewed grant file in --grants, and the reader can read no
-column that looks like member data (phone, member, address, birth, dob,
-transcript, recording, ssn, medicare). It lists the analyst's allow-list too
-(the analyst grant files, --analyst-grants), each relation with its grain
-and review, and checks that the analyst role (--analyst-role) can read
-exactly those relations and no column that looks like member data.
-
---contract FILE compares the tools' contract with a snapshot written by
-"plumbline contract" and lists breaking changes (a removed tool or metric, a
-narrowed enum, a newly required argument, a removed output field) apart
-from additive ones; only breaking ones fail the check.
-
---diff OLD_DIR previews the change from the catalogue in OLD_DIR: every
-metric whose definition or formula changed, old and new side by side, and
-with --db the old and new value over the floor's last complete week, both
-run against that one database.
-
-Examples:
-  plumbline check catalog/demo
-  plumbline check --format github ./catalog
-  plumbline check --db postgres://plumbline_app@db/floor --grants ./grants ./catalog
-  plumbline check --contract contract.json ./catalog
-  plumbline check --diff ../main/catalog --db "$DSN" ./catalog
-`
-
 func check(ctx context.Context, args []string, s *streams) error {
-	f := newFlags("check", checkHelp, s)
+	f := newFlags("check", helpText("check"), s)
 	format := f.string("format", "text", "output `format`: text or github")
 	contractFile := f.string("contract", "", "compare the tools' contract with this snapshot `file` (see plumbline contract)")
 	oldDir := f.string("diff", "", "preview the change from the catalogue in this `directory`")

@@ -11,30 +11,8 @@ import (
 	"plumbline/reports"
 )
 
-const contractHelp = `
-Usage: plumbline contract [flags] [DIR]
-
-Write the contract a server over the catalogue in DIR (default: the
-embedded demo catalogue) offers its clients, as JSON: every tool's name,
-title, description, input and output JSON Schema, and the server
-instructions. The output schema is the exact one every answer is tested
-against; tools/list offers only {"type": "object"} in its place, as no
-client shows an output schema to a model. The output is deterministic
-(tools by name, keys sorted), so a committed snapshot changes only when
-the contract does.
-
-Clients cache tool schemas. Commit the snapshot beside the catalogue, and
-"plumbline check --contract FILE DIR" tells a change that breaks cached
-clients (a removed tool or metric, a narrowed enum, a newly required
-argument, a removed output field) from one that only adds.
-
-Examples:
-  plumbline contract catalog/demo -o contract.json
-  plumbline check --contract contract.json catalog/demo
-`
-
 func writeContract(_ context.Context, args []string, s *streams) error {
-	f := newFlags("contract", contractHelp, s)
+	f := newFlags("contract", helpText("contract"), s)
 	out := f.string("o", "", "`file` to write the snapshot to (default: standard output)")
 	rest, err := f.parseInterspersed(args)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"runtime"
 	"runtime/metrics"
 	"time"
@@ -16,11 +17,14 @@ import (
 const debugPath = "/debug/runtime"
 
 // serveDebug serves the process's goroutine count and heap bytes as JSON
-// at debugPath on addr, a loopback address of its own, apart from the MCP
+// at debugPath, and the runtime's profiles at /debug/pprof/, on addr, a loopback address of its own, apart from the MCP
 // listener and never behind it, for plumbline bench --soak to watch a
 // server without changing what it measures: reading them stops nothing.
-// The returned func closes the listener.
+// The returned func closes the listener. An empty addr serves nothing.
 func serveDebug(addr string, log *slog.Logger) (func(), error) {
+	if addr == "" {
+		return func() {}, nil
+	}
 	host, _, err := net.SplitHostPort(addr)
 	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
 		return nil, fmt.Errorf("%w: --debug-addr must be a loopback host:port, such as 127.0.0.1:6060", errUsage)
@@ -36,6 +40,10 @@ func serveDebug(addr string, log *slog.Logger) (func(), error) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"goroutines": runtime.NumGoroutine(), "heap_bytes": heap[0].Value.Uint64()})
 	})
+	// The standard profiles, for go tool pprof, on the same loopback listener.
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {

@@ -17,47 +17,6 @@ import (
 	"plumbline/internal/provision"
 )
 
-const demoHelp = `
-Usage: plumbline demo [flags]
-
-Run plumbline on the demo floor in one command. It starts a private
-PostgreSQL cluster under --dir (or reuses the one there), migrates it,
-generates the demo floor up to now, creates plumbline's roles and login and
-applies the grants (as plumbline setup does), prints how to connect a client
-and serves http://ADDR/mcp, signed in as the login, until Ctrl-C, when it
-stops the cluster again. The data stays in --dir for the next run; delete the
-directory to start afresh.
-
-The demo floor is six teams and about a hundred agents over 400 days, with
-the traps a naive report engine falls into: transfers, teams joining and
-leaving the floor, near-identical names, hours not in yet, approvals that
-settle late and a live board that runs to now.
-
-The floor's team leads are the demo's members. The demo prints a ready
-access token for the first of them, and the client configurations it prints
-carry it, so a client connects without signing in. A client that signs in
-through the browser instead gets the development sign-in, which lists the
-members (it exists only because the demo listens on loopback).
-
-PostgreSQL's port and the printed token are kept with the cluster in --dir,
-so a client configuration pasted once keeps working on every later run on
-the same --addr, until the directory is deleted. The banner goes to stdout;
-the logs go to stderr, as text on a terminal and as JSON lines otherwise.
---metrics-addr serves Prometheus metrics on a free loopback port, which the
-banner prints.
-
-The analyst's door is open on the demo (signed in as its own login, the
-agent): a service token with the analyst:sql scope, which the demo prints a
-command for, sees the sql tool; the manager's token does not.
-
-The cluster trusts local connections and listens on 127.0.0.1 only: it is
-for trying plumbline, not for real data.
-
-Examples:
-  plumbline demo
-  plumbline demo --addr 127.0.0.1:9090 --now 2026-11-18T14:30:00-05:00
-`
-
 const demoDatabase = "plumbline"
 
 // The MCP Inspector the demo's printed command runs: the version plumbline's
@@ -69,7 +28,7 @@ const (
 )
 
 func demo(ctx context.Context, args []string, s *streams) error {
-	f := newFlags("demo", demoHelp, s)
+	f := newFlags("demo", helpText("demo"), s)
 	dir := f.string("dir", ".plumbline", "`directory` for the private PostgreSQL cluster")
 	nowFlag := f.string("now", "", "generate and answer as of this RFC 3339 `moment` instead of the clock")
 	seed := f.int("seed", demofloor.DefaultSeed, "seed of the generated floor")
@@ -93,6 +52,11 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
+	stopDebug, err := serveDebug(*sf.debugAddr, log)
+	if err != nil {
+		return err
+	}
+	defer stopDebug()
 	roles, err := sf.roles.roles()
 	if err != nil {
 		return err

@@ -9,30 +9,8 @@ import (
 	"plumbline/reports"
 )
 
-const docsHelp = `
-Usage: plumbline docs [flags] [DIR] -o SITE
-
-Render the catalogue in DIR (default: the embedded demo catalogue) as a
-static HTML site in SITE: an index of the metrics by report, one page per
-metric (label, unit, definition, formula written out as sums, source
-relation and grain, counting basis, when a day's figures settle, the
-reports and canned reports that offer it, the grant's review), the
-concepts, the sources with their freshness rules, and a search box.
-
-The site has no external assets: open SITE/index.html from disk, or serve
-the directory. Reviews come from the headers of the grant files in
---grants (one file per granted relation, sql/grants/<schema>.<relation>.sql);
-a relation without one is shown as "no grant file yet". The analyst's
-allow-list page lists the relations of the analyst grant files in
---analyst-grants, each with its grain and review.
-
-Examples:
-  plumbline docs catalog/demo -o site
-  plumbline docs ./catalog -o site --grants ./sql/grants
-`
-
 func docs(_ context.Context, args []string, s *streams) error {
-	f := newFlags("docs", docsHelp, s)
+	f := newFlags("docs", helpText("docs"), s)
 	out := f.string("o", "", "`directory` to write the site into (required)")
 	grants := f.string("grants", "sql/grants", "`directory` of grant files whose review headers the pages show")
 	analystGrants := f.string("analyst-grants", "sql/analyst", "`directory` of analyst grant files: the analyst's allow-list page")

@@ -15,31 +15,8 @@ import (
 	"plumbline/reports"
 )
 
-const explainHelp = `
-Usage: plumbline explain [flags] TOOL [ARGUMENTS]
-
-Show what a report call compiles to, so an analyst can see what a definition
-becomes: the request as plumbline resolves it (who by key and name, the
-period as dates, the metrics and grouping) and the exact SQL with its bound
-parameters. ARGUMENTS is the JSON object a client sends as the tool's
-arguments; without it, it is read from standard input. Nothing is put on
-record and no report runs.
-
-Names are matched against the directory in the database, as on the server:
-give --db (or --run). Without a database, who.team and who.agent must be
-keys, and are taken as given.
-
---run DSN also runs the statement under EXPLAIN (ANALYZE, BUFFERS), in a
-read-only transaction, and prints the plan PostgreSQL chose.
-
-Examples:
-  plumbline explain sales '{"who":{"team":"falcons"},"period":{"named":"last_week"},"group_by":"week"}'
-  plumbline explain --db "$DSN" sales '{"who":{"agent":"Maria Lopez"},"period":{"named":"yesterday"}}'
-  echo '{"who":{"floor":true},"period":{"named":"last_week"}}' | plumbline explain --run "$DSN" hours
-`
-
 func explain(ctx context.Context, args []string, s *streams) error {
-	f := newFlags("explain", explainHelp, s)
+	f := newFlags("explain", helpText("explain"), s)
 	db := f.string("db", "", "PostgreSQL connection `string`, to match names against the directory")
 	run := f.string("run", "", "PostgreSQL connection `string`: also run the statement under EXPLAIN ANALYZE")
 	catalogDir := f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)")

@@ -14,19 +14,19 @@ import (
 // commands are plumbline's subcommands, by name; each one's help text
 // and code live in its own file.
 var commands = map[string]command{
-	"ask":       {summary: "call a report from the terminal and print it as a table", help: askHelp, run: ask},
-	"bench":     {summary: "measure each tool over MCP against the same SQL run directly", help: benchHelp, run: benchCmd},
-	"check":     {summary: "check a catalogue directory against the rules", help: checkHelp, run: check},
-	"contract":  {summary: "write the tools' contract (names, schemas, instructions) as JSON", help: contractHelp, run: writeContract},
-	"demo":      {summary: "serve the demo floor on a private PostgreSQL (start here)", help: demoHelp, run: demo},
-	"docs":      {summary: "render the catalogue as a static HTML site", help: docsHelp, run: docs},
-	"explain":   {summary: "show the resolved request and the SQL a report call compiles to", help: explainHelp, run: explain},
-	"guard":     {summary: "list what plumbline's database login can reach beyond its grants", help: guardHelp, run: runGuard},
-	"prune-log": {summary: "delete request-log calls older than the audit horizon, and spent sign-in state", help: pruneLogHelp, run: pruneLog},
-	"serve":     {summary: "serve the reports over MCP (Streamable HTTP or stdio)", help: serveHelp, run: serve},
-	"setup":     {summary: "create plumbline's roles and login and apply the grants (as an administrator)", help: setupHelp, run: setup},
-	"token":     {summary: "create, list and revoke access tokens (service identities)", help: tokenHelp, run: tokenCmd},
-	"version":   {summary: "print the version, commit and catalogue version", help: versionHelp, run: version},
+	"ask":       {summary: "call a report from the terminal and print it as a table", help: helpText("ask"), run: ask},
+	"bench":     {summary: "measure each tool over MCP against the same SQL run directly", help: helpText("bench"), run: benchCmd},
+	"check":     {summary: "check a catalogue directory against the rules", help: helpText("check"), run: check},
+	"contract":  {summary: "write the tools' contract (names, schemas, instructions) as JSON", help: helpText("contract"), run: writeContract},
+	"demo":      {summary: "serve the demo floor on a private PostgreSQL (start here)", help: helpText("demo"), run: demo},
+	"docs":      {summary: "render the catalogue as a static HTML site", help: helpText("docs"), run: docs},
+	"explain":   {summary: "show the resolved request and the SQL a report call compiles to", help: helpText("explain"), run: explain},
+	"guard":     {summary: "list what plumbline's database login can reach beyond its grants", help: helpText("guard"), run: runGuard},
+	"prune-log": {summary: "delete request-log calls older than the audit horizon, and spent sign-in state", help: helpText("prune-log"), run: pruneLog},
+	"serve":     {summary: "serve the reports over MCP (Streamable HTTP or stdio)", help: helpText("serve"), run: serve},
+	"setup":     {summary: "create plumbline's roles and login and apply the grants (as an administrator)", help: helpText("setup"), run: setup},
+	"token":     {summary: "create, list and revoke access tokens (service identities)", help: helpText("token"), run: tokenCmd},
+	"version":   {summary: "print the version, commit and catalogue version", help: helpText("version"), run: version},
 }
 
 func main() {

@@ -28,102 +28,6 @@ import (
 	"plumbline/reports"
 )
 
-const serveHelp = `
-Usage: plumbline serve [flags]
-
-Serve the reports over the Model Context Protocol, on Streamable HTTP at
-http://ADDR/mcp (the default) or on stdin/stdout (--transport stdio, for a
-client that starts plumbline itself).
-
-Over HTTP every /mcp request needs an OAuth access token. plumbline is its
-own authorization server: a client that knows only the URL discovers it
-(/.well-known/oauth-protected-resource/mcp), registers by Client ID Metadata
-Document (or is pre-registered with --clients), and the person signs in with
-the OpenID Connect provider (--oidc-issuer) and approves on a consent page.
-Only active members of the membership table (plumbline.members, kept by the
-directory sync) may sign in or use a token. Behind a proxy, set --public-url
-to the URL clients use; it names the issuer and the resource exactly.
-
-Over stdio, the token comes from $PLUMBLINE_TOKEN (plumbline token create
---service NAME makes one), and plumbline refuses to start without a valid
-one.
-
-The catalogue is read from --catalog (a directory of YAML files); without it
-the embedded demo catalogue is used, which only fits the demo floor.
-
-Permissions live in the database. --db signs in as plumbline's login (set up
-with plumbline setup), a member of exactly the reader, logger and auth roles.
-At start plumbline checks what that login can reach and refuses to start,
-listing it, if it can read a relation no grant file (--grants) names, write
-anything but the request log, create objects, hold other roles or role
-attributes, or run security-definer functions (plumbline guard prints the
-same report). Every report runs read-only as the reader, with
---statement-timeout, named after the person asking (application_name).
-
-Every call is put on record in plumbline.request_log before any report SQL
-runs, committed durably, and refused if that fails; its outcome is written
-afterwards, off the request path, in batches (and what is queued, at
-shutdown). Free text in its arguments is kept as an HMAC under --log-secret
-plus its length. Each person may make --calls-per-minute calls in any
-minute, counted in the request log, so the limit holds across replicas
-sharing the database. The token's row, the call's row and the limit take
-one round trip together; the report, one more. plumbline prune-log deletes
-calls past the audit horizon. Every --prune-every (an hour), the server
-deletes the sign-in state that can no longer be used (codes a day past
-their expiry, expired sign-in sessions, tokens 30 days past their expiry
-or revocation) through a database function that deletes nothing else; its
-own login can delete nothing by itself. A call that waits longer than
---acquire-timeout for a connection is answered "busy".
-
-A slow or silent HTTP client holds a connection only as long as the
-timeouts allow: its header within --read-header-timeout, its body within
---body-timeout (--mcp-body-timeout on /mcp), an idle keep-alive connection
---idle-timeout; answers are cut off after --write-timeout, or
---mcp-write-timeout on /mcp, which must exceed --statement-timeout.
-
-The analyst's door (--analyst-db) gives a contained agent one parsed SELECT
-per call, the sql tool, over the relations of the analyst grant files
-(--analyst-grants). Only a service token with the analyst:sql scope sees or
-may call it; a person's token never does. Statements are checked by
-PostgreSQL's own parser, run read-only as the analyst role (--analyst-role)
-signed in as the door's own login (a member of that role alone, checked by
-the startup guard as the main login is), with --analyst-statement-timeout
-and --analyst-work-mem, paged 50 rows at a time, and put on record in
-plumbline.analyst_log before they run; each service may send
---analyst-statements-per-minute of them. Answers are labelled unverified.
-
-Each tool result carries the answer twice: as structured content, the full
-contract (for programs and views), and as a text block for the model to
-read: the same answer rendered at a fraction of the bytes, every figure as
-CSV. --text-content json puts the structured content's JSON in the text
-block instead, for a client that parses it. Lists and metric definitions
-tell clients they may keep them for --client-cache-ttl.
-
---metrics-addr serves Prometheus metrics at http://ADDR/metrics, on a
-listener of its own: calls by tool and outcome, the time of each call and of
-each of its stages (auth, request_log, report_sql, assembly), refusals by
-rule, limit refusals, request-log failures, sign-in and token events, and the
-connection pools. No label names a person. The same stages travel on every
-HTTP answer in its Server-Timing header.
-
---otlp-endpoint (or the standard $OTEL_EXPORTER_OTLP_ENDPOINT) sends traces
-to an OpenTelemetry collector over OTLP/HTTP: a span per tool call that
-continues the client's trace from the request's _meta (traceparent), with
-the token check, the request log, the report and each SQL statement beneath
-it, and never an argument's value. With neither, nothing is traced.
-
-Replicas of plumbline are stateless: run several behind a load balancer on
-one database. --reports-dsn sends report queries to a read replica of the
-database; the request log and the limits stay on --db.
-
-Examples:
-  plumbline serve --db postgres://plumbline_app@db/floor --catalog ./catalog --grants ./grants \
-      --public-url https://reports.example.com --oidc-issuer https://login.example.com \
-      --oidc-client-id plumbline --oidc-client-secret ...
-  PLUMBLINE_TOKEN=plb_... PLUMBLINE_DB=postgres://... PLUMBLINE_LOG_SECRET=... plumbline serve --transport stdio
-  plumbline serve --db postgres://plumbline_app@db/floor --analyst-db postgres://plumbline_agent@db/floor ...
-`
-
 // serverFlags are the flags serve and demo share.
 type serverFlags struct {
 	addr, catalogDir, logLevel    *string
@@ -138,6 +42,7 @@ type serverFlags struct {
 	cacheTTL                      *time.Duration
 	timeouts                      httpTimeouts
 	metricsAddr, otlpEndpoint     *string
+	debugAddr                     *string
 
 	// metrics are the server's metrics once open has built them, when
 	// --metrics-addr names a listener.
@@ -219,6 +124,8 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 		metricsAddr: f.string("metrics-addr", metricsAddr, metricsUsage),
 		otlpEndpoint: f.string("otlp-endpoint", "", "`URL` of an OpenTelemetry collector's OTLP/HTTP receiver to send traces to, such as http://collector:4318 "+
 			"(default: $OTEL_EXPORTER_OTLP_ENDPOINT or $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; if none is set, nothing is traced)"),
+		debugAddr: f.string("debug-addr", "", "loopback `host:port` serving the process's goroutines and heap as JSON at "+debugPath+
+			" and its profiles at /debug/pprof/, apart from MCP (plumbline bench --soak reads it); empty (the default) serves none"),
 		addr:       f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
 		catalogDir: f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
 		reportsDSN: f.string("reports-dsn", "", "connection `string` of a read replica for report queries; the request log, "+
@@ -246,11 +153,9 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 }
 
 func serve(ctx context.Context, args []string, s *streams) error {
-	f := newFlags("serve", serveHelp, s)
+	f := newFlags("serve", helpText("serve"), s)
 	db := f.string("db", "", "PostgreSQL connection `string` (required)")
 	transport := f.string("transport", "http", "`transport`: http or stdio")
-	debugAddr := f.string("debug-addr", "", "loopback `host:port` serving the process's goroutines and heap as JSON at "+debugPath+
-		", apart from MCP, for plumbline bench --soak; empty (the default) serves none")
 	sf := addServerFlags(f, false)
 	af := addAuthFlags(f, sf.roles.auth)
 	af.addPruneFlag(f)
@@ -267,13 +172,11 @@ func serve(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	if *debugAddr != "" {
-		stopDebug, err := serveDebug(*debugAddr, log)
-		if err != nil {
-			return err
-		}
-		defer stopDebug()
+	stopDebug, err := serveDebug(*sf.debugAddr, log)
+	if err != nil {
+		return err
 	}
+	defer stopDebug()
 	if *transport == "stdio" {
 		var recheck mcp.Middleware
 		closeAuth := func() {}

@@ -13,39 +13,6 @@ import (
 	"plumbline/internal/oauth"
 )
 
-const tokenHelp = `
-Usage: plumbline token create --service NAME [--scope SCOPES] [--ttl DURATION]
-       plumbline token list [--all]
-       plumbline token revoke ID... | --service NAME | --person PERSON_ID
-
-Manage access tokens. A background agent gets a service identity: a token
-that speaks for the service, never for a person, and is audited as
-service:NAME in the request log. Service tokens carry the reports:read
-scope, which calls every report tool but not the people directory (roster,
-find_people); add people:read with --scope to allow those too. A contained
-agent (one on a machine you locked down) may also get analyst:sql, the
-analyst's door: the sql tool, one parsed SELECT over the analyst's
-allow-list, run as the analyst role, every statement in
-plumbline.analyst_log. Never give analyst:sql to an agent you do not
-contain; a person's token never carries it.
-
-create prints the token on standard output, once: plumbline keeps only its
-SHA-256 hash. Give it to the agent as $PLUMBLINE_TOKEN (stdio) or as an
-"Authorization: Bearer" header (HTTP). A token is valid only for the
---public-url it was created for.
-
-list shows live tokens (every token with --all): id, kind, who, client,
-scope, created, expires and revoked. revoke takes effect on the token's
-next request.
-
-Examples:
-  TOKEN=$(plumbline token create --service nightly-digest --db $DB --public-url https://reports.example.com)
-  plumbline token create --service floor-analyst --scope "reports:read analyst:sql" --ttl 720h --db $DB
-  plumbline token list --db $DB
-  plumbline token revoke 12 15 --db $DB
-  plumbline token revoke --person a0042 --db $DB      (every token a person holds)
-`
-
 func tokenCmd(ctx context.Context, args []string, s *streams) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" {
 		return fmt.Errorf("%w: name an action: create, list or revoke", errUsage)
@@ -54,7 +21,7 @@ func tokenCmd(ctx context.Context, args []string, s *streams) error {
 	if action == "-h" || action == "--help" {
 		action, rest = "list", []string{"-h"}
 	}
-	f := newFlags("token "+action, tokenHelp, s)
+	f := newFlags("token "+action, helpText("token"), s)
 	db := f.string("db", "", "PostgreSQL connection `string` (required)")
 	af := addAuthFlags(f, f.string("auth-role", grants.DefaultRoles().Auth, "`role` that keeps the token store"))
 	addr := f.string("addr", "127.0.0.1:8080", "`host:port` the server listens on; names the default --public-url")

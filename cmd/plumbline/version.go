@@ -9,18 +9,8 @@ import (
 	"plumbline/internal/mcpserver"
 )
 
-const versionHelp = `
-Usage: plumbline version [flags]
-       plumbline --version
-
-Print plumbline's version, the commit it was built from (or "unknown" for a
-build that recorded none: make build records it) and the version of the
-catalogue it answers from (--catalog, or the embedded demo catalogue): the
-catalog_version every answer carries.
-`
-
 func version(_ context.Context, args []string, s *streams) error {
-	f := newFlags("version", versionHelp, s)
+	f := newFlags("version", helpText("version"), s)
 	dir := f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)")
 	if _, err := f.parse(args); err != nil {
 		return err
