@@ -4,24 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
-	"plumbline/internal/oauth/cimd"
-	"plumbline/internal/signin"
-	"plumbline/internal/telemetry"
-	"plumbline/reports"
+	"plumbline/internal/server"
 )
 
 // tokenEnv is where the stdio transport reads its token from. A token is
@@ -37,10 +28,6 @@ type authFlags struct {
 	oidcIssuer, oidcClient, oidcSecret *string
 	registration                       *bool
 	pruneEvery                         *time.Duration // set by addPruneFlag
-
-	// metrics, if set, count the authorization server's events and watch
-	// the token store's pool.
-	metrics *telemetry.Metrics
 }
 
 // addAuthFlags adds the sign-in flags; role is the --auth-role flag, the
@@ -71,144 +58,15 @@ func (af *authFlags) addPruneFlag(f *flags) {
 		"expired sessions, tokens 30 days past expiry or revocation); 0 leaves it to plumbline prune-log")
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
+// values returns the flags' values (server.Auth).
+func (af *authFlags) values() *server.Auth {
+	a := &server.Auth{PublicURL: *af.publicURL, Role: *af.role, TokenTTL: *af.tokenTTL, MachineTokenTTL: *af.machineTTL,
+		ClientsFile: *af.clients, ClientDomains: *af.clientDomains, Hosts: *af.hosts, Origins: *af.origins,
+		OIDCIssuer: *af.oidcIssuer, OIDCClientID: *af.oidcClient, OIDCClientSecret: *af.oidcSecret, Registration: *af.registration}
+	if af.pruneEvery != nil {
+		a.PruneEvery = *af.pruneEvery
 	}
-	return out
-}
-
-// config returns the authorization server's configuration for a server
-// listening on addr (the public URL defaults to it).
-func (af *authFlags) config(addr string, log *slog.Logger) (oauth.Config, error) {
-	cfg := oauth.Config{
-		BaseURL: strings.TrimSuffix(*af.publicURL, "/"), TokenTTL: *af.tokenTTL, MachineTokenTTL: *af.machineTTL,
-		Registration: *af.registration, CIMD: cimd.Options{Domains: splitList(*af.clientDomains)},
-		Hosts: splitList(*af.hosts), Origins: splitList(*af.origins), Logger: log, Metrics: af.metrics,
-	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = "http://" + addr
-	}
-	if *af.clients != "" {
-		clients, err := oauth.LoadClients(*af.clients)
-		if err != nil {
-			return cfg, fmt.Errorf("%w: --clients: %v", errUsage, err)
-		}
-		cfg.Clients = clients
-	}
-	return cfg, nil
-}
-
-// authStore opens the token store's own small pool. A server's (watch)
-// shows in the metrics as the auth pool.
-func (af *authFlags) authStore(ctx context.Context, dsn string, watch bool) (*oauth.Store, func(), error) {
-	pc, err := pgxpool.ParseConfig(dsn)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: --db: %v", errUsage, err)
-	}
-	pc.MaxConns = 4
-	if telemetry.Tracing() {
-		pc.ConnConfig.Tracer = telemetry.SQLTracer{}
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, pc)
-	if err != nil {
-		return nil, nil, err
-	}
-	if watch {
-		af.metrics.Pool("auth", pool)
-	}
-	return oauth.NewStore(pool, *af.role), pool.Close, nil
-}
-
-// authServer builds the authorization server for a server listening on
-// ln: OpenID Connect sign-in when configured, else the development sign-in
-// when both the listener and the public URL are loopback.
-func (af *authFlags) authServer(ctx context.Context, store *oauth.Store, addr string, loopbackListener bool, log *slog.Logger) (*oauth.Server, error) {
-	cfg, err := af.config(addr, log)
-	if err != nil {
-		return nil, err
-	}
-	var method signin.Method
-	switch {
-	case *af.oidcIssuer != "":
-		method, err = signin.NewOIDC(ctx, signin.OIDCConfig{Issuer: *af.oidcIssuer, ClientID: *af.oidcClient,
-			ClientSecret: *af.oidcSecret, RedirectURL: cfg.BaseURL + "/signin/oidc/callback"})
-		if err != nil {
-			return nil, fmt.Errorf("OpenID Connect provider: %w", err)
-		}
-	case loopbackListener && cfg.Loopback():
-		method = signin.NewDev(store)
-	}
-	srv, err := oauth.New(cfg, store, method)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
-	}
-	if method == nil {
-		log.Warn("no sign-in is configured: people cannot connect through the browser; set --oidc-issuer")
-	}
-	return srv, nil
-}
-
-// httpHandler is what serve and demo serve: srv behind the authorization
-// server, on listener ln.
-func (af *authFlags) httpHandler(ctx context.Context, dsn string, srv *mcp.Server, ln net.Listener, log *slog.Logger) (http.Handler, *oauth.Config, func(), error) {
-	store, closeStore, err := af.authStore(ctx, dsn, true)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	tcp, _ := ln.Addr().(*net.TCPAddr)
-	as, err := af.authServer(ctx, store, ln.Addr().String(), tcp != nil && tcp.IP.IsLoopback(), log)
-	if err != nil {
-		closeStore()
-		return nil, nil, nil, err
-	}
-	if af.pruneEvery == nil || *af.pruneEvery <= 0 {
-		return mcpserver.Timed(as.Handler(mcpserver.StreamableHTTP(srv))), as.Config(), closeStore, nil
-	}
-	pctx, stopPruning := context.WithCancel(ctx)
-	pruned := make(chan struct{})
-	go func() {
-		defer close(pruned)
-		store.PruneEvery(pctx, *af.pruneEvery, log, af.metrics)
-	}()
-	closeAll := func() {
-		stopPruning()
-		<-pruned
-		closeStore()
-	}
-	return mcpserver.Timed(as.Handler(mcpserver.StreamableHTTP(srv))), as.Config(), closeAll, nil
-}
-
-// stdioIdentity checks the token the stdio transport was given and returns
-// the caller it speaks for, and the middleware that checks it again on
-// every call.
-func (af *authFlags) stdioIdentity(ctx context.Context, dsn, addr string, tools []string, log *slog.Logger) (reports.Caller, mcp.Middleware, func(), error) {
-	token := os.Getenv(tokenEnv)
-	if token == "" {
-		return reports.Caller{}, nil, nil, fmt.Errorf("%w: the stdio transport needs a token in $%s; create one with: plumbline token create --service NAME", errUsage, tokenEnv)
-	}
-	store, closeStore, err := af.authStore(ctx, dsn, true)
-	if err != nil {
-		return reports.Caller{}, nil, nil, err
-	}
-	as, err := af.authServer(ctx, store, addr, false, log)
-	if err != nil {
-		closeStore()
-		return reports.Caller{}, nil, nil, err
-	}
-	id, err := as.Verify(ctx, token)
-	if err != nil {
-		closeStore()
-		if errors.Is(err, oauth.ErrInvalidToken) {
-			return reports.Caller{}, nil, nil, fmt.Errorf("$%s is not a valid token for %s: %w", tokenEnv, as.Config().Resource(), err)
-		}
-		return reports.Caller{}, nil, nil, err
-	}
-	log.Info("stdio token accepted", "principal", id.Principal(), "client", id.ClientID)
-	return oauth.IdentityCaller(id, tools), as.Recheck(token), closeStore, nil
+	return a
 }
 
 // demoMembers puts the demo floor's team leads in the membership table,
@@ -244,8 +102,8 @@ const demoTokenFile = "demo-token"
 // demoToken returns the demo's ready token for the manager: the one kept
 // in dir while it still holds (it may have expired, or been issued for
 // another --addr), else a new one, kept there for the next run.
-func demoToken(ctx context.Context, dsn string, af *authFlags, cfg *oauth.Config, manager oauth.Member, dir string) (string, error) {
-	store, closeStore, err := af.authStore(ctx, dsn, false)
+func demoToken(ctx context.Context, dsn string, auth *server.Auth, cfg *oauth.Config, manager oauth.Member, dir string) (string, error) {
+	store, closeStore, err := auth.Store(ctx, dsn, nil)
 	if err != nil {
 		return "", err
 	}

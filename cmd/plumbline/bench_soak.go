@@ -18,6 +18,7 @@ import (
 	"plumbline/internal/bench"
 	"plumbline/internal/grants"
 	"plumbline/internal/pgcluster"
+	"plumbline/internal/server"
 )
 
 // soakFlags are bench --soak's choices.
@@ -115,7 +116,7 @@ func freeLoopback() (string, error) {
 // runtimeOf reads a server's runtime figures from its --debug-addr.
 func runtimeOf(addr string) func(context.Context) (*bench.Runtime, error) {
 	return func(ctx context.Context) (*bench.Runtime, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+debugPath, nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+server.DebugPath, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +127,7 @@ func runtimeOf(addr string) func(context.Context) (*bench.Runtime, error) {
 		defer resp.Body.Close()
 		rt := &bench.Runtime{}
 		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("%s answered %s", debugPath, resp.Status)
+			return nil, fmt.Errorf("%s answered %s", server.DebugPath, resp.Status)
 		}
 		return rt, json.NewDecoder(resp.Body).Decode(rt)
 	}

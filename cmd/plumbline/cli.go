@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"plumbline/internal/server"
 )
 
 // streams are a command's standard streams, so tests can run commands
@@ -62,7 +64,9 @@ func mainHelp() string {
 }
 
 // errUsage marks an error in how a command was called; it exits with 2.
-var errUsage = errors.New("usage")
+// It is the server's own mark of a bad setting, so that a flag the server
+// refuses is a usage error too.
+var errUsage = server.ErrUsage
 
 // exitError carries a specific exit code.
 type exitError struct{ code int }

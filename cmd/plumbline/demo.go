@@ -15,6 +15,7 @@ import (
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
 	"plumbline/internal/provision"
+	"plumbline/internal/server"
 )
 
 const demoDatabase = "plumbline"
@@ -52,7 +53,7 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	stopDebug, err := serveDebug(*sf.debugAddr, log)
+	stopDebug, err := server.ServeDebug(*sf.debugAddr, log)
 	if err != nil {
 		return err
 	}
@@ -97,19 +98,19 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if *sf.analyst.dsn == "" {
 		*sf.analyst.dsn = cluster.LoginDSN(roles.Agent, demoDatabase)
 	}
-	srv, closeStore, err := sf.open(ctx, appDSN, clock, log, httpCallers)
+	srv, err := sf.open(ctx, appDSN, clock, log, httpCallers)
 	if err != nil {
 		return err
 	}
-	defer closeStore()
-	metricsURL, stopMetrics, err := serveMetrics(sf.metrics, *sf.metricsAddr, log)
+	defer srv.Close()
+	metricsURL, stopMetrics, err := srv.ServeMetrics(*sf.metricsAddr, log)
 	if err != nil {
 		return err
 	}
 	defer stopMetrics()
-	af.metrics = sf.metrics
-	return serveHTTP(ctx, srv, appDSN, *sf.addr, af, sf.timeouts, log, func(cfg *oauth.Config) error {
-		token, err := demoToken(ctx, appDSN, af, cfg, manager, cluster.Dir())
+	auth := af.values()
+	return srv.ServeHTTP(ctx, appDSN, *sf.addr, auth, sf.timeouts.values(), log, func(cfg *oauth.Config) error {
+		token, err := demoToken(ctx, appDSN, auth, cfg, manager, cluster.Dir())
 		if err != nil {
 			return err
 		}

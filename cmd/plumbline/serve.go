@@ -2,33 +2,26 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/catalog"
 	"plumbline/internal/analyst"
-	"plumbline/internal/dbcheck"
-	"plumbline/internal/grants"
-	"plumbline/internal/httpguard"
 	"plumbline/internal/limits"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgstore"
-	"plumbline/internal/reqlog"
+	"plumbline/internal/server"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
-// serverFlags are the flags serve and demo share.
+// serverFlags are the flags serve and demo share; settings turns them into
+// the server's settings (package server).
 type serverFlags struct {
 	addr, catalogDir, logLevel    *string
 	reportsDSN                    *string
@@ -40,77 +33,54 @@ type serverFlags struct {
 	analyst                       *analystFlags
 	textContent                   *string
 	cacheTTL                      *time.Duration
-	timeouts                      httpTimeouts
+	timeouts                      timeoutFlags
 	metricsAddr, otlpEndpoint     *string
 	debugAddr                     *string
-
-	// metrics are the server's metrics once open has built them, when
-	// --metrics-addr names a listener.
-	metrics *telemetry.Metrics
 }
 
-// httpTimeouts are the HTTP listener's timeouts: a slow or silent client
-// holds a connection no longer than these allow.
-type httpTimeouts struct {
+// analystFlags configure the analyst's door.
+type analystFlags struct {
+	dsn, grantsDir, workMem *string
+	timeout                 *time.Duration
+	perMinute               *int
+}
+
+func addAnalystFlags(f *flags) *analystFlags {
+	return &analystFlags{
+		dsn: f.string("analyst-db", "", "PostgreSQL connection `string` signed in as the analyst's door's login (plumbline_agent, "+
+			"a member of the analyst role alone); without it there is no analyst's door"),
+		grantsDir: addAnalystGrantsFlag(f),
+		timeout:   f.duration("analyst-statement-timeout", analyst.DefaultStatementTimeout, "longest a statement of the analyst's door may run"),
+		workMem:   f.string("analyst-work-mem", analyst.DefaultWorkMem, "work_mem of each statement of the analyst's door, such as 16MB"),
+		perMinute: f.int("analyst-statements-per-minute", analyst.DefaultPerMinute, "statements each service may send through the analyst's door in any minute; 0 for no limit"),
+	}
+}
+
+// timeoutFlags are the HTTP listener's timeouts (server.Timeouts).
+type timeoutFlags struct {
 	header, idle           *time.Duration
 	body, write            *time.Duration
 	mcpBody, mcpWrite      *time.Duration
 	statement, acquireWait *time.Duration
 }
 
-// Defaults of the HTTP timeouts. An MCP call may wait --acquire-timeout
-// for a connection and then run for --statement-timeout, so the default
-// write timeout of /mcp is their sum and mcpWriteMargin more.
-const (
-	defaultHeaderTimeout  = 10 * time.Second
-	defaultIdleTimeout    = 2 * time.Minute
-	defaultBodyTimeout    = 10 * time.Second
-	defaultWriteTimeout   = 30 * time.Second
-	defaultMCPBodyTimeout = 30 * time.Second
-	mcpWriteMargin        = 15 * time.Second
-)
-
-func addTimeoutFlags(f *flags, statement, acquireWait *time.Duration) httpTimeouts {
-	return httpTimeouts{
-		header: f.duration("read-header-timeout", defaultHeaderTimeout, "longest a client may take to send a request's header"),
-		idle:   f.duration("idle-timeout", defaultIdleTimeout, "longest an idle keep-alive connection stays open"),
-		body: f.duration("body-timeout", defaultBodyTimeout, "longest a client may take to send a request's body, after its header, "+
+func addTimeoutFlags(f *flags, statement, acquireWait *time.Duration) timeoutFlags {
+	return timeoutFlags{
+		header: f.duration("read-header-timeout", server.DefaultHeaderTimeout, "longest a client may take to send a request's header"),
+		idle:   f.duration("idle-timeout", server.DefaultIdleTimeout, "longest an idle keep-alive connection stays open"),
+		body: f.duration("body-timeout", server.DefaultBodyTimeout, "longest a client may take to send a request's body, after its header, "+
 			"on every route but /mcp (/token, /register, /revoke, /authorize, sign-in)"),
-		write:   f.duration("write-timeout", defaultWriteTimeout, "longest an answer may take, from the end of the request's header, on every route but /mcp"),
-		mcpBody: f.duration("mcp-body-timeout", defaultMCPBodyTimeout, "longest a client may take to send an /mcp request's body, after its header"),
+		write:   f.duration("write-timeout", server.DefaultWriteTimeout, "longest an answer may take, from the end of the request's header, on every route but /mcp"),
+		mcpBody: f.duration("mcp-body-timeout", server.DefaultMCPBodyTimeout, "longest a client may take to send an /mcp request's body, after its header"),
 		mcpWrite: f.duration("mcp-write-timeout", 0, "longest an /mcp answer may take, from the end of the request's header; "+
-			"it must exceed --statement-timeout (default: --acquire-timeout + --statement-timeout + "+mcpWriteMargin.String()+")"),
+			"it must exceed --statement-timeout (default: --acquire-timeout + --statement-timeout + "+server.MCPWriteMargin.String()+")"),
 		statement: statement, acquireWait: acquireWait,
 	}
 }
 
-// server checks the timeouts and returns what builds the HTTP server for a
-// handler, with them set.
-func (t httpTimeouts) server() (func(http.Handler) *http.Server, error) {
-	for _, d := range []struct {
-		name  string
-		value time.Duration
-	}{{"read-header-timeout", *t.header}, {"idle-timeout", *t.idle}, {"body-timeout", *t.body},
-		{"write-timeout", *t.write}, {"mcp-body-timeout", *t.mcpBody}} {
-		if d.value <= 0 {
-			return nil, fmt.Errorf("%w: --%s must be positive, such as 10s", errUsage, d.name)
-		}
-	}
-	mcpWrite := *t.mcpWrite
-	if mcpWrite == 0 {
-		mcpWrite = *t.acquireWait + *t.statement + mcpWriteMargin
-	}
-	if mcpWrite <= *t.statement {
-		return nil, fmt.Errorf("%w: --mcp-write-timeout must exceed --statement-timeout (%s), or a call running its full time would be cut off", errUsage, *t.statement)
-	}
-	routes := map[string]httpguard.Deadline{"/mcp": {Body: *t.mcpBody, Write: mcpWrite}}
-	return func(handler http.Handler) *http.Server {
-		return &http.Server{
-			Handler:           httpguard.Deadlines(routes, httpguard.Deadline{Body: *t.body, Write: *t.write}, handler),
-			ReadHeaderTimeout: *t.header,
-			IdleTimeout:       *t.idle,
-		}
-	}, nil
+func (t timeoutFlags) values() server.Timeouts {
+	return server.Timeouts{Header: *t.header, Idle: *t.idle, Body: *t.body, Write: *t.write, MCPBody: *t.mcpBody, MCPWrite: *t.mcpWrite,
+		Statement: *t.statement, AcquireWait: *t.acquireWait}
 }
 
 // addServerFlags adds the server's flags; login adds the login's name, for
@@ -124,7 +94,7 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 		metricsAddr: f.string("metrics-addr", metricsAddr, metricsUsage),
 		otlpEndpoint: f.string("otlp-endpoint", "", "`URL` of an OpenTelemetry collector's OTLP/HTTP receiver to send traces to, such as http://collector:4318 "+
 			"(default: $OTEL_EXPORTER_OTLP_ENDPOINT or $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; if none is set, nothing is traced)"),
-		debugAddr: f.string("debug-addr", "", "loopback `host:port` serving the process's goroutines and heap as JSON at "+debugPath+
+		debugAddr: f.string("debug-addr", "", "loopback `host:port` serving the process's goroutines and heap as JSON at "+server.DebugPath+
 			" and its profiles at /debug/pprof/, apart from MCP (plumbline bench --soak reads it); empty (the default) serves none"),
 		addr:       f.string("addr", "127.0.0.1:8080", "`host:port` to serve HTTP on"),
 		catalogDir: f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
@@ -152,6 +122,48 @@ func addServerFlags(f *flags, login bool) *serverFlags {
 	return sf
 }
 
+// settings loads the catalogue and the grant files the flags name and
+// returns the server's settings, on the clock now, logging to log.
+func (sf *serverFlags) settings(now func() time.Time, log *slog.Logger) (*server.Settings, error) {
+	cat, err := loadCatalog(*sf.catalogDir)
+	if err != nil {
+		return nil, fmt.Errorf("load catalogue:\n%w", err)
+	}
+	roles, err := sf.roles.roles()
+	if err != nil {
+		return nil, err
+	}
+	gs, err := loadGrants(*sf.grantsDir)
+	if err != nil {
+		return nil, err
+	}
+	a := server.Analyst{DSN: *sf.analyst.dsn, StatementTimeout: *sf.analyst.timeout, WorkMem: *sf.analyst.workMem, PerMinute: *sf.analyst.perMinute}
+	if a.DSN != "" {
+		if a.Grants, err = loadAnalystGrants(*sf.analyst.grantsDir); err != nil {
+			return nil, err
+		}
+	}
+	secret := *sf.logSecret
+	if secret == "" {
+		secret = os.Getenv(envName("log-secret"))
+	}
+	return &server.Settings{Catalog: cat, Grants: gs, Roles: roles, ReportsDSN: *sf.reportsDSN,
+		StatementTimeout: *sf.statementTimeout, AcquireTimeout: *sf.acquireWait, MaxConns: *sf.maxConns,
+		LogSecret: secret, PerMinute: *sf.perMinute, CacheBytes: int64(*sf.cacheMiB) << 20,
+		TextContent: *sf.textContent, ClientCacheTTL: *sf.cacheTTL, OTLPEndpoint: *sf.otlpEndpoint,
+		Metrics: *sf.metricsAddr != "", Analyst: a, Build: telemetry.Build{Version: mcpserver.Version, Commit: commit()},
+		Now: now, Log: log}, nil
+}
+
+// open builds the server the flags describe (server.Open).
+func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Time, log *slog.Logger, callers server.Callers) (*server.Server, error) {
+	s, err := sf.settings(now, log)
+	if err != nil {
+		return nil, err
+	}
+	return server.Open(ctx, dsn, s, callers)
+}
+
 func serve(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("serve", helpText("serve"), s)
 	db := f.string("db", "", "PostgreSQL connection `string` (required)")
@@ -172,17 +184,21 @@ func serve(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	stopDebug, err := serveDebug(*sf.debugAddr, log)
+	stopDebug, err := server.ServeDebug(*sf.debugAddr, log)
 	if err != nil {
 		return err
 	}
 	defer stopDebug()
+	auth := af.values()
 	if *transport == "stdio" {
+		token := os.Getenv(tokenEnv)
+		if token == "" {
+			return fmt.Errorf("%w: the stdio transport needs a token in $%s; create one with: plumbline token create --service NAME", errUsage, tokenEnv)
+		}
 		var recheck mcp.Middleware
 		closeAuth := func() {}
-		srv, closeStore, err := sf.open(ctx, *db, time.Now, log, func(tools []string) (func(*mcp.CallToolRequest) reports.Caller, error) {
-			af.metrics = sf.metrics
-			caller, mw, closeStore, err := af.stdioIdentity(ctx, *db, *sf.addr, tools, log)
+		srv, err := sf.open(ctx, *db, time.Now, log, func(tools []string, m *telemetry.Metrics) (func(*mcp.CallToolRequest) reports.Caller, error) {
+			caller, mw, closeStore, err := auth.StdioIdentity(ctx, *db, *sf.addr, token, "$"+tokenEnv, tools, log, m)
 			if err != nil {
 				return nil, err
 			}
@@ -192,33 +208,32 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		if err != nil {
 			return err
 		}
-		defer closeStore()
+		defer srv.Close()
 		defer closeAuth()
-		_, stopMetrics, err := serveMetrics(sf.metrics, *sf.metricsAddr, log)
+		_, stopMetrics, err := srv.ServeMetrics(*sf.metricsAddr, log)
 		if err != nil {
 			return err
 		}
 		defer stopMetrics()
-		srv.AddReceivingMiddleware(recheck)
+		srv.MCP.AddReceivingMiddleware(recheck)
 		log.Info("serving MCP on stdio")
-		return srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
+		return srv.MCP.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
 	}
-	srv, closeStore, err := sf.open(ctx, *db, time.Now, log, httpCallers)
+	srv, err := sf.open(ctx, *db, time.Now, log, httpCallers)
 	if err != nil {
 		return err
 	}
-	defer closeStore()
-	_, stopMetrics, err := serveMetrics(sf.metrics, *sf.metricsAddr, log)
+	defer srv.Close()
+	_, stopMetrics, err := srv.ServeMetrics(*sf.metricsAddr, log)
 	if err != nil {
 		return err
 	}
 	defer stopMetrics()
-	af.metrics = sf.metrics
-	return serveHTTP(ctx, srv, *db, *sf.addr, af, sf.timeouts, log, nil)
+	return srv.ServeHTTP(ctx, *db, *sf.addr, auth, sf.timeouts.values(), log, nil)
 }
 
 // httpCallers names each call's caller from its verified token.
-func httpCallers(tools []string) (func(*mcp.CallToolRequest) reports.Caller, error) {
+func httpCallers(tools []string, _ *telemetry.Metrics) (func(*mcp.CallToolRequest) reports.Caller, error) {
 	return oauth.Caller(tools), nil
 }
 
@@ -228,204 +243,4 @@ func loadCatalog(dir string) (*catalog.Catalog, error) {
 		return catalog.Demo()
 	}
 	return catalog.LoadDir(dir)
-}
-
-// open loads the catalogue and the grant files, connects to the database,
-// refuses to go on if the login can reach more than it should, and builds
-// the MCP server, whose calls callers names from the engine's tool names.
-// The returned func closes the database pool.
-func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Time, log *slog.Logger,
-	callers func(tools []string) (func(*mcp.CallToolRequest) reports.Caller, error)) (*mcp.Server, func(), error) {
-	if !slices.Contains(mcpserver.TextModes, *sf.textContent) {
-		return nil, nil, fmt.Errorf("%w: --text-content must be one of %s", errUsage, strings.Join(mcpserver.TextModes, ", "))
-	}
-	if *sf.cacheTTL <= 0 {
-		return nil, nil, fmt.Errorf("%w: --client-cache-ttl must be positive, such as 15m", errUsage)
-	}
-	cat, err := loadCatalog(*sf.catalogDir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load catalogue:\n%w", err)
-	}
-	roles, err := sf.roles.roles()
-	if err != nil {
-		return nil, nil, err
-	}
-	gs, err := loadGrants(*sf.grantsDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	secret, err := sf.secret(log)
-	if err != nil {
-		return nil, nil, err
-	}
-	// Traces start before any pool opens: each pool's statements are
-	// traced if tracing is on when it opens.
-	build := telemetry.Build{Version: mcpserver.Version, Commit: commit(), Catalog: cat.Version()}
-	stopTracing, err := telemetry.TraceTo(ctx, *sf.otlpEndpoint, build)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--otlp-endpoint: %w", err)
-	}
-	if telemetry.Tracing() {
-		log.Info("sending traces to an OpenTelemetry collector over OTLP/HTTP")
-	}
-	traced := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := stopTracing(ctx); err != nil {
-			log.Warn("could not send the last traces", "err", err)
-		}
-	}
-	// The primary takes the request log and the limits; reports read from
-	// the replica when one is named. Both logins must pass the guard.
-	primary, err := sf.connect(ctx, dsn, "the database", cat, roles, gs, log)
-	if err != nil {
-		traced()
-		return nil, nil, err
-	}
-	reader, closeAll := primary, func() { primary.Close(); traced() }
-	if *sf.reportsDSN != "" {
-		if reader, err = sf.connect(ctx, *sf.reportsDSN, "the reports replica", cat, roles, gs, log); err != nil {
-			primary.Close()
-			traced()
-			return nil, nil, err
-		}
-		closeAll = func() { reader.Close(); primary.Close(); traced() }
-		log.Info("report queries go to the replica named by --reports-dsn; the request log and limits stay on --db")
-	}
-	// The request log writes outcomes after their calls; closing it writes
-	// those still queued, before the pools close.
-	sf.metrics = sf.newMetrics(build)
-	sf.metrics.Pool("primary", primary.Pool())
-	if reader != primary {
-		sf.metrics.Pool("reports", reader.Pool())
-	}
-	rl := reqlog.New(primary, &reqlog.Options{Role: roles.Logger, PerMinute: *sf.perMinute, Logger: log, Metrics: sf.metrics})
-	closePools := closeAll
-	closeAll = func() { rl.Close(); closePools() }
-	opts := &reports.Options{Now: now, Logger: log, Redact: reqlog.Redactor(secret), Recorder: rl,
-		Cache: reports.NewAnswerCache(int64(max(*sf.cacheMiB, 0)) << 20)}
-	engine := reports.New(cat, reader, opts)
-	log.Info("catalogue loaded", "version", cat.Version(), "reports", len(cat.Reports()), "metrics", len(cat.Metrics()))
-	tools := engine.ToolNames()
-	door, err := sf.analyst.open(ctx, primary, engine, cat, roles, log)
-	if err != nil {
-		closeAll()
-		return nil, nil, err
-	}
-	if door != nil {
-		sf.metrics.Pool("analyst", door.Store().Pool())
-		closeStores := closeAll
-		tools, closeAll = append(tools, analyst.ToolName), func() { door.Close(); closeStores() }
-	}
-	caller, err := callers(tools)
-	if err != nil {
-		closeAll()
-		return nil, nil, err
-	}
-	return mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller, Analyst: door,
-		TextContent: *sf.textContent, CacheTTL: *sf.cacheTTL, Metrics: sf.metrics}), closeAll, nil
-}
-
-// connect opens a store on dsn, checks the database answers and runs the
-// startup guard on its login.
-func (sf *serverFlags) connect(ctx context.Context, dsn, what string, cat *catalog.Catalog, roles grants.Roles,
-	gs []*grants.Grant, log *slog.Logger) (*pgstore.Store, error) {
-	st, err := pgstore.Open(ctx, dsn, cat, &pgstore.Options{
-		StatementTimeout: *sf.statementTimeout, AcquireTimeout: *sf.acquireWait, MaxConns: int32(*sf.maxConns), Role: roles.Reader,
-	})
-	if err != nil {
-		return nil, err
-	}
-	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := st.Ping(pingCtx); err != nil {
-		st.Close()
-		return nil, fmt.Errorf("cannot reach %s: %w", what, err)
-	}
-	if err := startGuard(pingCtx, st, cat, roles, gs, log); err != nil {
-		st.Close()
-		return nil, err
-	}
-	return st, nil
-}
-
-// secret returns the key for hashing free text in the request log.
-func (sf *serverFlags) secret(log *slog.Logger) ([]byte, error) {
-	secret := *sf.logSecret
-	if secret == "" {
-		secret = os.Getenv(envName("log-secret"))
-	}
-	if secret == "" {
-		log.Info("no --log-secret: free text in the request log is hashed with a key made for this run, so its hashes match no other run or replica")
-		return reqlog.NewSecret(), nil
-	}
-	if len(secret) < reqlog.MinSecretLen {
-		return nil, fmt.Errorf("%w: --log-secret must be at least %d bytes; make one with: openssl rand -hex 32", errUsage, reqlog.MinSecretLen)
-	}
-	return []byte(secret), nil
-}
-
-// startGuard refuses to start when the login can reach more than the grant
-// files, plumbline's own tables and its roles allow.
-func startGuard(ctx context.Context, st *pgstore.Store, cat *catalog.Catalog, roles grants.Roles, gs []*grants.Grant, log *slog.Logger) error {
-	rep, err := dbcheck.Inspect(ctx, st.Pool(), dbcheck.LoginPolicy(roles, gs))
-	if err != nil {
-		return err
-	}
-	if !rep.OK() {
-		return errors.New(rep.Refusal("the database login " + rep.Login))
-	}
-	for _, m := range rep.Missing {
-		log.Warn("the login lacks a grant; calls that need it will fail", "missing", m)
-	}
-	for _, rel := range grants.Ungranted(cat, gs) {
-		log.Warn("the catalogue reads a relation no grant file names; reports that need it will fail", "relation", rel)
-	}
-	log.Info("startup guard passed: the login reaches only what it needs", "login", rep.Login, "database", rep.Database)
-	return nil
-}
-
-// serveHTTP serves srv on addr, behind the authorization server, until ctx
-// ends, then drains in-flight calls. ready, if set, is called once the
-// listener is open.
-func serveHTTP(ctx context.Context, srv *mcp.Server, dsn, addr string, af *authFlags, timeouts httpTimeouts, log *slog.Logger, ready func(*oauth.Config) error) error {
-	newServer, err := timeouts.server()
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
-	}
-	handler, cfg, closeAuth, err := af.httpHandler(ctx, dsn, srv, ln, log)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	defer closeAuth()
-	hs := newServer(handler)
-	log.Info("serving MCP over Streamable HTTP", "url", cfg.Resource())
-	if ready != nil {
-		if err := ready(cfg); err != nil {
-			ln.Close()
-			return err
-		}
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	log.Info("shutting down: draining in-flight calls")
-	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shut down: %w", err)
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }

@@ -48,7 +48,7 @@ func tokenCmd(ctx context.Context, args []string, s *streams) error {
 	if *db == "" {
 		return fmt.Errorf("%w: --db is required", errUsage)
 	}
-	store, closeStore, err := af.authStore(ctx, *db, false)
+	store, closeStore, err := af.values().Store(ctx, *db, nil)
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func createToken(ctx context.Context, s *streams, store *oauth.Store, af *authFl
 	if ttl <= 0 {
 		return fmt.Errorf("%w: --ttl must be positive", errUsage)
 	}
-	cfg, err := af.config(addr, nil)
+	cfg, err := af.values().Config(addr, nil, nil)
 	if err != nil {
 		return err
 	}

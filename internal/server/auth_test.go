@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -6,11 +6,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
 	"plumbline/internal/pgtest"
+	"plumbline/internal/server"
 )
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // The development sign-in, which lets anyone at the keyboard be anyone,
 // exists only when the server listens on loopback and its public URL is
@@ -27,17 +31,13 @@ func TestDevSignInOnlyOnLoopback(t *testing.T) {
 		{"https://reports.example.com", true, false},
 		{"", false, false},
 	} {
-		f := newFlags("serve", helpText("serve"), &streams{out: io.Discard, err: io.Discard})
-		af := addAuthFlags(f, new(string))
-		if _, err := f.parse([]string{"--public-url", tc.publicURL}); err != nil {
-			t.Fatal(err)
-		}
-		store, closeStore, err := af.authStore(context.Background(), db, false)
+		a := &server.Auth{PublicURL: tc.publicURL}
+		store, closeStore, err := a.Store(context.Background(), db, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer closeStore()
-		as, err := af.authServer(context.Background(), store, "127.0.0.1:8080", tc.loopbackListener, quiet)
+		as, err := a.AuthServer(context.Background(), store, "127.0.0.1:8080", tc.loopbackListener, quiet, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

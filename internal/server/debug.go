@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"encoding/json"
@@ -13,28 +13,29 @@ import (
 	"time"
 )
 
-// debugPath is where --debug-addr serves the process's runtime figures.
-const debugPath = "/debug/runtime"
+// DebugPath is where --debug-addr serves the process's runtime figures.
+const DebugPath = "/debug/runtime"
 
-// serveDebug serves the process's goroutine count and heap bytes as JSON
-// at debugPath, and the runtime's profiles at /debug/pprof/, on addr, a loopback address of its own, apart from the MCP
-// listener and never behind it, for plumbline bench --soak to watch a
-// server without changing what it measures: reading them stops nothing.
-// The returned func closes the listener. An empty addr serves nothing.
-func serveDebug(addr string, log *slog.Logger) (func(), error) {
+// ServeDebug serves the process's goroutine count and heap bytes as JSON
+// at DebugPath, and the runtime's profiles at /debug/pprof/, on addr: a
+// loopback address of its own, apart from the MCP listener and never
+// behind it, so that plumbline bench --soak watches a server without
+// changing what it measures (reading the figures stops nothing). The
+// returned func closes the listener. An empty addr serves nothing.
+func ServeDebug(addr string, log *slog.Logger) (func(), error) {
 	if addr == "" {
 		return func() {}, nil
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-		return nil, fmt.Errorf("%w: --debug-addr must be a loopback host:port, such as 127.0.0.1:6060", errUsage)
+		return nil, fmt.Errorf("%w: --debug-addr must be a loopback host:port, such as 127.0.0.1:6060", ErrUsage)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+debugPath, func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET "+DebugPath, func(w http.ResponseWriter, _ *http.Request) {
 		heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 		metrics.Read(heap)
 		w.Header().Set("Content-Type", "application/json")
@@ -50,6 +51,6 @@ func serveDebug(addr string, log *slog.Logger) (func(), error) {
 			log.Error("the debug listener stopped", "err", err)
 		}
 	}()
-	log.Info("serving runtime figures", "debug", "http://"+ln.Addr().String()+debugPath)
+	log.Info("serving runtime figures", "debug", "http://"+ln.Addr().String()+DebugPath)
 	return func() { hs.Close() }, nil
 }

@@ -1,0 +1,281 @@
+// Package server assembles a running plumbline server from settings a
+// command has parsed: it connects the stores, refuses to start when a
+// login reaches more than its grants, builds the request log, the engine,
+// the analyst's door and the MCP server, puts them behind the authorization
+// server on an HTTP listener with its timeouts, and drains in-flight calls
+// on shutdown. serve and demo run it alike; it decides nothing about
+// reports, which is package reports' work.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/catalog"
+	"plumbline/internal/analyst"
+	"plumbline/internal/dbcheck"
+	"plumbline/internal/grants"
+	"plumbline/internal/mcpserver"
+	"plumbline/internal/pgstore"
+	"plumbline/internal/reqlog"
+	"plumbline/internal/telemetry"
+	"plumbline/reports"
+)
+
+// ErrUsage marks an error in the settings themselves, which the command
+// that parsed them words as a usage error.
+var ErrUsage = errors.New("usage")
+
+// Settings are what a server is built from. Every field has the meaning of
+// the serve flag of the same name; the zero value of an optional one turns
+// its feature off.
+type Settings struct {
+	// Catalog and Grants are the catalogue and the reader's grant files.
+	Catalog *catalog.Catalog
+	Grants  []*grants.Grant
+	// Roles are plumbline's roles in the database.
+	Roles grants.Roles
+	// ReportsDSN, if set, names a read replica for report queries.
+	ReportsDSN string
+	// StatementTimeout and AcquireTimeout bound each report query and its
+	// wait for a connection; MaxConns bounds the pool (0: pgx's default).
+	StatementTimeout, AcquireTimeout time.Duration
+	MaxConns                         int
+	// LogSecret keys the hashes of free text in the request log; empty
+	// makes a key for this run.
+	LogSecret string
+	// PerMinute is each person's limit of calls in any minute (0: none).
+	PerMinute int
+	// CacheBytes bounds the cache of settled answers (0 keeps none).
+	CacheBytes int64
+	// TextContent is what a tool result's text block holds (mcpserver's
+	// text modes), and ClientCacheTTL how long clients may keep lists.
+	TextContent    string
+	ClientCacheTTL time.Duration
+	// OTLPEndpoint, if set, is the collector traces go to.
+	OTLPEndpoint string
+	// Metrics turns the Prometheus metrics on.
+	Metrics bool
+	// Analyst opens the analyst's door when its DSN is set.
+	Analyst Analyst
+	// Build names the binary in the metrics and traces; its Catalog is
+	// filled in from Catalog.
+	Build telemetry.Build
+	// Now is the clock; Log receives the server's logs.
+	Now func() time.Time
+	Log *slog.Logger
+}
+
+// Analyst configures the analyst's door.
+type Analyst struct {
+	// DSN signs in as the door's own login; empty means no door.
+	DSN string
+	// Grants are the analyst grant files.
+	Grants           []*grants.Grant
+	StatementTimeout time.Duration
+	WorkMem          string
+	// PerMinute is each service's limit of statements in any minute
+	// (0: none).
+	PerMinute int
+}
+
+// Server is an opened server: the MCP server and what it counts.
+type Server struct {
+	// MCP is the MCP server, to serve over HTTP or stdio.
+	MCP *mcp.Server
+	// Metrics are its metrics, nil unless Settings.Metrics.
+	Metrics *telemetry.Metrics
+	close   func()
+}
+
+// Close writes the request log's queued outcomes, closes the pools and
+// sends the last traces.
+func (s *Server) Close() { s.close() }
+
+// Callers names each call's caller, given the tools the server offers and
+// the metrics that count its events (nil when off).
+type Callers func(tools []string, m *telemetry.Metrics) (func(*mcp.CallToolRequest) reports.Caller, error)
+
+// Open connects to dsn as plumbline's login, refuses to go on if that
+// login (or the replica's, or the door's) can reach more than it should,
+// and builds the MCP server, whose calls callers names.
+func Open(ctx context.Context, dsn string, s *Settings, callers Callers) (*Server, error) {
+	if !slices.Contains(mcpserver.TextModes, s.TextContent) {
+		return nil, fmt.Errorf("%w: --text-content must be one of %s", ErrUsage, strings.Join(mcpserver.TextModes, ", "))
+	}
+	if s.ClientCacheTTL <= 0 {
+		return nil, fmt.Errorf("%w: --client-cache-ttl must be positive, such as 15m", ErrUsage)
+	}
+	log, cat := s.Log, s.Catalog
+	secret, err := logSecret(s.LogSecret, log)
+	if err != nil {
+		return nil, err
+	}
+	// Traces start before any pool opens: each pool's statements are
+	// traced if tracing is on when it opens.
+	build := s.Build
+	build.Catalog = cat.Version()
+	stopTracing, err := telemetry.TraceTo(ctx, s.OTLPEndpoint, build)
+	if err != nil {
+		return nil, fmt.Errorf("--otlp-endpoint: %w", err)
+	}
+	if telemetry.Tracing() {
+		log.Info("sending traces to an OpenTelemetry collector over OTLP/HTTP")
+	}
+	srv := &Server{close: func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(ctx); err != nil {
+			log.Warn("could not send the last traces", "err", err)
+		}
+	}}
+	then := func(first func()) {
+		rest := srv.close
+		srv.close = func() { first(); rest() }
+	}
+	fail := func(err error) (*Server, error) {
+		srv.Close()
+		return nil, err
+	}
+	// The primary takes the request log and the limits; reports read from
+	// the replica when one is named. Both logins must pass the guard.
+	primary, err := connect(ctx, dsn, "the database", s)
+	if err != nil {
+		return fail(err)
+	}
+	then(primary.Close)
+	reader := primary
+	if s.ReportsDSN != "" {
+		if reader, err = connect(ctx, s.ReportsDSN, "the reports replica", s); err != nil {
+			return fail(err)
+		}
+		then(reader.Close)
+		log.Info("report queries go to the replica named by --reports-dsn; the request log and limits stay on --db")
+	}
+	if s.Metrics {
+		srv.Metrics = telemetry.NewMetrics(build)
+	}
+	srv.Metrics.Pool("primary", primary.Pool())
+	if reader != primary {
+		srv.Metrics.Pool("reports", reader.Pool())
+	}
+	// The request log writes outcomes after their calls; closing it writes
+	// those still queued, before the pools close.
+	rl := reqlog.New(primary, &reqlog.Options{Role: s.Roles.Logger, PerMinute: s.PerMinute, Logger: log, Metrics: srv.Metrics})
+	then(rl.Close)
+	engine := reports.New(cat, reader, &reports.Options{Now: s.Now, Logger: log, Redact: reqlog.Redactor(secret), Recorder: rl,
+		Cache: reports.NewAnswerCache(max(s.CacheBytes, 0))})
+	log.Info("catalogue loaded", "version", cat.Version(), "reports", len(cat.Reports()), "metrics", len(cat.Metrics()))
+	tools := engine.ToolNames()
+	door, err := openDoor(ctx, primary, engine, s)
+	if err != nil {
+		return fail(err)
+	}
+	if door != nil {
+		srv.Metrics.Pool("analyst", door.Store().Pool())
+		then(door.Close)
+		tools = append(tools, analyst.ToolName)
+	}
+	caller, err := callers(tools, srv.Metrics)
+	if err != nil {
+		return fail(err)
+	}
+	srv.MCP = mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller, Analyst: door,
+		TextContent: s.TextContent, CacheTTL: s.ClientCacheTTL, Metrics: srv.Metrics})
+	return srv, nil
+}
+
+// connect opens a store on dsn, checks the database answers and runs the
+// startup guard on its login.
+func connect(ctx context.Context, dsn, what string, s *Settings) (*pgstore.Store, error) {
+	st, err := pgstore.Open(ctx, dsn, s.Catalog, &pgstore.Options{
+		StatementTimeout: s.StatementTimeout, AcquireTimeout: s.AcquireTimeout, MaxConns: int32(s.MaxConns), Role: s.Roles.Reader,
+	})
+	if err != nil {
+		return nil, err
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := st.Ping(pingCtx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("cannot reach %s: %w", what, err)
+	}
+	if err := guard(pingCtx, st, s); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// logSecret returns the key for hashing free text in the request log.
+func logSecret(secret string, log *slog.Logger) ([]byte, error) {
+	if secret == "" {
+		log.Info("no --log-secret: free text in the request log is hashed with a key made for this run, so its hashes match no other run or replica")
+		return reqlog.NewSecret(), nil
+	}
+	if len(secret) < reqlog.MinSecretLen {
+		return nil, fmt.Errorf("%w: --log-secret must be at least %d bytes; make one with: openssl rand -hex 32", ErrUsage, reqlog.MinSecretLen)
+	}
+	return []byte(secret), nil
+}
+
+// guard refuses to start when the login can reach more than the grant
+// files, plumbline's own tables and its roles allow.
+func guard(ctx context.Context, st *pgstore.Store, s *Settings) error {
+	rep, err := dbcheck.Inspect(ctx, st.Pool(), dbcheck.LoginPolicy(s.Roles, s.Grants))
+	if err != nil {
+		return err
+	}
+	if !rep.OK() {
+		return errors.New(rep.Refusal("the database login " + rep.Login))
+	}
+	for _, m := range rep.Missing {
+		s.Log.Warn("the login lacks a grant; calls that need it will fail", "missing", m)
+	}
+	for _, rel := range grants.Ungranted(s.Catalog, s.Grants) {
+		s.Log.Warn("the catalogue reads a relation no grant file names; reports that need it will fail", "relation", rel)
+	}
+	s.Log.Info("startup guard passed: the login reaches only what it needs", "login", rep.Login, "database", rep.Database)
+	return nil
+}
+
+// openDoor opens the analyst's door when its DSN names its login, after
+// the startup guard has checked that login: it may read exactly the
+// analyst grants' relations, write nothing and hold no role but the
+// analyst. Without a DSN it returns nil.
+func openDoor(ctx context.Context, audit *pgstore.Store, engine *reports.Engine, s *Settings) (*analyst.Door, error) {
+	a := s.Analyst
+	if a.DSN == "" {
+		return nil, nil
+	}
+	perMinute := a.PerMinute
+	if perMinute == 0 {
+		perMinute = -1
+	}
+	door, err := analyst.Open(ctx, a.DSN, audit, a.Grants, &analyst.Options{Role: s.Roles.Analyst, Logger: s.Roles.Logger,
+		StatementTimeout: a.StatementTimeout, WorkMem: a.WorkMem, PerMinute: perMinute, TimeZone: s.Catalog.Zone().String(),
+		Reports: engine.Tools(), Log: s.Log})
+	if err != nil {
+		return nil, fmt.Errorf("the analyst's door: %w", err)
+	}
+	gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rep, err := dbcheck.Inspect(gctx, door.Store().Pool(), dbcheck.AnalystPolicy(s.Roles, a.Grants))
+	if err == nil && !rep.OK() {
+		err = errors.New(rep.Refusal("the analyst's door's login " + rep.Login))
+	}
+	if err != nil {
+		door.Close()
+		return nil, err
+	}
+	s.Log.Info("startup guard passed: the analyst's door's login reaches only the analyst grants", "login", rep.Login,
+		"relations", len(a.Grants))
+	return door, nil
+}
