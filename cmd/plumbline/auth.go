@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"plumbline/internal/oauth"
 	"plumbline/internal/server"
 )
@@ -67,30 +65,6 @@ func (af *authFlags) values() *server.Auth {
 		a.PruneEvery = *af.pruneEvery
 	}
 	return a
-}
-
-// demoMembers puts the demo floor's team leads in the membership table,
-// standing in for a directory sync, and returns the first of them by name.
-func demoMembers(ctx context.Context, dsn string) (oauth.Member, error) {
-	var m oauth.Member
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return m, err
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `INSERT INTO plumbline.members (person_id, email, display_name, status)
-		SELECT a.agent_key, lower(a.email), a.full_name, 'active'
-		FROM analytics.dim_team t JOIN analytics.dim_agent a ON a.agent_key = t.lead_agent_key
-		ON CONFLICT (person_id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
-			status = 'active', updated_at = now()`); err != nil {
-		return m, fmt.Errorf("add the demo's members: %w", err)
-	}
-	err = conn.QueryRow(ctx, `SELECT m.person_id, m.email, m.display_name, m.status FROM plumbline.members m
-		JOIN analytics.dim_team t ON t.lead_agent_key = m.person_id ORDER BY m.display_name LIMIT 1`).Scan(&m.PersonID, &m.Email, &m.Name, &m.Status)
-	if err != nil {
-		return m, fmt.Errorf("find the demo's manager: %w", err)
-	}
-	return m, nil
 }
 
 // demoTokenFile keeps the demo's ready token beside its cluster, so that

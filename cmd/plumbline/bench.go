@@ -18,6 +18,7 @@ import (
 	"plumbline/internal/limits"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
+	"plumbline/internal/provision"
 )
 
 func benchCmd(ctx context.Context, args []string, s *streams) error {
@@ -96,7 +97,7 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	if err := prepareDemo(ctx, cluster, opts, roles, gs, &streams{out: s.err, err: s.err}); err != nil {
+	if err := provision.Demo(ctx, cluster, opts, roles, gs, s.err); err != nil {
 		return err
 	}
 	if *soak > 0 {
@@ -108,7 +109,7 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	}
 	// The servers sign in as plumbline's login, as in production; each
 	// listens on an address of its own, which its tokens are bound to.
-	appDSN := cluster.LoginDSN(roles.App, demoDatabase)
+	appDSN := cluster.LoginDSN(roles.App, provision.DemoDatabase)
 	var servers []bench.NamedServer
 	for i, b := range bins {
 		fmt.Fprintf(s.err, "%s: minting %d service tokens ...\n", b.name, *people)
@@ -128,7 +129,7 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 		return benchBytes(ctx, servers[0].Start, appDSN, servers[0].Tokens[0], *out, s)
 	}
 	res, err := bench.Run(ctx, bench.Options{
-		DSN: cluster.DSN(demoDatabase), ServerDSN: appDSN, Servers: servers,
+		DSN: cluster.DSN(provision.DemoDatabase), ServerDSN: appDSN, Servers: servers,
 		Rounds: *rounds, Calls: *calls, Levels: lv, Tools: only, Progress: s.err,
 	})
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"plumbline/internal/bench"
 	"plumbline/internal/grants"
 	"plumbline/internal/pgcluster"
+	"plumbline/internal/provision"
 	"plumbline/internal/server"
 )
 
@@ -41,13 +42,13 @@ func benchSoak(ctx context.Context, cluster *pgcluster.Cluster, roles grants.Rol
 		return err
 	}
 	mix := bench.SoakMix(cat.Version(), time.Now())
-	appDSN := cluster.LoginDSN(roles.App, demoDatabase)
+	appDSN := cluster.LoginDSN(roles.App, provision.DemoDatabase)
 	fmt.Fprintf(s.err, "minting %d service tokens ...\n", sf.people)
 	addr, tokens, err := benchTokens(ctx, appDSN, roles.Auth, sf.people)
 	if err != nil {
 		return err
 	}
-	pool, err := pgxpool.New(ctx, cluster.DSN(demoDatabase))
+	pool, err := pgxpool.New(ctx, cluster.DSN(provision.DemoDatabase))
 	if err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func benchSoak(ctx context.Context, cluster *pgcluster.Cluster, roles grants.Rol
 	fmt.Fprintf(s.out, "plumbline bench --soak %v: %d clients, %s, over %d calls of every tool and mode; the request log started with %d rows (filled in %.1fs)\n",
 		sf.duration, sf.clients, pace, len(mix), sf.logRows, seeded.Seconds())
 	fmt.Fprintln(s.out, bench.SoakHeader)
-	res, err := bench.Soak(ctx, bench.SoakOptions{Server: server, ServerDSN: appDSN, DSN: cluster.DSN(demoDatabase), Mix: mix,
+	res, err := bench.Soak(ctx, bench.SoakOptions{Server: server, ServerDSN: appDSN, DSN: cluster.DSN(provision.DemoDatabase), Mix: mix,
 		Clients: sf.clients, Rate: sf.rate, Duration: sf.duration, Interval: sf.interval, Runtime: runtimeOf(debugAddr),
 		Row: func(r *bench.SoakRow) { fmt.Fprintln(s.out, r.Line()) }, Progress: s.err})
 	if err != nil {

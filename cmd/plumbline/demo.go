@@ -8,17 +8,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"plumbline/internal/demofloor"
-	"plumbline/internal/grants"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
 	"plumbline/internal/provision"
 	"plumbline/internal/server"
 )
-
-const demoDatabase = "plumbline"
 
 // The MCP Inspector the demo's printed command runs: the version plumbline's
 // tests run (internal/clienttest/package.json) and the Node.js it needs (its
@@ -86,17 +81,17 @@ func demo(ctx context.Context, args []string, s *streams) error {
 		}
 	}()
 	opts := demofloor.Options{Seed: uint64(*seed), Now: now, Agents: *agents, Days: *days}
-	if err := prepareDemo(ctx, cluster, opts, roles, append(gs, ags...), s); err != nil {
+	if err := provision.Demo(ctx, cluster, opts, roles, append(gs, ags...), s.out); err != nil {
 		return err
 	}
-	manager, err := demoMembers(ctx, cluster.DSN(demoDatabase))
+	manager, err := provision.DemoMembers(ctx, cluster.DSN(provision.DemoDatabase))
 	if err != nil {
 		return err
 	}
 	// plumbline signs in as its login; the superuser is for psql.
-	appDSN := cluster.LoginDSN(roles.App, demoDatabase)
+	appDSN := cluster.LoginDSN(roles.App, provision.DemoDatabase)
 	if *sf.analyst.dsn == "" {
-		*sf.analyst.dsn = cluster.LoginDSN(roles.Agent, demoDatabase)
+		*sf.analyst.dsn = cluster.LoginDSN(roles.Agent, provision.DemoDatabase)
 	}
 	srv, err := sf.open(ctx, appDSN, clock, log, httpCallers)
 	if err != nil {
@@ -114,64 +109,9 @@ func demo(ctx context.Context, args []string, s *streams) error {
 		if err != nil {
 			return err
 		}
-		printConnect(s, cluster.DSN(demoDatabase), appDSN, cfg, token, manager, sf, metricsURL, cluster.Dir())
+		printConnect(s, cluster.DSN(provision.DemoDatabase), appDSN, cfg, token, manager, sf, metricsURL, cluster.Dir())
 		return nil
 	})
-}
-
-// prepareDemo creates and migrates the demo database, loads a fresh floor,
-// and creates the roles and applies the grants.
-func prepareDemo(ctx context.Context, cluster *pgcluster.Cluster, opts demofloor.Options, roles grants.Roles, gs []*grants.Grant, s *streams) error {
-	admin, err := pgx.Connect(ctx, cluster.DSN("postgres"))
-	if err != nil {
-		return err
-	}
-	var exists bool
-	err = admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", demoDatabase).Scan(&exists)
-	if err == nil && !exists {
-		_, err = admin.Exec(ctx, "CREATE DATABASE "+demoDatabase)
-	}
-	admin.Close(ctx)
-	if err != nil {
-		return fmt.Errorf("create the demo database: %w", err)
-	}
-	conn, err := pgx.Connect(ctx, cluster.DSN(demoDatabase))
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	var floor *demofloor.Floor
-	var took time.Duration
-	// The floor is generated and loaded once the schema is migrated, and
-	// before the grants.
-	fill := func(ctx context.Context, conn *pgx.Conn) (err error) {
-		start := time.Now()
-		if floor, err = demofloor.Generate(opts); err != nil {
-			return err
-		}
-		err = demofloor.Load(ctx, conn, floor)
-		took = time.Since(start)
-		return err
-	}
-	applied, err := provision.Database(ctx, conn, provision.Plan{Demo: true, Roles: roles, Grants: gs, Fill: fill})
-	if len(applied) > 0 {
-		fmt.Fprintf(s.out, "Applied %d migrations.\n", len(applied))
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(s.out, "Generated the demo floor up to %s: %d teams, %d agents, %d agent-days of sales, %d board entries (%.1fs).\n",
-		opts.Now.In(mustZone()).Format("Mon 2 Jan 2006 15:04 MST"), len(floor.Teams), len(floor.Agents), len(floor.Sales), len(floor.Board),
-		took.Seconds())
-	return nil
-}
-
-func mustZone() *time.Location {
-	z, err := time.LoadLocation(demofloor.Zone)
-	if err != nil {
-		return time.UTC
-	}
-	return z
 }
 
 // printConnect tells a newcomer how to point a client at the demo, with

@@ -22,6 +22,7 @@ import (
 	"plumbline/internal/grants"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
+	"plumbline/internal/provision"
 )
 
 // faultClients is how many clients call in a loop while a fault strikes.
@@ -66,11 +67,10 @@ func newFaultFloor(t *testing.T) *faultFloor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := prepareDemo(ctx, cluster, demofloor.Options{Now: time.Now()}, roles, append(gs, ags...),
-		&streams{in: strings.NewReader(""), out: io.Discard, err: io.Discard}); err != nil {
+	if err := provision.Demo(ctx, cluster, demofloor.Options{Now: time.Now()}, roles, append(gs, ags...), io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	f := &faultFloor{cluster: cluster, appDSN: cluster.LoginDSN(roles.App, demoDatabase), public: "http://" + freeAddr(t)}
+	f := &faultFloor{cluster: cluster, appDSN: cluster.LoginDSN(roles.App, provision.DemoDatabase), public: "http://" + freeAddr(t)}
 	code, token, errOut := runCLI(t, "token", "create", "--service", "faults", "--db", f.appDSN, "--public-url", f.public)
 	if code != 0 {
 		t.Fatalf("token create: exit %d\n%s", code, errOut)
@@ -83,7 +83,7 @@ func newFaultFloor(t *testing.T) *faultFloor {
 func (f *faultFloor) exec(t *testing.T, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, f.cluster.DSN(demoDatabase))
+	conn, err := pgx.Connect(ctx, f.cluster.DSN(provision.DemoDatabase))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func (f *faultFloor) exec(t *testing.T, stmts ...string) {
 func (f *faultFloor) lock(t *testing.T) (release func()) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, f.cluster.DSN(demoDatabase))
+	conn, err := pgx.Connect(ctx, f.cluster.DSN(provision.DemoDatabase))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func (f *faultFloor) report(t *testing.T, l *load, back time.Time, wantRefused .
 	}
 	ids := append(append([]string{}, l.answered...), l.ranSQL...)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, f.cluster.DSN(demoDatabase))
+	conn, err := pgx.Connect(ctx, f.cluster.DSN(provision.DemoDatabase))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func (f *faultFloor) report(t *testing.T, l *load, back time.Time, wantRefused .
 func (f *faultFloor) outcomes(t *testing.T, ids []string) int {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, f.cluster.DSN(demoDatabase))
+	conn, err := pgx.Connect(ctx, f.cluster.DSN(provision.DemoDatabase))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
 	"plumbline/internal/pgtest"
+	"plumbline/internal/provision"
 )
 
 // With --reports-dsn, reports read from a streaming replica while the request
@@ -37,7 +38,7 @@ func TestReportsFromAReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := demofloor.Options{Now: pgtest.Now}
-	if err := prepareDemo(ctx, primary, opts, roles, gs, &streams{out: &syncBuffer{}, err: &syncBuffer{}}); err != nil {
+	if err := provision.Demo(ctx, primary, opts, roles, gs, &syncBuffer{}); err != nil {
 		t.Fatal(err)
 	}
 	rdir, _ := os.MkdirTemp("", "plumbline-replica-")
@@ -47,8 +48,8 @@ func TestReportsFromAReplica(t *testing.T) {
 	}
 	t.Cleanup(func() { replica.Destroy() })
 
-	onPrimary := connectTo(t, primary.DSN(demoDatabase))
-	onReplica := connectTo(t, replica.DSN(demoDatabase))
+	onPrimary := connectTo(t, primary.DSN(provision.DemoDatabase))
+	onReplica := connectTo(t, replica.DSN(provision.DemoDatabase))
 	const day = "2026-11-17"
 	submitted := func(conn *pgx.Conn) (n int) {
 		conn.QueryRow(ctx, "SELECT sum(submitted) FROM metrics.agent_sales_daily WHERE day = $1", day).Scan(&n)
@@ -73,12 +74,12 @@ func TestReportsFromAReplica(t *testing.T) {
 	var out, logs syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- runWith(sctx, []string{"serve", "--db", primary.LoginDSN(roles.App, demoDatabase),
-			"--reports-dsn", replica.LoginDSN(roles.App, demoDatabase), "--addr", "127.0.0.1:0", "--calls-per-minute", "0"}, &out, &logs)
+		done <- runWith(sctx, []string{"serve", "--db", primary.LoginDSN(roles.App, provision.DemoDatabase),
+			"--reports-dsn", replica.LoginDSN(roles.App, provision.DemoDatabase), "--addr", "127.0.0.1:0", "--calls-per-minute", "0"}, &out, &logs)
 	}()
 	url := waitFor(t, &logs, regexp.MustCompile(`"url":"([^"]+)"`), done)
 	// Tokens live on the primary, like the request log.
-	code, token, errOut := runCLI(t, "token", "create", "--service", "replica-test", "--db", primary.LoginDSN(roles.App, demoDatabase),
+	code, token, errOut := runCLI(t, "token", "create", "--service", "replica-test", "--db", primary.LoginDSN(roles.App, provision.DemoDatabase),
 		"--public-url", strings.TrimSuffix(url, "/mcp"))
 	if code != 0 {
 		t.Fatalf("token create: exit %d\n%s", code, errOut)
