@@ -4,19 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"plumbline/internal/bench"
 	"plumbline/internal/demofloor"
 	"plumbline/internal/grants"
 	"plumbline/internal/limits"
-	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
 	"plumbline/internal/provision"
 )
@@ -113,7 +109,7 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 	var servers []bench.NamedServer
 	for i, b := range bins {
 		fmt.Fprintf(s.err, "%s: minting %d service tokens ...\n", b.name, *people)
-		addr, tokens, err := benchTokens(ctx, appDSN, roles.Auth, *people)
+		addr, tokens, err := bench.ServiceTokens(ctx, appDSN, roles.Auth, *people)
 		if err != nil {
 			return err
 		}
@@ -156,31 +152,4 @@ func benchCmd(ctx context.Context, args []string, s *streams) error {
 		fmt.Fprintf(s.err, "Drew %s.\n", strings.Join(files, ", "))
 	}
 	return nil
-}
-
-// benchTokens picks a free loopback address for a server and mints n
-// service tokens for it, with every scope, so the bench calls every tool
-// as n callers.
-func benchTokens(ctx context.Context, appDSN, authRole string, n int) (addr string, tokens []string, err error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	addr = l.Addr().String()
-	l.Close()
-	pool, err := pgxpool.New(ctx, appDSN)
-	if err != nil {
-		return "", nil, err
-	}
-	defer pool.Close()
-	cfg := oauth.Config{BaseURL: "http://" + addr}
-	st := oauth.NewStore(pool, authRole)
-	for i := range n {
-		token, _, err := st.CreateServiceToken(ctx, &cfg, fmt.Sprintf("bench-%d", i), oauth.Scopes, 24*time.Hour)
-		if err != nil {
-			return "", nil, err
-		}
-		tokens = append(tokens, token)
-	}
-	return addr, tokens, nil
 }

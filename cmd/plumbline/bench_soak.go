@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -44,7 +42,7 @@ func benchSoak(ctx context.Context, cluster *pgcluster.Cluster, roles grants.Rol
 	mix := bench.SoakMix(cat.Version(), time.Now())
 	appDSN := cluster.LoginDSN(roles.App, provision.DemoDatabase)
 	fmt.Fprintf(s.err, "minting %d service tokens ...\n", sf.people)
-	addr, tokens, err := benchTokens(ctx, appDSN, roles.Auth, sf.people)
+	addr, tokens, err := bench.ServiceTokens(ctx, appDSN, roles.Auth, sf.people)
 	if err != nil {
 		return err
 	}
@@ -67,11 +65,11 @@ func benchSoak(ctx context.Context, cluster *pgcluster.Cluster, roles grants.Rol
 		return fmt.Errorf("fill the request log: %w", err)
 	}
 	seeded := time.Since(t)
-	debugAddr, err := freeLoopback()
+	debugAddr, err := bench.FreeLoopback()
 	if err != nil {
 		return err
 	}
-	server := bench.NamedServer{Name: "plumbline", Tokens: tokens, Start: bench.Process(sf.bin, "--addr", addr,
+	srv := bench.NamedServer{Name: "plumbline", Tokens: tokens, Start: bench.Process(sf.bin, "--addr", addr,
 		"--calls-per-minute", strconv.Itoa(sf.perMinute), "--cache-mib", strconv.Itoa(sf.cacheMiB), "--debug-addr", debugAddr)}
 	pace := "as fast as they go"
 	if sf.rate > 0 {
@@ -80,8 +78,8 @@ func benchSoak(ctx context.Context, cluster *pgcluster.Cluster, roles grants.Rol
 	fmt.Fprintf(s.out, "plumbline bench --soak %v: %d clients, %s, over %d calls of every tool and mode; the request log started with %d rows (filled in %.1fs)\n",
 		sf.duration, sf.clients, pace, len(mix), sf.logRows, seeded.Seconds())
 	fmt.Fprintln(s.out, bench.SoakHeader)
-	res, err := bench.Soak(ctx, bench.SoakOptions{Server: server, ServerDSN: appDSN, DSN: cluster.DSN(provision.DemoDatabase), Mix: mix,
-		Clients: sf.clients, Rate: sf.rate, Duration: sf.duration, Interval: sf.interval, Runtime: runtimeOf(debugAddr),
+	res, err := bench.Soak(ctx, bench.SoakOptions{Server: srv, ServerDSN: appDSN, DSN: cluster.DSN(provision.DemoDatabase), Mix: mix,
+		Clients: sf.clients, Rate: sf.rate, Duration: sf.duration, Interval: sf.interval, Runtime: bench.RuntimeAt("http://" + debugAddr + server.DebugPath),
 		Row: func(r *bench.SoakRow) { fmt.Fprintln(s.out, r.Line()) }, Progress: s.err})
 	if err != nil {
 		return err
@@ -102,34 +100,4 @@ func benchSoak(ctx context.Context, cluster *pgcluster.Cluster, roles grants.Rol
 		return errors.New("the soak failed: " + strings.Join(res.Verdict.Failed, "; "))
 	}
 	return nil
-}
-
-// freeLoopback picks a free loopback address.
-func freeLoopback() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
-// runtimeOf reads a server's runtime figures from its --debug-addr.
-func runtimeOf(addr string) func(context.Context) (*bench.Runtime, error) {
-	return func(ctx context.Context) (*bench.Runtime, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+server.DebugPath, nil)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		rt := &bench.Runtime{}
-		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("%s answered %s", server.DebugPath, resp.Status)
-		}
-		return rt, json.NewDecoder(resp.Body).Decode(rt)
-	}
 }
