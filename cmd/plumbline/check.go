@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/catalog"
 	"plumbline/internal/dbcheck"
 	"plumbline/internal/grants"
+	"plumbline/internal/terminal"
 )
 
 func check(ctx context.Context, args []string, s *streams) error {
@@ -40,7 +38,7 @@ func check(ctx context.Context, args []string, s *streams) error {
 	switch {
 	case errors.As(err, &errs):
 		for _, e := range errs {
-			fmt.Fprintln(s.out, formatError(e, *format))
+			terminal.Check{W: s.out, GitHub: *format == "github"}.CatalogError(e)
 		}
 		fmt.Fprintf(s.err, "%d problem(s) in %s\n", len(errs), rest[0])
 		return exitError{1}
@@ -93,27 +91,21 @@ func checkDatabase(ctx context.Context, s *streams, cat *catalog.Catalog, dsn, g
 	if err != nil {
 		return false, err
 	}
-	if printProblems(s, problems, format) {
+	if problemsOf(s, problems, format) {
 		return false, nil
 	}
 	fmt.Fprintf(s.out, "database: ok (%d relations exist, are granted with a review and readable by %s)\n", len(cat.Relations()), reader)
 	return true, nil
 }
 
-// printProblems prints the database's problems as text or annotations, and
+// problemsOf prints the database's problems as text or annotations, and
 // reports whether there were any.
-func printProblems(s *streams, problems []string, format string) bool {
-	for _, p := range problems {
-		if format == "github" {
-			fmt.Fprintf(s.out, "::error title=plumbline check --db::%s\n", escapeData(p))
-		} else {
-			fmt.Fprintln(s.out, "database: "+p)
-		}
+func problemsOf(s *streams, problems []string, format string) bool {
+	if !(terminal.Check{W: s.out, GitHub: format == "github"}).Problems(problems) {
+		return false
 	}
-	if len(problems) > 0 {
-		fmt.Fprintf(s.err, "%d problem(s) in the database\n", len(problems))
-	}
-	return len(problems) > 0
+	fmt.Fprintf(s.err, "%d problem(s) in the database\n", len(problems))
+	return true
 }
 
 // checkAnalyst lists the analyst's allow-list with each relation's grain
@@ -124,16 +116,7 @@ func checkAnalyst(ctx context.Context, s *streams, dsn, dir, role, format string
 	if err != nil {
 		return false, err
 	}
-	fmt.Fprintf(s.out, "analyst allow-list (%d relations, read by %s through the analyst's door):\n", len(gs), role)
-	tw := tabwriter.NewWriter(s.out, 2, 4, 2, ' ', 0)
-	for _, g := range gs {
-		cols := "every column"
-		if g.Columns != nil {
-			cols = strings.Join(g.Columns, ", ")
-		}
-		fmt.Fprintf(tw, "  %s\tgrain %s\treviewed by %s on %s\t%s\n", g.Relation, g.Grain, g.ReviewedBy, g.ReviewedOn.Format(time.DateOnly), cols)
-	}
-	tw.Flush()
+	terminal.Check{W: s.out, GitHub: format == "github"}.AllowList(gs, role)
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return false, fmt.Errorf("cannot reach the database: %w", err)
@@ -143,37 +126,9 @@ func checkAnalyst(ctx context.Context, s *streams, dsn, dir, role, format string
 	if err != nil {
 		return false, err
 	}
-	if printProblems(s, problems, format) {
+	if problemsOf(s, problems, format) {
 		return false, nil
 	}
 	fmt.Fprintf(s.out, "database: analyst ok (%s reads exactly its %d reviewed relations, no member data)\n", role, len(gs))
 	return true, nil
 }
-
-// formatError renders one problem as text or as a GitHub annotation.
-func formatError(e *catalog.Error, format string) string {
-	if format != "github" {
-		return e.Error()
-	}
-	msg := e.Msg
-	if e.Hint != "" {
-		msg += " (hint: " + e.Hint + ")"
-	}
-	return fmt.Sprintf("::error file=%s,line=%d,col=%d,title=plumbline check::%s",
-		escapeProperty(e.File), e.Line, e.Column, escapeData(msg))
-}
-
-// GitHub's workflow command escaping: data escapes %, CR and LF; properties
-// also escape : and ,.
-func escapeData(s string) string {
-	return replacer.Replace(s)
-}
-
-func escapeProperty(s string) string {
-	return propReplacer.Replace(s)
-}
-
-var (
-	replacer     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-	propReplacer = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-)

@@ -8,6 +8,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/snapshot"
+	"plumbline/internal/terminal"
 	"plumbline/reports"
 )
 
@@ -61,44 +62,11 @@ func checkContract(cat *catalog.Catalog, file, format string, w io.Writer) error
 		return err
 	}
 	changes := snapshot.Compare(old, now)
-	var breaking, additive []snapshot.Change
+	terminal.Check{W: w, GitHub: format == "github"}.Contract(file, changes)
 	for _, c := range changes {
 		if c.Breaking {
-			breaking = append(breaking, c)
-		} else {
-			additive = append(additive, c)
+			return exitError{1}
 		}
-	}
-	if format == "github" {
-		for _, c := range changes {
-			level, title := "notice", "additive contract change"
-			if c.Breaking {
-				level, title = "error", "breaking contract change"
-			}
-			fmt.Fprintf(w, "::%s file=%s,title=%s::%s\n", level, escapeProperty(file), title, escapeData(c.String()))
-		}
-	} else {
-		if len(changes) == 0 {
-			fmt.Fprintf(w, "contract: no changes from %s\n", file)
-		}
-		if len(breaking) > 0 {
-			fmt.Fprintf(w, "Breaking contract changes (%d): clients that cached the tools of %s will fail\n", len(breaking), file)
-			for _, c := range breaking {
-				fmt.Fprintln(w, "  "+c.String())
-			}
-		}
-		if len(additive) > 0 {
-			fmt.Fprintf(w, "Additive contract changes (%d): cached clients keep working\n", len(additive))
-			for _, c := range additive {
-				fmt.Fprintln(w, "  "+c.String())
-			}
-		}
-	}
-	if len(breaking) > 0 {
-		return exitError{1}
-	}
-	if len(additive) > 0 && format != "github" {
-		fmt.Fprintf(w, "Update the snapshot once the change is agreed: plumbline contract DIR -o %s\n", file)
 	}
 	return nil
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"plumbline/catalog"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
@@ -102,15 +101,6 @@ func TestCheck(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "check", "--format", "xml", "catalog/demo"); code != 2 {
 		t.Errorf("an unknown format: exit %d", code)
-	}
-}
-
-var catalogError = catalog.Error{Pos: catalog.Pos{File: "a:b,c.yaml", Line: 3, Column: 7}, Msg: "50% off\nsecond line", Hint: "fix it"}
-
-func TestGitHubEscaping(t *testing.T) {
-	got := formatError(&catalogError, "github")
-	if got != "::error file=a%3Ab%2Cc.yaml,line=3,col=7,title=plumbline check::50%25 off%0Asecond line (hint: fix it)" {
-		t.Errorf("escaped annotation = %s", got)
 	}
 }
 
