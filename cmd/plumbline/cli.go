@@ -154,6 +154,20 @@ func (f *flags) boolean(name string, def bool, usage string) *bool {
 	return f.Bool(name, def, withEnv(name, usage))
 }
 
+// register lets a package register its flags on the command's set (as
+// server.Settings does), each then settable from its environment variable
+// like the command's own.
+func (f *flags) register(add func(*flag.FlagSet)) {
+	known := map[string]bool{}
+	f.VisitAll(func(fl *flag.Flag) { known[fl.Name] = true })
+	add(f.FlagSet)
+	f.VisitAll(func(fl *flag.Flag) {
+		if !known[fl.Name] && !strings.Contains(fl.Usage, "$"+envName(fl.Name)) {
+			fl.Usage = withEnv(fl.Name, fl.Usage)
+		}
+	})
+}
+
 // parse parses args, then sets every flag the command line left unset from
 // its environment variable, and returns the positional arguments.
 func (f *flags) parse(args []string) ([]string, error) {

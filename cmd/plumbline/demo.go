@@ -31,8 +31,6 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	agents := f.int("agents", demofloor.DefaultAgents, "agents on the generated floor")
 	days := f.int("days", demofloor.DefaultDays, "days of history on the generated floor")
 	sf := addServerFlags(f, true)
-	af := addAuthFlags(f, sf.roles.auth)
-	af.addPruneFlag(f)
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -44,11 +42,11 @@ func demo(ctx context.Context, args []string, s *streams) error {
 		}
 		now, clock = t, func() time.Time { return t }
 	}
-	log, err := logger(s.err, *sf.logLevel)
+	log, err := logger(s.err, sf.LogLevel)
 	if err != nil {
 		return err
 	}
-	stopDebug, err := server.ServeDebug(*sf.debugAddr, log)
+	stopDebug, err := server.ServeDebug(sf.DebugAddr, log)
 	if err != nil {
 		return err
 	}
@@ -61,7 +59,7 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	ags, err := loadAnalystGrants(*sf.analyst.grantsDir)
+	ags, err := loadAnalystGrants(*sf.analystGrants)
 	if err != nil {
 		return err
 	}
@@ -90,22 +88,21 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	}
 	// plumbline signs in as its login; the superuser is for psql.
 	appDSN := cluster.LoginDSN(roles.App, provision.DemoDatabase)
-	if *sf.analyst.dsn == "" {
-		*sf.analyst.dsn = cluster.LoginDSN(roles.Agent, provision.DemoDatabase)
+	if sf.Analyst.DSN == "" {
+		sf.Analyst.DSN = cluster.LoginDSN(roles.Agent, provision.DemoDatabase)
 	}
 	srv, err := sf.open(ctx, appDSN, clock, log, httpCallers)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	metricsURL, stopMetrics, err := srv.ServeMetrics(*sf.metricsAddr, log)
+	metricsURL, stopMetrics, err := srv.ServeMetrics()
 	if err != nil {
 		return err
 	}
 	defer stopMetrics()
-	auth := af.values()
-	return srv.ServeHTTP(ctx, appDSN, *sf.addr, auth, sf.timeouts.values(), log, func(cfg *oauth.Config) error {
-		token, err := demoToken(ctx, appDSN, auth, cfg, manager, cluster.Dir())
+	return srv.ServeHTTP(ctx, appDSN, &sf.auth, func(cfg *oauth.Config) error {
+		token, err := demoToken(ctx, appDSN, &sf.auth, cfg, manager, cluster.Dir())
 		if err != nil {
 			return err
 		}

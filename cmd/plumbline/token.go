@@ -11,6 +11,7 @@ import (
 
 	"plumbline/internal/grants"
 	"plumbline/internal/oauth"
+	"plumbline/internal/server"
 )
 
 func tokenCmd(ctx context.Context, args []string, s *streams) error {
@@ -23,7 +24,9 @@ func tokenCmd(ctx context.Context, args []string, s *streams) error {
 	}
 	f := newFlags("token "+action, helpText("token"), s)
 	db := f.string("db", "", "PostgreSQL connection `string` (required)")
-	af := addAuthFlags(f, f.string("auth-role", grants.DefaultRoles().Auth, "`role` that keeps the token store"))
+	role := f.string("auth-role", grants.DefaultRoles().Auth, "`role` that keeps the token store")
+	auth := &server.Auth{}
+	f.register(auth.RegisterFlags)
 	addr := f.string("addr", "127.0.0.1:8080", "`host:port` the server listens on; names the default --public-url")
 	var service, scope, person *string
 	var ttl *time.Duration
@@ -48,14 +51,15 @@ func tokenCmd(ctx context.Context, args []string, s *streams) error {
 	if *db == "" {
 		return fmt.Errorf("%w: --db is required", errUsage)
 	}
-	store, closeStore, err := af.values().Store(ctx, *db, nil)
+	auth.Role = *role
+	store, closeStore, err := auth.Store(ctx, *db, nil)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
 	switch action {
 	case "create":
-		return createToken(ctx, s, store, af, *addr, *service, *scope, *ttl)
+		return createToken(ctx, s, store, auth, *addr, *service, *scope, *ttl)
 	case "list":
 		return listTokens(ctx, s, store, *all)
 	default:
@@ -63,7 +67,7 @@ func tokenCmd(ctx context.Context, args []string, s *streams) error {
 	}
 }
 
-func createToken(ctx context.Context, s *streams, store *oauth.Store, af *authFlags, addr, service, scopeList string, ttl time.Duration) error {
+func createToken(ctx context.Context, s *streams, store *oauth.Store, auth *server.Auth, addr, service, scopeList string, ttl time.Duration) error {
 	if !oauth.ValidServiceName(service) {
 		return fmt.Errorf("%w: --service must be a name of lower-case letters, digits, '.', '_' and '-' (at most 63)", errUsage)
 	}
@@ -79,7 +83,7 @@ func createToken(ctx context.Context, s *streams, store *oauth.Store, af *authFl
 	if ttl <= 0 {
 		return fmt.Errorf("%w: --ttl must be positive", errUsage)
 	}
-	cfg, err := af.values().Config(addr, nil, nil)
+	cfg, err := auth.Config(addr, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -14,18 +13,16 @@ import (
 )
 
 // Timeouts are the HTTP listener's timeouts: a slow or silent client holds
-// a connection no longer than these allow. Statement and AcquireWait are
-// the report query's, which the /mcp write timeout must outlast.
+// a connection no longer than these allow.
 type Timeouts struct {
-	Header, Idle           time.Duration
-	Body, Write            time.Duration
-	MCPBody, MCPWrite      time.Duration
-	Statement, AcquireWait time.Duration
+	Header, Idle      time.Duration
+	Body, Write       time.Duration
+	MCPBody, MCPWrite time.Duration
 }
 
-// Defaults of the HTTP timeouts. An MCP call may wait AcquireWait for a
-// connection and then run for Statement, so the default write timeout of
-// /mcp is their sum and MCPWriteMargin more.
+// Defaults of the HTTP timeouts. An MCP call may wait the acquire timeout
+// for a connection and then run for the statement timeout, so the default
+// write timeout of /mcp is their sum and MCPWriteMargin more.
 const (
 	DefaultHeaderTimeout  = 10 * time.Second
 	DefaultIdleTimeout    = 2 * time.Minute
@@ -35,9 +32,10 @@ const (
 	MCPWriteMargin        = 15 * time.Second
 )
 
-// server checks the timeouts and returns what builds the HTTP server for a
-// handler, with them set.
-func (t Timeouts) server() (func(http.Handler) *http.Server, error) {
+// server checks the timeouts against a report query's, which may wait
+// acquireWait for a connection and run for statement, and returns what
+// builds the HTTP server for a handler, with them set.
+func (t Timeouts) server(statement, acquireWait time.Duration) (func(http.Handler) *http.Server, error) {
 	for _, d := range []struct {
 		name  string
 		value time.Duration
@@ -49,10 +47,10 @@ func (t Timeouts) server() (func(http.Handler) *http.Server, error) {
 	}
 	mcpWrite := t.MCPWrite
 	if mcpWrite == 0 {
-		mcpWrite = t.AcquireWait + t.Statement + MCPWriteMargin
+		mcpWrite = acquireWait + statement + MCPWriteMargin
 	}
-	if mcpWrite <= t.Statement {
-		return nil, fmt.Errorf("%w: --mcp-write-timeout must exceed --statement-timeout (%s), or a call running its full time would be cut off", ErrUsage, t.Statement)
+	if mcpWrite <= statement {
+		return nil, fmt.Errorf("%w: --mcp-write-timeout must exceed --statement-timeout (%s), or a call running its full time would be cut off", ErrUsage, statement)
 	}
 	routes := map[string]httpguard.Deadline{"/mcp": {Body: t.MCPBody, Write: mcpWrite}}
 	return func(handler http.Handler) *http.Server {
@@ -64,17 +62,18 @@ func (t Timeouts) server() (func(http.Handler) *http.Server, error) {
 	}, nil
 }
 
-// ServeHTTP serves srv on addr, behind the authorization server a
-// configures, until ctx ends, then drains in-flight calls. ready, if set,
-// is called once the listener is open.
-func (srv *Server) ServeHTTP(ctx context.Context, dsn, addr string, a *Auth, t Timeouts, log *slog.Logger, ready func(*oauth.Config) error) error {
-	newServer, err := t.server()
+// ServeHTTP serves srv on its address, behind the authorization server a
+// configures, with the token store on dsn, until ctx ends, then drains
+// in-flight calls. ready, if set, is called once the listener is open.
+func (srv *Server) ServeHTTP(ctx context.Context, dsn string, a *Auth, ready func(*oauth.Config) error) error {
+	s, log := srv.settings, srv.settings.Log
+	newServer, err := s.Timeouts.server(s.StatementTimeout, s.AcquireTimeout)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", s.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
+		return fmt.Errorf("listen on %s: %w", s.Addr, err)
 	}
 	handler, cfg, closeAuth, err := a.handler(ctx, dsn, srv, ln, log)
 	if err != nil {
@@ -110,11 +109,11 @@ func (srv *Server) ServeHTTP(ctx context.Context, dsn, addr string, a *Auth, t T
 }
 
 // ServeMetrics serves the server's metrics at http://ADDR/metrics on a
-// listener of its own, so that the scrape port can stay private while /mcp
-// is public. It returns the URL served and a func that stops serving; with
-// no metrics it serves nothing.
-func (srv *Server) ServeMetrics(addr string, log *slog.Logger) (string, func(), error) {
-	m := srv.Metrics
+// listener of its own (--metrics-addr), so that the scrape port can stay
+// private while /mcp is public. It returns the URL served and a func that
+// stops serving; with no metrics it serves nothing.
+func (srv *Server) ServeMetrics() (string, func(), error) {
+	m, addr, log := srv.Metrics, srv.settings.MetricsAddr, srv.settings.Log
 	if m == nil {
 		return "", func() {}, nil
 	}

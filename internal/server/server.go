@@ -33,51 +33,40 @@ import (
 // that parsed them words as a usage error.
 var ErrUsage = errors.New("usage")
 
-// Settings are what a server is built from. Every field has the meaning of
-// the serve flag of the same name; the zero value of an optional one turns
-// its feature off.
+// Settings are what a server is built from: RegisterFlags fills all but
+// the first four from a command's flags, which document each; the zero
+// value of an optional one turns its feature off.
 type Settings struct {
-	// Catalog and Grants are the catalogue and the reader's grant files.
+	// Catalog and Grants are the catalogue and the reader's grant files,
+	// Roles plumbline's roles in the database: the command loads them.
 	Catalog *catalog.Catalog
 	Grants  []*grants.Grant
-	// Roles are plumbline's roles in the database.
-	Roles grants.Roles
-	// ReportsDSN, if set, names a read replica for report queries.
-	ReportsDSN string
-	// StatementTimeout and AcquireTimeout bound each report query and its
-	// wait for a connection; MaxConns bounds the pool (0: pgx's default).
+	Roles   grants.Roles
+	// Now is the clock (nil: time.Now); Log receives the server's logs.
+	Now func() time.Time
+	Log *slog.Logger
+
+	Addr, ReportsDSN, LogLevel       string
 	StatementTimeout, AcquireTimeout time.Duration
-	MaxConns                         int
+	MaxConns, PerMinute, CacheMiB    int
 	// LogSecret keys the hashes of free text in the request log; empty
 	// makes a key for this run.
-	LogSecret string
-	// PerMinute is each person's limit of calls in any minute (0: none).
-	PerMinute int
-	// CacheBytes bounds the cache of settled answers (0 keeps none).
-	CacheBytes int64
-	// TextContent is what a tool result's text block holds (mcpserver's
-	// text modes), and ClientCacheTTL how long clients may keep lists.
-	TextContent    string
-	ClientCacheTTL time.Duration
-	// OTLPEndpoint, if set, is the collector traces go to.
-	OTLPEndpoint string
-	// Metrics turns the Prometheus metrics on.
-	Metrics bool
-	// Analyst opens the analyst's door when its DSN is set.
-	Analyst Analyst
+	LogSecret                            string
+	TextContent                          string
+	ClientCacheTTL                       time.Duration
+	MetricsAddr, OTLPEndpoint, DebugAddr string
+	Analyst                              Analyst
+	Timeouts                             Timeouts
 	// Build names the binary in the metrics and traces; its Catalog is
 	// filled in from Catalog.
 	Build telemetry.Build
-	// Now is the clock; Log receives the server's logs.
-	Now func() time.Time
-	Log *slog.Logger
 }
 
 // Analyst configures the analyst's door.
 type Analyst struct {
 	// DSN signs in as the door's own login; empty means no door.
 	DSN string
-	// Grants are the analyst grant files.
+	// Grants are the analyst grant files, loaded by the command.
 	Grants           []*grants.Grant
 	StatementTimeout time.Duration
 	WorkMem          string
@@ -92,7 +81,9 @@ type Server struct {
 	MCP *mcp.Server
 	// Metrics are its metrics, nil unless Settings.Metrics.
 	Metrics *telemetry.Metrics
-	close   func()
+	// settings are what it was opened with.
+	settings *Settings
+	close    func()
 }
 
 // Close writes the request log's queued outcomes, closes the pools and
@@ -129,7 +120,7 @@ func Open(ctx context.Context, dsn string, s *Settings, callers Callers) (*Serve
 	if telemetry.Tracing() {
 		log.Info("sending traces to an OpenTelemetry collector over OTLP/HTTP")
 	}
-	srv := &Server{close: func() {
+	srv := &Server{settings: s, close: func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := stopTracing(ctx); err != nil {
@@ -159,7 +150,7 @@ func Open(ctx context.Context, dsn string, s *Settings, callers Callers) (*Serve
 		then(reader.Close)
 		log.Info("report queries go to the replica named by --reports-dsn; the request log and limits stay on --db")
 	}
-	if s.Metrics {
+	if s.MetricsAddr != "" {
 		srv.Metrics = telemetry.NewMetrics(build)
 	}
 	srv.Metrics.Pool("primary", primary.Pool())
@@ -171,7 +162,7 @@ func Open(ctx context.Context, dsn string, s *Settings, callers Callers) (*Serve
 	rl := reqlog.New(primary, &reqlog.Options{Role: s.Roles.Logger, PerMinute: s.PerMinute, Logger: log, Metrics: srv.Metrics})
 	then(rl.Close)
 	engine := reports.New(cat, reader, &reports.Options{Now: s.Now, Logger: log, Redact: reqlog.Redactor(secret), Recorder: rl,
-		Cache: reports.NewAnswerCache(max(s.CacheBytes, 0))})
+		Cache: reports.NewAnswerCache(int64(max(s.CacheMiB, 0)) << 20)})
 	log.Info("catalogue loaded", "version", cat.Version(), "reports", len(cat.Reports()), "metrics", len(cat.Metrics()))
 	tools := engine.ToolNames()
 	door, err := openDoor(ctx, primary, engine, s)
