@@ -91,17 +91,11 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if sf.Analyst.DSN == "" {
 		sf.Analyst.DSN = cluster.LoginDSN(roles.Agent, provision.DemoDatabase)
 	}
-	srv, err := sf.open(ctx, appDSN, clock, log, httpCallers)
+	settings, err := sf.settings(clock, log)
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	metricsURL, stopMetrics, err := srv.ServeMetrics()
-	if err != nil {
-		return err
-	}
-	defer stopMetrics()
-	return srv.ServeHTTP(ctx, appDSN, &sf.auth, func(cfg *oauth.Config) error {
+	return server.RunHTTP(ctx, appDSN, settings, &sf.auth, func(cfg *oauth.Config, metricsURL string) error {
 		token, err := demoToken(ctx, appDSN, &sf.auth, cfg, manager, cluster.Dir())
 		if err != nil {
 			return err

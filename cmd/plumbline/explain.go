@@ -81,13 +81,7 @@ func explain(ctx context.Context, args []string, s *streams) error {
 		if err != nil {
 			return err
 		}
-		if len(dry.Plans) > 1 {
-			fmt.Fprintf(s.out, "\nQuery %d of %d", i+1, len(dry.Plans))
-		}
-		fmt.Fprintf(s.out, "\nSQL:\n%s\n\nParameters:\n", stmt)
-		for j, p := range params {
-			fmt.Fprintf(s.out, "  $%d = %s\n", j+1, param(p))
-		}
+		terminal.Query(s.out, i, len(dry.Plans), stmt, params)
 		if *run == "" {
 			continue
 		}
@@ -137,18 +131,4 @@ func moment(flag string) (time.Time, error) {
 		return t, fmt.Errorf("%w: --now must be an RFC 3339 time such as 2026-11-18T14:30:00-05:00", errUsage)
 	}
 	return t, nil
-}
-
-// param writes a bound parameter as PostgreSQL would read it.
-func param(v any) string {
-	switch v := v.(type) {
-	case time.Time:
-		if v.Location() == time.UTC && v.Equal(v.Truncate(24*time.Hour)) {
-			return "'" + v.Format(time.DateOnly) + "' (date)"
-		}
-		return "'" + v.Format(time.RFC3339) + "' (timestamptz)"
-	case string:
-		return "'" + strings.ReplaceAll(v, "'", "''") + "' (text)"
-	}
-	return fmt.Sprintf("%v (%T)", v, v)
 }

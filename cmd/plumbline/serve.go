@@ -8,14 +8,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"plumbline/catalog"
 	"plumbline/internal/mcpserver"
-	"plumbline/internal/oauth"
 	"plumbline/internal/server"
 	"plumbline/internal/telemetry"
-	"plumbline/reports"
 )
 
 // serverFlags are the flags serve and demo share: the server's own, which
@@ -44,9 +40,9 @@ func addServerFlags(f *flags, demo bool) *serverFlags {
 	return sf
 }
 
-// open loads the catalogue and the grant files the flags name, completes
-// the settings with them, the clock now and log, and opens the server.
-func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Time, log *slog.Logger, callers server.Callers) (*server.Server, error) {
+// settings loads the catalogue and the grant files the flags name and
+// completes the server's settings with them, the clock now and log.
+func (sf *serverFlags) settings(now func() time.Time, log *slog.Logger) (*server.Settings, error) {
 	cat, err := loadCatalog(*sf.catalogDir)
 	if err != nil {
 		return nil, fmt.Errorf("load catalogue:\n%w", err)
@@ -64,7 +60,7 @@ func (sf *serverFlags) open(ctx context.Context, dsn string, now func() time.Tim
 	}
 	sf.Catalog, sf.Now, sf.Log, sf.auth.Role = cat, now, log, sf.Roles.Auth
 	sf.Build = telemetry.Build{Version: mcpserver.Version, Commit: commit()}
-	return server.Open(ctx, dsn, &sf.Settings, callers)
+	return &sf.Settings, nil
 }
 
 func serve(ctx context.Context, args []string, s *streams) error {
@@ -90,51 +86,18 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	defer stopDebug()
-	if *transport == "stdio" {
-		token := os.Getenv(tokenEnv)
-		if token == "" {
-			return fmt.Errorf("%w: the stdio transport needs a token in $%s; create one with: plumbline token create --service NAME", errUsage, tokenEnv)
-		}
-		var recheck mcp.Middleware
-		closeAuth := func() {}
-		srv, err := sf.open(ctx, *db, time.Now, log, func(tools []string, m *telemetry.Metrics) (func(*mcp.CallToolRequest) reports.Caller, error) {
-			caller, mw, closeStore, err := sf.auth.StdioIdentity(ctx, *db, sf.Addr, token, "$"+tokenEnv, tools, log, m)
-			if err != nil {
-				return nil, err
-			}
-			recheck, closeAuth = mw, closeStore
-			return func(*mcp.CallToolRequest) reports.Caller { return caller }, nil
-		})
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-		defer closeAuth()
-		_, stopMetrics, err := srv.ServeMetrics()
-		if err != nil {
-			return err
-		}
-		defer stopMetrics()
-		srv.MCP.AddReceivingMiddleware(recheck)
-		log.Info("serving MCP on stdio")
-		return srv.MCP.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout))
-	}
-	srv, err := sf.open(ctx, *db, time.Now, log, httpCallers)
+	settings, err := sf.settings(time.Now, log)
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	_, stopMetrics, err := srv.ServeMetrics()
-	if err != nil {
-		return err
+	if *transport == "http" {
+		return server.RunHTTP(ctx, *db, settings, &sf.auth, nil)
 	}
-	defer stopMetrics()
-	return srv.ServeHTTP(ctx, *db, &sf.auth, nil)
-}
-
-// httpCallers names each call's caller from its verified token.
-func httpCallers(tools []string, _ *telemetry.Metrics) (func(*mcp.CallToolRequest) reports.Caller, error) {
-	return oauth.Caller(tools), nil
+	token := os.Getenv(tokenEnv)
+	if token == "" {
+		return fmt.Errorf("%w: the stdio transport needs a token in $%s; create one with: plumbline token create --service NAME", errUsage, tokenEnv)
+	}
+	return server.RunStdio(ctx, *db, settings, &sf.auth, token, "$"+tokenEnv, os.Stdin, os.Stdout)
 }
 
 // loadCatalog loads the catalogue in dir, or the embedded demo catalogue.

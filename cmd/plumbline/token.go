@@ -6,12 +6,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"plumbline/internal/grants"
 	"plumbline/internal/oauth"
 	"plumbline/internal/server"
+	"plumbline/internal/terminal"
 )
 
 func tokenCmd(ctx context.Context, args []string, s *streams) error {
@@ -105,17 +105,7 @@ func listTokens(ctx context.Context, s *streams, store *oauth.Store, all bool) e
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(s.out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tWHO\tCLIENT\tSCOPE\tCREATED\tEXPIRES\tREVOKED")
-	for _, t := range tokens {
-		revoked := "-"
-		if t.Revoked != nil {
-			revoked = t.Revoked.Format(time.DateTime)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Kind, t.Subject, t.ClientID, strings.Join(t.Scope, ","),
-			t.Created.Format(time.DateTime), t.Expires.Format(time.DateOnly), revoked)
-	}
-	return tw.Flush()
+	return terminal.Tokens(s.out, tokens)
 }
 
 func revokeTokens(ctx context.Context, s *streams, store *oauth.Store, pos []string, service, person string) error {

@@ -120,7 +120,7 @@ func (a *Auth) AuthServer(ctx context.Context, store *oauth.Store, addr string, 
 
 // handler is what an HTTP server serves: srv behind the authorization
 // server, on listener ln, pruning spent sign-in state every PruneEvery.
-func (a *Auth) handler(ctx context.Context, dsn string, srv *Server, ln net.Listener, log *slog.Logger) (http.Handler, *oauth.Config, func(), error) {
+func (a *Auth) handler(ctx context.Context, dsn string, srv *opened, ln net.Listener, log *slog.Logger) (http.Handler, *oauth.Config, func(), error) {
 	store, closeStore, err := a.Store(ctx, dsn, srv.Metrics)
 	if err != nil {
 		return nil, nil, nil, err
@@ -149,11 +149,11 @@ func (a *Auth) handler(ctx context.Context, dsn string, srv *Server, ln net.List
 	return handler, as.Config(), closeAll, nil
 }
 
-// StdioIdentity checks token, the one the stdio transport was given, and
+// stdioIdentity checks token, the one the stdio transport was given, and
 // returns the caller it speaks for, the middleware that checks it again on
 // every call, and a func that closes the token store. tokenSource names
 // where the token came from, for the refusal.
-func (a *Auth) StdioIdentity(ctx context.Context, dsn, addr, token, tokenSource string, tools []string, log *slog.Logger,
+func (a *Auth) stdioIdentity(ctx context.Context, dsn, addr, token, tokenSource string, tools []string, log *slog.Logger,
 	m *telemetry.Metrics) (reports.Caller, mcp.Middleware, func(), error) {
 	store, closeStore, err := a.Store(ctx, dsn, m)
 	if err != nil {

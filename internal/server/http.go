@@ -62,10 +62,10 @@ func (t Timeouts) server(statement, acquireWait time.Duration) (func(http.Handle
 	}, nil
 }
 
-// ServeHTTP serves srv on its address, behind the authorization server a
+// serveHTTP serves srv on its address, behind the authorization server a
 // configures, with the token store on dsn, until ctx ends, then drains
 // in-flight calls. ready, if set, is called once the listener is open.
-func (srv *Server) ServeHTTP(ctx context.Context, dsn string, a *Auth, ready func(*oauth.Config) error) error {
+func (srv *opened) serveHTTP(ctx context.Context, dsn string, a *Auth, ready func(*oauth.Config) error) error {
 	s, log := srv.settings, srv.settings.Log
 	newServer, err := s.Timeouts.server(s.StatementTimeout, s.AcquireTimeout)
 	if err != nil {
@@ -108,11 +108,11 @@ func (srv *Server) ServeHTTP(ctx context.Context, dsn string, a *Auth, ready fun
 	return nil
 }
 
-// ServeMetrics serves the server's metrics at http://ADDR/metrics on a
+// serveMetrics serves the server's metrics at http://ADDR/metrics on a
 // listener of its own (--metrics-addr), so that the scrape port can stay
 // private while /mcp is public. It returns the URL served and a func that
 // stops serving; with no metrics it serves nothing.
-func (srv *Server) ServeMetrics() (string, func(), error) {
+func (srv *opened) serveMetrics() (string, func(), error) {
 	m, addr, log := srv.Metrics, srv.settings.MetricsAddr, srv.settings.Log
 	if m == nil {
 		return "", func() {}, nil

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"plumbline/internal/dbcheck"
 	"plumbline/internal/grants"
 	"plumbline/internal/mcpserver"
+	"plumbline/internal/oauth"
 	"plumbline/internal/pgstore"
 	"plumbline/internal/reqlog"
 	"plumbline/internal/telemetry"
@@ -34,7 +36,7 @@ import (
 var ErrUsage = errors.New("usage")
 
 // Settings are what a server is built from: RegisterFlags fills all but
-// the first four from a command's flags, which document each; the zero
+// the first five from a command's flags, which document each; the zero
 // value of an optional one turns its feature off.
 type Settings struct {
 	// Catalog and Grants are the catalogue and the reader's grant files,
@@ -75,8 +77,8 @@ type Analyst struct {
 	PerMinute int
 }
 
-// Server is an opened server: the MCP server and what it counts.
-type Server struct {
+// opened is an opened server: the MCP server and what it counts.
+type opened struct {
 	// MCP is the MCP server, to serve over HTTP or stdio.
 	MCP *mcp.Server
 	// Metrics are its metrics, nil unless Settings.Metrics.
@@ -88,16 +90,72 @@ type Server struct {
 
 // Close writes the request log's queued outcomes, closes the pools and
 // sends the last traces.
-func (s *Server) Close() { s.close() }
+func (s *opened) Close() { s.close() }
 
-// Callers names each call's caller, given the tools the server offers and
+// callers names each call's caller, given the tools the server offers and
 // the metrics that count its events (nil when off).
-type Callers func(tools []string, m *telemetry.Metrics) (func(*mcp.CallToolRequest) reports.Caller, error)
+type callers func(tools []string, m *telemetry.Metrics) (func(*mcp.CallToolRequest) reports.Caller, error)
 
-// Open connects to dsn as plumbline's login, refuses to go on if that
+// RunHTTP opens the server on dsn, each call's caller named by its
+// verified token, serves its metrics, and serves it over Streamable HTTP
+// behind the authorization server a configures until ctx ends. ready, if
+// set, is called once the listener is open, with the metrics' URL (empty
+// when there are none).
+func RunHTTP(ctx context.Context, dsn string, s *Settings, a *Auth, ready func(cfg *oauth.Config, metricsURL string) error) error {
+	srv, err := open(ctx, dsn, s, func(tools []string, _ *telemetry.Metrics) (func(*mcp.CallToolRequest) reports.Caller, error) {
+		return oauth.Caller(tools), nil
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	metricsURL, stopMetrics, err := srv.serveMetrics()
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	return srv.serveHTTP(ctx, dsn, a, func(cfg *oauth.Config) error {
+		if ready == nil {
+			return nil
+		}
+		return ready(cfg, metricsURL)
+	})
+}
+
+// RunStdio opens the server on dsn and serves it on in and out until the
+// client leaves or ctx ends, every call made with token, which is checked
+// at start and again on every call; tokenSource names where it came from,
+// for the refusal of a token that is not valid.
+func RunStdio(ctx context.Context, dsn string, s *Settings, a *Auth, token, tokenSource string, in io.Reader, out io.Writer) error {
+	var recheck mcp.Middleware
+	closeAuth := func() {}
+	srv, err := open(ctx, dsn, s, func(tools []string, m *telemetry.Metrics) (func(*mcp.CallToolRequest) reports.Caller, error) {
+		caller, mw, closeStore, err := a.stdioIdentity(ctx, dsn, s.Addr, token, tokenSource, tools, s.Log, m)
+		if err != nil {
+			return nil, err
+		}
+		recheck, closeAuth = mw, closeStore
+		return func(*mcp.CallToolRequest) reports.Caller { return caller }, nil
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	defer closeAuth()
+	_, stopMetrics, err := srv.serveMetrics()
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	srv.MCP.AddReceivingMiddleware(recheck)
+	s.Log.Info("serving MCP on stdio")
+	return srv.MCP.Run(ctx, mcpserver.Stdio(in, out))
+}
+
+// open connects to dsn as plumbline's login, refuses to go on if that
 // login (or the replica's, or the door's) can reach more than it should,
 // and builds the MCP server, whose calls callers names.
-func Open(ctx context.Context, dsn string, s *Settings, callers Callers) (*Server, error) {
+func open(ctx context.Context, dsn string, s *Settings, callers callers) (*opened, error) {
 	if !slices.Contains(mcpserver.TextModes, s.TextContent) {
 		return nil, fmt.Errorf("%w: --text-content must be one of %s", ErrUsage, strings.Join(mcpserver.TextModes, ", "))
 	}
@@ -120,7 +178,7 @@ func Open(ctx context.Context, dsn string, s *Settings, callers Callers) (*Serve
 	if telemetry.Tracing() {
 		log.Info("sending traces to an OpenTelemetry collector over OTLP/HTTP")
 	}
-	srv := &Server{settings: s, close: func() {
+	srv := &opened{settings: s, close: func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := stopTracing(ctx); err != nil {
@@ -131,7 +189,7 @@ func Open(ctx context.Context, dsn string, s *Settings, callers Callers) (*Serve
 		rest := srv.close
 		srv.close = func() { first(); rest() }
 	}
-	fail := func(err error) (*Server, error) {
+	fail := func(err error) (*opened, error) {
 		srv.Close()
 		return nil, err
 	}

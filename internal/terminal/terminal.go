@@ -1,7 +1,9 @@
 // Package terminal prints plumbline's answers and catalogue changes for a
 // person at a terminal: figures as aligned tables with their period,
 // definitions, freshness, partial figures and notes beneath, and old
-// against new text side by side.
+// against new text side by side; and what the commands report beside
+// them: plumbline check's findings (as text or GitHub annotations), the
+// statements explain shows, the tokens token list shows.
 package terminal
 
 import (
@@ -381,4 +383,30 @@ func wrap(text string, width int) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// Query prints the i-th of n report statements a call compiles to, with
+// each bound parameter as PostgreSQL reads it, for plumbline explain.
+func Query(w io.Writer, i, n int, stmt string, params []any) {
+	if n > 1 {
+		fmt.Fprintf(w, "\nQuery %d of %d", i+1, n)
+	}
+	fmt.Fprintf(w, "\nSQL:\n%s\n\nParameters:\n", stmt)
+	for j, p := range params {
+		fmt.Fprintf(w, "  $%d = %s\n", j+1, param(p))
+	}
+}
+
+// param writes a bound parameter as PostgreSQL would read it.
+func param(v any) string {
+	switch v := v.(type) {
+	case time.Time:
+		if v.Location() == time.UTC && v.Equal(v.Truncate(24*time.Hour)) {
+			return "'" + v.Format(time.DateOnly) + "' (date)"
+		}
+		return "'" + v.Format(time.RFC3339) + "' (timestamptz)"
+	case string:
+		return "'" + strings.ReplaceAll(v, "'", "''") + "' (text)"
+	}
+	return fmt.Sprintf("%v (%T)", v, v)
 }

@@ -9,6 +9,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/grants"
+	"plumbline/internal/oauth"
 	"plumbline/internal/snapshot"
 )
 
@@ -102,6 +103,22 @@ func (c Check) Contract(file string, changes []snapshot.Change) {
 			fmt.Fprintf(c.W, "Update the snapshot once the change is agreed: plumbline contract DIR -o %s\n", file)
 		}
 	}
+}
+
+// Tokens prints access tokens as plumbline token list shows them, a row
+// each: never the token itself, which plumbline does not keep.
+func Tokens(w io.Writer, tokens []oauth.TokenInfo) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tWHO\tCLIENT\tSCOPE\tCREATED\tEXPIRES\tREVOKED")
+	for _, t := range tokens {
+		revoked := "-"
+		if t.Revoked != nil {
+			revoked = t.Revoked.Format(time.DateTime)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Kind, t.Subject, t.ClientID, strings.Join(t.Scope, ","),
+			t.Created.Format(time.DateTime), t.Expires.Format(time.DateOnly), revoked)
+	}
+	return tw.Flush()
 }
 
 // GitHub's workflow command escaping: data escapes %, CR and LF; properties
