@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,14 +12,7 @@ import (
 	"plumbline/internal/pgcluster"
 	"plumbline/internal/provision"
 	"plumbline/internal/server"
-)
-
-// The MCP Inspector the demo's printed command runs: the version plumbline's
-// tests run (internal/clienttest/package.json) and the Node.js it needs (its
-// engines field); TestInspectorPin holds them to the lockfile.
-const (
-	inspectorVersion = "2.12.0"
-	inspectorNode    = "22.19"
+	"plumbline/internal/terminal"
 )
 
 func demo(ctx context.Context, args []string, s *streams) error {
@@ -96,76 +88,29 @@ func demo(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	return server.RunHTTP(ctx, appDSN, settings, &sf.auth, func(cfg *oauth.Config, metricsURL string) error {
-		token, err := demoToken(ctx, appDSN, &sf.auth, cfg, manager, cluster.Dir())
+		store, closeStore, err := sf.auth.Store(ctx, appDSN, nil)
 		if err != nil {
 			return err
 		}
-		printConnect(s, cluster.DSN(provision.DemoDatabase), appDSN, cfg, token, manager, sf, metricsURL, cluster.Dir())
-		return nil
-	})
-}
-
-// printConnect tells a newcomer how to point a client at the demo, with
-// the ready token in every configuration.
-func printConnect(s *streams, adminDSN, appDSN string, cfg *oauth.Config, token string, manager oauth.Member, sf *serverFlags, metricsURL, keptIn string) {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = "plumbline"
-	}
-	exe, _ = filepath.Abs(exe)
-	stdioArgs := append([]string{"serve", "--transport", "stdio", "--db", appDSN, "--public-url", cfg.BaseURL}, sf.roles.args()...)
-	for _, dir := range []struct{ flag, value string }{{"--catalog", *sf.catalogDir}, {"--grants", *sf.grantsDir}} {
-		if dir.value != "" {
-			abs, _ := filepath.Abs(dir.value)
-			stdioArgs = append(stdioArgs, dir.flag, abs)
+		defer closeStore()
+		token, err := provision.DemoToken(ctx, store, cfg, manager, cluster.Dir())
+		if err != nil {
+			return err
 		}
-	}
-	desktop, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
-		"plumbline": map[string]any{"command": exe, "args": stdioArgs, "env": map[string]string{tokenEnv: token}},
-	}}, "", "  ")
-	url := cfg.Resource()
-	metrics := ""
-	if metricsURL != "" {
-		metrics = "\n  Metrics (Prometheus):           " + metricsURL
-	}
-	fmt.Fprintf(s.out, `
-plumbline is serving the demo floor, signed in as %s.
-
-  MCP endpoint (Streamable HTTP): %s
-  Database, for psql:             %s%s
-  Access token, for %s (%s), valid %s:
-    %s
-
-Claude Code:
-  claude mcp add --transport http plumbline %s --header "Authorization: Bearer %s"
-
-Claude Desktop (claude_desktop_config.json, runs plumbline over stdio
-against this demo's database while it is running):
-%s
-
-MCP Inspector %s (needs Node.js %s or newer):
-  npx -y @modelcontextprotocol/inspector@%s --cli %s --header "Authorization: Bearer %s" --method tools/list
-
-PostgreSQL's port and the token are kept with the cluster, in
-  %s
-so what you paste keeps working on every later run on the same --addr,
-until that directory is deleted.
-
-A client that signs in through the browser instead finds the sign-in from
-the URL alone and offers the floor's team leads to sign in as.
-
-The analyst's door (the sql tool) is for a contained agent's service token:
-  %s token create --service floor-analyst --scope "reports:read analyst:sql" --db %s --public-url %s
-
-Press Ctrl-C to stop.
-`, *sf.roles.app, url, adminDSN, metrics, manager.Name, manager.Email, durationWords(cfg.TokenTTL), token, url, token, desktop,
-		inspectorVersion, inspectorNode, inspectorVersion, url, token, keptIn, exe, appDSN, cfg.BaseURL)
-}
-
-// durationWords says a token lifetime in days or hours.
-func durationWords(d time.Duration) string {
-	if d >= 48*time.Hour {
-		return fmt.Sprintf("%d days", int(d.Hours()/24))
-	}
-	return d.String()
+		exe, err := os.Executable()
+		if err != nil {
+			exe = "plumbline"
+		}
+		exe, _ = filepath.Abs(exe)
+		stdioArgs := append([]string{"serve", "--transport", "stdio", "--db", appDSN, "--public-url", cfg.BaseURL}, sf.roles.args()...)
+		for _, dir := range []struct{ flag, value string }{{"--catalog", *sf.catalogDir}, {"--grants", *sf.grantsDir}} {
+			if dir.value != "" {
+				abs, _ := filepath.Abs(dir.value)
+				stdioArgs = append(stdioArgs, dir.flag, abs)
+			}
+		}
+		return terminal.DemoBanner{Login: *sf.roles.app, URL: cfg.Resource(), BaseURL: cfg.BaseURL, AdminDSN: cluster.DSN(provision.DemoDatabase),
+			AppDSN: appDSN, MetricsURL: metricsURL, ManagerName: manager.Name, ManagerEmail: manager.Email, Token: token, TokenTTL: cfg.TokenTTL,
+			TokenEnv: server.TokenEnv, Exe: exe, StdioArgs: stdioArgs, KeptIn: cluster.Dir()}.Write(s.out)
+	})
 }

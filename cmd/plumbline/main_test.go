@@ -21,6 +21,7 @@ import (
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
+	"plumbline/internal/terminal"
 )
 
 func TestMain(m *testing.M) {
@@ -238,8 +239,8 @@ func TestDemo(t *testing.T) {
 		for _, want := range []string{"claude mcp add --transport http plumbline " + url + ` --header "Authorization: Bearer ` + token + `"`,
 			`"mcpServers"`, `"PLUMBLINE_TOKEN": "` + token + `"`, "Database, for psql:",
 			"signed in as plumbline_app", `"postgres://plumbline_app@127.0.0.1:`,
-			"npx -y @modelcontextprotocol/inspector@" + inspectorVersion + " --cli " + url,
-			"MCP Inspector " + inspectorVersion + " (needs Node.js " + inspectorNode + " or newer)"} {
+			"npx -y @modelcontextprotocol/inspector@" + terminal.InspectorVersion + " --cli " + url,
+			"MCP Inspector " + terminal.InspectorVersion + " (needs Node.js " + terminal.InspectorNode + " or newer)"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("run %d: the demo does not print %q", run, want)
 			}
@@ -427,12 +428,12 @@ func TestInspectorPin(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := pkg.DevDependencies["@modelcontextprotocol/inspector"]; got != inspectorVersion {
-		t.Errorf("the tests run the Inspector %s, the demo prints %s", got, inspectorVersion)
+	if got := pkg.DevDependencies["@modelcontextprotocol/inspector"]; got != terminal.InspectorVersion {
+		t.Errorf("the tests run the Inspector %s, the demo prints %s", got, terminal.InspectorVersion)
 	}
 	locked := lock.Packages["node_modules/@modelcontextprotocol/inspector"]
-	if locked.Version != inspectorVersion || locked.Engines["node"] != ">="+inspectorNode+".0" {
+	if locked.Version != terminal.InspectorVersion || locked.Engines["node"] != ">="+terminal.InspectorNode+".0" {
 		t.Errorf("the lockfile holds the Inspector %s needing Node.js %s; the demo prints %s needing %s",
-			locked.Version, locked.Engines["node"], inspectorVersion, inspectorNode)
+			locked.Version, locked.Engines["node"], terminal.InspectorVersion, terminal.InspectorNode)
 	}
 }

@@ -93,11 +93,11 @@ func serve(ctx context.Context, args []string, s *streams) error {
 	if *transport == "http" {
 		return server.RunHTTP(ctx, *db, settings, &sf.auth, nil)
 	}
-	token := os.Getenv(tokenEnv)
+	token := os.Getenv(server.TokenEnv)
 	if token == "" {
-		return fmt.Errorf("%w: the stdio transport needs a token in $%s; create one with: plumbline token create --service NAME", errUsage, tokenEnv)
+		return fmt.Errorf("%w: the stdio transport needs a token in $%s; create one with: plumbline token create --service NAME", errUsage, server.TokenEnv)
 	}
-	return server.RunStdio(ctx, *db, settings, &sf.auth, token, "$"+tokenEnv, os.Stdin, os.Stdout)
+	return server.RunStdio(ctx, *db, settings, &sf.auth, token, "$"+server.TokenEnv, os.Stdin, os.Stdout)
 }
 
 // loadCatalog loads the catalogue in dir, or the embedded demo catalogue.

@@ -122,6 +122,10 @@ func RunHTTP(ctx context.Context, dsn string, s *Settings, a *Auth, ready func(c
 	})
 }
 
+// TokenEnv is where the stdio transport reads its token from. A token is
+// never a flag: flags show in process listings.
+const TokenEnv = "PLUMBLINE_TOKEN"
+
 // RunStdio opens the server on dsn and serves it on in and out until the
 // client leaves or ctx ends, every call made with token, which is checked
 // at start and again on every call; tokenSource names where it came from,

@@ -1,4 +1,4 @@
-package main
+package provision
 
 import (
 	"context"
@@ -9,12 +9,7 @@ import (
 	"strings"
 
 	"plumbline/internal/oauth"
-	"plumbline/internal/server"
 )
-
-// tokenEnv is where the stdio transport reads its token from. A token is
-// never a flag: flags show in process listings.
-const tokenEnv = "PLUMBLINE_TOKEN"
 
 // demoTokenFile keeps the demo's ready token beside its cluster, so that
 // a configuration pasted once keeps working on every later run, until the
@@ -22,15 +17,10 @@ const tokenEnv = "PLUMBLINE_TOKEN"
 // live tokens.
 const demoTokenFile = "demo-token"
 
-// demoToken returns the demo's ready token for the manager: the one kept
+// DemoToken returns the demo's ready token for the manager: the one kept
 // in dir while it still holds (it may have expired, or been issued for
-// another --addr), else a new one, kept there for the next run.
-func demoToken(ctx context.Context, dsn string, auth *server.Auth, cfg *oauth.Config, manager oauth.Member, dir string) (string, error) {
-	store, closeStore, err := auth.Store(ctx, dsn, nil)
-	if err != nil {
-		return "", err
-	}
-	defer closeStore()
+// another --addr), else a new one from store, kept there for the next run.
+func DemoToken(ctx context.Context, store *oauth.Store, cfg *oauth.Config, manager oauth.Member, dir string) (string, error) {
 	path := filepath.Join(dir, demoTokenFile)
 	if kept, err := os.ReadFile(path); err == nil {
 		as, err := oauth.New(*cfg, store, nil)
