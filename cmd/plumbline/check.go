@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -19,9 +20,9 @@ func check(ctx context.Context, args []string, s *streams) error {
 	contractFile := f.string("contract", "", "compare the tools' contract with this snapshot `file` (see plumbline contract)")
 	oldDir := f.string("diff", "", "preview the change from the catalogue in this `directory`")
 	db := f.string("db", "", "PostgreSQL connection `string` (plumbline's login): check the catalogue against this database, and preview values with --diff")
-	grantsDir := addGrantsFlag(f)
-	reader := addReaderFlag(f)
-	analystDir := addAnalystGrantsFlag(f)
+	var dirs grants.Dirs
+	var reader string
+	f.register(func(fs *flag.FlagSet) { dirs.RegisterFlags(fs); grants.RegisterReaderFlag(fs, &reader) })
 	analystRole := f.string("analyst-role", grants.DefaultRoles().Analyst, "`role` the analyst's door runs statements as")
 	rest, err := f.parse(args)
 	if err != nil {
@@ -49,11 +50,11 @@ func check(ctx context.Context, args []string, s *streams) error {
 		rest[0], len(cat.Reports()), len(cat.Metrics()), len(cat.Sources()), cat.Version())
 	dbProblems := false
 	if *db != "" {
-		ok, err := checkDatabase(ctx, s, cat, *db, *grantsDir, *reader, *format)
+		ok, err := checkDatabase(ctx, s, cat, *db, dirs, reader, *format)
 		if err != nil {
 			return err
 		}
-		aok, err := checkAnalyst(ctx, s, *db, *analystDir, *analystRole, *format)
+		aok, err := checkAnalyst(ctx, s, *db, dirs, *analystRole, *format)
 		if err != nil {
 			return err
 		}
@@ -77,8 +78,8 @@ func check(ctx context.Context, args []string, s *streams) error {
 
 // checkDatabase checks the catalogue against a database, prints each
 // problem, and reports whether there were none.
-func checkDatabase(ctx context.Context, s *streams, cat *catalog.Catalog, dsn, grantsDir, reader, format string) (bool, error) {
-	gs, err := loadGrants(grantsDir)
+func checkDatabase(ctx context.Context, s *streams, cat *catalog.Catalog, dsn string, dirs grants.Dirs, reader, format string) (bool, error) {
+	gs, err := dirs.Load()
 	if err != nil {
 		return false, err
 	}
@@ -111,8 +112,8 @@ func problemsOf(s *streams, problems []string, format string) bool {
 // checkAnalyst lists the analyst's allow-list with each relation's grain
 // and review, checks the analyst role against it, prints each problem, and
 // reports whether there were none.
-func checkAnalyst(ctx context.Context, s *streams, dsn, dir, role, format string) (bool, error) {
-	gs, err := loadAnalystGrants(dir)
+func checkAnalyst(ctx context.Context, s *streams, dsn string, dirs grants.Dirs, role, format string) (bool, error) {
+	gs, err := dirs.LoadAnalyst()
 	if err != nil {
 		return false, err
 	}

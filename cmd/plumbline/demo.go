@@ -43,15 +43,15 @@ func demo(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	defer stopDebug()
-	roles, err := sf.roles.roles()
+	roles := sf.Roles
+	if err := roles.Check(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	gs, err := sf.grants.Load()
 	if err != nil {
 		return err
 	}
-	gs, err := loadGrants(*sf.grantsDir)
-	if err != nil {
-		return err
-	}
-	ags, err := loadAnalystGrants(*sf.analystGrants)
+	ags, err := sf.grants.LoadAnalyst()
 	if err != nil {
 		return err
 	}
@@ -102,14 +102,14 @@ func demo(ctx context.Context, args []string, s *streams) error {
 			exe = "plumbline"
 		}
 		exe, _ = filepath.Abs(exe)
-		stdioArgs := append([]string{"serve", "--transport", "stdio", "--db", appDSN, "--public-url", cfg.BaseURL}, sf.roles.args()...)
-		for _, dir := range []struct{ flag, value string }{{"--catalog", *sf.catalogDir}, {"--grants", *sf.grantsDir}} {
+		stdioArgs := append([]string{"serve", "--transport", "stdio", "--db", appDSN, "--public-url", cfg.BaseURL}, roles.Args()...)
+		for _, dir := range []struct{ flag, value string }{{"--catalog", *sf.catalogDir}, {"--grants", sf.grants.Reader}} {
 			if dir.value != "" {
 				abs, _ := filepath.Abs(dir.value)
 				stdioArgs = append(stdioArgs, dir.flag, abs)
 			}
 		}
-		return terminal.DemoBanner{Login: *sf.roles.app, URL: cfg.Resource(), BaseURL: cfg.BaseURL, AdminDSN: cluster.DSN(provision.DemoDatabase),
+		return terminal.DemoBanner{Login: roles.App, URL: cfg.Resource(), BaseURL: cfg.BaseURL, AdminDSN: cluster.DSN(provision.DemoDatabase),
 			AppDSN: appDSN, MetricsURL: metricsURL, ManagerName: manager.Name, ManagerEmail: manager.Email, Token: token, TokenTTL: cfg.TokenTTL,
 			TokenEnv: server.TokenEnv, Exe: exe, StdioArgs: stdioArgs, KeptIn: cluster.Dir()}.Write(s.out)
 	})

@@ -59,11 +59,11 @@ func newFaultFloor(t *testing.T) *faultFloor {
 		os.RemoveAll(dir)
 	})
 	roles := grants.DefaultRoles()
-	gs, err := loadGrants("")
+	gs, err := grants.Dirs{}.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ags, err := loadAnalystGrants("")
+	ags, err := grants.Dirs{}.LoadAnalyst()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,31 +2,32 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/internal/dbcheck"
+	"plumbline/internal/grants"
 )
 
 func runGuard(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("guard", helpText("guard"), s)
 	db := f.string("db", "", "PostgreSQL connection `string` of plumbline's login (required)")
-	grantsDir := addGrantsFlag(f)
 	analystDSN := f.string("analyst-db", "", "PostgreSQL connection `string` of the analyst's door's login, to check it too")
-	analystDir := addAnalystGrantsFlag(f)
-	rf := addRoleFlags(f, false)
+	var dirs grants.Dirs
+	var roles grants.Roles
+	f.register(func(fs *flag.FlagSet) { dirs.RegisterFlags(fs); roles.RegisterFlags(fs, false) })
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
 	if *db == "" {
 		return fmt.Errorf("%w: --db is required", errUsage)
 	}
-	roles, err := rf.roles()
-	if err != nil {
-		return err
+	if err := roles.Check(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	gs, err := loadGrants(*grantsDir)
+	gs, err := dirs.Load()
 	if err != nil {
 		return err
 	}
@@ -42,7 +43,7 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 	fmt.Fprint(s.out, rep)
 	ok := rep.OK()
 	if *analystDSN != "" {
-		ags, err := loadAnalystGrants(*analystDir)
+		ags, err := dirs.LoadAnalyst()
 		if err != nil {
 			return err
 		}

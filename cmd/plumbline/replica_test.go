@@ -33,7 +33,7 @@ func TestReportsFromAReplica(t *testing.T) {
 	}
 	t.Cleanup(func() { primary.Destroy() })
 	roles := grants.DefaultRoles()
-	gs, err := loadGrants("")
+	gs, err := grants.Dirs{}.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

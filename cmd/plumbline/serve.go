@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/internal/grants"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/server"
 	"plumbline/internal/telemetry"
@@ -18,21 +19,20 @@ import (
 // package server registers and reads, and those naming what cmd loads.
 type serverFlags struct {
 	server.Settings
-	auth                                 server.Auth
-	catalogDir, grantsDir, analystGrants *string
-	roles                                *roleFlags
+	auth       server.Auth
+	catalogDir *string
+	grants     grants.Dirs
 }
 
 // addServerFlags adds the server's flags; demo adds the logins' names, for
 // the demo, which creates them, and turns the metrics on by default.
 func addServerFlags(f *flags, demo bool) *serverFlags {
 	sf := &serverFlags{
-		catalogDir:    f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
-		grantsDir:     addGrantsFlag(f),
-		analystGrants: addAnalystGrantsFlag(f),
-		roles:         addRoleFlags(f, demo),
+		catalogDir: f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)"),
 	}
 	f.register(func(fs *flag.FlagSet) {
+		sf.grants.RegisterFlags(fs)
+		sf.Roles.RegisterFlags(fs, demo)
 		sf.Settings.RegisterFlags(fs, demo)
 		sf.auth.RegisterFlags(fs)
 		sf.auth.RegisterPruneFlag(fs)
@@ -47,14 +47,14 @@ func (sf *serverFlags) settings(now func() time.Time, log *slog.Logger) (*server
 	if err != nil {
 		return nil, fmt.Errorf("load catalogue:\n%w", err)
 	}
-	if sf.Roles, err = sf.roles.roles(); err != nil {
-		return nil, err
+	if err := sf.Roles.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if sf.Grants, err = loadGrants(*sf.grantsDir); err != nil {
+	if sf.Grants, err = sf.grants.Load(); err != nil {
 		return nil, err
 	}
 	if sf.Analyst.DSN != "" {
-		if sf.Analyst.Grants, err = loadAnalystGrants(*sf.analystGrants); err != nil {
+		if sf.Analyst.Grants, err = sf.grants.LoadAnalyst(); err != nil {
 			return nil, err
 		}
 	}

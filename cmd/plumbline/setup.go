@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -15,21 +16,20 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("setup", helpText("setup"), s)
 	db := f.string("db", "", "PostgreSQL connection `string` of an administrator (required unless --print)")
 	printSQL := f.boolean("print", false, "print the role and grant SQL instead of applying it")
-	grantsDir := addGrantsFlag(f)
-	analystDir := addAnalystGrantsFlag(f)
-	rf := addRoleFlags(f, true)
+	var dirs grants.Dirs
+	var roles grants.Roles
+	f.register(func(fs *flag.FlagSet) { dirs.RegisterFlags(fs); roles.RegisterFlags(fs, true) })
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
-	roles, err := rf.roles()
+	if err := roles.Check(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	gs, err := dirs.Load()
 	if err != nil {
 		return err
 	}
-	gs, err := loadGrants(*grantsDir)
-	if err != nil {
-		return err
-	}
-	ags, err := loadAnalystGrants(*analystDir)
+	ags, err := dirs.LoadAnalyst()
 	if err != nil {
 		return err
 	}
