@@ -1,6 +1,7 @@
 package reports_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -81,6 +82,16 @@ func (s *memStore) Directory(context.Context) (*reports.Directory, error) {
 		dir.Floor = append(dir.Floor, reports.FloorDecision{Team: str(row[f.Team]), From: date(row[f.From]),
 			CountsAsSales: row[f.CountsAsSales] == true, DecidedBy: str(row[f.DecidedBy]), Reason: str(row[f.Reason])})
 	}
+	if tr := s.cat.Targets(); tr != nil {
+		for _, row := range s.rows[tr.Relation] {
+			at, err := time.Parse(time.RFC3339, str(row[tr.SetAt]))
+			if err != nil {
+				panic(err)
+			}
+			dir.Targets = append(dir.Targets, reports.TargetSet{Team: str(row[tr.Team]), Metric: str(row[tr.Metric]), Kind: str(row[tr.PeriodKind]),
+				Start: date(row[tr.PeriodStart]), Value: row[tr.Value].(float64), SetBy: str(row[tr.SetBy]), SetAt: at, Reason: str(row[tr.Reason])})
+		}
+	}
 	// The order the SQL reads them in: by key, histories by date.
 	slices.SortFunc(dir.Teams, func(a, b reports.Team) int { return compareStrings(a.Key, b.Key) })
 	slices.SortFunc(dir.Agents, func(a, b reports.Agent) int { return compareStrings(a.Key, b.Key) })
@@ -95,6 +106,10 @@ func (s *memStore) Directory(context.Context) (*reports.Directory, error) {
 			return c
 		}
 		return a.From.Compare(b.From)
+	})
+	slices.SortFunc(dir.Targets, func(a, b reports.TargetSet) int {
+		return cmp.Or(compareStrings(a.Team, b.Team), compareStrings(a.Metric, b.Metric), compareStrings(a.Kind, b.Kind),
+			a.Start.Compare(b.Start), a.SetAt.Compare(b.SetAt))
 	})
 	return dir, nil
 }

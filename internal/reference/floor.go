@@ -11,6 +11,7 @@ package reference
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -165,8 +166,7 @@ func Read(ctx context.Context, conn *pgx.Conn) (*Floor, error) {
 			var start time.Time
 			var t TargetRow
 			err := r.Scan(&team, &metric, &kind, &start, &t.Value, &by, &t.SetAt, &why)
-			k := targetKey(team, metric, kind, start)
-			f.Targets[k] = append(f.Targets[k], t)
+			f.AddTarget(team, metric, kind, start, t)
 			return err
 		}},
 		{"metrics.load_runs", func(r pgx.Rows) error {
@@ -192,10 +192,19 @@ func Read(ctx context.Context, conn *pgx.Conn) (*Floor, error) {
 	for _, ds := range f.Decisions {
 		sort.Slice(ds, func(i, j int) bool { return ds[i].From.Before(ds[j].From) })
 	}
-	for _, ts := range f.Targets {
-		sort.Slice(ts, func(i, j int) bool { return ts[i].SetAt.Before(ts[j].SetAt) })
-	}
 	return f, nil
+}
+
+// AddTarget adds a version of team's target for metric over the week or
+// month (kind) from start, keeping each target's versions in the order set.
+func (f *Floor) AddTarget(team, metric, kind string, start time.Time, t TargetRow) {
+	if f.Targets == nil {
+		f.Targets = map[string][]TargetRow{}
+	}
+	k := targetKey(team, metric, kind, start)
+	vs := f.Targets[k]
+	i := sort.Search(len(vs), func(i int) bool { return vs[i].SetAt.After(t.SetAt) })
+	f.Targets[k] = slices.Insert(vs, i, t)
 }
 
 func targetKey(team, metric, kind string, start time.Time) string {

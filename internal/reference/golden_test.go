@@ -92,15 +92,19 @@ func request(t *testing.T, tool string, raw json.RawMessage) reference.Request {
 		Sort             *struct{ Metric, Direction string }
 		Compact          bool
 		CompareCounts    bool   `json:"compare_counts"`
+		CompareTo        string `json:"compare_to"`
+		Cumulative       bool
 		KnownDefinitions string `json:"known_definitions"`
 		Weeks            int
 		Day              string
+		RankBy           string `json:"rank_by"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
 		t.Fatal(err)
 	}
 	r := reference.Request{Tool: tool, Metrics: a.Metrics, GroupBy: a.GroupBy, TopN: a.TopN, Compact: a.Compact,
-		CompareCounts: a.CompareCounts, KnownDefinitions: a.KnownDefinitions, Weeks: a.Weeks, Day: a.Day}
+		CompareCounts: a.CompareCounts, CompareTo: a.CompareTo, Cumulative: a.Cumulative, KnownDefinitions: a.KnownDefinitions,
+		Weeks: a.Weeks, Day: a.Day, RankBy: a.RankBy}
 	if a.Who != nil {
 		r.Who = &reference.Who{Floor: a.Who.Floor, Team: a.Who.Team, Agent: a.Who.Agent}
 	}
@@ -196,6 +200,10 @@ func floorOf(t *testing.T, rows map[string][]map[string]any) *reference.Floor {
 		}
 		rel := r["relation"].(string)
 		f.Loads[rel] = append(f.Loads[rel], l)
+	}
+	for _, r := range rows["analytics.targets"] {
+		f.AddTarget(r["team_key"].(string), r["metric"].(string), r["period_kind"].(string), day(r["period_start"]),
+			reference.TargetRow{Value: r["value"].(float64), SetAt: moment(r["set_at"])})
 	}
 	// In the order Read leaves them: by key, histories by date.
 	sort.Slice(f.Teams, func(i, j int) bool { return f.Teams[i].Key < f.Teams[j].Key })
