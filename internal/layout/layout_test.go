@@ -24,10 +24,11 @@ const (
 	end   = "<!-- end of the rows from the package docs -->"
 )
 
-// pkg is one package of the module: its directory from the module root and
-// the doc comment of its files.
+// pkg is one package of the module: its directory from the module root,
+// the doc comment of its files and the files that hold one.
 type pkg struct {
 	dir, name, doc string
+	docFiles       []string
 }
 
 // packages reads every package of the module under root, as the go command
@@ -62,6 +63,7 @@ func packages(t *testing.T, root string) []pkg {
 			found.name = file.Name.Name
 			if file.Doc != nil {
 				found.doc += file.Doc.Text()
+				found.docFiles = append(found.docFiles, filepath.Base(f))
 			}
 		}
 		if found.name == "" {
@@ -112,6 +114,9 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 	for _, p := range ps {
 		if !strings.HasPrefix(p.doc, opening(p)) {
 			t.Errorf("%s: the package doc must open %q; it is %q", p.dir, opening(p), firstLine(p.doc))
+		}
+		if !slices.Equal(p.docFiles, []string{"doc.go"}) {
+			t.Errorf("%s: the package doc must be in doc.go alone, where a reader looks for it; it is in %v", p.dir, p.docFiles)
 		}
 	}
 }

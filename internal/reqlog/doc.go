@@ -1,0 +1,23 @@
+// Package reqlog keeps plumbline's request log, plumbline.request_log: it
+// implements reports.Recorder over the store's pool.
+//
+// Admit puts a call on record before any report SQL runs: who called
+// (person and client), which tool and with which arguments; the database
+// stamps when. In the same round trip it holds the caller to the per-minute
+// limit counted in the log (package limits) and reads any Check the call's
+// context carries (the bearer token's row, over HTTP). If the row cannot be
+// written the engine refuses the call.
+//
+// The row is committed synchronously, before the report runs: a call that
+// ran is on record even if the database crashes a moment later. Outcomes
+// (code, duration, row count) are not on the request path: Finish queues
+// them, and a writer updates them in batches, committed without waiting for
+// the disk, and all that is queued on Close. A crash may leave the outcome
+// of its last calls unknown (NULL), never a call unrecorded.
+//
+// Everything runs as the logger role, which may insert who/what and update
+// the outcome columns and nothing else: it can neither delete a row nor
+// rewrite who, what or when. Arguments arrive in loggable form (fixed
+// choices as given, free text redacted); Redactor makes the redaction a
+// keyed hash. No database error text is ever written to the log.
+package reqlog
