@@ -211,17 +211,21 @@ type shownTable struct {
 // Cumulative rows hold running totals of metrics, day by day.
 func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool, dir *Directory, now time.Time, gv *governor, sort *SortArg, topN int,
 	metrics []*catalog.Metric) shownTable {
+	// Who counts on which days, worked out once for each period.
+	stints := dir.stints(plan.Scope, plan.Period)
+	var stintsBefore []stint
 	var extra []string
 	var before []Row
 	previous := map[string]Row{}
 	if cmp != nil {
-		extra = groupKeys(cmp.plan, cmp.res, dir)
-		before = fill(cmp.plan, cmp.res, dir, cmp.res.Coverage, now, groupKeys(plan, res, dir))
+		stintsBefore = dir.stints(cmp.plan.Scope, cmp.plan.Period)
+		extra = groupKeys(cmp.plan, cmp.res, dir, stintsBefore)
+		before = fill(cmp.plan, cmp.res, dir, stintsBefore, cmp.res.Coverage, now, groupKeys(plan, res, dir, stints))
 		for _, r := range before {
 			previous[r.Key] = r
 		}
 	}
-	rows := fill(plan, res, dir, res.Coverage, now, extra)
+	rows := fill(plan, res, dir, stints, res.Coverage, now, extra)
 	if cmp != nil && cmp.weekBefore {
 		for _, r := range rows {
 			previous[r.Key] = r
@@ -285,13 +289,13 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 			agents = append(agents, r.Key)
 		}
 	}
-	if who := dir.presence(plan.Scope, plan.Period, agents, dir.stints(plan.Scope, plan.Period)); len(who) > 0 {
+	if who := dir.presence(plan.Scope, plan.Period, agents, stints); len(who) > 0 {
 		gv.warn(WarnPresence, "Counted on only some days of the period, or with a change of team: "+strings.Join(who, ", ")+
 			". Days outside their time here have no figures for them.")
 	}
 	if cmp != nil {
 		p := cmp.plan.Period
-		if who := dir.presence(plan.Scope, p, agents, dir.stints(plan.Scope, p)); len(who) > 0 {
+		if who := dir.presence(plan.Scope, p, agents, stintsBefore); len(who) > 0 {
 			gv.warn(WarnPresence, "In the previous period, counted on only some days, or with a change of team: "+strings.Join(who, ", ")+
 				". Each day counts for the team of that day.")
 		}

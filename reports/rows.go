@@ -17,11 +17,11 @@ import (
 
 // groupKeys lists, for groupings by team or agent, the groups a plan's
 // answer shows: every group in scope, and every group with rows.
-func groupKeys(plan *Plan, res *Result, dir *Directory) []string {
+func groupKeys(plan *Plan, res *Result, dir *Directory, stints []stint) []string {
 	if plan.GroupBy != catalog.GroupTeam && plan.GroupBy != catalog.GroupAgent {
 		return nil
 	}
-	keys := dir.groupsInScope(plan.Scope, plan.GroupBy, plan.Period, dir.stints(plan.Scope, plan.Period))
+	keys := dir.groupsInScope(plan.Scope, plan.GroupBy, plan.Period, stints)
 	for _, r := range res.Rows {
 		keys = append(keys, r.Key)
 	}
@@ -31,16 +31,15 @@ func groupKeys(plan *Plan, res *Result, dir *Directory) []string {
 // fill returns the plan's groups with their figures: the store's rows and,
 // for groupings by team or agent, every group in scope that had none, and
 // the groups extra names (those of the period it is compared with).
-func fill(plan *Plan, res *Result, dir *Directory, cov map[string]Coverage, now time.Time, extra []string) []Row {
+func fill(plan *Plan, res *Result, dir *Directory, stints []stint, cov map[string]Coverage, now time.Time, extra []string) []Row {
 	zone := plan.Catalog.Zone()
-	stints := dir.stints(plan.Scope, plan.Period)
 	rows := res.Rows
 	if plan.GroupBy == catalog.GroupTeam || plan.GroupBy == catalog.GroupAgent {
 		byKey := map[string]Row{}
 		for _, r := range res.Rows {
 			byKey[r.Key] = r
 		}
-		keys := append(groupKeys(plan, res, dir), extra...)
+		keys := append(groupKeys(plan, res, dir, stints), extra...)
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
 		if !plan.Ranked && len(keys) > plan.Limit {
