@@ -144,9 +144,17 @@ type ServerResult struct {
 	Added      float64  `json:"added_p50_ms"`            // median over rounds of (call − raw SQL), client side
 	ServerP50  *float64 `json:"server_p50_ms,omitempty"` // the server's own time (Server-Timing), when it reports it
 	ServerAdd  *float64 `json:"server_added_p50_ms,omitempty"`
-	RoundTrips float64  `json:"round_trips"` // database round trips per call on the request path
+	Stages     []Stage  `json:"server_stages,omitempty"` // the server's time by stage (Server-Timing), when it reports them
+	RoundTrips float64  `json:"round_trips"`             // database round trips per call on the request path
 	Background float64  `json:"background_round_trips"`
 	Rate       []*Stats `json:"levels"`
+}
+
+// Stage is the median over the paired rounds of the time a server says one
+// stage of its calls took (token check, request log, report SQL, assembly).
+type Stage struct {
+	Name string  `json:"name"`
+	P50  float64 `json:"p50_ms"`
 }
 
 // Stats are latencies and throughput at one level of concurrency.
@@ -324,18 +332,18 @@ func (r *rotation) RoundTrip(req *http.Request) (*http.Response, error) {
 
 var transport = &http.Transport{MaxIdleConnsPerHost: 256}
 
-// serverTiming keeps the server's own time of the last response (its
+// serverTiming keeps the server's own times of the last response (its
 // Server-Timing header), for a client that makes one call at a time.
 type serverTiming struct {
 	next http.RoundTripper
-	last atomic.Pointer[float64] // ms, or nil
+	last atomic.Pointer[[]Stage] // plumbline's whole time first, or nil
 }
 
 func (s *serverTiming) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := s.next.RoundTrip(req)
 	if err == nil {
-		if ms, ok := ServerTime(resp.Header.Get("Server-Timing")); ok {
-			s.last.Store(&ms)
+		if times := ServerTimes(resp.Header.Get("Server-Timing")); len(times) > 0 && times[0].Name == "plumbline" {
+			s.last.Store(&times)
 		}
 	}
 	return resp, err
@@ -344,19 +352,30 @@ func (s *serverTiming) RoundTrip(req *http.Request) (*http.Response, error) {
 // ServerTime reads the duration of plumbline's own entry in a
 // Server-Timing header ("plumbline;dur=1.234"), in milliseconds.
 func ServerTime(header string) (float64, bool) {
-	for _, metric := range strings.Split(header, ",") {
-		params := strings.Split(strings.TrimSpace(metric), ";")
-		if strings.TrimSpace(params[0]) != "plumbline" {
-			continue
-		}
-		for _, p := range params[1:] {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(p), "dur="); ok {
-				ms, err := strconv.ParseFloat(v, 64)
-				return ms, err == nil
-			}
+	for _, t := range ServerTimes(header) {
+		if t.Name == "plumbline" {
+			return t.P50, true
 		}
 	}
 	return 0, false
+}
+
+// ServerTimes reads every entry of a Server-Timing header that has a
+// duration, in the header's order, in milliseconds.
+func ServerTimes(header string) []Stage {
+	var out []Stage
+	for _, metric := range strings.Split(header, ",") {
+		params := strings.Split(strings.TrimSpace(metric), ";")
+		for _, p := range params[1:] {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(p), "dur="); ok {
+				if ms, err := strconv.ParseFloat(v, 64); err == nil {
+					out = append(out, Stage{Name: strings.TrimSpace(params[0]), P50: ms})
+				}
+				break
+			}
+		}
+	}
+	return out
 }
 
 func (r *running) connect(ctx context.Context, timing *serverTiming) (*mcp.ClientSession, error) {
@@ -437,6 +456,8 @@ func paired(ctx context.Context, opts Options, c Call, tr *ToolResult, servers [
 	n := len(servers) + 1 // the raw side is number 0
 	lat := make([][]float64, n)
 	own := make([][]float64, len(servers))
+	stages := make([]map[string][]float64, len(servers))
+	order := make([][]string, len(servers))
 	fmt.Fprintf(opts.Progress, "%-18s paired rounds:", c.Tool)
 	next := time.Now().Add(5 * time.Second)
 	for round := 0; round < opts.Rounds; round++ {
@@ -460,7 +481,17 @@ func paired(ctx context.Context, opts Options, c Call, tr *ToolResult, servers [
 			lat[side] = append(lat[side], ms)
 			if side > 0 {
 				if v := servers[side-1].timing.last.Load(); v != nil {
-					own[side-1] = append(own[side-1], *v)
+					i := side - 1
+					own[i] = append(own[i], (*v)[0].P50)
+					if stages[i] == nil {
+						stages[i] = map[string][]float64{}
+					}
+					for _, st := range (*v)[1:] {
+						if _, seen := stages[i][st.Name]; !seen {
+							order[i] = append(order[i], st.Name)
+						}
+						stages[i][st.Name] = append(stages[i][st.Name], st.P50)
+					}
 				}
 			}
 		}
@@ -480,6 +511,9 @@ func paired(ctx context.Context, opts Options, c Call, tr *ToolResult, servers [
 		if len(own[i]) == len(lat[i+1]) {
 			p := median(own[i])
 			sr.ServerP50 = &p
+			for _, name := range order[i] {
+				sr.Stages = append(sr.Stages, Stage{Name: name, P50: median(stages[i][name])})
+			}
 			if tr.Statements > 0 {
 				a := medianDiff(own[i], lat[0])
 				sr.ServerAdd = &a

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -112,5 +113,15 @@ func TestServerTime(t *testing.T) {
 	}
 	if _, ok := bench.ServerTime("other;dur=3"); ok {
 		t.Error("a header without plumbline's entry gave a time")
+	}
+}
+
+// Every stage a server names is read, in the header's order; an entry
+// without a duration is passed over.
+func TestServerTimes(t *testing.T) {
+	got := bench.ServerTimes(`plumbline;dur=2.5, auth;dur=0.010, cache;desc="hit", report_sql;desc="sql";dur=1.25`)
+	want := []bench.Stage{{Name: "plumbline", P50: 2.5}, {Name: "auth", P50: 0.01}, {Name: "report_sql", P50: 1.25}}
+	if !slices.Equal(got, want) {
+		t.Errorf("ServerTimes = %v; want %v", got, want)
 	}
 }

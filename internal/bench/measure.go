@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -151,9 +153,9 @@ func Measure(ctx context.Context, c *Config, out, progress io.Writer) error {
 			return err
 		}
 		args := []string{"--addr", addr, "--calls-per-minute", strconv.Itoa(c.PerMinute)}
-		if i == 0 {
-			// A baseline may be older than the answer cache; this binary
-			// has one, and it is told its size.
+		// A baseline may be older than the answer cache: every server that
+		// has one is told its size, so that each computes alike.
+		if i == 0 || servesFlag(ctx, b.path, "cache-mib") {
 			args = append(args, "--cache-mib", strconv.Itoa(c.CacheMiB))
 		}
 		servers = append(servers, NamedServer{Name: b.name, Tokens: tokens, Start: Process(b.path, args...)})
@@ -292,4 +294,11 @@ func writeJSON(file string, v any, progress io.Writer) error {
 	}
 	fmt.Fprintf(progress, "Wrote %s.\n", file)
 	return nil
+}
+
+// servesFlag reports whether the serve command of the plumbline binary at
+// path takes a flag, as its help lists it.
+func servesFlag(ctx context.Context, path, flag string) bool {
+	help, _ := exec.CommandContext(ctx, path, "help", "serve").CombinedOutput()
+	return bytes.Contains(help, []byte("\n  -"+flag+" "))
 }

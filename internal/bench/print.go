@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -54,6 +55,7 @@ func (res *Result) WriteTable(w io.Writer, agents, days, perMinute int, fsync bo
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	res.writeStages(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "tool\tserver\t"
 	for _, l := range res.Levels {
@@ -89,6 +91,45 @@ func (res *Result) WriteTable(w io.Writer, agents, days, perMinute int, fsync bo
 	fmt.Fprintln(w, "server added: the same with the server's own time (Server-Timing). round trips: to PostgreSQL per call, on the request path;")
 	fmt.Fprintln(w, "+ off path: on average beyond that, counted one call at a time with a pause after each (outcomes written in batches,")
 	fmt.Fprintln(w, "one batch a call when calls come one at a time, shared by the calls of each 100 ms under load; caches refreshed now and then).")
+}
+
+// writeStages writes where each server's time goes, stage by stage, when
+// the servers say (Server-Timing).
+func (res *Result) writeStages(w io.Writer) {
+	var names []string
+	for _, t := range res.Tools {
+		for _, sr := range t.Servers {
+			for _, st := range sr.Stages {
+				if !slices.Contains(names, st.Name) {
+					names = append(names, st.Name)
+				}
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "tool\tserver\t%s p50\t\n", strings.Join(names, " p50\t"))
+	for _, t := range res.Tools {
+		for _, sr := range t.Servers {
+			line := t.Tool + "\t" + sr.Server + "\t"
+			for _, name := range names {
+				i := slices.IndexFunc(sr.Stages, func(st Stage) bool { return st.Name == name })
+				if i < 0 {
+					line += "-\t"
+					continue
+				}
+				line += fmt.Sprintf("%.2f\t", sr.Stages[i].P50)
+			}
+			fmt.Fprintln(tw, line)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nthe server's time by stage, as it says (Server-Timing), median over the paired rounds: auth, the token check in front")
+	fmt.Fprintln(w, "of a call (a token seen before is checked within the admission); request_log, the admission's round trip (the call's")
+	fmt.Fprintln(w, "row, the limit, the token's row); report_sql, the report's round trip; assembly, everything else.")
+	fmt.Fprintln(w)
 }
 
 // WriteTable writes a bytes run as an aligned table, one row per call and
