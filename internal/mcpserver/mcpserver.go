@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/klauspost/compress/gzhttp"
@@ -66,8 +67,8 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 		Prompts: &mcp.PromptCapabilities{}}
 	caps.AddExtension(chartview.Extension, map[string]any{"mimeTypes": []string{chartview.MIMEType}})
 	advertiseLogging(caps)
-	srv := mcp.NewServer(
-		&mcp.Implementation{Name: "plumbline", Title: "plumbline: governed sales-floor reports", Version: Version},
+	impl := &mcp.Implementation{Name: "plumbline", Title: "plumbline: governed sales-floor reports", Version: Version}
+	srv := mcp.NewServer(impl,
 		&mcp.ServerOptions{
 			Instructions: reports.Instructions(),
 			// The SDK logs every stateless request at info; keep its warnings.
@@ -81,6 +82,7 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 	addView(srv, chartview.Chart)
 	addResources(srv, engine, o)
 	closed := false
+	call := calls(engine, o)
 	for _, t := range engine.Tools() {
 		var meta mcp.Meta
 		if v, ok := chartview.For(engine.Catalog(), t.Name); ok {
@@ -95,9 +97,10 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 			OutputSchema: encoded(t.ListedOutputSchema()),
 			// The title is the tool's own; the annotations need not repeat it.
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closed},
-		}, handler(engine, o))
+		}, handler(call))
 	}
 	tools := engine.ToolNames()
+	directCalls.Store(srv, newDirect(impl, slices.Clone(tools), call))
 	if o.Analyst != nil {
 		addDoor(srv, engine, o)
 		tools = append(tools, analyst.ToolName)
@@ -136,23 +139,45 @@ func addView(srv *mcp.Server, v *chartview.View) {
 		})
 }
 
-func handler(engine *reports.Engine, o Options) mcp.ToolHandler {
+func handler(call toolCall) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		r, err := call(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: r.text}},
+			StructuredContent: json.RawMessage(r.body),
+			IsError:           r.refused,
+		}, nil
+	}
+}
+
+// toolResult is what a tool call's result holds: its answer as text and as
+// JSON, and whether it is a refusal.
+type toolResult struct {
+	text    string
+	body    []byte
+	refused bool
+}
+
+// toolCall runs one call to a tool of the engine.
+type toolCall func(context.Context, *mcp.CallToolRequest) (toolResult, error)
+
+// calls returns the tool call every tool of the engine shares.
+func calls(engine *reports.Engine, o Options) toolCall {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (toolResult, error) {
 		ctx, t := timing(ctx)
 		ctx, span := telemetry.StartCall(ctx, req.Params.Name, req.Params.Meta, t)
 		ans, body, err := answer(ctx, engine, o, req)
 		if err != nil {
 			telemetry.EndCall(span, "", reports.CodeInternal, 0, true)
-			return nil, err
+			return toolResult{}, err
 		}
-		res := &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: textFor(engine, o, ans, body)}},
-			StructuredContent: json.RawMessage(body),
-			IsError:           ans.Refusal != nil,
-		}
+		r := toolResult{text: textFor(engine, o, ans, body), body: body, refused: ans.Refusal != nil}
 		count(o.Metrics, req.Params.Name, ans, t, telemetry.LimitCallsPerMinute)
 		telemetry.EndCall(span, ans.RequestID, ans.Outcome(), ans.Rows, fault(ans))
-		return res, nil
+		return r, nil
 	}
 }
 
@@ -218,8 +243,8 @@ func answer(ctx context.Context, engine *reports.Engine, o Options, req *mcp.Cal
 // (no MCP session is kept, so replicas need no sticky routing), with
 // /healthz for load balancers.
 func HTTPHandler(srv *mcp.Server) http.Handler {
-	mcpHandler := compressed(unechoedHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})))
+	mcpHandler := compressed(unechoedHTTP(answerDirectly(srv, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}), true)))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(mcpHandler))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -236,8 +261,8 @@ func HTTPHandler(srv *mcp.Server) http.Handler {
 // listener, is off: it would refuse a deployment behind a proxy on the same
 // machine, and the Host allow-list in front does its job for any listener.
 func StreamableHTTP(srv *mcp.Server) http.Handler {
-	return compressed(unechoedHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})))
+	return compressed(unechoedHTTP(answerDirectly(srv, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true}), false)))
 }
 
 // compressed sends a response of 1 KiB or more compressed (zstd or gzip,
