@@ -24,7 +24,8 @@ type stint struct {
 // stints lists every run of days in the period on which an agent counts for
 // the scope, by agent and date.
 func (d *Directory) stints(s Scope, p Period) []stint {
-	var out []stint
+	out := make([]stint, 0, len(d.Agents))
+	var teams []stint // one agent's, reused
 	for _, a := range d.Agents {
 		if s.Kind == ScopeAgent && a.Key != s.Key {
 			continue
@@ -36,7 +37,8 @@ func (d *Directory) stints(s Scope, p Period) []stint {
 		if hi.Before(lo) {
 			continue
 		}
-		for _, st := range d.teamStints(a.Key, lo, hi) {
+		teams = d.teamStints(teams[:0], a.Key, lo, hi)
+		for _, st := range teams {
 			switch {
 			case s.Kind == ScopeAgent:
 				out = append(out, st)
@@ -44,17 +46,17 @@ func (d *Directory) stints(s Scope, p Period) []stint {
 			case s.Kind == ScopeTeam:
 				out = append(out, st)
 			default:
-				out = append(out, d.floorStints(st)...)
+				out = d.floorStints(out, st)
 			}
 		}
 	}
 	return out
 }
 
-// teamStints splits an agent's days from lo to hi by the team they were on.
-func (d *Directory) teamStints(agent string, lo, hi time.Time) []stint {
+// teamStints appends to out an agent's days from lo to hi, split by the
+// team they were on.
+func (d *Directory) teamStints(out []stint, agent string, lo, hi time.Time) []stint {
 	moves := d.moves[agent]
-	var out []stint
 	from := lo
 	for i := 0; i <= len(moves) && !from.After(hi); i++ {
 		team, until := "", hi
@@ -72,9 +74,9 @@ func (d *Directory) teamStints(agent string, lo, hi time.Time) []stint {
 	return out
 }
 
-// floorStints keeps the days of a stint on which its team was on the floor.
-func (d *Directory) floorStints(st stint) []stint {
-	var out []stint
+// floorStints appends to out the days of a stint on which its team was on
+// the floor.
+func (d *Directory) floorStints(out []stint, st stint) []stint {
 	fs := d.decisions[st.team]
 	for i, f := range fs {
 		if !f.CountsAsSales {
@@ -214,7 +216,7 @@ func (d *Directory) presence(s Scope, p Period, agents []string, stints []stint)
 // on joined or left the floor.
 func (d *Directory) floorChanges(agent string, p Period) []string {
 	var out []string
-	for _, st := range d.teamStints(agent, p.Start, p.End) {
+	for _, st := range d.teamStints(nil, agent, p.Start, p.End) {
 		fs := d.decisions[st.team]
 		for i, f := range fs {
 			if i == 0 || f.From.Before(maxTime(st.from, p.Start.AddDate(0, 0, 1))) || f.From.After(st.to) || f.CountsAsSales == fs[i-1].CountsAsSales {
