@@ -25,13 +25,15 @@ import (
 )
 
 // BenchmarkSalesByTeam4Weeks runs one representative call, submitted sales
-// and close rate per team over the last four whole weeks on the floor, five
+// and close rate per team over the last four whole weeks on the floor, six
 // ways side by side: the whole MCP call over Streamable HTTP and in memory,
 // in memory without the request log, over HTTP from a bare HTTP client (the
-// server's side alone, for its allocations), and the same SQL run directly
-// with pgx.
+// server's side alone, for its allocations) answered directly and through
+// the go-sdk, and the same SQL run directly with pgx.
 func BenchmarkSalesByTeam4Weeks(b *testing.B) {
-	f := newFloor(b)
+	// No answer is kept, so that every call computes its answer, as
+	// plumbline bench measures them.
+	f := newFloorWith(b, func(o *reports.Options) { o.Cache = reports.NewAnswerCache(0) })
 	ctx := context.Background()
 	thisWeek := time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
 	start, end := thisWeek.AddDate(0, 0, -28), thisWeek.AddDate(0, 0, -1)
@@ -47,7 +49,8 @@ func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 	}
 	defer overHTTP.Close()
 	unrecorded := &floor{server: mcpserver.New(reports.New(f.engine.Catalog(), f.store,
-		&reports.Options{Now: func() time.Time { return f.db.Now }, Logger: slog.New(slog.DiscardHandler)}), nil)}
+		&reports.Options{Now: func() time.Time { return f.db.Now }, Logger: slog.New(slog.DiscardHandler),
+			Cache: reports.NewAnswerCache(0)}), nil)}
 	for name, cs := range map[string]*mcp.ClientSession{"mcp_http": overHTTP, "mcp_inmemory": f.client(b),
 		"mcp_inmemory_unrecorded": unrecorded.client(b)} {
 		b.Run(name, func(b *testing.B) {
