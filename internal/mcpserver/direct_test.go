@@ -1,9 +1,7 @@
 package mcpserver_test
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -56,28 +54,12 @@ type rawCall struct {
 // masked and flattened: status, the headers a client reads, the body.
 func (s *surface) send(t *testing.T, c rawCall) string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, s.base+"/mcp", strings.NewReader(c.body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header = c.header.Clone()
-	req.Header.Set("Authorization", "Bearer "+s.token)
-	req.Header.Set("Accept-Encoding", "identity")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(body)
-	for _, m := range requestID.FindAllStringSubmatch(text, -1) {
-		text = strings.ReplaceAll(text, m[1], "REQUEST_ID")
-	}
+	h := c.header.Clone()
+	h.Set("Authorization", "Bearer "+s.token)
+	h.Set("Accept-Encoding", "identity")
+	resp, text := s.do(t, h, []byte(c.body))
 	return fmt.Sprintf("%d content-type=%q cache-control=%q %s", resp.StatusCode, resp.Header.Get("Content-Type"),
-		resp.Header.Get("Cache-Control"), bytes.TrimSpace([]byte(text)))
+		resp.Header.Get("Cache-Control"), strings.TrimSpace(text))
 }
 
 // Arguments each tool is called with: good ones, and some the engine

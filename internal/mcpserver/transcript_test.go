@@ -159,31 +159,16 @@ var requestID = regexp.MustCompile(`"request_id":\s*"([0-9a-f]+)"`)
 // post sends one JSON-RPC message and records what came back, masked.
 func (s *surface) post(t *testing.T, token, protocol string, msg json.RawMessage) exchange {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, s.base+"/mcp", bytes.NewReader(msg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
 	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+		h.Set("Authorization", "Bearer "+token)
 	}
 	if protocol != "" {
-		req.Header.Set("Mcp-Protocol-Version", protocol)
+		h.Set("Mcp-Protocol-Version", protocol)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.ReplaceAll(string(body), s.base, "http://BASE")
-	for _, m := range requestID.FindAllStringSubmatch(text, -1) {
-		text = strings.ReplaceAll(text, m[1], "REQUEST_ID")
-	}
+	resp, text := s.do(t, h, msg)
 	ex := exchange{Status: resp.StatusCode, Challenge: strings.ReplaceAll(resp.Header.Get("WWW-Authenticate"), s.base, "http://BASE")}
 	if strings.TrimSpace(text) != "" {
 		if err := json.Unmarshal([]byte(text), &ex.Body); err != nil {
@@ -191,6 +176,31 @@ func (s *surface) post(t *testing.T, token, protocol string, msg json.RawMessage
 		}
 	}
 	return ex
+}
+
+// do POSTs body to /mcp with header h and returns the response and its
+// body, with the server's address and every request id masked.
+func (s *surface) do(t *testing.T, h http.Header, body []byte) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, s.base+"/mcp", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = h
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(raw), s.base, "http://BASE")
+	for _, m := range requestID.FindAllStringSubmatch(text, -1) {
+		text = strings.ReplaceAll(text, m[1], "REQUEST_ID")
+	}
+	return resp, text
 }
 
 // checkFigures holds every submitted_sales figure a transcript's report
