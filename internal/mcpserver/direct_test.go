@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,15 +52,23 @@ type rawCall struct {
 }
 
 // send posts a call with the surface's token and returns what came back,
-// masked and flattened: status, the headers a client reads, the body.
+// masked and flattened: status, every header but those that differ from
+// one response to the next (the date, the length, which the request id
+// does not change), the body.
 func (s *surface) send(t *testing.T, c rawCall) string {
 	t.Helper()
 	h := c.header.Clone()
 	h.Set("Authorization", "Bearer "+s.token)
 	h.Set("Accept-Encoding", "identity")
 	resp, text := s.do(t, h, []byte(c.body))
-	return fmt.Sprintf("%d content-type=%q cache-control=%q %s", resp.StatusCode, resp.Header.Get("Content-Type"),
-		resp.Header.Get("Cache-Control"), strings.TrimSpace(text))
+	var headers []string
+	for name, values := range resp.Header {
+		if name != "Date" && name != "Content-Length" {
+			headers = append(headers, fmt.Sprintf("%s=%q", name, values))
+		}
+	}
+	slices.Sort(headers)
+	return fmt.Sprintf("%d %s %s", resp.StatusCode, strings.Join(headers, " "), strings.TrimSpace(text))
 }
 
 // Arguments each tool is called with: good ones, and some the engine
