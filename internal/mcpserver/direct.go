@@ -125,7 +125,13 @@ func (d *direct) takes(r *http.Request, localhostOnly bool) bool {
 	if t, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || t != "application/json" {
 		return false
 	}
-	if !accepts(r.Header.Values("Accept")) || !slices.Contains(directRevisions, r.Header.Get("MCP-Protocol-Version")) {
+	revision := r.Header.Get("MCP-Protocol-Version")
+	if !accepts(r.Header.Values("Accept")) || !slices.Contains(directRevisions, revision) {
+		return false
+	}
+	// A revision that names the method in a header says, before the body
+	// is read, whether this is a tool call at all.
+	if revision >= revisionPerRequest && r.Header.Get("Mcp-Method") != "tools/call" {
 		return false
 	}
 	return !localhostOnly || loopbackHost(r.Host)
@@ -177,9 +183,14 @@ func (d *direct) request(r *http.Request, body []byte) (json.RawMessage, *mcp.Ca
 	if json.Unmarshal(params["name"], &name) != nil || !slices.Contains(d.tools, name) {
 		return nil, nil, false
 	}
+	for key := range params {
+		if key != "name" && key != "arguments" && key != "_meta" {
+			return nil, nil, false
+		}
+	}
 	args, hasArgs := params["arguments"]
 	rawMeta, hasMeta := params["_meta"]
-	if len(params) != 1+btoi(hasArgs)+btoi(hasMeta) || hasArgs && !isObject(args) || hasMeta && !isObject(rawMeta) {
+	if hasArgs && !isObject(args) || hasMeta && !isObject(rawMeta) {
 		return nil, nil, false
 	}
 	var meta mcp.Meta
@@ -190,7 +201,7 @@ func (d *direct) request(r *http.Request, body []byte) (json.RawMessage, *mcp.Ca
 	if !metaFits(meta, revision) {
 		return nil, nil, false
 	}
-	if revision >= revisionPerRequest && (r.Header.Get("Mcp-Method") != "tools/call" || r.Header.Get("Mcp-Name") != name) {
+	if revision >= revisionPerRequest && r.Header.Get("Mcp-Name") != name {
 		return nil, nil, false
 	}
 	return msg["id"], &mcp.CallToolRequest{
@@ -233,13 +244,6 @@ func decodes[T any](v any) bool {
 
 func isObject(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] == '{'
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // encode writes a direct call's response as the go-sdk encodes one: the
