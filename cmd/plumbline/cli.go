@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"plumbline/internal/grants"
 	"plumbline/internal/server"
 )
 
@@ -216,4 +217,13 @@ func isTerminal(w io.Writer) bool {
 	}
 	info, err := f.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// checkRoles checks the role names the flags gave; a bad one is a usage
+// error.
+func checkRoles(r grants.Roles) error {
+	if err := r.Check(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return nil
 }

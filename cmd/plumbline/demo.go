@@ -44,8 +44,8 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	}
 	defer stopDebug()
 	roles := sf.Roles
-	if err := roles.Check(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := checkRoles(roles); err != nil {
+		return err
 	}
 	gs, err := sf.grants.Load()
 	if err != nil {

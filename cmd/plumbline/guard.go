@@ -24,8 +24,8 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 	if *db == "" {
 		return fmt.Errorf("%w: --db is required", errUsage)
 	}
-	if err := roles.Check(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := checkRoles(roles); err != nil {
+		return err
 	}
 	gs, err := dirs.Load()
 	if err != nil {

@@ -47,8 +47,8 @@ func (sf *serverFlags) settings(now func() time.Time, log *slog.Logger) (*server
 	if err != nil {
 		return nil, fmt.Errorf("load catalogue:\n%w", err)
 	}
-	if err := sf.Roles.Check(); err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	if err := checkRoles(sf.Roles); err != nil {
+		return nil, err
 	}
 	if sf.Grants, err = sf.grants.Load(); err != nil {
 		return nil, err

@@ -22,8 +22,8 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
-	if err := roles.Check(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := checkRoles(roles); err != nil {
+		return err
 	}
 	gs, err := dirs.Load()
 	if err != nil {
