@@ -71,6 +71,9 @@ type Engine struct {
 	dir      refreshed[*Directory]
 	coverage map[string]*refreshed[Coverage] // by source id
 	answers  *AnswerCache
+	// own answers plumbline's own tools, by name: built once, as their
+	// schemas are maps that cost hundreds of allocations to build.
+	own map[string]func(e *Engine, ctx context.Context, c *call, raw json.RawMessage) *Answer
 }
 
 // Caller is who is calling, from the token; never from arguments.
@@ -151,6 +154,10 @@ func New(cat *catalog.Catalog, store Store, opts *Options) *Engine {
 	}
 	if e.opts.Redact == nil {
 		e.opts.Redact = func(text string) any { return Redacted{Length: len(text)} }
+	}
+	e.own = map[string]func(*Engine, context.Context, *call, json.RawMessage) *Answer{}
+	for _, b := range e.builtins() {
+		e.own[b.Name] = b.answer
 	}
 	for _, t := range e.Tools() {
 		collectGrammar(t.InputSchema, &e.fields, &e.choices)
@@ -255,10 +262,8 @@ func (e *Engine) route(ctx context.Context, c *call, raw json.RawMessage) *Answe
 	if rep, ok := e.cat.Report(c.tool); ok {
 		return e.report(ctx, c, rep, raw)
 	}
-	for _, b := range e.builtins() {
-		if b.Name == c.tool {
-			return b.answer(e, ctx, c, raw)
-		}
+	if answer, ok := e.own[c.tool]; ok {
+		return answer(e, ctx, c, raw)
 	}
 	return c.refuse(invalid("tool", "is not a plumbline tool", e.ToolNames()...))
 }
