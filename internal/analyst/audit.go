@@ -45,10 +45,7 @@ func (d *Door) begin(ctx context.Context, c *call, fingerprint string) (time.Dur
 	// of it (package oauth), is read in the same round trip.
 	check := reqlog.CheckFrom(ctx)
 	err := d.audit.Batch(ctx, pgstore.Tx{Role: d.opts.Logger, Write: true}, func(b *pgx.Batch) {
-		if check != nil {
-			check.Queue(b)
-			pgstore.QueueRole(b, d.opts.Logger)
-		}
+		reqlog.QueueChecks(b, []reqlog.Check{check}, d.opts.Logger)
 		b.Queue(`INSERT INTO plumbline.analyst_log (statement_id, caller, client, statement, statement_bytes, fingerprint)
 			VALUES ($1, $2, $3, $4, $5, $6)`, c.id, c.caller.Person, c.caller.Client, text, len(c.text), fp)
 		if d.opts.PerMinute > 0 {

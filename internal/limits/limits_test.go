@@ -199,7 +199,7 @@ func TestLimitCostDoesNotGrowWithTheLog(t *testing.T) {
 			t.Fatal(err)
 		}
 		var plan []map[string]any
-		if err := tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+limits.Check, "this", "ana", perMinute).Scan(&plan); err != nil {
+		if err := tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+limits.Check, "this", "ana", perMinute, []string{}).Scan(&plan); err != nil {
 			t.Fatal(err)
 		}
 		tx.Rollback(ctx)
@@ -251,5 +251,56 @@ func BenchmarkAdmit(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A batch of calls admitted together is decided as if its calls came one
+// after another, in the order of their ids: with two calls of ana's in the
+// minute and four allowed, the first two of six new ones pass and the other
+// four are refused, each told to wait until the oldest of the four calls
+// before it leaves the minute; refused calls do not count against the
+// calls after them, and another person's call in the batch is not held
+// back.
+func TestABatchIsDecidedCallByCall(t *testing.T) {
+	db := pgtest.NewDB(t)
+	conn := db.Conn(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
+		VALUES ('a0', 'ana', 'c', 'sales', '{}', now() - interval '40 seconds', 'ok'),
+		       ('a1', 'ana', 'c', 'sales', '{}', now() - interval '30 seconds', 'ok')`); err != nil {
+		t.Fatal(err)
+	}
+	var batch []*reports.Record
+	for _, id := range []string{"b1", "b2", "b3", "b4", "b5", "b6"} {
+		batch = append(batch, &reports.Record{ID: id, Caller: reports.Caller{Person: "ana", Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)})
+	}
+	batch = slices.Insert(batch, 3, &reports.Record{ID: "b3x", Caller: reports.Caller{Person: "bo", Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)})
+	ids, persons := []string{}, []string{}
+	for _, r := range batch {
+		ids, persons = append(ids, r.ID), append(persons, r.Caller.Person)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments)
+		SELECT i, p, 'c', 'sales', '{}' FROM unnest($1::text[], $2::text[]) AS c (i, p)`, ids, persons); err != nil {
+		t.Fatal(err)
+	}
+	wait := make([]time.Duration, len(batch))
+	b := &pgx.Batch{}
+	limits.Queue(b, batch, 4, wait)
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range batch {
+		refused := r.Caller.Person == "ana" && r.ID > "b2"
+		switch {
+		case !refused && wait[i] != 0:
+			t.Errorf("%s of %s: wait %v, want none", r.ID, r.Caller.Person, wait[i])
+		case refused && (wait[i] < 18*time.Second || wait[i] > 21*time.Second):
+			t.Errorf("%s of %s: wait %v, want about 20s, until a0 leaves the minute", r.ID, r.Caller.Person, wait[i])
+		}
+	}
+	rows, _ := conn.Query(ctx, `SELECT request_id FROM plumbline.request_log WHERE outcome = 'rate_limited' ORDER BY 1`)
+	refused, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || !slices.Equal(refused, []string{"b3", "b4", "b5", "b6"}) {
+		t.Errorf("the log marks %q refused (%v), want b3 to b6", refused, err)
 	}
 }

@@ -126,11 +126,28 @@ type tokenCheck struct {
 
 var _ reqlog.Check = (*tokenCheck)(nil)
 
-// Queue adds the read of the token's row to a call's admission.
-func (c *tokenCheck) Queue(b *pgx.Batch) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.s.store.queueToken(b, hashSecret(c.token), &c.row)
+// Reader is what reads the token's row: the server's tokens, read for a
+// whole batch of admissions in one statement.
+func (c *tokenCheck) Reader() reqlog.CheckReader { return tokenReader{c.s} }
+
+// tokenReader reads the rows of the tokens of a batch of admissions.
+type tokenReader struct{ s *Server }
+
+// Queue adds the read of the checks' tokens' rows, one statement for them
+// all; each check gets its own row (or none: not found) once it has run.
+func (r tokenReader) Queue(b *pgx.Batch, checks []reqlog.Check) {
+	hashes := make([][]byte, len(checks))
+	for i, c := range checks {
+		hashes[i] = hashSecret(c.(*tokenCheck).token)
+	}
+	r.s.store.queueTokens(b, hashes, func(rows map[string]tokenRow) {
+		for i, c := range checks {
+			t := c.(*tokenCheck)
+			t.mu.Lock()
+			t.row = rows[string(hashes[i])]
+			t.mu.Unlock()
+		}
+	})
 }
 
 // Err is nil when the token still holds. It is read after the admission's

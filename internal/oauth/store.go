@@ -192,28 +192,49 @@ type tokenRow struct {
 	live                    bool // neither revoked nor expired, and its person (if any) an active member
 }
 
-// tokenSQL reads a token's row by its hash, with whether it is live: not
-// revoked, not expired, and for a person's token, the person an active
-// member. Membership is read with the row, so removing someone cuts their
-// access on their next request.
-const tokenSQL = `SELECT t.kind, t.subject, t.client_id, t.scope, t.issuer, t.resource, t.expires_at,
+// liveColumns read a token's row, with whether it is live: not revoked,
+// not expired, and for a person's token, the person an active member.
+// Membership is read with the row, so removing someone cuts their access
+// on their next request.
+const liveColumns = `t.kind, t.subject, t.client_id, t.scope, t.issuer, t.resource, t.expires_at,
 	t.revoked_at IS NULL AND t.expires_at > now()
-		AND (t.kind <> 'person' OR EXISTS (SELECT FROM plumbline.members m WHERE m.person_id = t.subject AND m.status = 'active'))
-FROM plumbline.oauth_tokens t WHERE t.token_hash = $1`
+		AND (t.kind <> 'person' OR EXISTS (SELECT FROM plumbline.members m WHERE m.person_id = t.subject AND m.status = 'active'))`
 
-// queueToken queues the read of a token's row, by its hash, as the store's
-// role, into a batch whose transaction another statement ends; once the
-// batch has run, *r holds the row, or r.found is false.
-func (s *Store) queueToken(b *pgx.Batch, hash []byte, r *tokenRow) {
+// tokenSQL reads a token's row by its hash.
+const tokenSQL = `SELECT ` + liveColumns + ` FROM plumbline.oauth_tokens t WHERE t.token_hash = $1`
+
+// tokensSQL reads the rows of many tokens by their hashes, each with its
+// hash.
+const tokensSQL = `SELECT t.token_hash, ` + liveColumns + ` FROM plumbline.oauth_tokens t WHERE t.token_hash = ANY($1)`
+
+// scanLive scans a token's row from columns, after those dest holds.
+func scanLive(row pgx.Row, r *tokenRow, dest ...any) error {
+	var scope string
+	err := row.Scan(append(dest, &r.kind, &r.subject, &r.clientID, &scope, &r.issuer, &r.resource, &r.expires, &r.live)...)
+	r.scope, r.found = strings.Fields(scope), err == nil
+	return err
+}
+
+// queueTokens queues the read of many tokens' rows, by their hashes, as
+// the store's role, into a batch whose transaction another statement ends;
+// once the batch has run them, found gets each row there is, by hash.
+func (s *Store) queueTokens(b *pgx.Batch, hashes [][]byte, found func(map[string]tokenRow)) {
 	b.Queue("SELECT set_config('role', $1, true)", cmp.Or(s.role, "none"))
-	b.Queue(tokenSQL, hash).QueryRow(func(row pgx.Row) error {
-		var scope string
-		err := row.Scan(&r.kind, &r.subject, &r.clientID, &scope, &r.issuer, &r.resource, &r.expires, &r.live)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
+	b.Queue(tokensSQL, hashes).Query(func(rows pgx.Rows) error {
+		byHash := make(map[string]tokenRow, len(hashes))
+		for rows.Next() {
+			var hash []byte
+			var r tokenRow
+			if err := scanLive(rows, &r, &hash); err != nil {
+				return err
+			}
+			byHash[string(hash)] = r
 		}
-		r.scope, r.found = strings.Fields(scope), err == nil
-		return err
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		found(byHash)
+		return nil
 	})
 }
 
@@ -222,7 +243,13 @@ func (s *Store) queueToken(b *pgx.Batch, hash []byte, r *tokenRow) {
 func (s *Store) token(ctx context.Context, token string) (r tokenRow, err error) {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN READ ONLY")
-	s.queueToken(b, hashSecret(token), &r)
+	b.Queue("SELECT set_config('role', $1, true)", cmp.Or(s.role, "none"))
+	b.Queue(tokenSQL, hashSecret(token)).QueryRow(func(row pgx.Row) error {
+		if err := scanLive(row, &r); !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		return nil
+	})
 	b.Queue("COMMIT")
 	return r, s.pool.SendBatch(ctx, b).Close()
 }

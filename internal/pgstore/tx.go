@@ -30,6 +30,13 @@ type Tx struct {
 	// (synchronous_commit off): a crash may lose the last moment of such
 	// writes, never corrupt them. For writes nothing waits on.
 	Lazy bool
+	// Generic plans every prepared statement once for any values of its
+	// parameters (plan_cache_mode force_generic_plan). PostgreSQL plans a
+	// statement whose parameter is an array anew on every run, as a plan
+	// for the array it is given looks cheaper than one for any array: for
+	// plumbline's own statements, whose best plan is the same for any
+	// values, that planning is all cost.
+	Generic bool
 	// Discard ends the transaction with ROLLBACK instead of COMMIT, so
 	// nothing it did outlasts it: for statements written by someone else
 	// (the analyst's door), where even what PostgreSQL lets a read-only
@@ -93,7 +100,7 @@ func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
 			}
 			b.Queue(begin)
 		}
-		settings := settingsSQL[settingsKey{readOnly: !st.Tx.Write && implicit, lazy: st.Tx.Lazy}]
+		settings := settingsSQL[settingsKey{readOnly: !st.Tx.Write && implicit, lazy: st.Tx.Lazy, generic: st.Tx.Generic}]
 		b.Queue(settings, timeout, name, roleSetting(st.Tx.Role))
 		st.Queue(b)
 		// After a failed statement the transaction is aborted; the pool
@@ -115,24 +122,31 @@ func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
 }
 
 // settingsKey picks the statement that sets up a transaction: whether it
-// must make itself read-only (an implicit transaction cannot begin so) and
-// whether it commits lazily.
-type settingsKey struct{ readOnly, lazy bool }
+// must make itself read-only (an implicit transaction cannot begin so),
+// whether it commits lazily and whether it plans generically.
+type settingsKey struct{ readOnly, lazy, generic bool }
 
 // settingsSQL sets a transaction's statement timeout, application name and
 // role ($1, $2, $3), and its mode, in one statement; every setting is local
 // to the transaction.
 var settingsSQL = func() map[settingsKey]string {
 	out := map[settingsKey]string{}
-	for _, k := range []settingsKey{{false, false}, {false, true}, {true, false}, {true, true}} {
-		q := "SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true), set_config('role', $3, true)"
-		if k.readOnly {
-			q += ", set_config('transaction_read_only', 'on', true)"
+	for _, readOnly := range []bool{false, true} {
+		for _, lazy := range []bool{false, true} {
+			for _, generic := range []bool{false, true} {
+				q := "SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true), set_config('role', $3, true)"
+				if readOnly {
+					q += ", set_config('transaction_read_only', 'on', true)"
+				}
+				if lazy {
+					q += ", set_config('synchronous_commit', 'off', true)"
+				}
+				if generic {
+					q += ", set_config('plan_cache_mode', 'force_generic_plan', true)"
+				}
+				out[settingsKey{readOnly, lazy, generic}] = q
+			}
 		}
-		if k.lazy {
-			q += ", set_config('synchronous_commit', 'off', true)"
-		}
-		out[k] = q
 	}
 	return out
 }()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,6 +48,10 @@ type Log struct {
 	stopped chan struct{}
 
 	writing sync.Mutex // one batch of outcomes at a time
+
+	amu       sync.Mutex
+	queued    []*admission // calls waiting for a batch of admissions
+	admitting int          // batches of admissions on their way
 }
 
 // outcome is what Finish queues for the writer.
@@ -84,13 +89,43 @@ func New(st *pgstore.Store, opts *Options) *Log {
 }
 
 // A Check is a condition a call must meet that is read in the same round
-// trip as its admission, such as the bearer token's row: Queue adds the
-// statements that read it to the admission's first transaction (they may
-// change the role; the log's own statements set theirs again), and Err,
-// read after the batch has run, is nil when it held.
+// trip as its admission, such as the bearer token's row: its Reader reads
+// it, with the other checks of the admission's batch that share that
+// reader, in the admission's first transaction, and Err, read after the
+// batch has run, is nil when it held.
 type Check interface {
-	Queue(b *pgx.Batch)
+	Reader() CheckReader
 	Err() error
+}
+
+// A CheckReader reads checks: Queue adds the statements that read the
+// checks given, all its own, to b. They may change the role; the log's own
+// statements set theirs again.
+type CheckReader interface {
+	Queue(b *pgx.Batch, checks []Check)
+}
+
+// QueueChecks queues the reads of checks, one reader at a time, and then
+// sets the transaction's role back to role.
+func QueueChecks(b *pgx.Batch, checks []Check, role string) {
+	var readers []CheckReader
+	byReader := map[CheckReader][]Check{}
+	for _, c := range checks {
+		if c == nil {
+			continue
+		}
+		r := c.Reader()
+		if _, seen := byReader[r]; !seen {
+			readers = append(readers, r)
+		}
+		byReader[r] = append(byReader[r], c)
+	}
+	for _, r := range readers {
+		r.Queue(b, byReader[r])
+	}
+	if len(readers) > 0 {
+		pgstore.QueueRole(b, role)
+	}
 }
 
 type checkKey struct{}
@@ -108,7 +143,26 @@ func CheckFrom(ctx context.Context) Check {
 	return c
 }
 
-const insert = `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments) VALUES ($1, $2, $3, $4, $5)`
+const insert = `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[])`
+
+// Limits of the admissions' group commit.
+const (
+	// maxAdmitting is how many batches of admissions may be on their way
+	// to the database at once.
+	maxAdmitting = 2
+	// maxBatch is the most calls one batch admits.
+	maxBatch = 256
+)
+
+// admission is one call waiting to be put on record.
+type admission struct {
+	rec   *reports.Record
+	check Check
+	wait  time.Duration
+	err   error
+	done  chan struct{}
+}
 
 // Admit puts a call on record, durably, and holds its caller to the limit,
 // in one round trip: one transaction writes the row (after reading the
@@ -116,38 +170,101 @@ const insert = `INSERT INTO plumbline.request_log (request_id, person, client, t
 // committed. It returns how long the caller must wait when over the limit.
 // When the Check does not hold, the error wraps reports.ErrUnauthenticated;
 // the row stays, as the record of a refused call.
+//
+// Calls admitted at the same moment share that round trip and its commit
+// (a group commit): a call that finds maxAdmitting batches on their way
+// waits for the next, which takes every call that waited meanwhile. A call
+// alone goes at once.
 func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, error) {
 	defer telemetry.Since(ctx, telemetry.StageRequestLog, time.Now())
 	ctx, span := telemetry.Span(ctx, "request_log")
 	defer span.End()
-	check := CheckFrom(ctx)
-	steps := []pgstore.Step{{Tx: pgstore.Tx{Role: l.opts.Role, Write: true}, Queue: func(b *pgx.Batch) {
-		if check != nil {
-			check.Queue(b)
-			pgstore.QueueRole(b, l.opts.Role)
-		}
-		b.Queue(insert, r.ID, r.Caller.Person, r.Caller.Client, r.Tool, string(r.Arguments))
-	}}}
-	var wait time.Duration
-	if l.opts.PerMinute > 0 {
-		// Only a refused call writes here; losing that mark in a crash
-		// would count the call against the limit, no worse.
-		steps = append(steps, pgstore.Step{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Lazy: true}, Queue: func(b *pgx.Batch) {
-			limits.Queue(b, r, l.opts.PerMinute, &wait)
-		}})
+	a := &admission{rec: r, check: CheckFrom(ctx), done: make(chan struct{})}
+	l.amu.Lock()
+	l.queued = append(l.queued, a)
+	lead := l.admitting < maxAdmitting
+	if lead {
+		l.admitting++
 	}
-	if err := l.st.Pipeline(ctx, steps...); err != nil {
-		if !errors.Is(err, reports.ErrBusy) {
-			l.opts.Metrics.LogFailed(telemetry.LogWriteCall, 1)
-		}
-		return 0, err
+	l.amu.Unlock()
+	if lead {
+		l.admitQueued(context.WithoutCancel(ctx))
 	}
-	if check != nil {
-		if err := check.Err(); err != nil {
+	select {
+	case <-a.done:
+	case <-ctx.Done():
+		// The batch goes on without this call, which may yet be put on
+		// record, never answered.
+		return 0, ctx.Err()
+	}
+	if a.err != nil {
+		return 0, a.err
+	}
+	if a.check != nil {
+		if err := a.check.Err(); err != nil {
 			return 0, fmt.Errorf("%w: %w", reports.ErrUnauthenticated, err)
 		}
 	}
-	return wait, nil
+	return a.wait, nil
+}
+
+// admitQueued admits a batch of the calls queued, this goroutine's own
+// among them. If calls are still queued then, another goroutine admits
+// them, so that this one's caller need not wait for theirs.
+func (l *Log) admitQueued(ctx context.Context) {
+	l.amu.Lock()
+	n := min(len(l.queued), maxBatch)
+	batch := slices.Clone(l.queued[:n])
+	l.queued = slices.Delete(l.queued, 0, n)
+	l.amu.Unlock()
+	l.admit(ctx, batch)
+	l.amu.Lock()
+	more := len(l.queued) > 0
+	if !more {
+		l.admitting--
+	}
+	l.amu.Unlock()
+	if more {
+		go l.admitQueued(context.Background())
+	}
+}
+
+// admit puts a batch of calls on record, checks them against the limit and
+// reads their checks, in one round trip, and tells each how it went.
+func (l *Log) admit(ctx context.Context, batch []*admission) {
+	recs := make([]*reports.Record, len(batch))
+	checks := make([]Check, len(batch))
+	ids, persons, clients, tools, args := make([]string, len(batch)), make([]string, len(batch)),
+		make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch))
+	for i, a := range batch {
+		r := a.rec
+		recs[i], checks[i] = r, a.check
+		ids[i], persons[i], clients[i], tools[i], args[i] = r.ID, r.Caller.Person, r.Caller.Client, r.Tool, string(r.Arguments)
+	}
+	steps := []pgstore.Step{{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Generic: true}, Queue: func(b *pgx.Batch) {
+		QueueChecks(b, checks, l.opts.Role)
+		b.Queue(insert, ids, persons, clients, tools, args)
+	}}}
+	waits := make([]time.Duration, len(batch))
+	if l.opts.PerMinute > 0 {
+		// Only a refused call writes here; losing that mark in a crash
+		// would count the call against the limit, no worse.
+		steps = append(steps, pgstore.Step{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Lazy: true, Generic: true}, Queue: func(b *pgx.Batch) {
+			limits.Queue(b, recs, l.opts.PerMinute, waits)
+		}})
+	}
+	if len(batch) > 1 {
+		// Its database session speaks for no one caller.
+		ctx = reports.WithCaller(ctx, reports.Caller{})
+	}
+	err := l.st.Pipeline(ctx, steps...)
+	if err != nil && !errors.Is(err, reports.ErrBusy) {
+		l.opts.Metrics.LogFailed(telemetry.LogWriteCall, len(batch))
+	}
+	for i, a := range batch {
+		a.wait, a.err = waits[i], err
+		close(a.done)
+	}
 }
 
 // Finish queues a call's outcome, duration and row count for the writer;

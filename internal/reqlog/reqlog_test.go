@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -285,5 +286,64 @@ func TestPrune(t *testing.T) {
 	}
 	if _, err := reqlog.Prune(ctx, sql, time.Hour, nil); err == nil {
 		t.Error("a horizon under a day was accepted")
+	}
+}
+
+// Calls admitted at the same moment share a round trip and a commit: the
+// rows of one transaction share its start (now()), and sixty-four calls at
+// once are written in far fewer. Each is on record, with its own who and
+// what, by the time it is let through. A person making forty of them with
+// a limit of ten is let through at most ten times, every refused call on
+// record as refused; the other callers are not held back.
+func TestCallsAdmittedTogetherShareACommit(t *testing.T) {
+	db := pgtest.NewDB(t)
+	l := reqlog.New(db.Store(t), &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 10})
+	defer l.Close()
+	const n, many = 64, 40
+	waits, errs := make([]time.Duration, n), make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			person := "ana"
+			if i >= many {
+				person = fmt.Sprintf("p%d", i)
+			}
+			<-start
+			waits[i], errs[i] = l.Admit(context.Background(), &reports.Record{ID: fmt.Sprintf("c%02d", i),
+				Caller: reports.Caller{Person: person, Client: "c"}, Tool: "sales", Arguments: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	let := 0
+	for i := range n {
+		switch {
+		case errs[i] != nil:
+			t.Fatalf("call %d: %v", i, errs[i])
+		case i >= many && waits[i] != 0:
+			t.Errorf("call %d, the only one of its person, was held back %v", i, waits[i])
+		case i < many && waits[i] == 0:
+			let++
+		}
+	}
+	if let > 10 {
+		t.Errorf("ana was let through %d times at once, with a limit of ten", let)
+	}
+	ctx := context.Background()
+	var rows, commits, refused, mismatched int
+	if err := db.Conn(t).QueryRow(ctx, `SELECT count(*), count(DISTINCT started_at), count(*) FILTER (WHERE outcome = 'rate_limited'),
+			count(*) FILTER (WHERE (arguments->>'i')::int <> substr(request_id, 2)::int OR (person = 'ana') <> (substr(request_id, 2)::int < $1))
+		FROM plumbline.request_log`, many).Scan(&rows, &commits, &refused, &mismatched); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d calls at once written in %d commits; ana let through %d times of %d", n, commits, let, many)
+	if rows != n || mismatched != 0 || refused != many-let {
+		t.Errorf("the log holds %d rows (%d not as called), %d refused; want %d, none, %d", rows, mismatched, refused, n, many-let)
+	}
+	if commits > n/2 {
+		t.Errorf("%d calls at once were written in %d commits: they do not share them", n, commits)
 	}
 }
