@@ -198,6 +198,8 @@ type Metric struct {
 	// every part of the metric, and is counted. The catalogue must say so
 	// for every metric whose parts can be unknown.
 	LeaveOut bool
+
+	formula string // Formula's text, written once when the catalogue is loaded
 }
 
 // Rules for setting a metric beside the previous period.
@@ -370,7 +372,10 @@ func (m *Metric) Relation() string {
 
 // Formula writes the metric out as sums, e.g. "sum(submitted) / sum(submitted + lost)".
 // Parts of a ratio across two sources are qualified by their relation.
-func (m *Metric) Formula() string {
+func (m *Metric) Formula() string { return m.formula }
+
+// writeFormula writes the metric out as Formula returns it.
+func (m *Metric) writeFormula() string {
 	cross := len(m.Sources()) > 1
 	sum := func(p Part) string {
 		if cross {

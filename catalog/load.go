@@ -254,6 +254,9 @@ func Load(fsys fs.FS, prefix string) (*Catalog, error) {
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
+	for _, m := range cat.Metrics() {
+		m.formula = m.writeFormula()
+	}
 	cat.buildNotes()
 	for _, n := range cat.notes {
 		h.Write([]byte(n.ID + "\x00" + n.Text + "\x00"))

@@ -21,9 +21,39 @@ type stint struct {
 	from, to    time.Time
 }
 
+// stintsKey is what stints depend on.
+type stintsKey struct {
+	kind, key  string
+	start, end int64 // Unix seconds
+}
+
+// maxStintsMemo bounds how many scopes and periods a directory keeps the
+// stints of; past it, it starts afresh.
+const maxStintsMemo = 64
+
 // stints lists every run of days in the period on which an agent counts for
-// the scope, by agent and date.
+// the scope, by agent and date. Callers must not change the list: it is
+// kept for the calls after them.
 func (d *Directory) stints(s Scope, p Period) []stint {
+	k := stintsKey{s.Kind, s.Key, p.Start.Unix(), p.End.Unix()}
+	d.stintsMu.Lock()
+	out, ok := d.stintsMemo[k]
+	d.stintsMu.Unlock()
+	if ok {
+		return out
+	}
+	out = d.workOutStints(s, p)
+	d.stintsMu.Lock()
+	defer d.stintsMu.Unlock()
+	if d.stintsMemo == nil || len(d.stintsMemo) >= maxStintsMemo {
+		d.stintsMemo = map[stintsKey][]stint{}
+	}
+	d.stintsMemo[k] = out
+	return out
+}
+
+// workOutStints lists the stints of a scope in a period.
+func (d *Directory) workOutStints(s Scope, p Period) []stint {
 	out := make([]stint, 0, len(d.Agents))
 	var teams []stint // one agent's, reused
 	for _, a := range d.Agents {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -39,6 +40,12 @@ type Directory struct {
 	targets         map[targetKey][]TargetSet  // versions, in the order they were set
 	names           [][]string                 // each agent's name as tokens
 	teamNames       [][]string                 // each team's name as tokens
+
+	// Who counts on which days, by scope and period, as worked out for
+	// earlier calls: the directory never changes once settled, and calls
+	// ask the same few periods again and again.
+	stintsMu   sync.Mutex
+	stintsMemo map[stintsKey][]stint
 }
 
 // Membership dates an agent's move to a team.

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"plumbline/catalog"
 	"plumbline/internal/query"
 	"plumbline/reports"
 )
@@ -16,8 +17,9 @@ import (
 // Calls that ask the same question (the same scope, period, metrics and
 // grouping) on the same day get the same plan.
 type statements struct {
-	mu   sync.Mutex
-	byID map[string]builtStatement
+	mu         sync.Mutex
+	byID       map[string]builtStatement
+	coverageOf map[string]builtStatement // by the sources' ids, in order
 }
 
 type builtStatement struct {
@@ -48,6 +50,27 @@ func (s *statements) build(p *reports.Plan) (string, []any, error) {
 	s.byID[key] = builtStatement{sql, args}
 	s.mu.Unlock()
 	return sql, args, nil
+}
+
+// coverage returns the statement that reads the coverage of sources,
+// built once for each list of them: a catalogue has a few sources, and
+// its reports read a few lists of them.
+func (s *statements) coverage(cat *catalog.Catalog, sources []*catalog.Source) (string, []any) {
+	var key strings.Builder
+	for _, src := range sources {
+		key.WriteString(src.ID + "\x00")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.coverageOf[key.String()]
+	if !ok {
+		if s.coverageOf == nil {
+			s.coverageOf = map[string]builtStatement{}
+		}
+		b.sql, b.args = query.Coverage(cat, sources)
+		s.coverageOf[key.String()] = b
+	}
+	return b.sql, b.args
 }
 
 // planKey names a plan by every field that query.Build reads: when

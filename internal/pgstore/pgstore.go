@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"plumbline/catalog"
@@ -134,7 +135,7 @@ func (s *Store) Run(ctx context.Context, plans ...*reports.Plan) ([]*reports.Res
 		for i, plan := range plans {
 			queueRows(b, stmts[i], args[i], plan, results[i])
 		}
-		queueCoverage(b, s.cat, sources, &cov)
+		s.queueCoverage(b, sources, &cov)
 	})
 	for _, r := range results {
 		r.Coverage = cov
@@ -149,25 +150,35 @@ func queueRows(b *pgx.Batch, stmt string, args []any, plan *reports.Plan, res *r
 	grouped, parts, metrics := plan.GroupBy != "", len(plan.Parts()), len(plan.Metrics)
 	res.LeftOut = make([]int64, metrics)
 	b.Queue(stmt, args...).Query(func(rows pgx.Rows) (err error) {
+		// Each row scans into values of its own, which pgx fills without
+		// allocating; a sum points into them unless it is null.
+		sums, counts := make([]pgtype.Float8, parts), make([]pgtype.Int8, 3*metrics)
+		dest := make([]any, 0, 1+parts+len(counts))
+		var key string
+		if grouped {
+			dest = append(dest, &key)
+		}
+		for i := range sums {
+			dest = append(dest, &sums[i])
+		}
+		for i := range counts {
+			dest = append(dest, &counts[i])
+		}
 		res.Rows, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (reports.Row, error) {
-			row := reports.Row{Sums: make([]*float64, parts), Kept: make([]int64, metrics), LeftOut: make([]int64, metrics)}
-			counts := make([]*int64, 3*metrics)
-			dest := make([]any, 0, 1+parts+len(counts))
-			if grouped {
-				dest = append(dest, &row.Key)
-			}
-			for i := range row.Sums {
-				dest = append(dest, &row.Sums[i])
-			}
-			for i := range counts {
-				dest = append(dest, &counts[i])
-			}
 			if err := r.Scan(dest...); err != nil {
-				return row, err
+				return reports.Row{}, err
+			}
+			row := reports.Row{Key: key, Sums: make([]*float64, parts), Kept: make([]int64, metrics), LeftOut: make([]int64, metrics)}
+			values := make([]float64, parts)
+			for i, v := range sums {
+				if v.Valid {
+					values[i] = v.Float64
+					row.Sums[i] = &values[i]
+				}
 			}
 			for j := 0; j < metrics; j++ {
-				row.Kept[j], row.LeftOut[j] = orZero(counts[2*j]), orZero(counts[2*j+1])
-				res.LeftOut[j] = max(res.LeftOut[j], orZero(counts[2*metrics+j]))
+				row.Kept[j], row.LeftOut[j] = counts[2*j].Int64, counts[2*j+1].Int64
+				res.LeftOut[j] = max(res.LeftOut[j], counts[2*metrics+j].Int64)
 			}
 			return row, nil
 		})
@@ -175,28 +186,21 @@ func queueRows(b *pgx.Batch, stmt string, args []any, plan *reports.Plan, res *r
 	})
 }
 
-func orZero(v *int64) int64 {
-	if v == nil {
-		return 0
-	}
-	return *v
-}
-
 // Coverage reads how far each source is loaded.
 func (s *Store) Coverage(ctx context.Context, sources []*catalog.Source) (map[string]reports.Coverage, error) {
 	var out map[string]reports.Coverage
-	err := s.readOnly(ctx, func(b *pgx.Batch) { queueCoverage(b, s.cat, sources, &out) })
+	err := s.readOnly(ctx, func(b *pgx.Batch) { s.queueCoverage(b, sources, &out) })
 	return out, err
 }
 
 // queueCoverage queues the read of each source's first and last day into
 // *out.
-func queueCoverage(b *pgx.Batch, cat *catalog.Catalog, sources []*catalog.Source, out *map[string]reports.Coverage) {
+func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[string]reports.Coverage) {
 	*out = map[string]reports.Coverage{}
 	if len(sources) == 0 {
 		return
 	}
-	stmt, args := query.Coverage(cat, sources)
+	stmt, args := s.built.coverage(s.cat, sources)
 	b.Queue(stmt, args...).QueryRow(func(row pgx.Row) error {
 		days := make([]*time.Time, 2*len(sources))
 		dest := make([]any, len(days))
