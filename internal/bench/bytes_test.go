@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"plumbline/internal/bench"
+	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/servetest"
 )
@@ -16,7 +17,8 @@ import (
 func TestMeasureBytes(t *testing.T) {
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
-	served := servetest.New(t, db, nil)
+	// The wire is measured as a client on another machine gets it.
+	served := servetest.New(t, db, &servetest.Options{Server: func(o *mcpserver.Options, _ *servetest.Floor) { o.Compress = mcpserver.CompressAlways }})
 	cat := served.Engine.Catalog()
 	res, err := bench.MeasureBytes(ctx, served.URL(t), "", db.Now, cat.Zone())
 	if err != nil {

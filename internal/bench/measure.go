@@ -20,6 +20,7 @@ import (
 	"plumbline/internal/demofloor"
 	"plumbline/internal/grants"
 	"plumbline/internal/limits"
+	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgcluster"
 	"plumbline/internal/provision"
 	"plumbline/internal/server"
@@ -65,7 +66,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.PerMinute, "calls-per-minute", limits.DefaultPerMinute, "the servers' per-person limit; 0 for none")
 	fs.StringVar(&c.Baseline, "baseline", "", "another plumbline `binary` to measure beside this one, in the same rounds")
 	fs.BoolVar(&c.Fsync, "fsync", true, "durable commits, as in production; false measures without waiting for the disk")
-	fs.IntVar(&c.CacheMiB, "cache-mib", 0, "the answer cache of the server measured, in MiB; 0 (the default) computes every call, so that calls measure the work")
+	fs.IntVar(&c.CacheMiB, "cache-mib", 0, "also measure this binary's server keeping settled answers in a cache of this many MiB, as \"cached\", beside the one that computes every call; 0 (the default) measures only that one (with --soak: the soaked server's cache)")
 	fs.StringVar(&c.JSON, "json", "bench.json", "write the results to this JSON `file`")
 	fs.StringVar(&c.PNG, "png", "", "draw latency and added-time charts into this `directory`")
 	fs.BoolVar(&c.Bytes, "bytes", false, "measure only what the model reads: each answer's bytes, first call, compact and known_definitions")
@@ -141,22 +142,36 @@ func Measure(ctx context.Context, c *Config, out, progress io.Writer) error {
 	// The servers sign in as plumbline's login, as in production; each
 	// listens on an address of its own, which its tokens are bound to.
 	appDSN := cluster.LoginDSN(roles.App, provision.DemoDatabase)
-	bins := []struct{ name, path string }{{"plumbline", c.Bin}}
+	// Every server computes every call, but "cached", which keeps
+	// settled answers.
+	type measured struct {
+		name, path string
+		cacheMiB   int
+	}
+	bins := []measured{{"plumbline", c.Bin, 0}}
+	if c.CacheMiB > 0 {
+		bins = append(bins, measured{"cached", c.Bin, c.CacheMiB})
+	}
 	if c.Baseline != "" {
-		bins = append(bins, struct{ name, path string }{"baseline", c.Baseline})
+		bins = append(bins, measured{"baseline", c.Baseline, 0})
 	}
 	var servers []NamedServer
-	for i, b := range bins {
+	for _, b := range bins {
 		fmt.Fprintf(progress, "%s: minting %d service tokens ...\n", b.name, c.People)
 		addr, tokens, err := ServiceTokens(ctx, appDSN, roles.Auth, c.People)
 		if err != nil {
 			return err
 		}
 		args := []string{"--addr", addr, "--calls-per-minute", strconv.Itoa(c.PerMinute)}
-		// A baseline may be older than the answer cache: every server that
-		// has one is told its size, so that each computes alike.
-		if i == 0 || servesFlag(ctx, b.path, "cache-mib") {
-			args = append(args, "--cache-mib", strconv.Itoa(c.CacheMiB))
+		// A baseline may be older than the answer cache, and then keeps
+		// none.
+		if b.path == c.Bin || servesFlag(ctx, b.path, "cache-mib") {
+			args = append(args, "--cache-mib", strconv.Itoa(b.cacheMiB))
+		}
+		// What the model reads is measured with the wire a client on
+		// another machine gets.
+		if c.Bytes && servesFlag(ctx, b.path, "compress") {
+			args = append(args, "--compress", mcpserver.CompressAlways)
 		}
 		servers = append(servers, NamedServer{Name: b.name, Tokens: tokens, Start: Process(b.path, args...)})
 	}

@@ -1,11 +1,14 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/gzhttp"
@@ -42,7 +45,30 @@ type Options struct {
 	// Metrics, if set, count every tool call by tool and outcome and time
 	// it and its stages (package telemetry).
 	Metrics *telemetry.Metrics
+	// Compress says which answers over HTTP go compressed: CompressRemote
+	// (the default, when empty), CompressAlways or CompressNever.
+	Compress string
 }
+
+// Which answers over HTTP go compressed (Options.Compress).
+const (
+	// CompressRemote compresses the answers to clients on other
+	// machines: for a client on this machine's loopback there is no wire
+	// to save, only the CPU both ends spend.
+	CompressRemote = "remote"
+	// CompressAlways compresses every answer the client accepts
+	// compressed, behind a proxy on the same machine too.
+	CompressAlways = "always"
+	// CompressNever compresses nothing.
+	CompressNever = "never"
+)
+
+// CompressModes lists the compression modes.
+var CompressModes = []string{CompressRemote, CompressAlways, CompressNever}
+
+// compression holds each server's Options.Compress, for the HTTP handlers
+// built on it (New registers it).
+var compression sync.Map // *mcp.Server → string
 
 // New returns an MCP server offering every tool of engine, and the MCP Apps
 // view that draws the answers of the tools that name it.
@@ -101,6 +127,7 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 	}
 	tools := engine.ToolNames()
 	directCalls.Store(srv, newDirect(impl, slices.Clone(tools), call))
+	compression.Store(srv, cmp.Or(o.Compress, CompressRemote))
 	if o.Analyst != nil {
 		addDoor(srv, engine, o)
 		tools = append(tools, analyst.ToolName)
@@ -243,7 +270,7 @@ func answer(ctx context.Context, engine *reports.Engine, o Options, req *mcp.Cal
 // (no MCP session is kept, so replicas need no sticky routing), with
 // /healthz for load balancers.
 func HTTPHandler(srv *mcp.Server) http.Handler {
-	mcpHandler := compressed(unechoedHTTP(answerDirectly(srv, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+	mcpHandler := compressed(srv, unechoedHTTP(answerDirectly(srv, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}), true)))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(mcpHandler))
@@ -261,18 +288,43 @@ func HTTPHandler(srv *mcp.Server) http.Handler {
 // listener, is off: it would refuse a deployment behind a proxy on the same
 // machine, and the Host allow-list in front does its job for any listener.
 func StreamableHTTP(srv *mcp.Server) http.Handler {
-	return compressed(unechoedHTTP(answerDirectly(srv, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+	return compressed(srv, unechoedHTTP(answerDirectly(srv, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true}), false)))
 }
 
 // compressed sends a response of 1 KiB or more compressed (zstd or gzip,
 // as the client's Accept-Encoding allows; every HTTP client an MCP client
-// is built on asks for gzip and decodes it on its own). A tool result
-// carries its answer twice, as structured content and as text, and most
-// of both is the same words: compressed, the wire is about half the
-// structured answer instead of nearly twice it. Below 1 KiB a response
-// fits one packet either way and goes as it is.
-func compressed(h http.Handler) http.Handler { return gzhttp.GzipHandler(h) }
+// is built on asks for gzip and decodes it on its own), to the clients
+// srv's Options.Compress says. A tool result carries its answer twice, as
+// structured content and as text, and most of both is the same words:
+// compressed, the wire is about half the structured answer instead of
+// nearly twice it. Below 1 KiB a response fits one packet either way and
+// goes as it is. Compressing costs CPU at both ends: for a client on the
+// same machine, where there is no wire, CompressRemote spares it.
+func compressed(srv *mcp.Server, h http.Handler) http.Handler {
+	mode, _ := compression.Load(srv)
+	gz := gzhttp.GzipHandler(h)
+	switch mode {
+	case CompressNever:
+		return h
+	case CompressAlways:
+		return gz
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if loopbackPeer(r.RemoteAddr) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		gz.ServeHTTP(w, r)
+	})
+}
+
+// loopbackPeer reports whether a request's remote address is on the
+// loopback interface.
+func loopbackPeer(remote string) bool {
+	ap, err := netip.ParseAddrPort(remote)
+	return err == nil && ap.Addr().Unmap().IsLoopback()
+}
 
 // Timed answers every request with a Server-Timing header naming the time
 // plumbline took over it, from the moment the request reached h to the

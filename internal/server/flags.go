@@ -40,6 +40,9 @@ func (s *Settings) RegisterFlags(fs *flag.FlagSet, demo bool) {
 		"and served again; 0 keeps none")
 	fs.StringVar(&s.TextContent, "text-content", mcpserver.TextReader, "what a tool result's text block holds: "+mcpserver.TextReader+
 		" (the answer rendered for a model to read) or "+mcpserver.TextJSON+" (the structured content's JSON, for clients that parse the text)")
+	fs.StringVar(&s.Compress, "compress", mcpserver.CompressRemote, "which answers go compressed, when the client accepts it: "+mcpserver.CompressRemote+
+		" (to clients on other machines; one on this machine's loopback has no wire to save), "+mcpserver.CompressAlways+
+		" (behind a proxy on the same machine that does not compress) or "+mcpserver.CompressNever)
 	fs.DurationVar(&s.ClientCacheTTL, "client-cache-ttl", mcpserver.DefaultCacheTTL, "how long clients may keep the tool and resource lists and the metric definitions (ttlMs)")
 
 	a := &s.Analyst

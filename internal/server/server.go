@@ -47,7 +47,7 @@ type Settings struct {
 	// LogSecret keys the hashes of free text in the request log; empty
 	// makes a key for this run.
 	LogSecret                            string
-	TextContent                          string
+	TextContent, Compress                string
 	ClientCacheTTL                       time.Duration
 	MetricsAddr, OTLPEndpoint, DebugAddr string
 	Analyst                              Analyst
@@ -156,6 +156,9 @@ func open(ctx context.Context, dsn string, s *Settings, callers callers) (*opene
 	if !slices.Contains(mcpserver.TextModes, s.TextContent) {
 		return nil, fmt.Errorf("%w: --text-content must be one of %s", ErrUsage, strings.Join(mcpserver.TextModes, ", "))
 	}
+	if !slices.Contains(mcpserver.CompressModes, s.Compress) {
+		return nil, fmt.Errorf("%w: --compress must be one of %s", ErrUsage, strings.Join(mcpserver.CompressModes, ", "))
+	}
 	if s.ClientCacheTTL <= 0 {
 		return nil, fmt.Errorf("%w: --client-cache-ttl must be positive, such as 15m", ErrUsage)
 	}
@@ -234,7 +237,7 @@ func open(ctx context.Context, dsn string, s *Settings, callers callers) (*opene
 		return fail(err)
 	}
 	srv.MCP = mcpserver.New(engine, &mcpserver.Options{Logger: log, Caller: caller, Analyst: door,
-		TextContent: s.TextContent, CacheTTL: s.ClientCacheTTL, Metrics: srv.Metrics})
+		TextContent: s.TextContent, Compress: s.Compress, CacheTTL: s.ClientCacheTTL, Metrics: srv.Metrics})
 	return srv, nil
 }
 
