@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"plumbline/catalog"
@@ -54,6 +55,8 @@ type kept struct {
 	idLen    int    // the length of the request_id in body
 	rows     int
 	warnings []string
+	typed    any                    // the answer as it was made (never changed once kept), for Text
+	text     atomic.Pointer[string] // its rendering for a model, once Text has made it
 }
 
 // NewAnswerCache returns a cache of at most maxBytes of answers; zero keeps
@@ -175,7 +178,8 @@ func (e *Engine) keep(key string, c *call, a *Answer) {
 	if err != nil || !bytes.HasPrefix(body, []byte(`{"request_id":"`+c.id+`"`)) {
 		return
 	}
-	e.answers.put(&kept{key: key, body: body, idLen: len(c.id), rows: a.Rows, warnings: slices.Clone(a.Warnings)})
+	a.kept = &kept{key: key, body: body, idLen: len(c.id), rows: a.Rows, warnings: slices.Clone(a.Warnings), typed: a.Body}
+	e.answers.put(a.kept)
 }
 
 // answer is a kept answer under a new request_id.
@@ -183,5 +187,5 @@ func (k *kept) answer(id string) *Answer {
 	prefix := len(`{"request_id":"`)
 	body := make([]byte, 0, len(k.body)-k.idLen+len(id))
 	body = append(append(append(body, k.body[:prefix]...), id...), k.body[prefix+k.idLen:]...)
-	return &Answer{RequestID: id, Body: json.RawMessage(body), Rows: k.rows, Warnings: slices.Clone(k.warnings), Cached: true}
+	return &Answer{RequestID: id, Body: json.RawMessage(body), Rows: k.rows, Warnings: slices.Clone(k.warnings), Cached: true, kept: k}
 }

@@ -97,6 +97,7 @@ type Answer struct {
 	// Cached says the answer was kept from an earlier call (Body is then
 	// its JSON).
 	Cached bool
+	kept   *kept // the kept answer this is, or was kept as
 }
 
 // Outcomes of a call that answered: with figures, with figures kept from

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -28,25 +27,25 @@ import (
 // Text renders an answer for a model to read. clean is applied to every
 // string the text takes from the answer, never to a figure. ok is false
 // for an answer this file has no rendering for; the caller sends its JSON
-// instead.
+// instead. A kept answer (cache.go) is rendered once, for every call it
+// answers: its text names no request, so it is the same for each.
 func (e *Engine) Text(a *Answer, clean func(string) string) (text string, ok bool) {
-	t := &textWriter{e: e, clean: clean}
-	body := a.Body
-	if raw, isJSON := body.(json.RawMessage); isJSON {
-		// A kept answer (cache.go) is the JSON it was sent as: read it
-		// back into its shape, and render that.
-		var probe struct {
-			Sections json.RawMessage `json:"sections"`
-		}
-		var typed any = &ReportAnswer{}
-		if json.Unmarshal(raw, &probe) == nil && probe.Sections != nil {
-			typed = &CannedAnswer{}
-		}
-		if json.Unmarshal(raw, typed) != nil {
-			return "", false
-		}
-		body = typed
+	k := a.kept
+	if k == nil {
+		return e.render(a.Body, clean)
 	}
+	if t := k.text.Load(); t != nil {
+		return *t, true
+	}
+	if text, ok = e.render(k.typed, clean); ok {
+		k.text.Store(&text)
+	}
+	return text, ok
+}
+
+// render renders an answer's body.
+func (e *Engine) render(body any, clean func(string) string) (string, bool) {
+	t := &textWriter{e: e, clean: clean}
 	switch b := body.(type) {
 	case *ReportAnswer:
 		t.report(b)

@@ -251,9 +251,13 @@ func count(m *telemetry.Metrics, tool string, ans *reports.Answer, t *telemetry.
 func answer(ctx context.Context, engine *reports.Engine, o Options, req *mcp.CallToolRequest) (*reports.Answer, []byte, error) {
 	start := time.Now()
 	ans := engine.Call(ctx, o.Caller(req), req.Params.Name, req.Params.Arguments)
-	body, err := json.Marshal(ans.Body)
-	if err != nil {
-		return nil, nil, err
+	// A kept answer is already its JSON, as json.Marshal wrote it.
+	body, kept := ans.Body.(json.RawMessage)
+	if !kept {
+		var err error
+		if body, err = json.Marshal(ans.Body); err != nil {
+			return nil, nil, err
+		}
 	}
 	// The backstop: no long digit run leaves the server, except inside
 	// plumbline's own identifiers.

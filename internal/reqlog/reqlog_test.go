@@ -11,8 +11,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -345,5 +347,47 @@ func TestCallsAdmittedTogetherShareACommit(t *testing.T) {
 	}
 	if commits > n/2 {
 		t.Errorf("%d calls at once were written in %d commits: they do not share them", n, commits)
+	}
+}
+
+// BenchmarkAdmit puts calls on record one at a time and 64 at once, each
+// of its own person, within the limit: the time a call takes, and how many
+// calls share a commit.
+func BenchmarkAdmit(b *testing.B) {
+	for _, inFlight := range []int{1, 64} {
+		b.Run(fmt.Sprintf("in_flight=%d", inFlight), func(b *testing.B) {
+			db := pgtest.NewDB(b)
+			l := reqlog.New(db.Store(b), &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 60})
+			defer l.Close()
+			var n atomic.Int64
+			admit := func() error {
+				i := n.Add(1)
+				_, err := l.Admit(context.Background(), &reports.Record{ID: fmt.Sprintf("b%09d", i),
+					Caller: reports.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)})
+				return err
+			}
+			if inFlight == 1 {
+				for b.Loop() {
+					if err := admit(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			} else {
+				b.SetParallelism(inFlight / runtime.GOMAXPROCS(0))
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						if err := admit(); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			var calls, commits float64
+			if err := db.Conn(b).QueryRow(context.Background(), "SELECT count(*), count(DISTINCT started_at) FROM plumbline.request_log").Scan(&calls, &commits); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(calls/commits, "calls/commit")
+		})
 	}
 }
