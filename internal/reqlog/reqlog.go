@@ -100,7 +100,8 @@ type Check interface {
 
 // A CheckReader reads checks: Queue adds the statements that read the
 // checks given, all its own, to b. They may change the role; the log's own
-// statements set theirs again.
+// statements set theirs again. Checks are grouped by their reader, which
+// must therefore be comparable.
 type CheckReader interface {
 	Queue(b *pgx.Batch, checks []Check)
 }
@@ -217,7 +218,10 @@ func (l *Log) admitQueued(ctx context.Context) {
 	batch := slices.Clone(l.queued[:n])
 	l.queued = slices.Delete(l.queued, 0, n)
 	l.amu.Unlock()
-	l.admit(ctx, batch)
+	// The other batch on its way may have taken this goroutine's own.
+	if len(batch) > 0 {
+		l.admit(ctx, batch)
+	}
 	l.amu.Lock()
 	more := len(l.queued) > 0
 	if !more {
