@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -120,13 +121,23 @@ func (e *Engine) appendLoggable(b []byte, v any) []byte {
 		}
 		return e.appendRedacted(b, v)
 	case json.Number:
-		return append(b, v...)
+		// A number goes as given when it is a plain one; one PostgreSQL's
+		// jsonb cannot hold (1e999999, thousands of digits) is free text.
+		if len(v) <= maxLoggedNumber {
+			if f, err := strconv.ParseFloat(string(v), 64); err == nil && !math.IsInf(f, 0) {
+				return append(b, v...)
+			}
+		}
+		return e.appendRedacted(b, string(v))
 	case bool:
 		return strconv.AppendBool(b, v)
 	default:
 		return append(b, "null"...)
 	}
 }
+
+// maxLoggedNumber is the longest number the log keeps as given.
+const maxLoggedNumber = 32
 
 // appendRedacted appends how free text appears in the log.
 func (e *Engine) appendRedacted(b []byte, text string) []byte {

@@ -26,6 +26,13 @@ func TestLoggableArguments(t *testing.T) {
 	if got := string(e.loggable(&call{}, json.RawMessage(`not json zq9MARKERzq9`))); strings.Contains(got, marker) {
 		t.Errorf("unparseable arguments are logged as sent: %s", got)
 	}
+	// A number PostgreSQL's jsonb cannot hold is redacted, not kept.
+	huge := "1" + strings.Repeat("0", 40)
+	got = string(e.loggable(&call{}, json.RawMessage(`{"top_n":1e999999,"weeks":`+huge+`,"topn":-0.5}`)))
+	if strings.Contains(got, "999999") || strings.Contains(got, huge) ||
+		!strings.Contains(got, `"top_n":{"length":8}`) || !strings.Contains(got, `"weeks":{"length":41}`) {
+		t.Errorf("numbers the log cannot hold are logged as %s; want them redacted", got)
+	}
 }
 
 // Request ids are in the order calls start, a millisecond apart or more,

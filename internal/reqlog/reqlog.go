@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"plumbline/internal/limits"
 	"plumbline/internal/pgstore"
@@ -233,9 +235,53 @@ func (l *Log) admitQueued(ctx context.Context) {
 	}
 }
 
+// errAdmitting is what the calls of a batch hear when admitting it went
+// wrong in plumbline itself (the server's log has the detail).
+var errAdmitting = errors.New("the request log could not admit the call")
+
 // admit puts a batch of calls on record, checks them against the limit and
-// reads their checks, in one round trip, and tells each how it went.
+// reads their checks, in one round trip, and tells each how it went. When
+// one call's row spoils the batch (its arguments are data PostgreSQL
+// refuses), nothing of the batch was written: its calls are admitted again
+// one at a time, so that only that call is refused.
 func (l *Log) admit(ctx context.Context, batch []*admission) {
+	waits, errs := make([]time.Duration, len(batch)), make([]error, len(batch))
+	defer func() {
+		// Whatever happens, every call hears back.
+		if p := recover(); p != nil {
+			l.opts.Logger.Error("request log: admitting calls failed", "calls", len(batch), "panic", p)
+			for i := range errs {
+				errs[i] = errAdmitting
+			}
+		}
+		failed := 0
+		for i, a := range batch {
+			a.wait, a.err = waits[i], errs[i]
+			if errs[i] != nil && !errors.Is(errs[i], reports.ErrBusy) {
+				failed++
+			}
+			close(a.done)
+		}
+		if failed > 0 {
+			l.opts.Metrics.LogFailed(telemetry.LogWriteCall, failed)
+		}
+	}()
+	err := l.send(ctx, batch, waits)
+	var pgErr *pgconn.PgError
+	if len(batch) > 1 && errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22") { // data exception
+		for i := range batch {
+			errs[i] = l.send(ctx, batch[i:i+1], waits[i:i+1])
+		}
+		return
+	}
+	for i := range errs {
+		errs[i] = err
+	}
+}
+
+// send admits a batch of calls in one round trip; waits[i] is then how
+// long the caller of batch[i] must wait.
+func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duration) error {
 	recs := make([]*reports.Record, len(batch))
 	checks := make([]Check, len(batch))
 	ids, persons, clients, tools, args := make([]string, len(batch)), make([]string, len(batch)),
@@ -249,7 +295,6 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 		QueueChecks(b, checks, l.opts.Role)
 		b.Queue(insert, ids, persons, clients, tools, args)
 	}}}
-	waits := make([]time.Duration, len(batch))
 	if l.opts.PerMinute > 0 {
 		// Only a refused call writes here; losing that mark in a crash
 		// would count the call against the limit, no worse.
@@ -257,18 +302,12 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 			limits.Queue(b, recs, l.opts.PerMinute, waits)
 		}})
 	}
-	if len(batch) > 1 {
-		// Its database session speaks for no one caller.
-		ctx = reports.WithCaller(ctx, reports.Caller{})
+	// The database session names the batch's caller, when it has one.
+	caller := reports.Caller{}
+	if len(batch) == 1 {
+		caller = batch[0].rec.Caller
 	}
-	err := l.st.Pipeline(ctx, steps...)
-	if err != nil && !errors.Is(err, reports.ErrBusy) {
-		l.opts.Metrics.LogFailed(telemetry.LogWriteCall, len(batch))
-	}
-	for i, a := range batch {
-		a.wait, a.err = waits[i], err
-		close(a.done)
-	}
+	return l.st.Pipeline(reports.WithCaller(ctx, caller), steps...)
 }
 
 // Finish queues a call's outcome, duration and row count for the writer;

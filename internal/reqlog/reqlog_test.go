@@ -350,6 +350,44 @@ func TestCallsAdmittedTogetherShareACommit(t *testing.T) {
 	}
 }
 
+// A call whose row PostgreSQL refuses (here, a number jsonb cannot hold)
+// spoils the batch it came in, and the batch is admitted again a call at a
+// time: that call alone is refused, and every other call is on record.
+func TestASpoiledCallSpoilsNoOther(t *testing.T) {
+	db := pgtest.NewDB(t)
+	l := reqlog.New(db.Store(t), &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 60})
+	defer l.Close()
+	const n = 48
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := `{"n":1}`
+			if i%8 == 0 {
+				args = `{"n":1e999999}`
+			}
+			<-start
+			_, errs[i] = l.Admit(context.Background(), &reports.Record{ID: fmt.Sprintf("s%02d", i),
+				Caller: reports.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"}, Tool: "sales", Arguments: json.RawMessage(args)})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if spoiled := i%8 == 0; spoiled != (err != nil) {
+			t.Errorf("call %d (spoiled %v): %v", i, spoiled, err)
+		}
+	}
+	var rows, commits int
+	if err := db.Conn(t).QueryRow(context.Background(), "SELECT count(*), count(DISTINCT started_at) FROM plumbline.request_log").Scan(&rows, &commits); err != nil || rows != n-n/8 {
+		t.Errorf("%d rows on record (%v), want %d", rows, err, n-n/8)
+	}
+	t.Logf("%d calls at once, %d of them spoiled: %d rows in %d commits", n, n/8, rows, commits)
+}
+
 // BenchmarkAdmit puts calls on record one at a time and 64 at once, each
 // of its own person, within the limit: the time a call takes, and how many
 // calls share a commit.
