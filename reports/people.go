@@ -118,7 +118,7 @@ func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope Scope, day tim
 		since time.Time
 	}
 	members := map[string][]onTeam{}
-	for _, a := range dir.Agents {
+	for a := range dir.inScope(scope) {
 		if m, ok := dir.membership(a.Key, day); ok && !a.Hired.After(day) && (a.Left == nil || !a.Left.Before(day)) {
 			members[m.Team] = append(members[m.Team], onTeam{a, m.From})
 		}

@@ -56,10 +56,7 @@ func (d *Directory) stints(s Scope, p Period) []stint {
 func (d *Directory) workOutStints(s Scope, p Period) []stint {
 	out := make([]stint, 0, len(d.Agents))
 	var teams []stint // one agent's, reused
-	for _, a := range d.Agents {
-		if s.Kind == ScopeAgent && a.Key != s.Key {
-			continue
-		}
+	for a := range d.inScope(s) {
 		lo, hi := maxTime(a.Hired, p.Start), p.End
 		if a.Left != nil && a.Left.Before(hi) {
 			hi = *a.Left

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -36,6 +37,7 @@ type Directory struct {
 	// and must stay cheap on a floor of thousands.
 	teamAt, agentAt map[string]int
 	moves           map[string][]Membership    // by agent, in date order
+	everOn          map[string][]int           // by team: its agents ever, by index, in directory order
 	decisions       map[string][]FloorDecision // by team, in date order
 	targets         map[targetKey][]TargetSet  // versions, in the order they were set
 	names           [][]string                 // each agent's name as tokens
@@ -141,12 +143,46 @@ func (d *Directory) settle(day time.Time) {
 		slices.SortFunc(fs, func(a, b FloorDecision) int { return a.From.Compare(b.From) })
 	}
 	d.names = make([][]string, len(d.Agents))
+	d.everOn = map[string][]int{}
 	for i := range d.Agents {
 		a := &d.Agents[i]
 		d.agentAt[a.Key] = i
 		d.names[i] = tokens(a.Name)
 		if m, ok := d.membership(a.Key, day); ok {
 			a.Team = m.Team
+		}
+		moves := d.moves[a.Key]
+		for j, m := range moves {
+			if !slices.ContainsFunc(moves[:j], func(o Membership) bool { return o.Team == m.Team }) {
+				d.everOn[m.Team] = append(d.everOn[m.Team], i)
+			}
+		}
+	}
+}
+
+// inScope returns, in directory order, the agents who may count for a
+// scope: every agent for the floor, those ever on the team, or the agent.
+// A team's roster and figures thus cost what its own agents do, however
+// large the floor.
+func (d *Directory) inScope(s Scope) iter.Seq[Agent] {
+	return func(yield func(Agent) bool) {
+		switch s.Kind {
+		case ScopeTeam:
+			for _, i := range d.everOn[s.Key] {
+				if !yield(d.Agents[i]) {
+					return
+				}
+			}
+		case ScopeAgent:
+			if a, ok := d.agent(s.Key); ok {
+				yield(a)
+			}
+		default:
+			for _, a := range d.Agents {
+				if !yield(a) {
+					return
+				}
+			}
 		}
 	}
 }
