@@ -233,6 +233,14 @@ func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.
 	default:
 		a = e.dispatch(ctx, c, raw)
 	}
+	if rec.Durable != nil {
+		// The report ran while the row went to disk; the answer waits
+		// until it is there.
+		if err := rec.Durable(); err != nil {
+			e.opts.Logger.Error("request log: cannot record a call; refusing it", "request_id", c.id, "tool", tool, "err", err)
+			a = c.refuse(unavailable(CodeUnavailable, "the call could not be put on record, so its answer was withheld; try again in a minute"))
+		}
+	}
 	a.RequestID = c.id
 	rec.Outcome, rec.Duration, rec.Rows = a.Outcome(), time.Since(rec.Started), a.Rows
 	e.opts.Recorder.Finish(context.WithoutCancel(ctx), rec)

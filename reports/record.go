@@ -21,6 +21,11 @@ type Record struct {
 	Arguments json.RawMessage // loggable form: fixed choices as given, free text redacted
 	Started   time.Time
 
+	// Durable, when Admit sets it, waits until the row Admit committed is
+	// on disk, and says whether it failed; until it returns, the call's
+	// answer does not leave.
+	Durable func() error
+
 	// Set when the call ends.
 	Outcome  string // "ok", "candidates", or a refusal code
 	Duration time.Duration
@@ -28,11 +33,12 @@ type Record struct {
 }
 
 // Recorder keeps the request log, and with it each caller's limit, which
-// is counted in the log. Admit puts a call's row on record before any
-// report SQL runs and, in the same step, holds the caller to the limit: it
-// returns how long to wait when the caller is over it, or zero. When it
-// fails the call is refused. Finish records the outcome; it must neither
-// fail the call nor make it wait.
+// is counted in the log. Admit puts a call's row on record, committed,
+// before any report SQL runs and, in the same step, holds the caller to the
+// limit: it returns how long to wait when the caller is over it, or zero.
+// It may return before the row is on disk, and then sets r.Durable, which
+// the answer waits for. When either fails the call is refused. Finish
+// records the outcome; it must neither fail the call nor make it wait.
 type Recorder interface {
 	Admit(ctx context.Context, r *Record) (retryAfter time.Duration, err error)
 	Finish(ctx context.Context, r *Record)

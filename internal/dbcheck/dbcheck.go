@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/internal/grants"
+	"plumbline/internal/pgstore"
 )
 
 // Querier runs queries: a *pgx.Conn or a *pgxpool.Pool.
@@ -33,13 +34,16 @@ type Policy struct {
 	// Functions lists the security-definer functions the login may
 	// execute. If nil, [OwnFunctions]; an empty list allows none.
 	Functions []string
+	// Flushes says the login must be able to run [pgstore.FlushFunction],
+	// with which the request log's batch waits for the disk.
+	Flushes bool
 }
 
 // LoginPolicy is what plumbline's server login may reach: the relations of
 // the reader's grant files gs, as a member of the reader, the logger and
 // auth, with plumbline's own tables and functions.
 func LoginPolicy(roles grants.Roles, gs []*grants.Grant) Policy {
-	return Policy{Read: grants.Relations(gs), Roles: roles.Held()}
+	return Policy{Read: grants.Relations(gs), Roles: roles.Held(), Flushes: true}
 }
 
 // AnalystPolicy is what the analyst's door's login may reach: the analyst
@@ -233,7 +237,9 @@ UNION ALL
 SELECT 'function', n.nspname || '.' || p.proname || '(' || oidvectortypes(p.proargtypes) || ')', 'EXECUTE', ''
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 WHERE p.prosecdef AND n.nspname NOT IN ('pg_catalog', 'information_schema')
-  AND has_function_privilege(session_user, p.oid, 'EXECUTE')`
+  AND has_function_privilege(session_user, p.oid, 'EXECUTE')
+UNION ALL
+SELECT 'flush', $2, 'EXECUTE', '' WHERE has_function_privilege(session_user, $2, 'EXECUTE')`
 
 // Inspect asks the database, in one query, what the connection's login can
 // reach, and sets it against the policy.
@@ -242,7 +248,7 @@ func Inspect(ctx context.Context, q Querier, p Policy) (*Report, error) {
 	for i, t := range Own {
 		own[i] = t.Relation // every own table, judged column by column
 	}
-	rows, err := q.Query(ctx, reach, own)
+	rows, err := q.Query(ctx, reach, own, pgstore.FlushFunction)
 	if err != nil {
 		return nil, fmt.Errorf("inspect what the login can reach: %w", err)
 	}
@@ -329,6 +335,7 @@ func (c *comparison) add(kind, object, priv, column string) {
 		if !slices.Contains(c.p.functions(), object) {
 			extra("", priv)
 		}
+	case "flush": // a built-in function every role may run by default
 	default: // schema, database, attribute: never allowed
 		extra("", priv)
 	}
@@ -400,6 +407,9 @@ func (c *comparison) missing() []string {
 		if !c.held[reached{"function", f, "EXECUTE", ""}] {
 			out = append(out, fmt.Sprintf("cannot execute %s (or it does not exist)", f))
 		}
+	}
+	if c.p.Flushes && !c.held[reached{"flush", pgstore.FlushFunction, "EXECUTE", ""}] {
+		out = append(out, fmt.Sprintf("cannot execute %s, with which the request log waits for the disk (every role may, unless revoked)", pgstore.FlushFunction))
 	}
 	for _, t := range c.p.own() {
 		for _, priv := range []string{"SELECT", "INSERT", "UPDATE"} {

@@ -63,7 +63,8 @@ func TestMissingGrants(t *testing.T) {
 	r := db.PrivateRoles(t)
 	admin := db.Conn(t)
 	_, err := admin.Exec(context.Background(), `REVOKE SELECT ON live.sales_board FROM `+r.Reader+`;
-		REVOKE INSERT (arguments) ON plumbline.request_log FROM `+r.Logger+`; REVOKE `+r.Auth+` FROM `+r.App)
+		REVOKE INSERT (arguments) ON plumbline.request_log FROM `+r.Logger+`; REVOKE `+r.Auth+` FROM `+r.App+`;
+		REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM PUBLIC`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +76,7 @@ func TestMissingGrants(t *testing.T) {
 		"cannot read live.sales_board, which a grant file names (or it does not exist)",
 		"not a member of role " + r.Auth,
 		"cannot execute plumbline.prune_signin_state() (or it does not exist)",
+		"cannot execute pg_catalog.pg_logical_emit_message(boolean, text, text), with which the request log waits for the disk (every role may, unless revoked)",
 		"cannot INSERT (arguments) on plumbline.request_log",
 	}
 	// Out of the auth role, the login misses all the token store holds:

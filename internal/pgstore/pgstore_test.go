@@ -139,6 +139,73 @@ func TestPipeline(t *testing.T) {
 	}
 }
 
+// A flushing pipeline returns once its steps have committed, their writes
+// visible to every session and their results read, and holds its
+// connection until its flush is done; a flush that fails says so, though
+// the steps' writes stand; a failing step stops the rest and the flush.
+func TestPipelineFlushing(t *testing.T) {
+	db := pgtest.NewDB(t)
+	st := open(t, db, demo(t), &pgstore.Options{MaxConns: 1, AcquireTimeout: 3 * time.Second})
+	other := db.Conn(t)
+	ctx := context.Background()
+	logged := func() (n int) {
+		t.Helper()
+		if err := other.QueryRow(ctx, "SELECT count(*) FROM plumbline.request_log").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	insert := func(id string) pgstore.Step {
+		return pgstore.Step{Tx: pgstore.Tx{Role: pgtest.Roles.Logger, Write: true}, Queue: func(b *pgx.Batch) {
+			b.Queue("INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments) VALUES ($1, 'ana', 'c', 'sales', '{}')", id)
+		}}
+	}
+	var user string
+	var seen int
+	flushed, err := st.PipelineFlushing(ctx, insert("p1"), pgstore.Step{Tx: pgstore.Tx{Role: pgtest.Roles.Logger}, Queue: func(b *pgx.Batch) {
+		b.Queue("SELECT current_user, (SELECT count(*) FROM plumbline.request_log)").QueryRow(func(r pgx.Row) error { return r.Scan(&user, &seen) })
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := logged(); n != 1 || user != pgtest.Roles.Logger || seen != 1 {
+		t.Errorf("before the flush: %d rows for another session; the second step ran as %s and saw %d; want 1, %s and 1", n, user, seen, pgtest.Roles.Logger)
+	}
+	if err := flushed(); err != nil {
+		t.Errorf("the flush: %v", err)
+	}
+	// The connection is free again: the pool has just the one.
+	if err := st.Pool().QueryRow(ctx, "SELECT 1").Scan(new(int)); err != nil {
+		t.Fatalf("after the flush the pool's one connection is not free: %v", err)
+	}
+
+	if _, err := st.PipelineFlushing(ctx, pgstore.Step{Tx: pgstore.Tx{Role: pgtest.Roles.Reader}, Queue: func(b *pgx.Batch) { b.Queue("SELECT 1/0") }}, insert("p2")); pgCode(err) != "22012" {
+		t.Errorf("a failing first step: %v", err)
+	}
+	if n := logged(); n != 1 {
+		t.Errorf("the step after a failing one wrote: %d rows", n)
+	}
+
+	// A flush that cannot be made: the login may no longer write the
+	// record that waits for the disk.
+	if _, err := other.Exec(ctx, "REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM PUBLIC"); err != nil {
+		t.Fatal(err)
+	}
+	flushed, err = st.PipelineFlushing(ctx, insert("p3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := flushed(); pgCode(err) != "42501" { // insufficient_privilege
+		t.Errorf("a flush that cannot be made: %v", err)
+	}
+	if n := logged(); n != 2 {
+		t.Errorf("the log holds %d rows, want 2", n)
+	}
+	if err := st.Pool().QueryRow(ctx, "SELECT 1").Scan(new(int)); err != nil {
+		t.Fatalf("after a failed flush the pool's one connection is not free: %v", err)
+	}
+}
+
 // The reader cannot read member data, even with a query written by hand on
 // the server's own connection: as the reader, as the login, or column by
 // column; nor can the login become a role that could.

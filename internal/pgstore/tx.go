@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"plumbline/reports"
 )
@@ -74,22 +75,44 @@ type Step struct {
 // saves two statements a batch and commits or rolls back just the same,
 // unless it needs one snapshot or must be discarded.
 func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
-	actx, cancel := context.WithTimeout(ctx, s.opts.AcquireTimeout)
-	conn, err := s.pool.Acquire(actx)
-	cancel()
+	conn, err := s.acquire(ctx)
 	if err != nil {
-		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("%w: %w", reports.ErrBusy, err)
-		}
 		return err
 	}
 	defer conn.Release()
+	return timedOut(conn.SendBatch(ctx, s.batch(ctx, steps, false)).Close())
+}
+
+// acquire takes a connection from the pool, waiting at most the acquire
+// timeout: past it, the error is reports.ErrBusy.
+func (s *Store) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+	actx, cancel := context.WithTimeout(ctx, s.opts.AcquireTimeout)
+	conn, err := s.pool.Acquire(actx)
+	cancel()
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("%w: %w", reports.ErrBusy, err)
+	}
+	return conn, err
+}
+
+// timedOut marks an error of a statement that ran past the statement
+// timeout as reports.ErrTimeout.
+func timedOut(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
+		return fmt.Errorf("%w: %w", reports.ErrTimeout, err)
+	}
+	return err
+}
+
+// batch queues the steps' transactions. The last step may be the server's
+// implicit transaction, unless it needs what only an explicit one offers,
+// or explicit says every step must be.
+func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Batch {
 	b := &pgx.Batch{}
 	timeout, name := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10), appName(ctx)
 	for i, st := range steps {
-		// The last step may be the server's implicit transaction, unless it
-		// needs what only an explicit one offers.
-		implicit := i == len(steps)-1 && !st.Tx.Snapshot && !st.Tx.Discard
+		implicit := !explicit && i == len(steps)-1 && !st.Tx.Snapshot && !st.Tx.Discard
 		if !implicit {
 			begin := "BEGIN"
 			if st.Tx.Snapshot {
@@ -113,12 +136,7 @@ func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
 			b.Queue("COMMIT")
 		}
 	}
-	err = conn.SendBatch(ctx, b).Close()
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
-		return fmt.Errorf("%w: %w", reports.ErrTimeout, err)
-	}
-	return err
+	return b
 }
 
 // settingsKey picks the statement that sets up a transaction: whether it

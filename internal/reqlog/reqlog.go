@@ -164,15 +164,49 @@ type admission struct {
 	check Check
 	wait  time.Duration
 	err   error
+	flush *flush // the flush to disk of its batch's commits
 	done  chan struct{}
 }
 
-// Admit puts a call on record, durably, and holds its caller to the limit,
-// in one round trip: one transaction writes the row (after reading the
-// context's Check, if any), the next checks the limit against the log as
-// committed. It returns how long the caller must wait when over the limit.
-// When the Check does not hold, the error wraps reports.ErrUnauthenticated;
-// the row stays, as the record of a refused call.
+// flush is a batch's wait for the disk, shared by its calls.
+type flush struct {
+	done chan struct{}
+	err  error
+}
+
+// await starts waiting for a batch's commits to reach the disk.
+func await(flushed func() error) *flush {
+	f := &flush{done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		f.err = flushed()
+	}()
+	return f
+}
+
+// durable waits until the flush is done, and says whether it failed.
+func (f *flush) durable() error {
+	<-f.done
+	if f.err != nil {
+		return fmt.Errorf("%w: %w", errNotDurable, f.err)
+	}
+	return nil
+}
+
+// errNotDurable is what a call hears when its row may not have reached the
+// disk.
+var errNotDurable = errors.New("the request log could not flush the call's row to disk")
+
+// Admit puts a call on record and holds its caller to the limit, in one
+// round trip: one transaction writes the row (after reading the context's
+// Check, if any), the next checks the limit against the log as committed.
+// It returns how long the caller must wait when over the limit. When the
+// Check does not hold, the error wraps reports.ErrUnauthenticated; the row
+// stays, as the record of a refused call.
+//
+// Admit returns once the row is committed, without waiting for the disk,
+// which gets it in the same round trip a moment later: r.Durable waits for
+// that, and the call's answer must wait for it in turn.
 //
 // Calls admitted at the same moment share that round trip and its commit
 // (a group commit): a call that finds maxAdmitting batches on their way
@@ -202,6 +236,12 @@ func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, erro
 	}
 	if a.err != nil {
 		return 0, a.err
+	}
+	r.Durable = func() error {
+		// What is left of the flush once the report is done counts as
+		// the request log's time.
+		defer telemetry.Since(ctx, telemetry.StageRequestLog, time.Now())
+		return a.flush.durable()
 	}
 	if a.check != nil {
 		if err := a.check.Err(); err != nil {
@@ -266,22 +306,23 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 			l.opts.Metrics.LogFailed(telemetry.LogWriteCall, failed)
 		}
 	}()
-	err := l.send(ctx, batch, waits)
+	f, err := l.send(ctx, batch, waits)
 	var pgErr *pgconn.PgError
 	if len(batch) > 1 && errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22") { // data exception
-		for i := range batch {
-			errs[i] = l.send(ctx, batch[i:i+1], waits[i:i+1])
+		for i, a := range batch {
+			a.flush, errs[i] = l.send(ctx, batch[i:i+1], waits[i:i+1])
 		}
 		return
 	}
-	for i := range errs {
-		errs[i] = err
+	for i, a := range batch {
+		a.flush, errs[i] = f, err
 	}
 }
 
 // send admits a batch of calls in one round trip; waits[i] is then how
-// long the caller of batch[i] must wait.
-func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duration) error {
+// long the caller of batch[i] must wait. Their rows are committed when it
+// returns, and on disk once the flush is done.
+func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duration) (*flush, error) {
 	recs := make([]*reports.Record, len(batch))
 	checks := make([]Check, len(batch))
 	ids, persons, clients, tools, args := make([]string, len(batch)), make([]string, len(batch)),
@@ -296,9 +337,7 @@ func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duratio
 		b.Queue(insert, ids, persons, clients, tools, args)
 	}}}
 	if l.opts.PerMinute > 0 {
-		// Only a refused call writes here; losing that mark in a crash
-		// would count the call against the limit, no worse.
-		steps = append(steps, pgstore.Step{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Lazy: true, Generic: true}, Queue: func(b *pgx.Batch) {
+		steps = append(steps, pgstore.Step{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Generic: true}, Queue: func(b *pgx.Batch) {
 			limits.Queue(b, recs, l.opts.PerMinute, waits)
 		}})
 	}
@@ -307,7 +346,11 @@ func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duratio
 	if len(batch) == 1 {
 		caller = batch[0].rec.Caller
 	}
-	return l.st.Pipeline(reports.WithCaller(ctx, caller), steps...)
+	flushed, err := l.st.PipelineFlushing(reports.WithCaller(ctx, caller), steps...)
+	if err != nil {
+		return nil, err
+	}
+	return await(flushed), nil
 }
 
 // Finish queues a call's outcome, duration and row count for the writer;

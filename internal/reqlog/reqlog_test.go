@@ -174,6 +174,32 @@ func TestUnwritableLogRefusesTheCall(t *testing.T) {
 	}
 }
 
+// An answer leaves only once its call's row is on disk: when the flush
+// that follows the row's commit fails, the report has run but its answer
+// is withheld, and the call is refused as not on record; its row stands,
+// with that outcome.
+func TestAnAnswerWaitsForItsRowOnDisk(t *testing.T) {
+	db := pgtest.NewDB(t)
+	sql := db.Conn(t)
+	ctx := context.Background()
+	if _, err := sql.Exec(ctx, "REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM PUBLIC"); err != nil {
+		t.Fatal(err)
+	}
+	e, rl := server(t, db)
+	a := e.Call(ctx, reports.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
+	body, _ := json.Marshal(a.Body)
+	if a.Refusal == nil || a.Refusal.Code != reports.CodeUnavailable || !strings.Contains(a.Refusal.Rule, "could not be put on record") {
+		t.Fatalf("with the row not flushed to disk the call was answered %s", body)
+	}
+	if strings.Contains(string(body), "permission") || strings.Contains(string(body), "pg_logical") {
+		t.Errorf("the refusal carries database text: %s", body)
+	}
+	rl.Flush(ctx)
+	if r := readLog(t, sql, a.RequestID); r == nil || r.Outcome == nil || *r.Outcome != reports.CodeUnavailable {
+		t.Errorf("the call's row: %+v, want it with outcome %s", r, reports.CodeUnavailable)
+	}
+}
+
 // The call's row is committed before any report SQL runs: the source the
 // report reads is a view that fails unless the log, as the report's own
 // snapshot sees it, already holds the call. It answers, with figures.

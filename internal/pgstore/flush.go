@@ -1,0 +1,181 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// This file runs a pipeline whose commits reach the disk while the caller
+// goes on: visible at once, durable a moment later, in one round trip.
+
+// flushBarrier is a transaction that writes a record to the write-ahead
+// log and waits, as it commits, until the log is on disk up to it, and so
+// up to every commit before it. A transactional logical decoding message
+// is the smallest such write that touches no table: one record under the
+// transaction's own id, for any role, at any wal_level.
+const flushBarrier = "SELECT pg_catalog.pg_logical_emit_message(true, 'plumbline', '')"
+
+// FlushFunction is the function the flush barrier runs, which the login
+// must be able to execute (every role may, unless a DBA revoked it).
+const FlushFunction = "pg_catalog.pg_logical_emit_message(boolean, text, text)"
+
+// PipelineFlushing runs its steps as Pipeline does, in one round trip, but
+// returns as soon as they have committed, before the disk has their
+// commits: each commits lazily, and behind them, in the same batch, a last
+// transaction waits until the write-ahead log holding them is on disk.
+// What the steps committed is visible to every session when it returns.
+//
+// Flushed waits for that flush and reports whether it failed, in which
+// case the steps' writes may be lost in a crash; it must be called, once,
+// and frees the connection. When PipelineFlushing fails, nothing is left
+// to flush and flushed is nil.
+//
+// The server sends the steps' results when it reaches a flush request
+// between them and the last transaction, so that the caller need not wait
+// for the disk to learn them: the caller's next round trip (a report's,
+// say) and the flush overlap.
+func (s *Store) PipelineFlushing(ctx context.Context, steps ...Step) (flushed func() error, err error) {
+	conn, err := s.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lazy := make([]Step, len(steps))
+	for i, st := range steps {
+		st.Tx.Lazy = true
+		lazy[i] = st
+	}
+	b := s.batch(ctx, lazy, true)
+	c := conn.Conn()
+	queries := append(b.QueuedQueries, &pgx.QueuedQuery{SQL: flushBarrier})
+	descs := make([]*pgconn.StatementDescription, len(queries))
+	for i, q := range queries {
+		// Prepared once for each connection, then found by their text.
+		if descs[i], err = c.Prepare(ctx, q.SQL, q.SQL); err != nil {
+			conn.Release()
+			return nil, timedOut(err)
+		}
+	}
+	p := c.PgConn().StartPipeline(ctx)
+	var eqb pgx.ExtendedQueryBuilder
+	for i, q := range queries {
+		if i == len(queries)-1 {
+			p.SendFlushRequest()
+		}
+		if err := eqb.Build(c.TypeMap(), descs[i], q.Arguments); err != nil {
+			p.Close()
+			conn.Release()
+			return nil, err
+		}
+		p.SendQueryStatement(descs[i], eqb.ParamValues, eqb.ParamFormats, append([]int16(nil), eqb.ResultFormats...))
+	}
+	if err := p.Sync(); err != nil {
+		p.Close()
+		conn.Release()
+		return nil, err
+	}
+	// The statements are traced as pgx traces a batch's.
+	tracer, _ := c.Config().Tracer.(pgx.BatchTracer)
+	if tracer != nil {
+		ctx = tracer.TraceBatchStart(ctx, c, pgx.TraceBatchStartData{Batch: b})
+	}
+	read := func(q *pgx.QueuedQuery) error {
+		tag, err := result(p, c.TypeMap(), q)
+		if tracer != nil {
+			tracer.TraceBatchQuery(ctx, c, pgx.TraceBatchQueryData{SQL: q.SQL, Args: q.Arguments, CommandTag: tag, Err: err})
+		}
+		return err
+	}
+	done := func(err error) error {
+		if tracer != nil {
+			tracer.TraceBatchEnd(ctx, c, pgx.TraceBatchEndData{Err: err})
+		}
+		return err
+	}
+	for _, q := range b.QueuedQueries {
+		if err := read(q); err != nil {
+			// The server skipped the rest, the flush too, up to the sync.
+			p.Close()
+			conn.Release()
+			return nil, done(timedOut(err))
+		}
+	}
+	return func() error {
+		defer conn.Release()
+		err := read(queries[len(queries)-1])
+		if err == nil {
+			var res any
+			res, err = p.GetResults()
+			if _, ok := res.(*pgconn.PipelineSync); err == nil && !ok {
+				err = fmt.Errorf("flush: expected the end of the batch, got %T", res)
+			}
+		}
+		return done(errors.Join(err, p.Close()))
+	}, nil
+}
+
+// result reads a queued query's result from a pipeline, handing it to the
+// query's own function if it has one.
+func result(p *pgconn.Pipeline, m *pgtype.Map, q *pgx.QueuedQuery) (pgconn.CommandTag, error) {
+	res, err := p.GetResults()
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	rr, ok := res.(*pgconn.ResultReader)
+	if !ok {
+		return pgconn.CommandTag{}, fmt.Errorf("expected the result of %q, got %T", q.SQL, res)
+	}
+	if q.Fn != nil {
+		err = q.Fn(&pipelined{rr: rr, m: m})
+	}
+	tag, cerr := rr.Close()
+	if err == nil {
+		err = cerr
+	}
+	return tag, err
+}
+
+// pipelined is one query's result as pgx.BatchResults, for the function a
+// query was queued with.
+type pipelined struct {
+	rr *pgconn.ResultReader
+	m  *pgtype.Map
+}
+
+func (r *pipelined) Exec() (pgconn.CommandTag, error) { return r.rr.Close() }
+
+func (r *pipelined) Query() (pgx.Rows, error) { return pgx.RowsFromResultReader(r.m, r.rr), nil }
+
+func (r *pipelined) QueryRow() pgx.Row {
+	rows, _ := r.Query()
+	return firstRow{rows}
+}
+
+func (r *pipelined) Close() error {
+	_, err := r.rr.Close()
+	return err
+}
+
+func (r *pipelined) Tx() pgx.Tx { return nil }
+
+// firstRow is the first row of a result as pgx.Row.
+type firstRow struct{ rows pgx.Rows }
+
+func (r firstRow) Scan(dest ...any) error {
+	defer r.rows.Close()
+	if !r.rows.Next() {
+		if err := r.rows.Err(); err != nil {
+			return err
+		}
+		return pgx.ErrNoRows
+	}
+	if err := r.rows.Scan(dest...); err != nil {
+		return err
+	}
+	r.rows.Close()
+	return r.rows.Err()
+}
