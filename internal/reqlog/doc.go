@@ -8,13 +8,17 @@
 // context carries (the bearer token's row, over HTTP). If the row cannot be
 // written the engine refuses the call.
 //
-// The row is committed synchronously, before the report runs: a call that
-// ran is on record even if the database crashes a moment later. Calls that
-// arrive while earlier admissions are on their way to the database share
-// the next round trip and its commit (a group commit), their rows written
-// by one statement and their tokens read by one: under load the cost of
-// putting a call on record is shared, and a call that comes alone goes at
-// once. Outcomes
+// The row is committed before the report runs, and on disk before the
+// answer leaves: the commit does not wait for the disk, but the admission's
+// batch ends with a transaction that does, and the engine waits for that
+// flush (Record.Durable) once the report is done, so that the report and
+// the flush overlap. A call that was answered is on record even if the
+// database crashes a moment later. Calls that arrive while earlier
+// admissions are on their way to the database share the next round trip,
+// its commit and its flush (a group commit), their rows written by one
+// statement and their tokens read by one: under load the cost of putting a
+// call on record is shared, and a call that comes alone goes at once.
+// Outcomes
 // (code, duration, row count) are not on the request path: Finish queues
 // them, and a writer updates them in batches, committed without waiting for
 // the disk, and all that is queued on Close. A crash may leave the outcome

@@ -424,7 +424,7 @@ FROM unnest($1::text[], $2::text[], $3::float8[], $4::int[]) AS o (request_id, o
 WHERE l.request_id = o.request_id`
 
 // write records outcomes in one statement. Their calls' rows are already
-// on record, durably; the outcomes need not wait for a disk flush.
+// on record; the outcomes need not wait for a disk flush.
 func (l *Log) write(ctx context.Context, batch []outcome) {
 	ids, codes, ms, rows := make([]string, len(batch)), make([]string, len(batch)), make([]float64, len(batch)), make([]int32, len(batch))
 	for i, o := range batch {
