@@ -145,6 +145,22 @@ func salesView(t *testing.T, sql *pgx.Conn, tail string) {
 	}
 }
 
+// notOnRecord makes a call of sales on the floor and checks that it is
+// refused as not on record, in words free of database text (permission
+// errors, or what names the failing object).
+func notOnRecord(t *testing.T, e *reports.Engine, object string) *reports.Answer {
+	t.Helper()
+	a := e.Call(context.Background(), reports.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
+	body, _ := json.Marshal(a.Body)
+	if a.Refusal == nil || a.Refusal.Code != reports.CodeUnavailable || !strings.Contains(a.Refusal.Rule, "could not be put on record") {
+		t.Fatalf("a call that could not be put on record was answered %s", body)
+	}
+	if strings.Contains(string(body), "permission") || strings.Contains(string(body), object) {
+		t.Errorf("the refusal carries database text: %s", body)
+	}
+	return a
+}
+
 // When the call cannot be put on record it is refused before any report SQL
 // runs: the report asked for would run past the statement timeout, yet the
 // refusal is immediate and says why, with no database text.
@@ -160,14 +176,7 @@ func TestUnwritableLogRefusesTheCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, _ := server(t, db)
-	a := e.Call(ctx, reports.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
-	body, _ := json.Marshal(a.Body)
-	if a.Refusal == nil || a.Refusal.Code != reports.CodeUnavailable || !strings.Contains(a.Refusal.Rule, "could not be put on record") {
-		t.Fatalf("with the log unwritable the call was answered %s", body)
-	}
-	if strings.Contains(string(body), "permission") || strings.Contains(string(body), "request_log") {
-		t.Errorf("the refusal carries database text: %s", body)
-	}
+	notOnRecord(t, e, "request_log")
 	var n int
 	if err := sql.QueryRow(ctx, "SELECT count(*) FROM plumbline.request_log").Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d rows in the log, %v", n, err)
@@ -186,14 +195,7 @@ func TestAnAnswerWaitsForItsRowOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, rl := server(t, db)
-	a := e.Call(ctx, reports.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
-	body, _ := json.Marshal(a.Body)
-	if a.Refusal == nil || a.Refusal.Code != reports.CodeUnavailable || !strings.Contains(a.Refusal.Rule, "could not be put on record") {
-		t.Fatalf("with the row not flushed to disk the call was answered %s", body)
-	}
-	if strings.Contains(string(body), "permission") || strings.Contains(string(body), "pg_logical") {
-		t.Errorf("the refusal carries database text: %s", body)
-	}
+	a := notOnRecord(t, e, "pg_logical")
 	rl.Flush(ctx)
 	if r := readLog(t, sql, a.RequestID); r == nil || r.Outcome == nil || *r.Outcome != reports.CodeUnavailable {
 		t.Errorf("the call's row: %+v, want it with outcome %s", r, reports.CodeUnavailable)
