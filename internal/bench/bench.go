@@ -123,6 +123,49 @@ type Memory struct {
 	Server  string `json:"server"`
 	PeakKiB int    `json:"peak_kib"` // VmHWM, reset once the server had warmed up
 	EndKiB  int    `json:"end_kib"`  // VmRSS at the end
+	// Of the resident memory, the most seen (sampled every memoryEvery)
+	// that was the process's own (RssAnon: heap, stacks, runtime) and that
+	// was pages of its binary and libraries (RssFile: shared with the page
+	// cache, which keeps them anyway).
+	AnonPeakKiB int `json:"anon_peak_kib"`
+	FilePeakKiB int `json:"file_peak_kib"`
+}
+
+// memoryEvery is how often the server's memory is sampled while measured.
+const memoryEvery = 20 * time.Millisecond
+
+// watchMemory samples a process's memory every memoryEvery until the
+// returned function is called, which returns the most of each kind seen
+// and what the process holds then.
+func watchMemory(pid int) func() (Memory, error) {
+	var most Memory
+	done, stopped := make(chan struct{}), make(chan struct{})
+	note := func(m Memory) {
+		most.AnonPeakKiB, most.FilePeakKiB = max(most.AnonPeakKiB, m.AnonPeakKiB), max(most.FilePeakKiB, m.FilePeakKiB)
+	}
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(memoryEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if m, err := memoryOf(pid); err == nil {
+					note(m)
+				}
+			}
+		}
+	}()
+	return func() (Memory, error) {
+		close(done)
+		<-stopped
+		m, err := memoryOf(pid)
+		note(m)
+		m.AnonPeakKiB, m.FilePeakKiB = most.AnonPeakKiB, most.FilePeakKiB
+		return m, err
+	}
 }
 
 // ToolResult is one tool's measurements.
@@ -230,6 +273,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("%s: warm up: %w", s.Name, err)
 		}
 		resetPeak(r.pid)
+		r.memory = watchMemory(r.pid)
 		servers[i] = r
 	}
 	pool, err := pgxpool.New(ctx, opts.DSN)
@@ -281,7 +325,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		res.Tools = append(res.Tools, tr)
 	}
 	for _, r := range servers {
-		m, err := memoryOf(r.pid)
+		m, err := r.memory()
 		if err != nil {
 			return nil, err
 		}
@@ -300,6 +344,7 @@ type running struct {
 	tokens *rotation
 	client *mcp.ClientSession
 	timing *serverTiming
+	memory func() (Memory, error) // the memory over the measured calls, once they are done
 }
 
 func start(ctx context.Context, s NamedServer, dsn string) (*running, error) {
@@ -674,7 +719,8 @@ func resetPeak(pid int) {
 	os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
 }
 
-// memoryOf reads a process's peak and current resident memory.
+// memoryOf reads a process's peak and current resident memory, and what of
+// it now is its own and what pages of files.
 func memoryOf(pid int) (Memory, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -689,6 +735,10 @@ func memoryOf(pid int) (Memory, error) {
 			m.PeakKiB = kib
 		case "VmRSS":
 			m.EndKiB = kib
+		case "RssAnon":
+			m.AnonPeakKiB = kib
+		case "RssFile":
+			m.FilePeakKiB = kib
 		}
 	}
 	return m, nil

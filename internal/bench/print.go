@@ -24,7 +24,8 @@ func (res *Result) WriteTable(w io.Writer, agents, days, perMinute int, fsync bo
 		fmt.Fprintf(w, "request-log row committed synchronously %.2f ms, lazily %.2f ms (p50; the disk adds %+.2f ms, paired)\n", d.Sync, d.Lazy, d.Added)
 	}
 	for _, m := range res.Memory {
-		fmt.Fprintf(w, "%s: peak RSS %.1f MiB over the measured calls (%.1f MiB at the end)\n", m.Server, float64(m.PeakKiB)/1024, float64(m.EndKiB)/1024)
+		fmt.Fprintf(w, "%s: peak RSS %.1f MiB over the measured calls (%.1f MiB at the end); at most %.1f MiB its own memory, %.1f MiB pages of its binary and libraries\n",
+			m.Server, float64(m.PeakKiB)/1024, float64(m.EndKiB)/1024, float64(m.AnonPeakKiB)/1024, float64(m.FilePeakKiB)/1024)
 	}
 	fmt.Fprintln(w)
 	ms := func(v float64) string { return fmt.Sprintf("%.2f", v) }
@@ -128,7 +129,8 @@ func (res *Result) writeStages(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nthe server's time by stage, as it says (Server-Timing), median over the paired rounds: auth, the token check in front")
 	fmt.Fprintln(w, "of a call (a token seen before is checked within the admission); request_log, the admission's round trip (the call's")
-	fmt.Fprintln(w, "row, the limit, the token's row); report_sql, the report's round trip; assembly, everything else.")
+	fmt.Fprintln(w, "row, the limit, the token's row), and the wait for its flush to disk left once the report is done; report_sql, the")
+	fmt.Fprintln(w, "report's round trip; assembly, everything else.")
 	fmt.Fprintln(w)
 }
 
