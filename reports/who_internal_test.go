@@ -104,3 +104,40 @@ func TestCandidatesCarryTeams(t *testing.T) {
 		t.Errorf("candidates = %+v", cands)
 	}
 }
+
+// A team's agents are those ever on it, each once however often they came
+// back, in directory order; the floor's are every agent, an agent's the
+// agent alone.
+func TestInScope(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	d := settled(&Directory{
+		Teams:  []Team{{"falcons", "Falcons"}, {"hawks", "Hawks"}, {"owls", "Owls"}},
+		Agents: []Agent{{Key: "a1"}, {Key: "a2"}, {Key: "a3"}, {Key: "a4"}},
+		Memberships: []Membership{
+			{"a3", "hawks", day(1)}, {"a1", "falcons", day(1)}, {"a1", "hawks", day(5)}, {"a1", "falcons", day(9)},
+			{"a2", "hawks", day(2)}, {"a3", "falcons", day(3)}, {"a3", "hawks", day(7)},
+		},
+	})
+	keys := func(s Scope) []string {
+		var out []string
+		for a := range d.inScope(s) {
+			out = append(out, a.Key)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		scope Scope
+		want  []string
+	}{
+		{Scope{Kind: ScopeTeam, Key: "falcons"}, []string{"a1", "a3"}},
+		{Scope{Kind: ScopeTeam, Key: "hawks"}, []string{"a1", "a2", "a3"}},
+		{Scope{Kind: ScopeTeam, Key: "owls"}, nil},
+		{Scope{Kind: ScopeAgent, Key: "a2"}, []string{"a2"}},
+		{Scope{Kind: ScopeAgent, Key: "nobody"}, nil},
+		{Scope{Kind: ScopeFloor}, []string{"a1", "a2", "a3", "a4"}},
+	} {
+		if got := keys(tc.scope); !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s: %v, want %v", tc.scope.Kind, tc.scope.Key, got, tc.want)
+		}
+	}
+}
