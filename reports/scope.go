@@ -54,7 +54,11 @@ func (d *Directory) stints(s Scope, p Period) []stint {
 
 // workOutStints lists the stints of a scope in a period.
 func (d *Directory) workOutStints(s Scope, p Period) []stint {
-	out := make([]stint, 0, len(d.Agents))
+	var out []stint
+	if s.Kind == ScopeFloor {
+		// About a stint an agent; kept, so sized for the floor alone.
+		out = make([]stint, 0, len(d.Agents))
+	}
 	var teams []stint // one agent's, reused
 	for a := range d.inScope(s) {
 		lo, hi := maxTime(a.Hired, p.Start), p.End
