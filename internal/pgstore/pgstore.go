@@ -201,6 +201,9 @@ func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[
 		return
 	}
 	stmt, args := s.built.coverage(s.cat, sources)
+	// Its best plan is the same on every call, yet PostgreSQL planned it
+	// anew on each, taking several times as long as it runs.
+	b.Queue(genericPlans)
 	b.Queue(stmt, args...).QueryRow(func(row pgx.Row) error {
 		days := make([]*time.Time, 2*len(sources))
 		dest := make([]any, len(days))

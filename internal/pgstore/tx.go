@@ -169,6 +169,10 @@ var settingsSQL = func() map[settingsKey]string {
 	return out
 }()
 
+// genericPlans makes the rest of a transaction plan each prepared
+// statement once for any values of its parameters (see Tx.Generic).
+const genericPlans = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
+
 // QueueRole queues a change of the role the rest of a transaction runs as;
 // an empty role is the login itself.
 func QueueRole(b *pgx.Batch, role string) {
