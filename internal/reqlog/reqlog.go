@@ -252,8 +252,11 @@ func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, erro
 }
 
 // admitQueued admits a batch of the calls queued, this goroutine's own
-// among them. If calls are still queued then, another goroutine admits
-// them, so that this one's caller need not wait for theirs.
+// among them, and returns once they have heard back. The batch keeps its
+// place among the batches on their way until its commits are on disk, so
+// that calls arriving meanwhile gather for the next batch, as they would if
+// the commit waited for the disk; then, if calls are queued, another
+// goroutine admits them.
 func (l *Log) admitQueued(ctx context.Context) {
 	l.amu.Lock()
 	n := min(len(l.queued), maxBatch)
@@ -264,15 +267,22 @@ func (l *Log) admitQueued(ctx context.Context) {
 	if len(batch) > 0 {
 		l.admit(ctx, batch)
 	}
-	l.amu.Lock()
-	more := len(l.queued) > 0
-	if !more {
-		l.admitting--
-	}
-	l.amu.Unlock()
-	if more {
-		go l.admitQueued(context.Background())
-	}
+	go func() {
+		for _, a := range batch {
+			if a.flush != nil {
+				<-a.flush.done
+			}
+		}
+		l.amu.Lock()
+		more := len(l.queued) > 0
+		if !more {
+			l.admitting--
+		}
+		l.amu.Unlock()
+		if more {
+			l.admitQueued(context.Background())
+		}
+	}()
 }
 
 // errAdmitting is what the calls of a batch hear when admitting it went
