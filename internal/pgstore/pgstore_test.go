@@ -171,6 +171,13 @@ func TestPipelineFlushing(t *testing.T) {
 	if n := logged(); n != 1 || user != pgtest.Roles.Logger || seen != 1 {
 		t.Errorf("before the flush: %d rows for another session; the second step ran as %s and saw %d; want 1, %s and 1", n, user, seen, pgtest.Roles.Logger)
 	}
+	// Until flushed is called, the pool's one connection is the flush's.
+	held, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	if conn, err := st.Pool().Acquire(held); err == nil {
+		conn.Release()
+		t.Errorf("the connection was free before the flush was awaited")
+	}
+	cancel()
 	if err := flushed(); err != nil {
 		t.Errorf("the flush: %v", err)
 	}

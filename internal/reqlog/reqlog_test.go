@@ -330,24 +330,14 @@ func TestCallsAdmittedTogetherShareACommit(t *testing.T) {
 	l := reqlog.New(db.Store(t), &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 10})
 	defer l.Close()
 	const n, many = 64, 40
-	waits, errs := make([]time.Duration, n), make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			person := "ana"
-			if i >= many {
-				person = fmt.Sprintf("p%d", i)
-			}
-			<-start
-			waits[i], errs[i] = l.Admit(context.Background(), &reports.Record{ID: fmt.Sprintf("c%02d", i),
-				Caller: reports.Caller{Person: person, Client: "c"}, Tool: "sales", Arguments: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))})
-		}()
-	}
-	close(start)
-	wg.Wait()
+	waits, errs := admitAtOnce(l, n, func(i int) *reports.Record {
+		person := "ana"
+		if i >= many {
+			person = fmt.Sprintf("p%d", i)
+		}
+		return &reports.Record{ID: fmt.Sprintf("c%02d", i), Caller: reports.Caller{Person: person, Client: "c"},
+			Tool: "sales", Arguments: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))}
+	})
 	let := 0
 	for i := range n {
 		switch {
@@ -386,24 +376,14 @@ func TestASpoiledCallSpoilsNoOther(t *testing.T) {
 	l := reqlog.New(db.Store(t), &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 60})
 	defer l.Close()
 	const n = 48
-	errs := make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			args := `{"n":1}`
-			if i%8 == 0 {
-				args = `{"n":1e999999}`
-			}
-			<-start
-			_, errs[i] = l.Admit(context.Background(), &reports.Record{ID: fmt.Sprintf("s%02d", i),
-				Caller: reports.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"}, Tool: "sales", Arguments: json.RawMessage(args)})
-		}()
-	}
-	close(start)
-	wg.Wait()
+	_, errs := admitAtOnce(l, n, func(i int) *reports.Record {
+		args := `{"n":1}`
+		if i%8 == 0 {
+			args = `{"n":1e999999}`
+		}
+		return &reports.Record{ID: fmt.Sprintf("s%02d", i), Caller: reports.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"},
+			Tool: "sales", Arguments: json.RawMessage(args)}
+	})
 	for i, err := range errs {
 		if spoiled := i%8 == 0; spoiled != (err != nil) {
 			t.Errorf("call %d (spoiled %v): %v", i, spoiled, err)
@@ -414,6 +394,26 @@ func TestASpoiledCallSpoilsNoOther(t *testing.T) {
 		t.Errorf("%d rows on record (%v), want %d", rows, err, n-n/8)
 	}
 	t.Logf("%d calls at once, %d of them spoiled: %d rows in %d commits", n, n/8, rows, commits)
+}
+
+// admitAtOnce admits n calls, record(i) the i-th, all let go at the same
+// moment, and returns what each heard.
+func admitAtOnce(l *reqlog.Log, n int, record func(i int) *reports.Record) ([]time.Duration, []error) {
+	waits, errs := make([]time.Duration, n), make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := record(i)
+			<-start
+			waits[i], errs[i] = l.Admit(context.Background(), r)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return waits, errs
 }
 
 // BenchmarkAdmit puts calls on record one at a time and 64 at once, each
