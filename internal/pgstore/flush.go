@@ -2,8 +2,11 @@ package pgstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -52,13 +55,10 @@ func (s *Store) PipelineFlushing(ctx context.Context, steps ...Step) (flushed fu
 	b := s.batch(ctx, lazy, true)
 	c := conn.Conn()
 	queries := append(b.QueuedQueries, &pgx.QueuedQuery{SQL: flushBarrier})
-	descs := make([]*pgconn.StatementDescription, len(queries))
-	for i, q := range queries {
-		// Prepared once for each connection, then found by their text.
-		if descs[i], err = c.Prepare(ctx, q.SQL, q.SQL); err != nil {
-			conn.Release()
-			return nil, timedOut(err)
-		}
+	descs, err := prepared(ctx, c.PgConn(), queries)
+	if err != nil {
+		conn.Release()
+		return nil, timedOut(err)
 	}
 	p := c.PgConn().StartPipeline(ctx)
 	var eqb pgx.ExtendedQueryBuilder
@@ -116,6 +116,65 @@ func (s *Store) PipelineFlushing(ctx context.Context, steps ...Step) (flushed fu
 		}
 		return done(errors.Join(err, p.Close()))
 	}, nil
+}
+
+// preparedKey keys, in a connection's custom data, the statements
+// PipelineFlushing has prepared on it, by their text.
+const preparedKey = "plumbline.prepared"
+
+// prepared returns the descriptions of the queries' statements on a
+// connection: those it has prepared there before, and the others prepared
+// now, all in one round trip, as pgx prepares a batch's. They are kept with
+// the connection, for as long as it lives.
+func prepared(ctx context.Context, c *pgconn.PgConn, queries []*pgx.QueuedQuery) ([]*pgconn.StatementDescription, error) {
+	known, _ := c.CustomData()[preparedKey].(map[string]*pgconn.StatementDescription)
+	if known == nil {
+		known = map[string]*pgconn.StatementDescription{}
+		c.CustomData()[preparedKey] = known
+	}
+	var missing []string
+	for _, q := range queries {
+		if _, ok := known[q.SQL]; !ok && !slices.Contains(missing, q.SQL) {
+			missing = append(missing, q.SQL)
+		}
+	}
+	if len(missing) > 0 {
+		names := make([]string, len(missing))
+		p := c.StartPipeline(ctx)
+		for i, sql := range missing {
+			digest := sha256.Sum256([]byte(sql))
+			names[i] = "plumbline_" + hex.EncodeToString(digest[:20])
+			p.SendPrepare(names[i], sql, nil)
+		}
+		err := p.Sync()
+		for i, sql := range missing {
+			if err != nil {
+				break
+			}
+			var res any
+			if res, err = p.GetResults(); err != nil {
+				break
+			}
+			sd, ok := res.(*pgconn.StatementDescription)
+			if !ok {
+				err = fmt.Errorf("expected the description of %q, got %T", sql, res)
+				break
+			}
+			// Kept as each comes, so that one prepared before a failure
+			// is not prepared again. The pipeline leaves out what it was
+			// given: its name and text.
+			sd.Name, sd.SQL = names[i], sql
+			known[sql] = sd
+		}
+		if err := errors.Join(err, p.Close()); err != nil {
+			return nil, err
+		}
+	}
+	descs := make([]*pgconn.StatementDescription, len(queries))
+	for i, q := range queries {
+		descs[i] = known[q.SQL]
+	}
+	return descs, nil
 }
 
 // result reads a queued query's result from a pipeline, handing it to the
