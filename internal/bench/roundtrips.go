@@ -64,6 +64,9 @@ func countRoundTrips(ctx context.Context, opts Options, s NamedServer, calls []C
 // counter is a TCP proxy to PostgreSQL that counts round trips: the
 // messages after which a client waits for the server, Sync (extended
 // protocol, once per query or pipelined batch) and Query (simple protocol).
+// A Sync that ends only preparations (Parse and Describe, no Execute) is
+// not counted: a connection prepares each statement once, in its first
+// round trip with it, which a call pays only on a connection new to it.
 type counter struct {
 	ln     net.Listener
 	target string
@@ -147,11 +150,20 @@ func (p *counter) pump(dst io.Writer, src io.Reader) error {
 			break
 		}
 	}
+	executes := false // since the last Sync
 	for {
 		if _, err := io.ReadFull(r, head[:]); err != nil {
 			return err
 		}
-		if head[0] == 'S' || head[0] == 'Q' {
+		switch head[0] {
+		case 'E':
+			executes = true
+		case 'S':
+			if executes {
+				p.trips.Add(1)
+			}
+			executes = false
+		case 'Q':
 			p.trips.Add(1)
 		}
 		n := int64(binary.BigEndian.Uint32(head[1:])) - 4
