@@ -25,11 +25,12 @@ import (
 )
 
 // BenchmarkSalesByTeam4Weeks runs one representative call, submitted sales
-// and close rate per team over the last four whole weeks on the floor, six
+// and close rate per team over the last four whole weeks on the floor, seven
 // ways side by side: the whole MCP call over Streamable HTTP and in memory,
 // in memory without the request log, over HTTP from a bare HTTP client (the
 // server's side alone, for its allocations) answered directly and through
-// the go-sdk, and the same SQL run directly with pgx.
+// the go-sdk, the same SQL run directly with pgx, and the store's round
+// trip for it (its transaction, settings and coverage read).
 func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 	// No answer is kept, so that every call computes its answer, as
 	// plumbline bench measures them.
@@ -102,6 +103,14 @@ func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 			}
 			got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
 			if err != nil || len(got) < 3 {
+				b.Fatal(err, got)
+			}
+		}
+	})
+	b.Run("store_run", func(b *testing.B) {
+		for b.Loop() {
+			got, err := f.store.Run(ctx, plan)
+			if err != nil || len(got[0].Rows) < 3 {
 				b.Fatal(err, got)
 			}
 		}

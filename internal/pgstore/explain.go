@@ -12,7 +12,10 @@ import (
 
 // Explain runs a plan's statement under EXPLAIN (ANALYZE, BUFFERS), in a
 // read-only transaction with the statement timeout like any report, and
-// returns the plan PostgreSQL chose and ran, one line per row.
+// returns the plan PostgreSQL chose and ran, one line per row. It is the
+// plan for the statement's values: a served report runs the plan made
+// once for any values (see readOnly), which PostgreSQL 15 cannot explain
+// with ANALYZE.
 func (s *Store) Explain(ctx context.Context, plan *reports.Plan) ([]string, error) {
 	stmt, args, err := query.Build(plan)
 	if err != nil {

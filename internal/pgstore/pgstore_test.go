@@ -18,6 +18,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/internal/pgstore"
 	"plumbline/internal/pgtest"
+	"plumbline/internal/query"
 	"plumbline/internal/reqlog"
 	"plumbline/reports"
 )
@@ -94,6 +95,39 @@ func TestReportTransactions(t *testing.T) {
 	})
 	if code := pgCode(err); code != "25006" { // read_only_sql_transaction
 		t.Errorf("a write in a report transaction: %v", err)
+	}
+}
+
+// A report's statements are planned once per connection and that plan is
+// reused: PostgreSQL's own choice plans each call anew for its values.
+func TestAReportIsPlannedOnce(t *testing.T) {
+	db := pgtest.NewDB(t)
+	cat := demo(t)
+	st := open(t, db, cat, &pgstore.Options{MaxConns: 1})
+	submitted, _ := cat.Metric("submitted_sales")
+	end := db.Now.AddDate(0, 0, -2)
+	plan := &reports.Plan{Catalog: cat, Metrics: []*catalog.Metric{submitted}, Scope: reports.Scope{Kind: reports.ScopeFloor},
+		Period: reports.Period{Start: end.AddDate(0, 0, -27), End: end}, GroupBy: "team", Limit: 51}
+	stmt, _, err := query.Build(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const calls = 4
+	for range calls {
+		if _, err := st.Run(context.Background(), plan); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The pool's one connection ran them all; the statements it prepared
+	// are its own to see.
+	var generic, custom int
+	err = st.Pool().QueryRow(context.Background(),
+		"SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1", stmt).Scan(&generic, &custom)
+	if err != nil {
+		t.Fatalf("the report's statement among the connection's prepared statements: %v", err)
+	}
+	if generic != calls || custom != 0 {
+		t.Errorf("%d calls ran %d generic plans and %d custom ones; want every call on the one generic plan", calls, generic, custom)
 	}
 }
 

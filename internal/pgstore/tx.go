@@ -32,11 +32,12 @@ type Tx struct {
 	// writes, never corrupt them. For writes nothing waits on.
 	Lazy bool
 	// Generic plans every prepared statement once for any values of its
-	// parameters (plan_cache_mode force_generic_plan). PostgreSQL plans a
-	// statement whose parameter is an array anew on every run, as a plan
-	// for the array it is given looks cheaper than one for any array: for
-	// plumbline's own statements, whose best plan is the same for any
-	// values, that planning is all cost.
+	// parameters (plan_cache_mode force_generic_plan), and reuses that
+	// plan on the connection. PostgreSQL plans a statement anew on every
+	// run while a plan for the values given looks cheaper than one for any
+	// values, as it always does for an array parameter: for statements run
+	// over and over whose best plan hardly depends on the values, that
+	// planning is all cost.
 	Generic bool
 	// Discard ends the transaction with ROLLBACK instead of COMMIT, so
 	// nothing it did outlasts it: for statements written by someone else
@@ -168,10 +169,6 @@ var settingsSQL = func() map[settingsKey]string {
 	}
 	return out
 }()
-
-// genericPlans makes the rest of a transaction plan each prepared
-// statement once for any values of its parameters (see Tx.Generic).
-const genericPlans = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
 
 // QueueRole queues a change of the role the rest of a transaction runs as;
 // an empty role is the login itself.
