@@ -241,7 +241,12 @@ func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, erro
 		// What is left of the flush once the report is done counts as
 		// the request log's time.
 		defer telemetry.Since(ctx, telemetry.StageRequestLog, time.Now())
-		return a.flush.durable()
+		err := a.flush.durable()
+		if err != nil {
+			// The call is refused, as when its row could not be written.
+			l.opts.Metrics.LogFailed(telemetry.LogWriteCall, 1)
+		}
+		return err
 	}
 	if a.check != nil {
 		if err := a.check.Err(); err != nil {

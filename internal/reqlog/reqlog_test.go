@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"strings"
@@ -23,6 +25,7 @@ import (
 
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
+	"plumbline/internal/telemetry"
 	"plumbline/reports"
 )
 
@@ -34,10 +37,16 @@ var secret = []byte("a secret of at least sixteen bytes")
 // recording as the logger, and its request log.
 func server(t *testing.T, db *pgtest.DB) (*reports.Engine, *reqlog.Log) {
 	t.Helper()
+	return serverCounted(t, db, nil)
+}
+
+// serverCounted is server with the log's failures counted in metrics.
+func serverCounted(t *testing.T, db *pgtest.DB, metrics *telemetry.Metrics) (*reports.Engine, *reqlog.Log) {
+	t.Helper()
 	st := db.Store(t)
 	cat := st.Catalog()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rl := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 100, Logger: quiet})
+	rl := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 100, Logger: quiet, Metrics: metrics})
 	t.Cleanup(rl.Close)
 	return reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
 		Recorder: rl, Redact: reqlog.Redactor(secret)}), rl
@@ -186,7 +195,7 @@ func TestUnwritableLogRefusesTheCall(t *testing.T) {
 // An answer leaves only once its call's row is on disk: when the flush
 // that follows the row's commit fails, the report has run but its answer
 // is withheld, and the call is refused as not on record; its row stands,
-// with that outcome.
+// with that outcome, and the metrics count a failed write of a call.
 func TestAnAnswerWaitsForItsRowOnDisk(t *testing.T) {
 	db := pgtest.NewDB(t)
 	sql := db.Conn(t)
@@ -194,11 +203,18 @@ func TestAnAnswerWaitsForItsRowOnDisk(t *testing.T) {
 	if _, err := sql.Exec(ctx, "REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM PUBLIC"); err != nil {
 		t.Fatal(err)
 	}
-	e, rl := server(t, db)
+	metrics := telemetry.NewMetrics(telemetry.Build{})
+	e, rl := serverCounted(t, db, metrics)
 	a := notOnRecord(t, e, "pg_logical")
 	rl.Flush(ctx)
 	if r := readLog(t, sql, a.RequestID); r == nil || r.Outcome == nil || *r.Outcome != reports.CodeUnavailable {
 		t.Errorf("the call's row: %+v, want it with outcome %s", r, reports.CodeUnavailable)
+	}
+	// An operator sees the refusal as a failed write of a call's row.
+	scrape := httptest.NewRecorder()
+	metrics.Handler().ServeHTTP(scrape, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if want := telemetry.MetricLogFailures + `{write="call"} 1`; !strings.Contains(scrape.Body.String(), want) {
+		t.Errorf("the metrics lack %s", want)
 	}
 }
 
