@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
@@ -363,16 +364,30 @@ func matchesTokens(typed, name []string) bool {
 	return true
 }
 
-// tokens splits text into lower-case words without accents: "José Peña" →
-// [jose pena].
-func tokens(text string) []string {
+// unaccented is text without its accents: "José Peña" → "Jose Pena".
+// ASCII text has none, and is returned as it is without the transformers,
+// which allocate several kilobytes a call.
+func unaccented(text string) string {
+	ascii := true
+	for i := 0; i < len(text) && ascii; i++ {
+		ascii = text[i] < utf8.RuneSelf
+	}
+	if ascii {
+		return text
+	}
 	// A chain of transformers holds state, so each call builds its own.
 	fold := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 	plain, _, err := transform.String(fold, text)
 	if err != nil {
-		plain = text
+		return text
 	}
-	return strings.FieldsFunc(strings.ToLower(plain), func(r rune) bool {
+	return plain
+}
+
+// tokens splits text into lower-case words without accents: "José Peña" →
+// [jose pena].
+func tokens(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(unaccented(text)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
 }

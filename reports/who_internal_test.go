@@ -1,9 +1,15 @@
 package reports
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
+	"unicode"
+
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
 )
 
 var testDir = settled(&Directory{
@@ -139,5 +145,36 @@ func TestInScope(t *testing.T) {
 		if got := keys(tc.scope); !slices.Equal(got, tc.want) {
 			t.Errorf("%s %s: %v, want %v", tc.scope.Kind, tc.scope.Key, got, tc.want)
 		}
+	}
+}
+
+// Text in ASCII is taken as it is, costing nothing, and comes out as the
+// full fold (decompose, drop the marks, compose) would make it; other text
+// goes through that fold.
+func TestUnaccented(t *testing.T) {
+	fold := func(s string) string {
+		out, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = byte(rng.IntN(128))
+		}
+		if s := string(b); unaccented(s) != fold(s) {
+			t.Errorf("unaccented(%q) = %q, the fold makes %q", s, unaccented(s), fold(s))
+		}
+	}
+	for in, want := range map[string]string{"José Peña": "Jose Pena", "Zoë  O'Brien-Ünal": "Zoe  O'Brien-Unal", "Łukasz": "Łukasz"} {
+		if got := unaccented(in); got != want || got != fold(in) {
+			t.Errorf("unaccented(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { unaccented("Maria Lopez") }); n != 0 {
+		t.Errorf("unaccented of ASCII text allocates %v times", n)
 	}
 }
