@@ -71,6 +71,8 @@ func (s *Store) PipelineFlushing(ctx context.Context, steps ...Step) (flushed fu
 			conn.Release()
 			return nil, err
 		}
+		// The pipeline keeps the result formats until it reads the
+		// result, and the builder reuses them: a copy.
 		p.SendQueryStatement(descs[i], eqb.ParamValues, eqb.ParamFormats, append([]int16(nil), eqb.ResultFormats...))
 	}
 	if err := p.Sync(); err != nil {

@@ -109,8 +109,8 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 // parameters (Tx.Generic), and that plan is reused on every later call.
 // PostgreSQL would otherwise plan a report anew on every call, for the
 // dates and keys it is given: for the demo floor's reports at 1× to 100×
-// that planning took longer than any plan it found saved, and often
-// longer than the statement ran.
+// that planning cost more than the plans it found saved, and at 1× it
+// could take longer than the statement ran.
 func (s *Store) readOnly(ctx context.Context, queue func(*pgx.Batch)) error {
 	defer telemetry.Since(ctx, telemetry.StageReportSQL, time.Now())
 	ctx, span := telemetry.Span(ctx, "report_sql")
