@@ -247,6 +247,46 @@ func TestPipelineFlushing(t *testing.T) {
 	}
 }
 
+// A flushing pipeline keeps its statements prepared on the connection, out
+// of pgx's cache; when what one reads changes under it so that it fails (a
+// column's type changed by a migration, say), the call it failed is the
+// only one: its transaction failed, so the pool drops the connection, and
+// what was prepared on it, and the next call prepares the statement anew.
+func TestPipelineFlushingAfterASchemaChange(t *testing.T) {
+	db := pgtest.NewDB(t)
+	st := open(t, db, demo(t), &pgstore.Options{MaxConns: 1, AcquireTimeout: 3 * time.Second})
+	admin := db.Conn(t)
+	ctx := context.Background()
+	if _, err := admin.Exec(ctx, "CREATE TABLE public.probe (v int); INSERT INTO public.probe VALUES (7); GRANT SELECT ON public.probe TO "+
+		pgx.Identifier{pgtest.Roles.Logger}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	run := func() (int64, error) {
+		var v int64
+		flushed, err := st.PipelineFlushing(ctx, pgstore.Step{Tx: pgstore.Tx{Role: pgtest.Roles.Logger, Write: true}, Queue: func(b *pgx.Batch) {
+			b.Queue("SELECT v FROM public.probe").QueryRow(func(r pgx.Row) error { return r.Scan(&v) })
+		}})
+		if err != nil {
+			return 0, err
+		}
+		return v, flushed()
+	}
+	if v, err := run(); err != nil || v != 7 {
+		t.Fatalf("before the change: %d, %v; want 7", v, err)
+	}
+	if _, err := admin.Exec(ctx, "ALTER TABLE public.probe ALTER COLUMN v TYPE bigint; UPDATE public.probe SET v = 8"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(); pgCode(err) != "0A000" { // feature_not_supported: cached plan must not change result type
+		t.Errorf("the first run after the change: %v; want the server's refusal of the plan it had", err)
+	}
+	for i := range 2 {
+		if v, err := run(); err != nil || v != 8 {
+			t.Errorf("run %d after the change: %d, %v; want 8", i+2, v, err)
+		}
+	}
+}
+
 // The reader cannot read member data, even with a query written by hand on
 // the server's own connection: as the reader, as the login, or column by
 // column; nor can the login become a role that could.
