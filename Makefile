@@ -97,8 +97,8 @@ views: $(VIEWS)/node_modules/.package-lock.json
 BENCH_FLAGS ?=
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	./$(BIN) bench $(BENCH_FLAGS) --json bin/bench-demo.json --png bin/bench-demo
-	./$(BIN) bench --agents 960 $(BENCH_FLAGS) --json bin/bench-10x.json --png bin/bench-10x
+	./$(BIN) bench $(BENCH_FLAGS) --json bin/bench-demo.json --charts bin/bench-demo
+	./$(BIN) bench --agents 960 $(BENCH_FLAGS) --json bin/bench-10x.json --charts bin/bench-10x
 
 ## contract: regenerate the committed snapshot of the demo catalogue's contract
 contract:

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -104,11 +103,22 @@ func TestRun(t *testing.T) {
 	if err != nil || len(files) != 2 {
 		t.Fatalf("charts: %v %v", files, err)
 	}
-	for _, f := range files {
-		if info, err := os.Stat(f); err != nil || info.Size() < 1000 || filepath.Ext(f) != ".png" {
-			t.Errorf("chart %s: %v", f, err)
+	latency, added := [][]float64{nil}, make([][]float64, len(res.Servers))
+	for _, tr := range res.Tools {
+		if tr.Statements == 0 {
+			continue
+		}
+		latency[0] = append(latency[0], tr.RawP50)
+		for i, s := range tr.Servers {
+			if len(latency) <= i+1 {
+				latency = append(latency, nil)
+			}
+			latency[i+1] = append(latency[i+1], s.P50)
+			added[i] = append(added[i], s.Added)
 		}
 	}
+	checkChart(t, files[0], latency)
+	checkChart(t, files[1], added)
 }
 
 // The server's own time is read from plumbline's entry of a Server-Timing

@@ -37,7 +37,7 @@ type Config struct {
 	// set, another measured beside it in the same rounds.
 	Bin, Baseline string
 	Fsync, Bytes  bool
-	JSON, PNG     string
+	JSON, Charts  string
 	Soak          SoakConfig
 
 	levels, tools string
@@ -68,7 +68,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Fsync, "fsync", true, "durable commits, as in production; false measures without waiting for the disk")
 	fs.IntVar(&c.CacheMiB, "cache-mib", 0, "also measure this binary's server keeping settled answers in a cache of this many MiB, as \"cached\", beside the one that computes every call; 0 (the default) measures only that one (with --soak: the soaked server's cache)")
 	fs.StringVar(&c.JSON, "json", "bench.json", "write the results to this JSON `file`")
-	fs.StringVar(&c.PNG, "png", "", "draw latency and added-time charts into this `directory`")
+	fs.StringVar(&c.Charts, "charts", "", "draw latency and added-time charts into this `directory`, as SVG")
 	fs.BoolVar(&c.Bytes, "bytes", false, "measure only what the model reads: each answer's bytes, first call, compact and known_definitions")
 	fs.StringVar(&c.Bin, "bin", "", "run the server of this plumbline `binary` instead of this one's, to compare builds")
 	s := &c.Soak
@@ -196,8 +196,8 @@ func Measure(ctx context.Context, c *Config, out, progress io.Writer) error {
 	}{c.Agents, c.Days, c.PerMinute, c.People, c.Fsync, res}, progress); err != nil {
 		return err
 	}
-	if c.PNG != "" {
-		files, err := Charts(res, c.PNG)
+	if c.Charts != "" {
+		files, err := Charts(res, c.Charts)
 		if err != nil {
 			return err
 		}
