@@ -83,6 +83,7 @@ func barChart(title string, groups []string, series [][]float64, labels, colors 
 	}
 	step := niceStep((hi - lo) / 5)
 	lo, hi = math.Floor(lo/step)*step, math.Ceil(hi*1.3/step)*step // room for the legend
+	hi = max(hi, lo+step)                                          // all zero: an axis still
 	y := func(v float64) float64 { return marginTop + plotHeight*(hi-v)/(hi-lo) }
 
 	var b bytes.Buffer

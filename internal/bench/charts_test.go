@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"plumbline/internal/bench"
@@ -149,5 +150,20 @@ func TestChartsDrawEveryFigureToScale(t *testing.T) {
 	}
 	if !named {
 		t.Errorf("no bar is titled with the second server's name as written")
+	}
+
+	// Nothing added at all still draws an axis, and bars of nothing.
+	for _, tr := range res.Tools {
+		for _, s := range tr.Servers {
+			s.Added = 0
+		}
+	}
+	files, err = bench.Charts(res, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkChart(t, files[1], [][]float64{{0, 0, 0}, {0, 0, 0}})
+	if raw, _ := os.ReadFile(files[1]); strings.Contains(string(raw), "NaN") || strings.Contains(string(raw), "Inf") {
+		t.Errorf("a chart of nothing added draws at no number: %s", raw)
 	}
 }
