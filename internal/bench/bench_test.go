@@ -103,16 +103,15 @@ func TestRun(t *testing.T) {
 	if err != nil || len(files) != 2 {
 		t.Fatalf("charts: %v %v", files, err)
 	}
-	latency, added := [][]float64{nil}, make([][]float64, len(res.Servers))
+	// Every measured figure of a tool that runs a report is a bar: the raw
+	// SQL's latency first, then each server's.
+	latency, added := make([][]float64, len(res.Servers)+1), make([][]float64, len(res.Servers))
 	for _, tr := range res.Tools {
 		if tr.Statements == 0 {
 			continue
 		}
 		latency[0] = append(latency[0], tr.RawP50)
 		for i, s := range tr.Servers {
-			if len(latency) <= i+1 {
-				latency = append(latency, nil)
-			}
 			latency[i+1] = append(latency[i+1], s.P50)
 			added[i] = append(added[i], s.Added)
 		}

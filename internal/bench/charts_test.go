@@ -104,13 +104,14 @@ func checkChart(t *testing.T, file string, want [][]float64) {
 		if math.Abs(b.height-scale*math.Abs(b.value)) > 0.02 {
 			t.Errorf("%s: the bar of %v is %.2f high, want %.2f (%.4f a ms, as the longest)", file, b.value, b.height, scale*math.Abs(b.value), scale)
 		}
-		if base := b.top + b.height; b.value < 0 {
+		// A positive bar stands on the zero line, a negative one hangs
+		// from it.
+		base := b.top + b.height
+		if b.value < 0 {
 			base = b.top
-			if math.Abs(base-zero) > 0.02 {
-				t.Errorf("%s: the bar of %v hangs from %.2f, not from the zero line at %.2f", file, b.value, base, zero)
-			}
-		} else if math.Abs(base-zero) > 0.02 {
-			t.Errorf("%s: the bar of %v stands on %.2f, not on the zero line at %.2f", file, b.value, base, zero)
+		}
+		if math.Abs(base-zero) > 0.02 {
+			t.Errorf("%s: the bar of %v rests at %.2f, not at the zero line at %.2f", file, b.value, base, zero)
 		}
 	}
 }

@@ -34,8 +34,8 @@ const (
 
 // Request-log writes that may fail (MetricLogFailures): the call's row,
 // written before the call runs and on disk before it answers (the call is
-// refused), and its outcome,
-// written afterwards in batches (or dropped, when too many wait).
+// refused), and its outcome, written afterwards in batches (or dropped,
+// when too many wait).
 const (
 	LogWriteCall    = "call"
 	LogWriteOutcome = "outcome"
