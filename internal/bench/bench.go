@@ -209,6 +209,9 @@ type Stats struct {
 	P95         float64 `json:"p95_ms"`
 	P99         float64 `json:"p99_ms"`
 	PerSecond   float64 `json:"calls_per_second"`
+	// CPU is the processor time a call took, by whom, when the database's
+	// processes are on this machine.
+	CPU *CPU `json:"cpu_per_call,omitempty"`
 }
 
 // Ratio is a server's calls per second at a level divided by the raw
@@ -281,6 +284,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer pool.Close()
+	clock := newCPUClock(ctx, pool)
 	fmt.Fprintf(opts.Progress, "the request log's commit, synchronous and lazy, %d paired rounds ...\n", opts.Rounds)
 	if res.Durability, err = measureDurability(ctx, pool, opts.Rounds); err != nil {
 		return nil, fmt.Errorf("measure the log's commit: %w", err)
@@ -305,12 +309,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		for _, level := range opts.Levels {
 			fmt.Fprintf(opts.Progress, "%-18s %2d in flight:", c.Tool, level)
 			if tr.Statements > 0 {
-				s := measure(ctx, opts.Calls, level, raw)
+				s := clock.around(0, func() *Stats { return measure(ctx, opts.Calls, level, raw) })
 				tr.RawRate = append(tr.RawRate, s)
 				fmt.Fprintf(opts.Progress, " raw SQL %.0f/s", s.PerSecond)
 			}
 			for i, r := range servers {
-				s, err := r.rate(ctx, c, opts.Calls, level)
+				s, err := r.rate(ctx, clock, c, opts.Calls, level)
 				if err != nil {
 					return nil, err
 				}
@@ -479,7 +483,9 @@ func (r *running) bytes(ctx context.Context, c Call, tr *ToolResult) error {
 	return nil
 }
 
-func (r *running) rate(ctx context.Context, c Call, calls, level int) (*Stats, error) {
+// rate measures calls per second at a level of concurrency, each worker
+// over a session of its own, and with clock the processor time they took.
+func (r *running) rate(ctx context.Context, clock *cpuClock, c Call, calls, level int) (*Stats, error) {
 	sessions := make([]*mcp.ClientSession, level)
 	for i := range sessions {
 		cs, err := r.connect(ctx, nil)
@@ -489,9 +495,11 @@ func (r *running) rate(ctx context.Context, c Call, calls, level int) (*Stats, e
 		defer cs.Close()
 		sessions[i] = cs
 	}
-	return measure(ctx, calls, level, func(ctx context.Context, worker int) error {
-		_, err := call(ctx, sessions[worker], c)
-		return err
+	return clock.around(r.pid, func() *Stats {
+		return measure(ctx, calls, level, func(ctx context.Context, worker int) error {
+			_, err := call(ctx, sessions[worker], c)
+			return err
+		})
 	}), nil
 }
 

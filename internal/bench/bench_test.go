@@ -78,6 +78,16 @@ func TestRun(t *testing.T) {
 				if m.Errors > 0 || m.Calls != 6 || m.P50 <= 0 || m.P99 < m.P50 || m.PerSecond <= 0 {
 					t.Errorf("%s: implausible measurement %+v", tr.Tool, m)
 				}
+				// Six calls may take less than a clock tick of a
+				// process: the processor time is there, not negative.
+				if c := m.CPU; c == nil || c.Client < 0 || c.Server < 0 || c.Database < 0 {
+					t.Errorf("%s: processor time per call %+v", tr.Tool, c)
+				}
+			}
+		}
+		for _, m := range tr.RawRate {
+			if m.CPU != nil && m.CPU.Server != 0 {
+				t.Errorf("%s: the raw SQL used a server's processor time %+v", tr.Tool, m.CPU)
 			}
 		}
 		if tr.Bytes == 0 || tr.FigureBytes >= tr.Bytes {

@@ -13,7 +13,9 @@
 //     message, after which the client waits); a call's count is the median
 //     over sequential calls of the round trips made while it ran.
 //   - Throughput: calls per second at each level of concurrency, each side
-//     alone, and each server's peak memory (RSS) over the measured calls.
+//     alone, with the processor time a call took by whom (bench itself, the
+//     server's process, PostgreSQL's processes), and each server's peak
+//     memory (RSS) over the measured calls.
 //   - Durability: what waiting for the disk costs a request-log row, its
 //     insert committed synchronously beside one committed lazily.
 //

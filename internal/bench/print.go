@@ -88,10 +88,59 @@ func (res *Result) WriteTable(w io.Writer, agents, days, perMinute int, fsync bo
 		}
 	}
 	tw.Flush()
+	res.writeCPU(w)
 	fmt.Fprintln(w, "\nadded: the median over paired rounds of (MCP call − the same report SQL with pgx) in one round, as the client sees it;")
 	fmt.Fprintln(w, "server added: the same with the server's own time (Server-Timing). round trips: to PostgreSQL per call, on the request path;")
 	fmt.Fprintln(w, "+ off path: on average beyond that, counted one call at a time with a pause after each (outcomes written in batches,")
 	fmt.Fprintln(w, "one batch a call when calls come one at a time, shared by the calls of each 100 ms under load; caches refreshed now and then).")
+}
+
+// writeCPU writes the processor time a call took at each level, by whom,
+// when it was measured.
+func (res *Result) writeCPU(w io.Writer) {
+	measured := false
+	for _, t := range res.Tools {
+		for _, r := range t.RawRate {
+			measured = measured || r.CPU != nil
+		}
+		for _, sr := range t.Servers {
+			for _, r := range sr.Rate {
+				measured = measured || r.CPU != nil
+			}
+		}
+	}
+	if !measured {
+		return
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "tool\tserver\t"
+	for _, l := range res.Levels {
+		head += fmt.Sprintf("c%d client\tserver\tdatabase\ttotal\t", l)
+	}
+	fmt.Fprintln(tw, head)
+	row := func(tool, server string, levels []*Stats) {
+		line := tool + "\t" + server + "\t"
+		for _, r := range levels {
+			if c := r.CPU; c != nil {
+				line += fmt.Sprintf("%.2f\t%.2f\t%.2f\t%.2f\t", c.Client, c.Server, c.Database, c.Total())
+			} else {
+				line += "-\t-\t-\t-\t"
+			}
+		}
+		fmt.Fprintln(tw, line)
+	}
+	for _, t := range res.Tools {
+		if t.Statements > 0 {
+			row(t.Tool, "raw SQL", t.RawRate)
+		}
+		for _, sr := range t.Servers {
+			row(t.Tool, sr.Server, sr.Rate)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nprocessor time per call, ms, while calls/s were measured: client, bench itself (the go-sdk client, or pgx for the raw SQL);")
+	fmt.Fprintln(w, "server, the server's process; database, PostgreSQL's processes (to the clock tick, 10 ms, over the level's calls).")
 }
 
 // writeStages writes where each server's time goes, stage by stage, when

@@ -1,0 +1,69 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"plumbline/internal/pgtest"
+)
+
+// The clock reads processor time in the right units, from the right
+// processes. A statement that keeps its backend computing counts, in the
+// database's time, about as long as it ran, though its backend exited
+// before the clock was read again; work in this process counts in the
+// client's time about as long as it spun, and the same process read as a
+// server (from /proc, to the clock tick) counts what getrusage does.
+func TestCPUClockCountsWhoWorked(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	pool, err := pgxpool.New(ctx, db.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	clock := newCPUClock(ctx, pool)
+	if clock == nil {
+		t.Fatal("the database's processes are not on this machine (or /proc cannot be read): the test's cluster must be local")
+	}
+	self := os.Getpid()
+	from := clock.read(self)
+
+	conn, err := pgx.Connect(ctx, db.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := conn.Exec(ctx, "SELECT count(*) FROM generate_series(1, 5000000)"); err != nil {
+		t.Fatal(err)
+	}
+	query := time.Since(start)
+	conn.Close(ctx)
+	// The postmaster counts an exited backend's time once it has reaped it.
+	time.Sleep(300 * time.Millisecond)
+
+	start = time.Now()
+	for time.Since(start) < 300*time.Millisecond {
+	}
+	spun := time.Since(start)
+	to := clock.read(self)
+
+	database, client, server := to.database-from.database, to.client-from.client, to.server-from.server
+	t.Logf("query %v: database %v; spun %v: client %v, server %v", query, database, spun, client, server)
+	// A busy machine may give a process less than a whole core, never
+	// more than the wall time it ran (and the database's other processes
+	// next to nothing here).
+	if database < query/3 || database > query+query/2+5*clockTick {
+		t.Errorf("the database's processor time over a %v query: %v", query, database)
+	}
+	if client < spun/3 || client > 2*(spun+query)+5*clockTick {
+		t.Errorf("this process's processor time over %v spinning: %v", spun, client)
+	}
+	if diff := server - client; diff < -3*clockTick || diff > 3*clockTick {
+		t.Errorf("this process read from /proc used %v, getrusage says %v", server, client)
+	}
+}
