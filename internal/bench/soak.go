@@ -443,13 +443,13 @@ func SeedLog(ctx context.Context, pool *pgxpool.Pool, rows, days int, persons []
 			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO plumbline.request_log
-		(request_id, person, client, tool, arguments, started_at, outcome, duration_ms, row_count)
+		(request_id, person, client, tool, arguments, started_at, outcome, counted, duration_ms, row_count)
 		SELECT lpad(to_hex((extract(epoch FROM t) * 1000)::bigint), 12, '0') || left(md5('seed' || i), 12),
 			($3::text[])[1 + i % cardinality($3::text[])], 'client-' || i % 7,
 			($4::text[])[1 + k], ($5::text[])[1 + k]::jsonb, t,
 			CASE WHEN i % 50 = 0 THEN 'rate_limited'
 			     WHEN ($6::text[])[1 + k] = 'ok' AND i % 7 = 0 THEN 'cached'
-			     ELSE ($6::text[])[1 + k] END,
+			     ELSE ($6::text[])[1 + k] END, i % 50 <> 0,
 			1 + (i::bigint * 7919 % 4000) / 100.0, CASE WHEN ($6::text[])[1 + k] = 'ok' THEN i % 51 END
 		FROM generate_series(1, $1::int) i,
 			LATERAL (SELECT (i / 3) % cardinality($4::text[]) AS k,

@@ -88,9 +88,9 @@ type Table struct {
 // to the rest of plumbline's schema.
 var Own = []Table{{
 	Relation: "plumbline.request_log",
-	Select:   []string{"request_id", "person", "started_at", "outcome"},
+	Select:   []string{"request_id", "person", "started_at", "counted"},
 	Insert:   []string{"request_id", "person", "client", "tool", "arguments"},
-	Update:   []string{"outcome", "duration_ms", "row_count"},
+	Update:   []string{"outcome", "duration_ms", "row_count", "counted"},
 }, {
 	Relation: "plumbline.analyst_log",
 	Select:   []string{"statement_id", "caller", "started_at", "outcome"},

@@ -8,11 +8,12 @@
 // the calls' rows, in the same round trip; the calls admitted together are
 // checked one after another in that transaction, as if they had come one
 // at a time. For each call it reads the person's N-th most recent other
-// call in the last minute through the index on (person, started_at): at
-// most N index entries and their rows, however long the log is. If that
-// call is inside the minute, the person has made N calls in it already:
-// the statement marks this call rate_limited, and the wait is until that
-// call leaves the minute.
+// counted call in the last minute through the index on (person,
+// started_at) of counted calls: at most N index entries and their rows,
+// however long the log is. If that call is inside the minute, the person
+// has made N calls in it already: the statement marks this call
+// rate_limited and no longer counted, and the wait is until that call
+// leaves the minute.
 //
 // Two replicas checking at the same moment may both see each other's calls
 // and both refuse; they can never both miss them, as each call's row is

@@ -118,11 +118,11 @@ func admit(t *testing.T, db *pgtest.DB, perMinute int, id, person string) time.D
 // The wait is until enough of the person's calls leave the minute.
 func TestRetryAfter(t *testing.T) {
 	db := pgtest.NewDB(t)
-	_, err := db.Conn(t).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
-		VALUES ('old', 'ana', 'c', 'sales', '{}', now() - interval '50 seconds', 'ok'),
-		       ('new', 'ana', 'c', 'sales', '{}', now() - interval '10 seconds', NULL),
-		       ('refused', 'ana', 'c', 'sales', '{}', now() - interval '5 seconds', 'rate_limited'),
-		       ('gone', 'ana', 'c', 'sales', '{}', now() - interval '61 seconds', 'ok')`)
+	_, err := db.Conn(t).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome, counted)
+		VALUES ('old', 'ana', 'c', 'sales', '{}', now() - interval '50 seconds', 'ok', true),
+		       ('new', 'ana', 'c', 'sales', '{}', now() - interval '10 seconds', NULL, true),
+		       ('refused', 'ana', 'c', 'sales', '{}', now() - interval '5 seconds', 'rate_limited', false),
+		       ('gone', 'ana', 'c', 'sales', '{}', now() - interval '61 seconds', 'ok', true)`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,11 +139,11 @@ func TestRetryAfter(t *testing.T) {
 		t.Errorf("a person with no calls: wait %v", wait)
 	}
 	var outcomes []string
-	rows, _ := db.Conn(t).Query(context.Background(), `SELECT coalesce(outcome, '') FROM plumbline.request_log
-		WHERE request_id IN ('this', 'next', 'third', 'first') ORDER BY started_at`)
+	rows, _ := db.Conn(t).Query(context.Background(), `SELECT coalesce(outcome, 'running') || CASE WHEN counted THEN ', counted' ELSE '' END
+		FROM plumbline.request_log WHERE request_id IN ('this', 'next', 'third', 'first') ORDER BY started_at`)
 	outcomes, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil || !slices.Equal(outcomes, []string{"rate_limited", "rate_limited", "", ""}) {
-		t.Errorf("the four calls are on record as %q (%v), want the first two refused", outcomes, err)
+	if err != nil || !slices.Equal(outcomes, []string{"rate_limited", "rate_limited", "running, counted", "running, counted"}) {
+		t.Errorf("the four calls are on record as %q (%v), want the first two refused and not counted", outcomes, err)
 	}
 }
 
@@ -167,8 +167,8 @@ func logOf(t testing.TB, db *pgtest.DB, rows, perMinute int) {
 			SELECT 'r' || i, 'ana', 'c', 'sales', '{}', now() - interval '30 seconds', 'ok' FROM generate_series($1::int - $2::int + 1, $1::int) i`, rows, perMinute)
 	}
 	if err == nil {
-		_, err = conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
-			SELECT 'x' || i, 'ana', 'c', 'sales', '{}', now() - interval '10 seconds', 'rate_limited' FROM generate_series(1, 500) i`)
+		_, err = conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome, counted)
+			SELECT 'x' || i, 'ana', 'c', 'sales', '{}', now() - interval '10 seconds', 'rate_limited', false FROM generate_series(1, 500) i`)
 	}
 	if err == nil {
 		_, err = conn.Exec(ctx, "ANALYZE plumbline.request_log")

@@ -18,14 +18,19 @@
 // its commit and its flush (a group commit), their rows written by one
 // statement and their tokens read by one: under load the cost of putting a
 // call on record is shared, and a call that comes alone goes at once.
-// Outcomes
-// (code, duration, row count) are not on the request path: Finish queues
-// them, and a writer updates them in batches, committed without waiting for
-// the disk, and all that is queued on Close. A crash may leave the outcome
-// of its last calls unknown (NULL), never a call unrecorded.
+//
+// Outcomes (code, duration, row count) are not on the request path: Finish
+// queues them, and a writer updates them in batches, committed without
+// waiting for the disk, and all that is queued on Close. A crash may leave
+// the outcome of its last calls unknown (NULL), never a call unrecorded.
+// The update changes no column an index reads, and the log's pages keep
+// room for it, so PostgreSQL makes it on the row's own page (a heap-only
+// update): it adds no index entry and leaves vacuum nothing to clear from
+// the indexes.
 //
 // Everything runs as the logger role, which may insert who/what and update
-// the outcome columns and nothing else: it can neither delete a row nor
+// the outcome columns (and, for the limit, whether a call counts) and
+// nothing else: it can neither delete a row nor
 // rewrite who, what or when. Arguments arrive in loggable form (fixed
 // choices as given, free text redacted); Redactor makes the redaction a
 // keyed hash. No database error text is ever written to the log.

@@ -384,6 +384,50 @@ func TestCallsAdmittedTogetherShareACommit(t *testing.T) {
 	}
 }
 
+// Each call's row is updated once, with its outcome, and that update is
+// made in place on the row's page (heap-only): it adds no index entry and
+// leaves nothing for vacuum to clear from the indexes, so the log's
+// indexes take one entry a call, not two. Calls come as a server sees
+// them under steady load: admitted a few at a time, their outcomes written
+// soon after.
+func TestOutcomesAreWrittenInPlace(t *testing.T) {
+	db := pgtest.NewDB(t)
+	st := db.Store(t)
+	l := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 1000})
+	const rounds, at = 400, 8
+	for round := range rounds {
+		_, errs := admitAtOnce(l, at, func(i int) *reports.Record {
+			return &reports.Record{ID: fmt.Sprintf("c%03d-%02d", round, i), Caller: reports.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"},
+				Tool: "sales", Arguments: json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`)}
+		})
+		for i, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Finish(context.Background(), &reports.Record{ID: fmt.Sprintf("c%03d-%02d", round, i), Outcome: "ok", Duration: time.Millisecond, Rows: 7})
+		}
+		l.Flush(context.Background())
+	}
+	l.Close()
+	// A backend reports its counts of updates when it ends.
+	st.Close()
+	ctx, sql := context.Background(), db.Conn(t)
+	var updated, inPlace int64
+	for wait := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if err := sql.QueryRow(ctx, `SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables
+			WHERE relid = 'plumbline.request_log'::regclass`).Scan(&updated, &inPlace); err != nil {
+			t.Fatal(err)
+		}
+		if updated >= rounds*at || time.Now().After(wait) {
+			break
+		}
+	}
+	t.Logf("%d outcomes written, %d of them in place", updated, inPlace)
+	if updated != rounds*at || inPlace < updated*9/10 {
+		t.Errorf("%d outcomes written, %d of them in place; want %d, at least 90%% in place", updated, inPlace, rounds*at)
+	}
+}
+
 // A call whose row PostgreSQL refuses (here, a number jsonb cannot hold)
 // spoils the batch it came in, and the batch is admitted again a call at a
 // time: that call alone is refused, and every other call is on record.

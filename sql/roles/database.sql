@@ -33,8 +33,8 @@ DO $$ BEGIN EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', curren
 GRANT USAGE ON SCHEMA plumbline TO {{logger}};
 REVOKE ALL ON plumbline.request_log FROM {{logger}};
 GRANT INSERT (request_id, person, client, tool, arguments) ON plumbline.request_log TO {{logger}};
-GRANT SELECT (request_id, person, started_at, outcome) ON plumbline.request_log TO {{logger}};
-GRANT UPDATE (outcome, duration_ms, row_count) ON plumbline.request_log TO {{logger}};
+GRANT SELECT (request_id, person, started_at, counted) ON plumbline.request_log TO {{logger}};
+GRANT UPDATE (outcome, duration_ms, row_count, counted) ON plumbline.request_log TO {{logger}};
 
 -- The analyst's audit log (sql/migrations/0200_analyst_log.sql), the same
 -- way: the logger puts each statement on record once, reads back what the
