@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,10 +18,12 @@ import (
 
 	"plumbline/internal/limits"
 	"plumbline/internal/mcpserver"
+	"plumbline/internal/migrate"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
 	"plumbline/internal/servetest"
 	"plumbline/reports"
+	sqlfiles "plumbline/sql"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -144,6 +148,49 @@ func TestRetryAfter(t *testing.T) {
 	outcomes, err = pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil || !slices.Equal(outcomes, []string{"rate_limited", "rate_limited", "running, counted", "running, counted"}) {
 		t.Errorf("the four calls are on record as %q (%v), want the first two refused and not counted", outcomes, err)
+	}
+}
+
+// A log upgraded from before the limit had a column of its own: the calls
+// refused for the limit are still not counted, and every other call is.
+func TestTheUpgradeKeepsRefusedCallsUncounted(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	conn := db.Conn(t)
+	before := fstest.MapFS{}
+	err := fs.WalkDir(sqlfiles.Migrations(), ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path >= "0004" {
+			return err
+		}
+		data, err := fs.ReadFile(sqlfiles.Migrations(), path)
+		before[path] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err == nil {
+		_, err = conn.Exec(ctx, "DROP SCHEMA plumbline CASCADE")
+	}
+	if err == nil {
+		_, err = migrate.Apply(ctx, conn, migrate.Set{Name: "plumbline", Files: before})
+	}
+	if err == nil {
+		_, err = conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
+			VALUES ('answered', 'ana', 'c', 'sales', '{}', now() - interval '20 seconds', 'ok'),
+			       ('refused', 'ana', 'c', 'sales', '{}', now() - interval '15 seconds', 'rate_limited'),
+			       ('invalid', 'ana', 'c', 'sales', '{}', now() - interval '10 seconds', 'invalid_argument'),
+			       ('running', 'ana', 'c', 'sales', '{}', now() - interval '5 seconds', NULL),
+			       ('refused too', 'bo', 'c', 'hours', '{}', now() - interval '2 days', 'rate_limited')`)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied, err := migrate.Apply(ctx, conn, migrate.Set{Name: "plumbline", Files: sqlfiles.Migrations()})
+	if err != nil || !slices.Contains(applied, "plumbline/0004_request_log_counted.sql") {
+		t.Fatalf("the upgrade applied %v (%v)", applied, err)
+	}
+	rows, _ := conn.Query(ctx, "SELECT request_id FROM plumbline.request_log WHERE NOT counted ORDER BY 1")
+	uncounted, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || !slices.Equal(uncounted, []string{"refused", "refused too"}) {
+		t.Errorf("after the upgrade %q are not counted (%v), want the two refused for the limit", uncounted, err)
 	}
 }
 
