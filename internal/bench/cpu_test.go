@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,5 +66,26 @@ func TestCPUClockCountsWhoWorked(t *testing.T) {
 	}
 	if diff := server - client; diff < -3*clockTick || diff > 3*clockTick {
 		t.Errorf("this process read from /proc used %v, getrusage says %v", server, client)
+	}
+}
+
+// The table of processor time is printed when the figures were measured,
+// one row for the raw SQL and one a server, and left out when they were
+// not (the database on another machine).
+func TestTheCPUTableIsLeftOutUnmeasured(t *testing.T) {
+	res := &Result{Levels: []int{1}, Tools: []*ToolResult{{Call: Call{Tool: "sales"}, Statements: 1,
+		RawRate: []*Stats{{CPU: &CPU{Client: 0.25, Database: 1.5}}},
+		Servers: []*ServerResult{{Server: "plumbline", Rate: []*Stats{{CPU: &CPU{Client: 0.5, Server: 0.75, Database: 1.25}}}}}}}}
+	var out strings.Builder
+	res.writeCPU(&out)
+	for _, row := range []string{"sales    raw SQL       0.25    0.00      1.50   1.75", "sales  plumbline       0.50    0.75      1.25   2.50"} {
+		if !strings.Contains(out.String(), row) {
+			t.Errorf("the table lacks the row %q:\n%s", row, out.String())
+		}
+	}
+	res.Tools[0].RawRate[0].CPU, res.Tools[0].Servers[0].Rate[0].CPU = nil, nil
+	out.Reset()
+	if res.writeCPU(&out); out.Len() != 0 {
+		t.Errorf("a table with nothing measured:\n%s", out.String())
 	}
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -98,22 +99,9 @@ func (res *Result) WriteTable(w io.Writer, agents, days, perMinute int, fsync bo
 // writeCPU writes the processor time a call took at each level, by whom,
 // when it was measured.
 func (res *Result) writeCPU(w io.Writer) {
+	var table bytes.Buffer
 	measured := false
-	for _, t := range res.Tools {
-		for _, r := range t.RawRate {
-			measured = measured || r.CPU != nil
-		}
-		for _, sr := range t.Servers {
-			for _, r := range sr.Rate {
-				measured = measured || r.CPU != nil
-			}
-		}
-	}
-	if !measured {
-		return
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "tool\tserver\t"
 	for _, l := range res.Levels {
 		head += fmt.Sprintf("c%d client\tserver\tdatabase\ttotal\t", l)
@@ -123,6 +111,7 @@ func (res *Result) writeCPU(w io.Writer) {
 		line := tool + "\t" + server + "\t"
 		for _, r := range levels {
 			if c := r.CPU; c != nil {
+				measured = true
 				line += fmt.Sprintf("%.2f\t%.2f\t%.2f\t%.2f\t", c.Client, c.Server, c.Database, c.Total())
 			} else {
 				line += "-\t-\t-\t-\t"
@@ -139,6 +128,11 @@ func (res *Result) writeCPU(w io.Writer) {
 		}
 	}
 	tw.Flush()
+	if !measured {
+		return
+	}
+	fmt.Fprintln(w)
+	w.Write(table.Bytes())
 	fmt.Fprintln(w, "\nprocessor time per call, ms, while calls/s were measured: client, bench itself (the go-sdk client, or pgx for the raw SQL);")
 	fmt.Fprintln(w, "server, the server's process; database, PostgreSQL's processes (to the clock tick, 10 ms, over the level's calls).")
 }

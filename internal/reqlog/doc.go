@@ -30,8 +30,8 @@
 //
 // Everything runs as the logger role, which may insert who/what and update
 // the outcome columns (and, for the limit, whether a call counts) and
-// nothing else: it can neither delete a row nor
-// rewrite who, what or when. Arguments arrive in loggable form (fixed
-// choices as given, free text redacted); Redactor makes the redaction a
-// keyed hash. No database error text is ever written to the log.
+// nothing else: it can neither delete a row nor rewrite who, what or when.
+// Arguments arrive in loggable form (fixed choices as given, free text
+// redacted); Redactor makes the redaction a keyed hash. No database error
+// text is ever written to the log.
 package reqlog

@@ -396,15 +396,18 @@ func TestOutcomesAreWrittenInPlace(t *testing.T) {
 	l := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 1000})
 	const rounds, at = 400, 8
 	for round := range rounds {
+		calls := make([]*reports.Record, at)
 		_, errs := admitAtOnce(l, at, func(i int) *reports.Record {
-			return &reports.Record{ID: fmt.Sprintf("c%03d-%02d", round, i), Caller: reports.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"},
+			calls[i] = &reports.Record{ID: fmt.Sprintf("c%03d-%02d", round, i), Caller: reports.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"},
 				Tool: "sales", Arguments: json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`)}
+			return calls[i]
 		})
 		for i, err := range errs {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l.Finish(context.Background(), &reports.Record{ID: fmt.Sprintf("c%03d-%02d", round, i), Outcome: "ok", Duration: time.Millisecond, Rows: 7})
+			calls[i].Outcome, calls[i].Duration, calls[i].Rows = "ok", time.Millisecond, 7
+			l.Finish(context.Background(), calls[i])
 		}
 		l.Flush(context.Background())
 	}
