@@ -355,7 +355,7 @@ func (f *faultFloor) outcomes(t *testing.T, ids []string) int {
 	}
 	defer conn.Close(ctx)
 	var n int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM plumbline.request_log WHERE request_id = ANY($1) AND outcome = 'ok'", ids).Scan(&n); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM plumbline.calls WHERE request_id = ANY($1) AND outcome = 'ok'", ids).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -172,7 +172,7 @@ func TestMetricsCountEveryCall(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		clear(logged)
-		rows, err := db.Conn(t).Query(ctx, `SELECT tool, coalesce(outcome, ''), count(*) FROM plumbline.request_log
+		rows, err := db.Conn(t).Query(ctx, `SELECT tool, coalesce(outcome, ''), count(*) FROM plumbline.calls
 			WHERE person = 'service:watched' GROUP BY 1, 2`)
 		if err != nil {
 			t.Fatal(err)

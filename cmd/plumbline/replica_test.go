@@ -111,7 +111,7 @@ func TestReportsFromAReplica(t *testing.T) {
 	var outcome *string
 	var err2 error
 	for deadline := time.Now().Add(5 * time.Second); (outcome == nil || err2 != nil) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		err2 = onPrimary.QueryRow(ctx, "SELECT outcome FROM plumbline.request_log WHERE request_id = $1", a.RequestID).Scan(&outcome)
+		err2 = onPrimary.QueryRow(ctx, "SELECT outcome FROM plumbline.calls WHERE request_id = $1", a.RequestID).Scan(&outcome)
 	}
 	if err2 != nil || outcome == nil || *outcome != "ok" {
 		t.Errorf("the request log on the primary has %v for the call: %v", outcome, err2)

@@ -154,7 +154,7 @@ type SoakRow struct {
 	Threads     int     `json:"threads"`    // the server process's OS threads
 	Connections int     `json:"pg_connections"`
 	LogRows     int64   `json:"log_rows"`  // the request log's live rows, PostgreSQL's running estimate
-	LogBytes    int64   `json:"log_bytes"` // the log's table, indexes and TOAST
+	LogBytes    int64   `json:"log_bytes"` // the log's and its outcomes' tables, indexes and TOAST
 }
 
 // SoakResult is a whole soak.
@@ -318,7 +318,7 @@ func (r *running) sample(ctx context.Context, pool *pgxpool.Pool, rt func(contex
 	return pool.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()),
 		(SELECT n_live_tup FROM pg_stat_user_tables WHERE relid = 'plumbline.request_log'::regclass),
-		pg_total_relation_size('plumbline.request_log')`).Scan(&row.Connections, &row.LogRows, &row.LogBytes)
+		pg_total_relation_size('plumbline.request_log') + pg_total_relation_size('plumbline.request_outcome')`).Scan(&row.Connections, &row.LogRows, &row.LogBytes)
 }
 
 // Verdict compares the first rows of a soak with its last: each figure
@@ -420,7 +420,7 @@ func Judge(rows []*SoakRow, window int) *Verdict {
 	return v
 }
 
-// SeedLog fills the request log with rows calls spread evenly over the
+// SeedLog fills the request log with rows calls, and their outcomes, spread evenly over the
 // days before the last two minutes (so that no limit counts them), oldest
 // first as a log is written: the persons given in turn, seven clients, the
 // tools and arguments of the mix with the outcome each gets, one in fifty
@@ -442,22 +442,27 @@ func SeedLog(ctx context.Context, pool *pgxpool.Pool, rows, days int, persons []
 		if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = on"); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO plumbline.request_log
-		(request_id, person, client, tool, arguments, started_at, outcome, counted, duration_ms, row_count)
-		SELECT lpad(to_hex((extract(epoch FROM t) * 1000)::bigint), 12, '0') || left(md5('seed' || i), 12),
-			($3::text[])[1 + i % cardinality($3::text[])], 'client-' || i % 7,
-			($4::text[])[1 + k], ($5::text[])[1 + k]::jsonb, t,
+		_, err := tx.Exec(ctx, `WITH calls AS (
+		SELECT lpad(to_hex((extract(epoch FROM t) * 1000)::bigint), 12, '0') || left(md5('seed' || i), 12) AS request_id,
+			($3::text[])[1 + i % cardinality($3::text[])] AS person, 'client-' || i % 7 AS client,
+			($4::text[])[1 + k] AS tool, ($5::text[])[1 + k]::jsonb AS arguments, t AS started_at,
 			CASE WHEN i % 50 = 0 THEN 'rate_limited'
 			     WHEN ($6::text[])[1 + k] = 'ok' AND i % 7 = 0 THEN 'cached'
-			     ELSE ($6::text[])[1 + k] END, i % 50 <> 0,
-			1 + (i::bigint * 7919 % 4000) / 100.0, CASE WHEN ($6::text[])[1 + k] = 'ok' THEN i % 51 END
+			     ELSE ($6::text[])[1 + k] END AS outcome, i % 50 <> 0 AS counted,
+			1 + (i::bigint * 7919 % 4000) / 100.0 AS duration_ms, CASE WHEN ($6::text[])[1 + k] = 'ok' THEN i % 51 ELSE 0 END AS row_count
 		FROM generate_series(1, $1::int) i,
 			LATERAL (SELECT (i / 3) % cardinality($4::text[]) AS k,
-			                now() - interval '2 minutes' - ($1::int - i) * ($2::int * interval '1 day' / $1::int) AS t) m`,
+			                now() - interval '2 minutes' - ($1::int - i) * ($2::int * interval '1 day' / $1::int) AS t) m
+	), logged AS (
+		INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, counted)
+		SELECT request_id, person, client, tool, arguments, started_at, counted FROM calls
+	)
+	INSERT INTO plumbline.request_outcome (request_id, outcome, duration_ms, row_count)
+	SELECT request_id, outcome, duration_ms, row_count FROM calls`,
 			rows, days, persons, tools, args, outcomes)
 		return err
 	})
-	for _, settle := range []string{"VACUUM (ANALYZE) plumbline.request_log", "CHECKPOINT"} {
+	for _, settle := range []string{"VACUUM (ANALYZE) plumbline.request_log, plumbline.request_outcome", "CHECKPOINT"} {
 		if err != nil {
 			break
 		}

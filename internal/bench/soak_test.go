@@ -161,7 +161,7 @@ func TestSeedLog(t *testing.T) {
 	var outcomes []string
 	err = pool.QueryRow(context.Background(), `SELECT count(*), count(DISTINCT person), count(DISTINCT tool), min(started_at), max(started_at),
 		array_agg(DISTINCT outcome ORDER BY outcome), count(*) FILTER (WHERE jsonb_typeof(arguments) <> 'object')
-		FROM plumbline.request_log`).Scan(&rows, &people, &tools, &oldest, &newest, &outcomes, &badArgs)
+		FROM plumbline.calls`).Scan(&rows, &people, &tools, &oldest, &newest, &outcomes, &badArgs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,15 +82,18 @@ type Table struct {
 }
 
 // Own lists plumbline's own tables the login may touch, and how; it is
-// exactly what sql/roles/database.sql grants: the request log and the
-// analyst's audit log (the logger), and the membership table and token
-// store (auth). The login may do nothing else to them, and nothing at all
-// to the rest of plumbline's schema.
+// exactly what sql/roles/database.sql grants: the request log, its
+// outcomes and the analyst's audit log (the logger), and the membership
+// table and token store (auth). The login may do nothing else to them, and
+// nothing at all to the rest of plumbline's schema.
 var Own = []Table{{
 	Relation: "plumbline.request_log",
 	Select:   []string{"request_id", "person", "started_at", "counted"},
 	Insert:   []string{"request_id", "person", "client", "tool", "arguments"},
-	Update:   []string{"outcome", "duration_ms", "row_count", "counted"},
+	Update:   []string{"counted"},
+}, {
+	Relation: "plumbline.request_outcome",
+	Insert:   []string{"request_id", "outcome", "duration_ms", "row_count"},
 }, {
 	Relation: "plumbline.analyst_log",
 	Select:   []string{"statement_id", "caller", "started_at", "outcome"},

@@ -11,9 +11,9 @@
 // counted call in the last minute through the index on (person,
 // started_at) of counted calls: at most N index entries and their rows,
 // however long the log is. If that call is inside the minute, the person
-// has made N calls in it already: the statement marks this call
-// rate_limited and no longer counted, and the wait is until that call
-// leaves the minute.
+// has made N calls in it already: the statement takes this call out of
+// the count (its outcome, rate_limited, is written when it ends, as every
+// call's is), and the wait is until that call leaves the minute.
 //
 // Two replicas checking at the same moment may both see each other's calls
 // and both refuse; they can never both miss them, as each call's row is

@@ -12,11 +12,11 @@ import (
 // DefaultPerMinute is how many calls a person may make in any minute.
 const DefaultPerMinute = 60
 
-// check marks a call ($1) rate_limited, and no longer counted, when its
-// person's ($2) N-th ($3) most recent other counted call is less than a
-// minute old, and returns how long until that call leaves the minute (no
-// row when there is none in it). The calls admitted after it in the same
-// batch ($4) are not counted: they are checked after it.
+// check takes a call ($1) out of the count when its person's ($2) N-th
+// ($3) most recent other counted call is less than a minute old, and
+// returns how long until that call leaves the minute (no row when there is
+// none in it). The calls admitted after it in the same batch ($4) are not
+// counted: they are checked after it.
 const check = `
 WITH nth AS (
     SELECT started_at FROM plumbline.request_log
@@ -26,7 +26,7 @@ WITH nth AS (
     ORDER BY started_at DESC
     OFFSET $3 - 1 LIMIT 1
 ), refused AS (
-    UPDATE plumbline.request_log SET outcome = 'rate_limited', counted = false
+    UPDATE plumbline.request_log SET counted = false
     WHERE request_id = $1 AND EXISTS (SELECT FROM nth)
 )
 SELECT extract(epoch FROM started_at + interval '1 minute' - now())::float8 FROM nth`
@@ -36,8 +36,8 @@ SELECT extract(epoch FROM started_at + interval '1 minute' - now())::float8 FROM
 // the batch is decided as its calls would be one at a time; once the batch
 // has run, wait[i] is how long the caller of calls[i] must wait, or zero
 // when the call is within the limit. It must run as a role that may read
-// the log's request_id, person, started_at and counted and update its
-// outcome and counted (the logger).
+// the log's request_id, person, started_at and counted and update counted
+// (the logger).
 func Queue(b *pgx.Batch, calls []*reports.Record, perMinute int, wait []time.Duration) {
 	ids := make([]string, len(calls))
 	for i, r := range calls {

@@ -100,7 +100,7 @@ func TestTwoServersHoldAPersonToTheLimit(t *testing.T) {
 	lb.Flush(context.Background())
 	var counted, refused int
 	err := db.Conn(t).QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE outcome IN ('ok', 'cached')),
-		count(*) FILTER (WHERE outcome = 'rate_limited') FROM plumbline.request_log WHERE person = 'ana@floor.example'`).Scan(&counted, &refused)
+		count(*) FILTER (WHERE outcome = 'rate_limited' AND NOT counted) FROM plumbline.calls WHERE person = 'ana@floor.example'`).Scan(&counted, &refused)
 	if err != nil || counted != 3 || refused != 3 {
 		t.Errorf("the log holds %d answered and %d refused calls of ana, want 3 and 3 (%v)", counted, refused, err)
 	}
@@ -122,11 +122,11 @@ func admit(t *testing.T, db *pgtest.DB, perMinute int, id, person string) time.D
 // The wait is until enough of the person's calls leave the minute.
 func TestRetryAfter(t *testing.T) {
 	db := pgtest.NewDB(t)
-	_, err := db.Conn(t).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome, counted)
-		VALUES ('old', 'ana', 'c', 'sales', '{}', now() - interval '50 seconds', 'ok', true),
-		       ('new', 'ana', 'c', 'sales', '{}', now() - interval '10 seconds', NULL, true),
-		       ('refused', 'ana', 'c', 'sales', '{}', now() - interval '5 seconds', 'rate_limited', false),
-		       ('gone', 'ana', 'c', 'sales', '{}', now() - interval '61 seconds', 'ok', true)`)
+	_, err := db.Conn(t).Exec(context.Background(), `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, counted)
+		VALUES ('old', 'ana', 'c', 'sales', '{}', now() - interval '50 seconds', true),
+		       ('new', 'ana', 'c', 'sales', '{}', now() - interval '10 seconds', true),
+		       ('refused', 'ana', 'c', 'sales', '{}', now() - interval '5 seconds', false),
+		       ('gone', 'ana', 'c', 'sales', '{}', now() - interval '61 seconds', true)`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,17 +142,18 @@ func TestRetryAfter(t *testing.T) {
 	if wait := admit(t, db, 1, "first", "nobody"); wait != 0 {
 		t.Errorf("a person with no calls: wait %v", wait)
 	}
-	var outcomes []string
-	rows, _ := db.Conn(t).Query(context.Background(), `SELECT coalesce(outcome, 'running') || CASE WHEN counted THEN ', counted' ELSE '' END
+	rows, _ := db.Conn(t).Query(context.Background(), `SELECT CASE WHEN counted THEN 'counted' ELSE 'not counted' END
 		FROM plumbline.request_log WHERE request_id IN ('this', 'next', 'third', 'first') ORDER BY started_at`)
-	outcomes, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil || !slices.Equal(outcomes, []string{"rate_limited", "rate_limited", "running, counted", "running, counted"}) {
-		t.Errorf("the four calls are on record as %q (%v), want the first two refused and not counted", outcomes, err)
+	counts, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || !slices.Equal(counts, []string{"not counted", "not counted", "counted", "counted"}) {
+		t.Errorf("the four calls are on record as %q (%v), want the first two, refused, not counted", counts, err)
 	}
 }
 
-// A log upgraded from before the limit had a column of its own: the calls
-// refused for the limit are still not counted, and every other call is.
+// A log upgraded from before the limit had a column of its own, and before
+// outcomes had a table of their own: the calls refused for the limit are
+// still not counted, every other call is, and every call's outcome is as it
+// was.
 func TestTheUpgradeKeepsRefusedCallsUncounted(t *testing.T) {
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
@@ -192,6 +193,12 @@ func TestTheUpgradeKeepsRefusedCallsUncounted(t *testing.T) {
 	if err != nil || !slices.Equal(uncounted, []string{"refused", "refused too"}) {
 		t.Errorf("after the upgrade %q are not counted (%v), want the two refused for the limit", uncounted, err)
 	}
+	rows, _ = conn.Query(ctx, "SELECT request_id || ': ' || coalesce(outcome, 'running') FROM plumbline.calls ORDER BY 1")
+	outcomes, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	want := []string{"answered: ok", "invalid: invalid_argument", "refused too: rate_limited", "refused: rate_limited", "running: running"}
+	if err != nil || !slices.Equal(outcomes, want) {
+		t.Errorf("after the upgrade the calls read %q (%v), want %q", outcomes, err, want)
+	}
 }
 
 // logOf fills the request log with rows calls, most of them old, one
@@ -205,17 +212,17 @@ func logOf(t testing.TB, db *pgtest.DB, rows, perMinute int) {
 	// that however long a million rows take to write they are still in the
 	// minute when the check runs, the person's last minute, full, and, as
 	// a client far past its limit leaves, many calls refused in it.
-	_, err := conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
+	_, err := conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at)
 		SELECT 'r' || i, CASE WHEN i % 10 = 0 THEN 'ana' ELSE 'p' || i % 997 END, 'c', 'sales', '{}',
-			now() - interval '2 minutes' - i * interval '1 second', 'ok'
+			now() - interval '2 minutes' - i * interval '1 second'
 		FROM generate_series(1, $1::int - $2::int) i`, rows, perMinute)
 	if err == nil {
-		_, err = conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
-			SELECT 'r' || i, 'ana', 'c', 'sales', '{}', now() - interval '30 seconds', 'ok' FROM generate_series($1::int - $2::int + 1, $1::int) i`, rows, perMinute)
+		_, err = conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at)
+			SELECT 'r' || i, 'ana', 'c', 'sales', '{}', now() - interval '30 seconds' FROM generate_series($1::int - $2::int + 1, $1::int) i`, rows, perMinute)
 	}
 	if err == nil {
-		_, err = conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome, counted)
-			SELECT 'x' || i, 'ana', 'c', 'sales', '{}', now() - interval '10 seconds', 'rate_limited', false FROM generate_series(1, 500) i`)
+		_, err = conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, counted)
+			SELECT 'x' || i, 'ana', 'c', 'sales', '{}', now() - interval '10 seconds', false FROM generate_series(1, 500) i`)
 	}
 	if err == nil {
 		_, err = conn.Exec(ctx, "ANALYZE plumbline.request_log")
@@ -312,9 +319,9 @@ func TestABatchIsDecidedCallByCall(t *testing.T) {
 	db := pgtest.NewDB(t)
 	conn := db.Conn(t)
 	ctx := context.Background()
-	if _, err := conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at, outcome)
-		VALUES ('a0', 'ana', 'c', 'sales', '{}', now() - interval '40 seconds', 'ok'),
-		       ('a1', 'ana', 'c', 'sales', '{}', now() - interval '30 seconds', 'ok')`); err != nil {
+	if _, err := conn.Exec(ctx, `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, started_at)
+		VALUES ('a0', 'ana', 'c', 'sales', '{}', now() - interval '40 seconds'),
+		       ('a1', 'ana', 'c', 'sales', '{}', now() - interval '30 seconds')`); err != nil {
 		t.Fatal(err)
 	}
 	var batch []*reports.Record
@@ -345,9 +352,9 @@ func TestABatchIsDecidedCallByCall(t *testing.T) {
 			t.Errorf("%s of %s: wait %v, want about 20s, until a0 leaves the minute", r.ID, r.Caller.Person, wait[i])
 		}
 	}
-	rows, _ := conn.Query(ctx, `SELECT request_id FROM plumbline.request_log WHERE outcome = 'rate_limited' ORDER BY 1`)
+	rows, _ := conn.Query(ctx, `SELECT request_id FROM plumbline.request_log WHERE NOT counted ORDER BY 1`)
 	refused, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil || !slices.Equal(refused, []string{"b3", "b4", "b5", "b6"}) {
-		t.Errorf("the log marks %q refused (%v), want b3 to b6", refused, err)
+		t.Errorf("the log takes %q out of the count (%v), want b3 to b6", refused, err)
 	}
 }

@@ -53,7 +53,7 @@ func TestSettledAnswersAreKept(t *testing.T) {
 	}
 	f.log.Flush(ctx) // outcomes are written after their calls
 	var outcome string
-	if err := f.sql.QueryRow(ctx, `SELECT outcome FROM plumbline.request_log WHERE request_id = $1`, second.RequestID).Scan(&outcome); err != nil || outcome != "cached" {
+	if err := f.sql.QueryRow(ctx, `SELECT outcome FROM plumbline.calls WHERE request_id = $1`, second.RequestID).Scan(&outcome); err != nil || outcome != "cached" {
 		t.Errorf("the kept answer is on record with outcome %q (%v), want cached", outcome, err)
 	}
 	today := `{"who":{"floor":true},"period":{"named":"today"}}`

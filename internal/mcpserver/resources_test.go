@@ -112,7 +112,7 @@ func TestResourceReadsAreScoped(t *testing.T) {
 	}
 	f.log.Flush(context.Background())
 	var outcome string
-	if err := f.sql.QueryRow(context.Background(), `SELECT outcome FROM plumbline.request_log
+	if err := f.sql.QueryRow(context.Background(), `SELECT outcome FROM plumbline.calls
 		WHERE tool = 'roster' AND person = 'service:digest'`).Scan(&outcome); err != nil || outcome != "forbidden" {
 		t.Errorf("the refused read is on record as %q: %v", outcome, err)
 	}

@@ -64,7 +64,7 @@ func (r *recorder) last() reports.Record {
 	r.log.Flush(context.Background())
 	var rec reports.Record
 	var outcome *string
-	err := r.sql.QueryRow(context.Background(), `SELECT person, client, tool, outcome FROM plumbline.request_log
+	err := r.sql.QueryRow(context.Background(), `SELECT person, client, tool, outcome FROM plumbline.calls
 		ORDER BY started_at DESC LIMIT 1`).Scan(&rec.Caller.Person, &rec.Caller.Client, &rec.Tool, &outcome)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		panic(err)

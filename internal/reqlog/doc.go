@@ -20,17 +20,21 @@
 // call on record is shared, and a call that comes alone goes at once.
 //
 // Outcomes (code, duration, row count) are not on the request path: Finish
-// queues them, and a writer updates them in batches, committed without
-// waiting for the disk, and all that is queued on Close. A crash may leave
-// the outcome of its last calls unknown (NULL), never a call unrecorded.
-// The update changes no column an index reads, and the log's pages keep
-// room for it, so PostgreSQL makes it on the row's own page (a heap-only
-// update): it adds no index entry and leaves vacuum nothing to clear from
-// the indexes.
+// queues them, and a writer inserts them in batches into a table of their
+// own, plumbline.request_outcome, committed without waiting for the disk,
+// and all that is queued on Close. A crash may leave the outcome of its
+// last calls unknown, never a call unrecorded. The view plumbline.calls
+// shows each call with its outcome.
 //
-// Everything runs as the logger role, which may insert who/what and update
-// the outcome columns (and, for the limit, whether a call counts) and
-// nothing else: it can neither delete a row nor rewrite who, what or when.
+// Neither table's rows are updated (but for the limit taking a call it
+// refuses out of its count): both grow only at their end, so writing a
+// call touches the last pages of each, which the cache holds, and vacuum
+// leaves no space behind for new rows to scatter into.
+//
+// Everything runs as the logger role, which may insert who/what, insert
+// an outcome once and, for the limit, mark a call uncounted, and nothing
+// else: it can neither delete a row nor rewrite who, what, when or how it
+// went.
 // Arguments arrive in loggable form (fixed choices as given, free text
 // redacted); Redactor makes the redaction a keyed hash. No database error
 // text is ever written to the log.

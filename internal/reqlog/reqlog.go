@@ -434,9 +434,8 @@ func (l *Log) Close() {
 	l.Flush(context.Background())
 }
 
-const update = `UPDATE plumbline.request_log AS l SET outcome = o.outcome, duration_ms = o.duration_ms, row_count = o.row_count
-FROM unnest($1::text[], $2::text[], $3::float8[], $4::int[]) AS o (request_id, outcome, duration_ms, row_count)
-WHERE l.request_id = o.request_id`
+const insertOutcomes = `INSERT INTO plumbline.request_outcome (request_id, outcome, duration_ms, row_count)
+SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::int[])`
 
 // write records outcomes in one statement. Their calls' rows are already
 // on record; the outcomes need not wait for a disk flush.
@@ -446,7 +445,7 @@ func (l *Log) write(ctx context.Context, batch []outcome) {
 		ids[i], codes[i], ms[i], rows[i] = o.id, o.code, o.ms, o.rows
 	}
 	err := l.st.Batch(ctx, pgstore.Tx{Role: l.opts.Role, Write: true, Lazy: true}, func(b *pgx.Batch) {
-		b.Queue(update, ids, codes, ms, rows)
+		b.Queue(insertOutcomes, ids, codes, ms, rows)
 	})
 	if err != nil {
 		l.opts.Metrics.LogFailed(telemetry.LogWriteOutcome, len(batch))

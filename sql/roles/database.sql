@@ -27,18 +27,21 @@ END $$;
 DO $$ BEGIN EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', current_database()); END $$;
 
 -- The request log: the logger writes who, what and when once (the database
--- stamps when), reads back what the per-person limit counts, and afterwards
--- may update only the outcome. It can neither delete a row nor rewrite who,
--- what or when.
+-- stamps when), reads back what the per-person limit counts and may take a
+-- call it refuses out of that count, and writes each call's outcome once.
+-- It can neither delete a row nor rewrite who, what or when, nor change an
+-- outcome written.
 GRANT USAGE ON SCHEMA plumbline TO {{logger}};
 REVOKE ALL ON plumbline.request_log FROM {{logger}};
 GRANT INSERT (request_id, person, client, tool, arguments) ON plumbline.request_log TO {{logger}};
 GRANT SELECT (request_id, person, started_at, counted) ON plumbline.request_log TO {{logger}};
-GRANT UPDATE (outcome, duration_ms, row_count, counted) ON plumbline.request_log TO {{logger}};
+GRANT UPDATE (counted) ON plumbline.request_log TO {{logger}};
+REVOKE ALL ON plumbline.request_outcome FROM {{logger}};
+GRANT INSERT (request_id, outcome, duration_ms, row_count) ON plumbline.request_outcome TO {{logger}};
 
--- The analyst's audit log (sql/migrations/0200_analyst_log.sql), the same
--- way: the logger puts each statement on record once, reads back what the
--- per-service limit counts, and afterwards updates only the outcome.
+-- The analyst's audit log (sql/migrations/0200_analyst_log.sql): the logger
+-- puts each statement on record once, reads back what the per-service limit
+-- counts, and afterwards updates only the outcome.
 REVOKE ALL ON plumbline.analyst_log FROM {{logger}};
 GRANT INSERT (statement_id, caller, client, statement, statement_bytes, fingerprint) ON plumbline.analyst_log TO {{logger}};
 GRANT SELECT (statement_id, caller, started_at, outcome) ON plumbline.analyst_log TO {{logger}};
