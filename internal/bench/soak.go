@@ -420,13 +420,13 @@ func Judge(rows []*SoakRow, window int) *Verdict {
 	return v
 }
 
-// SeedLog fills the request log with rows calls, and their outcomes, spread evenly over the
-// days before the last two minutes (so that no limit counts them), oldest
-// first as a log is written: the persons given in turn, seven clients, the
-// tools and arguments of the mix with the outcome each gets, one in fifty
-// refused for the limit, one answered call in seven from the cache, and
-// durations and row counts of a few milliseconds and rows, each id in time
-// order as the server makes them. It then settles the log as a server
+// SeedLog fills the request log with rows calls, and their outcomes, spread
+// evenly over the days before the last two minutes (so that no limit counts
+// them), oldest first as a log is written: the persons given in turn, seven
+// clients, the tools and arguments of the mix with the outcome each gets, one
+// in fifty refused for the limit, one answered call in seven from the cache,
+// and durations and row counts of a few milliseconds and rows, each id in
+// time order as the server makes them. It then settles the log as a server
 // that has run for months finds it: vacuumed and analyzed, as autovacuum
 // leaves it, and checkpointed, so that the soak's first minutes do not pay
 // for writing out the fill and the comparison of first and last minutes

@@ -335,13 +335,17 @@ func TestPrune(t *testing.T) {
 	}
 	var kept int
 	var oldest time.Time
-	sql.QueryRow(ctx, "SELECT count(*), min(started_at) FROM plumbline.request_log").Scan(&kept, &oldest)
+	if err := sql.QueryRow(ctx, "SELECT count(*), min(started_at) FROM plumbline.request_log").Scan(&kept, &oldest); err != nil {
+		t.Fatal(err)
+	}
 	if kept != 30 || time.Since(oldest) > 30*24*time.Hour {
 		t.Errorf("kept %d calls, the oldest from %v; want the 30 of the last 30 days", kept, oldest)
 	}
 	var outcomes, theirs int
-	sql.QueryRow(ctx, `SELECT count(*), count(l.request_id) FROM plumbline.request_outcome o
-		LEFT JOIN plumbline.request_log l USING (request_id)`).Scan(&outcomes, &theirs)
+	if err := sql.QueryRow(ctx, `SELECT count(*), count(l.request_id) FROM plumbline.request_outcome o
+		LEFT JOIN plumbline.request_log l USING (request_id)`).Scan(&outcomes, &theirs); err != nil {
+		t.Fatal(err)
+	}
 	if outcomes != 30 || theirs != 30 {
 		t.Errorf("kept %d outcomes, %d of them of calls kept; want the 30 calls' own", outcomes, theirs)
 	}
