@@ -219,8 +219,8 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 	previous := map[string]Row{}
 	if cmp != nil {
 		stintsBefore = dir.stints(cmp.plan.Scope, cmp.plan.Period)
-		extra = groupKeys(cmp.plan, cmp.res, dir, stintsBefore)
-		before = fill(cmp.plan, cmp.res, dir, stintsBefore, cmp.res.Coverage, now, groupKeys(plan, res, dir, stints))
+		extra = groupKeys(cmp.plan, cmp.res, dir)
+		before = fill(cmp.plan, cmp.res, dir, stintsBefore, cmp.res.Coverage, now, groupKeys(plan, res, dir))
 		for _, r := range before {
 			previous[r.Key] = r
 		}

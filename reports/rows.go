@@ -17,11 +17,13 @@ import (
 
 // groupKeys lists, for groupings by team or agent, the groups a plan's
 // answer shows: every group in scope, and every group with rows.
-func groupKeys(plan *Plan, res *Result, dir *Directory, stints []stint) []string {
+func groupKeys(plan *Plan, res *Result, dir *Directory) []string {
 	if plan.GroupBy != catalog.GroupTeam && plan.GroupBy != catalog.GroupAgent {
 		return nil
 	}
-	keys := dir.groupsInScope(plan.Scope, plan.GroupBy, plan.Period, stints)
+	groups := dir.groupsInScope(plan.Scope, plan.GroupBy, plan.Period)
+	keys := make([]string, len(groups), len(groups)+len(res.Rows))
+	copy(keys, groups)
 	for _, r := range res.Rows {
 		keys = append(keys, r.Key)
 	}
@@ -39,7 +41,7 @@ func fill(plan *Plan, res *Result, dir *Directory, stints []stint, cov map[strin
 		for _, r := range res.Rows {
 			byKey[r.Key] = r
 		}
-		keys := append(groupKeys(plan, res, dir, stints), extra...)
+		keys := append(groupKeys(plan, res, dir), extra...)
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
 		if !plan.Ranked && len(keys) > plan.Limit {

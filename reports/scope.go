@@ -31,10 +31,22 @@ type stintsKey struct {
 // stints of; past it, it starts afresh.
 const maxStintsMemo = 64
 
+// scoped is what a directory works out once for a scope and period and
+// keeps: the stints, and the groups an answer by team or by agent must show
+// (groupsInScope).
+type scoped struct {
+	stints        []stint
+	teams, agents []string
+}
+
 // stints lists every run of days in the period on which an agent counts for
 // the scope, by agent and date. Callers must not change the list: it is
 // kept for the calls after them.
-func (d *Directory) stints(s Scope, p Period) []stint {
+func (d *Directory) stints(s Scope, p Period) []stint { return d.scoped(s, p).stints }
+
+// scoped returns what the directory has worked out for a scope and period,
+// working it out on the first call that asks.
+func (d *Directory) scoped(s Scope, p Period) *scoped {
 	k := stintsKey{s.Kind, s.Key, p.Start.Unix(), p.End.Unix()}
 	d.stintsMu.Lock()
 	out, ok := d.stintsMemo[k]
@@ -42,11 +54,13 @@ func (d *Directory) stints(s Scope, p Period) []stint {
 	if ok {
 		return out
 	}
-	out = d.workOutStints(s, p)
+	out = &scoped{stints: d.workOutStints(s, p)}
+	out.teams = d.workOutGroups(s, catalog.GroupTeam, p, out.stints)
+	out.agents = d.workOutGroups(s, catalog.GroupAgent, p, out.stints)
 	d.stintsMu.Lock()
 	defer d.stintsMu.Unlock()
 	if d.stintsMemo == nil || len(d.stintsMemo) >= maxStintsMemo {
-		d.stintsMemo = map[stintsKey][]stint{}
+		d.stintsMemo = map[stintsKey]*scoped{}
 	}
 	d.stintsMemo[k] = out
 	return out
@@ -144,11 +158,24 @@ func (d *Directory) floorTeams(p Period) []string {
 	return out
 }
 
-// groupsInScope lists, by key, the groups an answer grouped by team or agent
-// must show whether or not they have rows: the teams on the floor in the
-// period (or the scope's team, or the agent's teams), the agents who counted
-// for the scope on some day of it (or the scope's agent).
-func (d *Directory) groupsInScope(s Scope, groupBy string, p Period, stints []stint) []string {
+// groupsInScope lists, by key and in order, the groups an answer grouped by
+// team or agent must show whether or not they have rows: the teams on the
+// floor in the period (or the scope's team, or the agent's teams), the
+// agents who counted for the scope on some day of it (or the scope's agent).
+// Callers must not change the list: it is kept for the calls after them.
+func (d *Directory) groupsInScope(s Scope, groupBy string, p Period) []string {
+	switch groupBy {
+	case catalog.GroupTeam:
+		return d.scoped(s, p).teams
+	case catalog.GroupAgent:
+		return d.scoped(s, p).agents
+	}
+	return nil
+}
+
+// workOutGroups lists the groups in scope by team or agent from the scope's
+// stints in the period.
+func (d *Directory) workOutGroups(s Scope, groupBy string, p Period, stints []stint) []string {
 	var keys []string
 	switch {
 	case groupBy == catalog.GroupTeam && s.Kind == ScopeFloor:
@@ -169,7 +196,7 @@ func (d *Directory) groupsInScope(s Scope, groupBy string, p Period, stints []st
 		}
 	}
 	slices.Sort(keys)
-	return slices.Compact(keys)
+	return slices.Clip(slices.Compact(keys))
 }
 
 // covered reports whether some stint of the group has a day from first to

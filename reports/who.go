@@ -48,7 +48,7 @@ type Directory struct {
 	// earlier calls: the directory never changes once settled, and calls
 	// ask the same few periods again and again.
 	stintsMu   sync.Mutex
-	stintsMemo map[stintsKey][]stint
+	stintsMemo map[stintsKey]*scoped
 }
 
 // Membership dates an agent's move to a team.
