@@ -65,7 +65,18 @@ type direct struct {
 	tools      []string
 	call       toolCall
 	serverInfo []byte
+
+	fitsMu sync.Mutex
+	fits   map[string]bool // metaFits, by revision and _meta as sent
 }
+
+// Bounds of the memory of which _meta fit: a client sends the same on
+// every call, so a few entries serve every client; a larger _meta, or a
+// changing one, is judged afresh each time.
+const (
+	maxFits    = 256
+	maxFitsKey = 2 << 10
+)
 
 func newDirect(impl *mcp.Implementation, tools []string, call toolCall) *direct {
 	info, err := json.Marshal(impl)
@@ -198,7 +209,7 @@ func (d *direct) request(r *http.Request, body []byte) (json.RawMessage, *mcp.Ca
 		return nil, nil, false
 	}
 	revision := r.Header.Get("MCP-Protocol-Version")
-	if !metaFits(meta, revision) {
+	if !d.metaFits(meta, rawMeta, revision) {
 		return nil, nil, false
 	}
 	if revision >= revisionPerRequest && r.Header.Get("Mcp-Name") != name {
@@ -208,6 +219,30 @@ func (d *direct) request(r *http.Request, body []byte) (json.RawMessage, *mcp.Ca
 		Params: &mcp.CallToolParamsRaw{Meta: meta, Name: name, Arguments: args},
 		Extra:  &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header},
 	}, true
+}
+
+// metaFits is the package's metaFits, remembered for _meta as sent (raw)
+// and the revision: judging it decodes the capabilities and the client's
+// information twice.
+func (d *direct) metaFits(meta mcp.Meta, raw json.RawMessage, revision string) bool {
+	if revision < revisionPerRequest || len(revision)+len(raw) > maxFitsKey {
+		return metaFits(meta, revision)
+	}
+	key := revision + "\x00" + string(raw)
+	d.fitsMu.Lock()
+	fits, known := d.fits[key]
+	d.fitsMu.Unlock()
+	if known {
+		return fits
+	}
+	fits = metaFits(meta, revision)
+	d.fitsMu.Lock()
+	defer d.fitsMu.Unlock()
+	if d.fits == nil || len(d.fits) >= maxFits {
+		d.fits = map[string]bool{}
+	}
+	d.fits[key] = fits
+	return fits
 }
 
 // metaFits reports whether a call's _meta is what its revision asks: on
