@@ -1,12 +1,14 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // This file renders an answer as text for a model to read: the same answer
@@ -45,7 +47,14 @@ func (e *Engine) Text(a *Answer, clean func(string) string) (text string, ok boo
 
 // render renders an answer's body.
 func (e *Engine) render(body any, clean func(string) string) (string, bool) {
-	t := &textWriter{e: e, clean: clean}
+	out := textBuffers.Get().(*textBuffer)
+	defer func() {
+		// Whatever the CSV writer holds yet (after a panic) goes too.
+		out.csv.Flush()
+		out.b.Reset()
+		textBuffers.Put(out)
+	}()
+	t := &textWriter{e: e, clean: clean, b: &out.b, csv: out.csv}
 	switch b := body.(type) {
 	case *ReportAnswer:
 		t.report(b)
@@ -71,14 +80,28 @@ func (e *Engine) render(body any, clean func(string) string) (string, bool) {
 	return t.b.String(), true
 }
 
+// textBuffer is what a rendering writes into, kept between renderings: the
+// text, and a CSV writer onto it (which would otherwise buffer afresh).
+type textBuffer struct {
+	b   bytes.Buffer
+	csv *csv.Writer
+}
+
+var textBuffers = sync.Pool{New: func() any {
+	out := &textBuffer{}
+	out.csv = csv.NewWriter(&out.b)
+	return out
+}}
+
 type textWriter struct {
 	e     *Engine
 	clean func(string) string
-	b     strings.Builder
+	b     *bytes.Buffer
+	csv   *csv.Writer // onto b
 }
 
 func (t *textWriter) linef(format string, args ...any) {
-	fmt.Fprintf(&t.b, format, args...)
+	fmt.Fprintf(t.b, format, args...)
 	t.b.WriteByte('\n')
 }
 
@@ -322,7 +345,7 @@ func (t *textWriter) table(columns []string, rows [][]any) {
 			i += 2
 		}
 	}
-	w := csv.NewWriter(&t.b)
+	w := t.csv
 	w.Write(header)
 	cells := make([]string, 0, len(header))
 	for _, row := range rows {
