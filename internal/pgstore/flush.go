@@ -80,8 +80,9 @@ func (s *Store) PipelineFlushing(ctx context.Context, steps ...Step) (flushed fu
 		conn.Release()
 		return nil, err
 	}
-	// The statements are traced as pgx traces a batch's.
-	tracer, _ := c.Config().Tracer.(pgx.BatchTracer)
+	// The statements are traced as pgx traces a batch's. (The connection's
+	// Config would copy the whole configuration to say which tracer.)
+	tracer := s.tracer
 	if tracer != nil {
 		ctx = tracer.TraceBatchStart(ctx, c, pgx.TraceBatchStartData{Batch: b})
 	}

@@ -50,7 +50,8 @@ type Store struct {
 	cat  *catalog.Catalog
 	opts Options
 
-	built statements // the SQL of plans run before
+	built  statements      // the SQL of plans run before
+	tracer pgx.BatchTracer // the pool's connections', if they trace
 }
 
 var _ reports.Store = (*Store)(nil)
@@ -87,6 +88,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opts *Options) 
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)
 	}
+	s.tracer, _ = cfg.ConnConfig.Tracer.(pgx.BatchTracer)
 	return s, nil
 }
 
