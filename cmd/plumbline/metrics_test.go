@@ -136,7 +136,7 @@ func TestMetricsCountEveryCall(t *testing.T) {
 			t.Errorf("%s{stage=%q} counts %d calls, want %d", telemetry.MetricStageSeconds, label(m, "stage"), n, len(load))
 		}
 	}
-	for _, s := range []string{"auth", "request_log", "report_sql", "assembly"} {
+	for _, s := range []string{"auth", "request_log", "report_sql", "log_flush", "assembly"} {
 		if !stages[s] {
 			t.Errorf("no %s{stage=%q}", telemetry.MetricStageSeconds, s)
 		}

@@ -172,8 +172,8 @@ func (res *Result) writeStages(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nthe server's time by stage, as it says (Server-Timing), median over the paired rounds: auth, the token check in front")
 	fmt.Fprintln(w, "of a call (a token seen before is checked within the admission); request_log, the admission's round trip (the call's")
-	fmt.Fprintln(w, "row, the limit, the token's row), and the wait for its flush to disk left once the report is done; report_sql, the")
-	fmt.Fprintln(w, "report's round trip; assembly, everything else.")
+	fmt.Fprintln(w, "row, the limit, the token's row); report_sql, the report's round trip; log_flush, the wait for the call's row to reach")
+	fmt.Fprintln(w, "the disk left once the report is done (the flush runs beside the report); assembly, everything else.")
 	fmt.Fprintln(w)
 }
 

@@ -238,9 +238,9 @@ func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, erro
 		return 0, a.err
 	}
 	r.Durable = func() error {
-		// What is left of the flush once the report is done counts as
-		// the request log's time.
-		defer telemetry.Since(ctx, telemetry.StageRequestLog, time.Now())
+		// What is left of the flush once the report is done is a stage
+		// of its own.
+		defer telemetry.Since(ctx, telemetry.StageLogFlush, time.Now())
 		err := a.flush.durable()
 		if err != nil {
 			// The call is refused, as when its row could not be written.

@@ -105,7 +105,8 @@ func NewMetrics(build Build) *Metrics {
 		Help: "Time of a whole tool call, from the request's arrival (over HTTP) to its answer, by tool."}, []string{"tool"})
 	stages := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: MetricStageSeconds, Buckets: latencyBuckets,
 		Help: "Time a tool call spent in each stage: auth (the token check before the call), request_log (admission: the call's row, " +
-			"the limit and the token's row, one round trip), report_sql (the report's queries) and assembly (the rest)."}, []string{"stage"})
+			"the limit and the token's row, one round trip), report_sql (the report's queries), log_flush (the wait for the call's row " +
+			"to reach the disk, once the report is done) and assembly (the rest)."}, []string{"stage"})
 	for s := range stageCount {
 		m.stages[s] = stages.WithLabelValues(stageNames[s])
 	}

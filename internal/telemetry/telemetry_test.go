@@ -21,17 +21,19 @@ func TestStagesSplitTheWholeTime(t *testing.T) {
 	tm.Auth(tm.Start(), tm.Start().Add(2*time.Millisecond))
 	tm.ns[StageRequestLog].Add(int64(3 * time.Millisecond))
 	tm.ns[StageReportSQL].Add(int64(4 * time.Millisecond))
+	tm.ns[StageLogFlush].Add(int64(500 * time.Microsecond))
 	Since(ctx, StageReportSQL, time.Now().Add(-time.Millisecond)) // at least 1 ms more
 	got := tm.stages(20 * time.Millisecond)
 	if got[StageAuth] != 2*time.Millisecond || got[StageRequestLog] != 3*time.Millisecond || got[StageReportSQL] < 5*time.Millisecond ||
-		got[StageAssembly] != 20*time.Millisecond-got[StageAuth]-got[StageRequestLog]-got[StageReportSQL] {
+		got[StageLogFlush] != 500*time.Microsecond ||
+		got[StageAssembly] != 20*time.Millisecond-got[StageAuth]-got[StageRequestLog]-got[StageReportSQL]-got[StageLogFlush] {
 		t.Errorf("stages of 20ms: %v", got)
 	}
 	if over := tm.stages(time.Millisecond); over[StageAssembly] != 0 {
 		t.Errorf("assembly of a whole shorter than its stages: %v", over[StageAssembly])
 	}
 	header := tm.ServerTiming(20 * time.Millisecond)
-	if !regexp.MustCompile(`^plumbline;dur=20\.000, auth;dur=2\.000, request_log;dur=3\.000, report_sql;dur=\d+\.\d{3}, assembly;dur=\d+\.\d{3}$`).MatchString(header) {
+	if !regexp.MustCompile(`^plumbline;dur=20\.000, auth;dur=2\.000, request_log;dur=3\.000, report_sql;dur=\d+\.\d{3}, log_flush;dur=0\.500, assembly;dur=\d+\.\d{3}$`).MatchString(header) {
 		t.Errorf("Server-Timing: %s", header)
 	}
 	if TimingFrom(context.Background()) != nil {
@@ -63,7 +65,7 @@ func TestCountingACallAllocatesNothing(t *testing.T) {
 	var nilMetrics *Metrics
 	nilMetrics.Call("sales", "ok", false, "", tm) // metrics off: nothing to count, no panic
 	nilMetrics.Auth(EventSignIn)
-	if n, err := testutil.GatherAndCount(m.reg, MetricStageSeconds); err != nil || n != 4 {
+	if n, err := testutil.GatherAndCount(m.reg, MetricStageSeconds); err != nil || n != 5 {
 		t.Errorf("stage series: %d, %v", n, err)
 	}
 	if !strings.Contains(MetricCalls, "plumbline_") {

@@ -16,17 +16,20 @@ type Stage int
 // its row joins the admission, so its time counts under request_log, which
 // covers the whole admission round trip (the call's row, the limit and the
 // token's row). report_sql is the time in the report's own round trips.
-// assembly is the rest: decoding, resolving, planning, building and
-// encoding the answer.
+// log_flush is the wait, once the report is done, for what is left of the
+// flush of the call's row to disk, which runs beside the report. assembly
+// is the rest: decoding, resolving, planning, building and encoding the
+// answer.
 const (
 	StageAuth Stage = iota
 	StageRequestLog
 	StageReportSQL
+	StageLogFlush
 	StageAssembly
 	stageCount
 )
 
-var stageNames = [stageCount]string{"auth", "request_log", "report_sql", "assembly"}
+var stageNames = [stageCount]string{"auth", "request_log", "report_sql", "log_flush", "assembly"}
 
 // String is the stage's label value.
 func (s Stage) String() string { return stageNames[s] }
