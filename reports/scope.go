@@ -3,6 +3,7 @@ package reports
 import (
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"plumbline/catalog"
@@ -33,10 +34,11 @@ const maxStintsMemo = 64
 
 // scoped is what a directory works out once for a scope and period and
 // keeps: the stints, and the groups an answer by team or by agent must show
-// (groupsInScope).
+// (groupsInScope), each worked out when an answer first asks for it.
 type scoped struct {
-	stints        []stint
-	teams, agents []string
+	stints                []stint
+	teams, agents         []string
+	teamsOnce, agentsOnce sync.Once
 }
 
 // stints lists every run of days in the period on which an agent counts for
@@ -55,8 +57,6 @@ func (d *Directory) scoped(s Scope, p Period) *scoped {
 		return out
 	}
 	out = &scoped{stints: d.workOutStints(s, p)}
-	out.teams = d.workOutGroups(s, catalog.GroupTeam, p, out.stints)
-	out.agents = d.workOutGroups(s, catalog.GroupAgent, p, out.stints)
 	d.stintsMu.Lock()
 	defer d.stintsMu.Unlock()
 	if d.stintsMemo == nil || len(d.stintsMemo) >= maxStintsMemo {
@@ -164,11 +164,14 @@ func (d *Directory) floorTeams(p Period) []string {
 // agents who counted for the scope on some day of it (or the scope's agent).
 // Callers must not change the list: it is kept for the calls after them.
 func (d *Directory) groupsInScope(s Scope, groupBy string, p Period) []string {
+	sc := d.scoped(s, p)
 	switch groupBy {
 	case catalog.GroupTeam:
-		return d.scoped(s, p).teams
+		sc.teamsOnce.Do(func() { sc.teams = d.workOutGroups(s, groupBy, p, sc.stints) })
+		return sc.teams
 	case catalog.GroupAgent:
-		return d.scoped(s, p).agents
+		sc.agentsOnce.Do(func() { sc.agents = d.workOutGroups(s, groupBy, p, sc.stints) })
+		return sc.agents
 	}
 	return nil
 }
