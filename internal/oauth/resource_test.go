@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"plumbline/internal/oauth"
+	"plumbline/internal/pgtest"
 	"plumbline/reports"
 )
 
@@ -200,12 +201,81 @@ func TestRevokedTokenLosesAccess(t *testing.T) {
 	}
 }
 
+// A report called with a token revoked since it was last seen never runs:
+// the call's admission reads the token's row and refuses the call before
+// its report. The sales source takes an advisory lock for the session of
+// each read made for the nightly or weekly service, as a mark that it was
+// read (the lock outlives the transaction); the engine has already read
+// what it keeps, for another caller.
+func TestRevokedTokenRunsNoReport(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	if _, err := e.sql.Exec(ctx, `
+		ALTER TABLE metrics.agent_sales_daily RENAME TO agent_sales_daily_table;
+		CREATE VIEW metrics.agent_sales_daily AS SELECT s.* FROM metrics.agent_sales_daily_table s
+		CROSS JOIN (SELECT pg_advisory_lock_shared(3)
+		    WHERE current_setting('application_name') IN ('plumbline: service:nightly', 'plumbline: service:weekly')) AS read;
+		GRANT SELECT ON metrics.agent_sales_daily TO `+pgtest.Roles.Reader); err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[string]string{}
+	var nightly int64
+	for _, name := range []string{"warm", "nightly", "weekly"} {
+		token, info, err := e.store.CreateServiceToken(ctx, e.server.Config(), name, oauth.ServiceScopes, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens[name] = token
+		if name == "nightly" {
+			nightly = info.ID
+		}
+	}
+	marks := func() int {
+		var n int
+		if err := e.sql.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 3 AND granted`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Each call asks for a week of its own, as an answer kept for one
+	// would be served again to another.
+	sales := func(token, start, end string) (int, string) {
+		return e.call(t, token, "sales", `{"who":{"floor":true},"period":{"start":"`+start+`","end":"`+end+`"}}`)
+	}
+	if status, body := sales(tokens["warm"], "2026-11-02", "2026-11-08"); status != 200 || strings.Contains(body, `"error"`) {
+		t.Fatalf("the first call: %d %.300s", status, body)
+	}
+	if status, _ := e.toolCall(t, tokens["nightly"]); status != 200 {
+		t.Fatalf("nightly's first call: %d", status)
+	}
+	if n, err := e.store.RevokeTokens(ctx, []int64{nightly}, "", ""); err != nil || n != 1 {
+		t.Fatalf("revoke: %d %v", n, err)
+	}
+	if status, body := sales(tokens["nightly"], "2026-11-09", "2026-11-15"); status != 401 || strings.Contains(body, "submitted") {
+		t.Errorf("a report with a revoked token: %d %.300s, want 401 and no answer", status, body)
+	}
+	if n := marks(); n != 0 {
+		t.Errorf("the report of a call with a revoked token read its source, on %d sessions", n)
+	}
+	// The mark works: weekly's call reads the source.
+	if status, _ := sales(tokens["weekly"], "2026-11-09", "2026-11-15"); status != 200 || marks() == 0 {
+		t.Errorf("weekly's call: %d, and its report left no mark", status)
+	}
+}
+
 // toolCall posts one tools/call (the metric definitions) with a token and
 // returns the status and body.
 func (e *env) toolCall(t *testing.T, token string) (int, string) {
 	t.Helper()
+	return e.call(t, token, "metric_definitions", `{}`)
+}
+
+// call posts one tools/call of a tool, with its arguments, and returns the
+// status and body.
+func (e *env) call(t *testing.T, token, tool, args string) (int, string) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, e.base+"/mcp", strings.NewReader(
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"metric_definitions","arguments":{}}}`))
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")

@@ -37,16 +37,21 @@ var secret = []byte("a secret of at least sixteen bytes")
 // recording as the logger, and its request log.
 func server(t *testing.T, db *pgtest.DB) (*reports.Engine, *reqlog.Log) {
 	t.Helper()
-	return serverCounted(t, db, nil)
+	return serverWith(t, db, reqlog.Options{})
 }
 
-// serverCounted is server with the log's failures counted in metrics.
-func serverCounted(t *testing.T, db *pgtest.DB, metrics *telemetry.Metrics) (*reports.Engine, *reqlog.Log) {
+// serverWith is server with the log's options o, but for its role, its
+// logger and, unless o sets one, its limit.
+func serverWith(t *testing.T, db *pgtest.DB, o reqlog.Options) (*reports.Engine, *reqlog.Log) {
 	t.Helper()
 	st := db.Store(t)
 	cat := st.Catalog()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rl := reqlog.New(st, &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 100, Logger: quiet, Metrics: metrics})
+	o.Role, o.Logger = pgtest.Roles.Logger, quiet
+	if o.PerMinute == 0 {
+		o.PerMinute = 100
+	}
+	rl := reqlog.New(st, &o)
 	t.Cleanup(rl.Close)
 	return reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
 		Recorder: rl, Redact: reqlog.Redactor(secret)}), rl
@@ -204,7 +209,7 @@ func TestAnAnswerWaitsForItsRowOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	metrics := telemetry.NewMetrics(telemetry.Build{})
-	e, rl := serverCounted(t, db, metrics)
+	e, rl := serverWith(t, db, reqlog.Options{Metrics: metrics})
 	a := notOnRecord(t, e, "pg_logical")
 	rl.Flush(ctx)
 	if r := readLog(t, sql, a.RequestID); r == nil || r.Outcome == nil || *r.Outcome != reports.CodeUnavailable {
@@ -569,5 +574,53 @@ func BenchmarkAdmit(b *testing.B) {
 			}
 			b.ReportMetric(calls/commits, "calls/commit")
 		})
+	}
+}
+
+// heldBy says how many sessions hold the advisory lock key, shared, as a
+// mark that what takes it ran.
+func heldBy(t *testing.T, sql *pgx.Conn, key int) int {
+	t.Helper()
+	var n int
+	if err := sql.QueryRow(context.Background(), `SELECT count(*) FROM pg_locks
+		WHERE locktype = 'advisory' AND objid = $1 AND granted`, key).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A call over the limit runs no report. The sales source takes an advisory
+// lock for the session of each read made for ana or bo, as a mark that it
+// was read (the lock outlives the transaction); the engine has already
+// read what it keeps (the directory, the source's coverage) for another
+// caller, and ana has used her one call of the minute.
+func TestACallOverTheLimitRunsNoReport(t *testing.T) {
+	db := pgtest.NewDB(t)
+	sql := db.Conn(t)
+	salesView(t, sql, `CROSS JOIN (SELECT pg_advisory_lock_shared(2)
+		WHERE current_setting('application_name') IN ('plumbline: ana', 'plumbline: bo')) AS read`)
+	e, _ := serverWith(t, db, reqlog.Options{PerMinute: 1})
+	// Each call asks for a week of its own, as an answer kept for one
+	// would be served again to another.
+	day := 1
+	call := func(person, tool string) *reports.Answer {
+		day++
+		week := fmt.Sprintf(`{"who":{"floor":true},"period":{"start":"2026-11-%02d","end":"2026-11-%02d"}}`, day, day+6)
+		return e.Call(context.Background(), reports.Caller{Person: person, Client: "c"}, tool, json.RawMessage(week))
+	}
+	for _, first := range [][2]string{{"warm", "sales"}, {"ana", "hours"}} {
+		if a := call(first[0], first[1]); a.Refusal != nil {
+			t.Fatalf("%s's %s: %+v", first[0], first[1], a.Refusal)
+		}
+	}
+	if a := call("ana", "sales"); a.Refusal == nil || a.Refusal.Code != reports.CodeRateLimited {
+		t.Fatalf("ana's second call: %+v, want %s", a.Refusal, reports.CodeRateLimited)
+	}
+	if n := heldBy(t, sql, 2); n != 0 {
+		t.Errorf("the report of a call over the limit read its source, on %d sessions", n)
+	}
+	// The mark works: bo's call, within the limit, reads the source.
+	if a := call("bo", "sales"); a.Refusal != nil || heldBy(t, sql, 2) == 0 {
+		t.Errorf("bo's call: %+v, and its report left no mark", a.Refusal)
 	}
 }
