@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"plumbline/internal/oauth"
-	"plumbline/internal/pgtest"
 	"plumbline/reports"
 )
 
@@ -203,21 +202,13 @@ func TestRevokedTokenLosesAccess(t *testing.T) {
 
 // A report called with a token revoked since it was last seen never runs:
 // the call's admission reads the token's row and refuses the call before
-// its report. The sales source takes an advisory lock for the session of
-// each read made for the nightly or weekly service, as a mark that it was
-// read (the lock outlives the transaction); the engine has already read
+// its report. Each read of the sales source made for the nightly or weekly
+// service leaves a mark (pgtest.MarkReads); the engine has already read
 // what it keeps, for another caller.
 func TestRevokedTokenRunsNoReport(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	if _, err := e.sql.Exec(ctx, `
-		ALTER TABLE metrics.agent_sales_daily RENAME TO agent_sales_daily_table;
-		CREATE VIEW metrics.agent_sales_daily AS SELECT s.* FROM metrics.agent_sales_daily_table s
-		CROSS JOIN (SELECT pg_advisory_lock_shared(3)
-		    WHERE current_setting('application_name') IN ('plumbline: service:nightly', 'plumbline: service:weekly')) AS read;
-		GRANT SELECT ON metrics.agent_sales_daily TO `+pgtest.Roles.Reader); err != nil {
-		t.Fatal(err)
-	}
+	e.db.MarkReads(t, "metrics.agent_sales_daily", 3, "service:nightly", "service:weekly")
 	tokens := map[string]string{}
 	var nightly int64
 	for _, name := range []string{"warm", "nightly", "weekly"} {
@@ -229,13 +220,6 @@ func TestRevokedTokenRunsNoReport(t *testing.T) {
 		if name == "nightly" {
 			nightly = info.ID
 		}
-	}
-	marks := func() int {
-		var n int
-		if err := e.sql.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 3 AND granted`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
 	}
 	// Each call asks for a week of its own, as an answer kept for one
 	// would be served again to another.
@@ -254,11 +238,11 @@ func TestRevokedTokenRunsNoReport(t *testing.T) {
 	if status, body := sales(tokens["nightly"], "2026-11-09", "2026-11-15"); status != 401 || strings.Contains(body, "submitted") {
 		t.Errorf("a report with a revoked token: %d %.300s, want 401 and no answer", status, body)
 	}
-	if n := marks(); n != 0 {
+	if n := e.db.Marked(t, 3); n != 0 {
 		t.Errorf("the report of a call with a revoked token read its source, on %d sessions", n)
 	}
 	// The mark works: weekly's call reads the source.
-	if status, _ := sales(tokens["weekly"], "2026-11-09", "2026-11-15"); status != 200 || marks() == 0 {
+	if status, _ := sales(tokens["weekly"], "2026-11-09", "2026-11-15"); status != 200 || e.db.Marked(t, 3) == 0 {
 		t.Errorf("weekly's call: %d, and its report left no mark", status)
 	}
 }
