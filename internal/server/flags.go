@@ -20,7 +20,7 @@ func (s *Settings) RegisterFlags(fs *flag.FlagSet, demo bool) {
 		metricsAddr, metricsUsage = "127.0.0.1:0", "`host:port` to serve Prometheus metrics on, at /metrics (default: a free loopback port, printed); empty for none"
 	}
 	fs.StringVar(&s.MetricsAddr, "metrics-addr", metricsAddr, metricsUsage)
-	fs.StringVar(&s.OTLPEndpoint, "otlp-endpoint", "", "`URL` of an OpenTelemetry collector's OTLP/HTTP receiver to send traces to, such as http://collector:4318 "+
+	fs.StringVar(&s.OTLPEndpoint, "otlp-endpoint", "", "`URL` of an OpenTelemetry collector's OTLP/HTTP receiver to send traces to, such as http://collector:4318 (at /v1/traces unless the URL has a path) "+
 		"(default: $OTEL_EXPORTER_OTLP_ENDPOINT or $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; if none is set, nothing is traced)")
 	fs.StringVar(&s.DebugAddr, "debug-addr", "", "loopback `host:port` serving the process's goroutines and heap as JSON at "+DebugPath+
 		" and its profiles at /debug/pprof/, apart from MCP (plumbline bench --soak reads it); empty (the default) serves none")

@@ -173,7 +173,7 @@ func open(ctx context.Context, dsn string, s *Settings, callers callers) (*opene
 	build.Catalog = cat.Version()
 	stopTracing, err := telemetry.TraceTo(ctx, s.OTLPEndpoint, build)
 	if err != nil {
-		return nil, fmt.Errorf("--otlp-endpoint: %w", err)
+		return nil, fmt.Errorf("traces: %w", err)
 	}
 	if telemetry.Tracing() {
 		log.Info("sending traces to an OpenTelemetry collector over OTLP/HTTP")

@@ -1,16 +1,23 @@
 package telemetry
 
 import (
+	"compress/gzip"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 )
 
 // A request's stages add up to its whole time: assembly is what the others
@@ -74,43 +81,159 @@ func TestCountingACallAllocatesNothing(t *testing.T) {
 }
 
 // Without a collector named, nothing is traced; with one, spans reach it
-// over OTLP/HTTP, and stopping sends what is queued.
+// over OTLP/HTTP as protobuf, with the headers the variables name, gzipped
+// when asked, and asked again when the receiver says it is busy; stopping
+// sends what is queued.
 func TestTraceToACollector(t *testing.T) {
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	for _, k := range []string{"ENDPOINT", "TRACES_ENDPOINT", "HEADERS", "TRACES_HEADERS", "COMPRESSION", "TRACES_COMPRESSION", "TIMEOUT", "PROTOCOL"} {
+		t.Setenv("OTEL_EXPORTER_OTLP_"+k, "")
+	}
 	ctx := context.Background()
 	stop, err := TraceTo(ctx, "", Build{})
 	if err != nil || Tracing() {
 		t.Fatalf("no collector named: tracing %v, %v", Tracing(), err)
 	}
 	stop(ctx)
-	got := make(chan string, 10)
+
+	type received struct {
+		line, auth, tenant, other string
+		spans                     []string
+		service                   string
+	}
+	got := make(chan received, 10)
+	var posts atomic.Int32 // the first is told to come back
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if len(body) > 0 {
-			got <- r.Method + " " + r.URL.Path + " " + r.Header.Get("Content-Type")
+		if posts.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
 		}
+		body := io.Reader(r.Body)
+		if r.Header.Get("Content-Encoding") == "gzip" {
+			z, err := gzip.NewReader(r.Body)
+			if err != nil {
+				t.Errorf("gzip: %v", err)
+				return
+			}
+			body = z
+		}
+		raw, _ := io.ReadAll(body)
+		rec := received{line: r.Method + " " + r.URL.Path + " " + r.Header.Get("Content-Type") + " " + r.Header.Get("Content-Encoding"),
+			auth: r.Header.Get("Authorization"), tenant: r.Header.Get("X-Tenant"), other: r.Header.Get("X-Other")}
+		var err error
+		if rec.spans, rec.service, err = decodeExport(raw); err != nil {
+			t.Error(err)
+		}
+		got <- rec
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))
 	defer collector.Close()
+
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20general,X-Other=1")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "Authorization=Bearer%20traces, X-Tenant=floor%2C7")
+	t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip")
 	stop, err = TraceTo(ctx, collector.URL, Build{Version: "v"})
 	if err != nil || !Tracing() {
 		t.Fatalf("a collector named: tracing %v, %v", Tracing(), err)
 	}
 	_, span := Span(ctx, "request_log")
 	span.End()
+	start := time.Now()
 	if err := stop(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if Tracing() {
 		t.Error("still tracing after stop")
 	}
+	if waited := time.Since(start); waited < time.Second {
+		t.Errorf("sent again after %v, before the second the receiver asked for", waited)
+	}
 	select {
-	case req := <-got:
-		if req != "POST /v1/traces application/x-protobuf" {
-			t.Errorf("the collector got %s", req)
+	case rec := <-got:
+		if rec.line != "POST /v1/traces application/x-protobuf gzip" {
+			t.Errorf("the collector got %s", rec.line)
+		}
+		// A signal's own variable stands in for the general one.
+		if rec.auth != "Bearer traces" || rec.tenant != "floor,7" || rec.other != "" {
+			t.Errorf("headers: Authorization %q, X-Tenant %q, X-Other %q", rec.auth, rec.tenant, rec.other)
+		}
+		if len(rec.spans) != 1 || rec.spans[0] != "request_log" || rec.service != "plumbline" {
+			t.Errorf("spans %q of service %q, want [request_log] of plumbline", rec.spans, rec.service)
 		}
 	default:
 		t.Error("the collector got no spans")
+	}
+}
+
+// decodeExport reads an ExportTraceServiceRequest field by field: the names
+// of its spans and the service.name of their resource.
+func decodeExport(b []byte) (spans []string, service string, err error) {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || num != 1 || typ != protowire.BytesType {
+			return nil, "", fmt.Errorf("not an ExportTraceServiceRequest: field %d type %d", num, typ)
+		}
+		b = b[n:]
+		msg, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return nil, "", errors.New("truncated ResourceSpans")
+		}
+		b = b[n:]
+		var rs tracepb.ResourceSpans
+		if err := proto.Unmarshal(msg, &rs); err != nil {
+			return nil, "", err
+		}
+		for _, kv := range rs.GetResource().GetAttributes() {
+			if kv.GetKey() == "service.name" {
+				service = kv.GetValue().GetStringValue()
+			}
+		}
+		for _, ss := range rs.GetScopeSpans() {
+			for _, s := range ss.GetSpans() {
+				spans = append(spans, s.GetName())
+			}
+		}
+	}
+	return spans, service, nil
+}
+
+// Where traces go, and a configuration that cannot work refused at start
+// with the variable named.
+func TestTraceExporterConfiguration(t *testing.T) {
+	for _, k := range []string{"ENDPOINT", "TRACES_ENDPOINT", "HEADERS", "TRACES_HEADERS", "COMPRESSION", "TRACES_COMPRESSION", "TIMEOUT", "TRACES_TIMEOUT",
+		"PROTOCOL", "TRACES_PROTOCOL", "CERTIFICATE", "TRACES_CERTIFICATE", "CLIENT_CERTIFICATE", "CLIENT_KEY"} {
+		t.Setenv("OTEL_EXPORTER_OTLP_"+k, "")
+	}
+	for _, c := range []struct {
+		flag, env, value, want string
+	}{
+		{flag: "http://collector:4318", want: "http://collector:4318/v1/traces"},
+		{flag: "https://collector/otlp/traces", want: "https://collector/otlp/traces"},
+		{env: "OTEL_EXPORTER_OTLP_ENDPOINT", value: "http://collector:4318", want: "http://collector:4318/v1/traces"},
+		{env: "OTEL_EXPORTER_OTLP_ENDPOINT", value: "http://gateway/otlp/", want: "http://gateway/otlp/v1/traces"},
+		{env: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", value: "http://collector:4318/custom", want: "http://collector:4318/custom"},
+		{env: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", value: "http://collector:4318", want: "http://collector:4318/"},
+		{flag: "collector:4318", want: "--otlp-endpoint: want an http:// or https:// URL"},
+		{flag: "http://c", env: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", value: "grpc", want: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: plumbline sends traces as http/protobuf only"},
+		{flag: "http://c", env: "OTEL_EXPORTER_OTLP_HEADERS", value: "novalue", want: "OTEL_EXPORTER_OTLP_HEADERS: want key=value pairs"},
+		{flag: "http://c", env: "OTEL_EXPORTER_OTLP_TIMEOUT", value: "10s", want: "OTEL_EXPORTER_OTLP_TIMEOUT: want a positive number of milliseconds"},
+		{flag: "http://c", env: "OTEL_EXPORTER_OTLP_COMPRESSION", value: "zstd", want: "OTEL_EXPORTER_OTLP_COMPRESSION: want gzip or none"},
+		{flag: "http://c", env: "OTEL_EXPORTER_OTLP_CLIENT_KEY", value: "key.pem", want: "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY: name both or neither"},
+	} {
+		if c.env != "" {
+			t.Setenv(c.env, c.value)
+		}
+		got := ""
+		if col, err := collectorFor(c.flag); err != nil {
+			got = err.Error()
+		} else {
+			got = col.url
+		}
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s %s=%s: got %q, want %q", c.flag, c.env, c.value, got, c.want)
+		}
+		if c.env != "" {
+			t.Setenv(c.env, "")
+		}
 	}
 }

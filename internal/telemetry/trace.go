@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -44,19 +44,19 @@ func Tracing() bool { return tracer.Load() != nil }
 // endpoint (a URL such as http://collector:4318) when it is set, else where
 // the standard OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT variables say (with the exporter's
-// other standard variables: headers, timeout, compression; and
-// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES for the resource). When
+// other standard variables: headers, timeout, compression, certificates;
+// and OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES for the resource). When
 // none names one, nothing is traced. The func it returns sends what is
 // still queued and stops.
 func TraceTo(ctx context.Context, endpoint string, build Build) (func(context.Context) error, error) {
 	if endpoint == "" && os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
 		return func(context.Context) error { return nil }, nil
 	}
-	var opts []otlptracehttp.Option
-	if endpoint != "" {
-		opts = append(opts, otlptracehttp.WithEndpointURL(endpoint))
+	c, err := collectorFor(endpoint)
+	if err != nil {
+		return nil, err
 	}
-	exp, err := otlptracehttp.New(ctx, opts...)
+	exp, err := otlptrace.New(ctx, c)
 	if err != nil {
 		return nil, err
 	}
