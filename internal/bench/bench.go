@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
 
 	"plumbline/catalog"
 	"plumbline/internal/demofloor"
@@ -727,6 +729,50 @@ func resetPeak(pid int) {
 	os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
 }
 
+// freshCopy copies a binary to a file of its own and drops the copy's
+// pages from the page cache, so that a process started from it reads them
+// as one started from a newly deployed binary does. How a file's pages came
+// into the cache (written by the linker, read by an earlier process) sets
+// the size of the folios the kernel keeps them in, and so how many of them
+// a process maps beyond those it touches: runs of one build differed by up
+// to 4 MiB of resident memory. remove deletes the copy.
+func freshCopy(bin string) (path string, remove func(), err error) {
+	dir, err := os.MkdirTemp("", "plumbline-bench-")
+	if err != nil {
+		return "", nil, err
+	}
+	remove = func() { os.RemoveAll(dir) }
+	defer func() {
+		if err != nil {
+			remove()
+		}
+	}()
+	src, err := os.Open(bin)
+	if err != nil {
+		return "", nil, err
+	}
+	defer src.Close()
+	path = filepath.Join(dir, filepath.Base(bin))
+	dst, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return "", nil, err
+	}
+	_, err = io.Copy(dst, src)
+	if err == nil {
+		err = dst.Sync() // only clean pages leave the cache
+	}
+	if err == nil {
+		err = unix.Fadvise(int(dst.Fd()), 0, 0, unix.FADV_DONTNEED)
+	}
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("copy the server's binary: %w", err)
+	}
+	return path, remove, nil
+}
+
 // memoryOf reads a process's peak and current resident memory, and what of
 // it now is its own and what pages of files.
 func memoryOf(pid int) (Memory, error) {
@@ -753,19 +799,27 @@ func memoryOf(pid int) (Memory, error) {
 }
 
 // Process starts a plumbline binary serving a database on a free loopback
-// port and waits until it is listening.
+// port and waits until it is listening. It runs a fresh copy of the binary
+// (freshCopy), so that its memory is measured as a newly deployed one's.
 func Process(bin string, extraArgs ...string) Server {
 	return func(ctx context.Context, dsn string) (string, int, func() error, error) {
-		args := append([]string{"serve", "--db", dsn, "--log-level", "info"}, extraArgs...)
-		cmd := exec.CommandContext(ctx, bin, args...)
-		logs, err := cmd.StderrPipe()
+		copied, remove, err := freshCopy(bin)
 		if err != nil {
 			return "", 0, nil, err
 		}
+		args := append([]string{"serve", "--db", dsn, "--log-level", "info"}, extraArgs...)
+		cmd := exec.CommandContext(ctx, copied, args...)
+		logs, err := cmd.StderrPipe()
+		if err != nil {
+			remove()
+			return "", 0, nil, err
+		}
 		if err := cmd.Start(); err != nil {
+			remove()
 			return "", 0, nil, err
 		}
 		stop := func() error {
+			defer remove()
 			cmd.Process.Signal(os.Interrupt)
 			return cmd.Wait()
 		}
