@@ -26,7 +26,7 @@ import (
 // receiver, configured as the OpenTelemetry specification's exporter
 // variables say. It stands in for otlptracehttp, which shares its
 // configuration package with the gRPC exporter and so links all of gRPC
-// into a server that never speaks it (opentelemetry-go#2579): 3.3 MB of
+// into a server that never speaks it (opentelemetry-go#2579): 3.1 MB of
 // plumbline's binary.
 type collector struct {
 	url     string
