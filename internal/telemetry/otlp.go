@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -165,8 +166,9 @@ func (c *collector) Stop(context.Context) error {
 }
 
 // UploadTraces posts spans as one ExportTraceServiceRequest. A receiver
-// that answers 429, 502, 503 or 504 is asked again, after the time it asks
-// for (Retry-After) or a growing pause, until the timeout.
+// that answers 429, 502, 503 or 504, or does not answer in time, is asked
+// again, after the time it asks for (Retry-After) or a growing pause, until
+// the timeout.
 func (c *collector) UploadTraces(ctx context.Context, spans []*tracepb.ResourceSpans) error {
 	body, err := exportRequest(spans)
 	if err != nil {
@@ -213,10 +215,14 @@ func (c *collector) post(ctx context.Context, body []byte) (wait time.Duration, 
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return -1, err
+		// A receiver that timed out may answer the next time; one that
+		// refused the connection is not there, and waiting for it would
+		// hold up every export behind this one.
+		var urlErr *url.Error
+		if errors.As(err, &urlErr) && urlErr.Timeout() && ctx.Err() == nil {
+			return 0, err
 		}
-		return 0, err // the receiver may be restarting
+		return -1, err
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()

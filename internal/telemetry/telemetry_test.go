@@ -165,6 +165,25 @@ func TestTraceToACollector(t *testing.T) {
 	}
 }
 
+// A receiver that is not there fails the export at once: the spans behind
+// it do not wait out the timeout.
+func TestTraceToAnAbsentCollector(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "5000")
+	c, err := collectorFor(gone.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := c.UploadTraces(context.Background(), []*tracepb.ResourceSpans{{}}); err == nil {
+		t.Error("an export to a closed port succeeded")
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("an export to a closed port took %v", took)
+	}
+}
+
 // decodeExport reads an ExportTraceServiceRequest field by field: the names
 // of its spans and the service.name of their resource.
 func decodeExport(b []byte) (spans []string, service string, err error) {
