@@ -729,48 +729,54 @@ func resetPeak(pid int) {
 	os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
 }
 
-// freshCopy copies a binary to a file of its own and drops the copy's
-// pages from the page cache, so that a process started from it reads them
-// as one started from a newly deployed binary does. How a file's pages came
-// into the cache (written by the linker, read by an earlier process) sets
-// the size of the folios the kernel keeps them in, and so how many of them
-// a process maps beyond those it touches: runs of one build differed by up
-// to 4 MiB of resident memory. remove deletes the copy.
-func freshCopy(bin string) (path string, remove func(), err error) {
-	dir, err := os.MkdirTemp("", "plumbline-bench-")
+// freshCopy copies a binary to a file of its own, beside it (on the same
+// file system, so not on a tmpfs /tmp, whose pages never leave the cache)
+// or else in the temporary directory, and drops the copy's pages from the
+// page cache, so that a process started from it reads them as one started
+// from a newly deployed binary does. How a file's pages came into the
+// cache (written by the linker, read by an earlier process) sets the size
+// of the folios the kernel keeps them in, and so how many of them a
+// process maps beyond those it touches: runs of one build differed by up to
+// 4 MiB of resident memory. remove deletes the copy.
+func freshCopy(bin string) (string, func(), error) {
+	dir, err := os.MkdirTemp(filepath.Dir(bin), ".plumbline-bench-")
 	if err != nil {
-		return "", nil, err
-	}
-	remove = func() { os.RemoveAll(dir) }
-	defer func() {
-		if err != nil {
-			remove()
+		if dir, err = os.MkdirTemp("", "plumbline-bench-"); err != nil {
+			return "", nil, err
 		}
-	}()
-	src, err := os.Open(bin)
-	if err != nil {
-		return "", nil, err
 	}
-	defer src.Close()
-	path = filepath.Join(dir, filepath.Base(bin))
-	dst, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		return "", nil, err
-	}
-	_, err = io.Copy(dst, src)
-	if err == nil {
-		err = dst.Sync() // only clean pages leave the cache
-	}
-	if err == nil {
-		err = unix.Fadvise(int(dst.Fd()), 0, 0, unix.FADV_DONTNEED)
-	}
-	if cerr := dst.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	remove := func() { os.RemoveAll(dir) }
+	path := filepath.Join(dir, filepath.Base(bin))
+	if err := copyUncached(bin, path); err != nil {
+		remove()
 		return "", nil, fmt.Errorf("copy the server's binary: %w", err)
 	}
 	return path, remove, nil
+}
+
+// copyUncached copies src to a new executable file dst and drops dst's
+// pages from the page cache.
+func copyUncached(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if err == nil {
+		err = out.Sync() // only clean pages leave the cache
+	}
+	if err == nil {
+		err = unix.Fadvise(int(out.Fd()), 0, 0, unix.FADV_DONTNEED)
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // memoryOf reads a process's peak and current resident memory, and what of

@@ -52,6 +52,17 @@ func TestFreshCopyIsReadAnew(t *testing.T) {
 	}
 }
 
+// A binary that cannot be copied is an error, with nothing left behind.
+func TestFreshCopyOfAMissingBinary(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := freshCopy(filepath.Join(dir, "plumbline")); err == nil {
+		t.Fatal("copied a binary that is not there")
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
 // residentPages counts the pages of a file in the page cache (mincore),
 // mapping it without touching it.
 func residentPages(t *testing.T, path string) int {
