@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,6 +34,7 @@ type collector struct {
 	gzip    bool
 	timeout time.Duration
 	client  *http.Client
+	stop    chan struct{} // closed by Stop: uploads stop waiting to try again
 }
 
 // tracesPath is where an OTLP/HTTP receiver takes traces.
@@ -45,7 +45,7 @@ const tracesPath = "/v1/traces"
 // path), and the OTEL_EXPORTER_OTLP_* variables, a signal's own
 // (OTEL_EXPORTER_OTLP_TRACES_*) before the general ones.
 func collectorFor(endpoint string) (*collector, error) {
-	c := &collector{headers: http.Header{}, timeout: 10 * time.Second}
+	c := &collector{headers: http.Header{}, timeout: 10 * time.Second, stop: make(chan struct{})}
 	target, err := targetOf(endpoint)
 	if err != nil {
 		return nil, err
@@ -56,11 +56,14 @@ func collectorFor(endpoint string) (*collector, error) {
 	}
 	if name, v := otlpEnv("HEADERS"); v != "" {
 		for _, pair := range strings.Split(v, ",") {
+			if strings.TrimSpace(pair) == "" {
+				continue
+			}
 			k, val, ok := strings.Cut(pair, "=")
-			k, kerr := url.PathUnescape(strings.TrimSpace(k))
-			val, verr := url.PathUnescape(strings.TrimSpace(val))
-			if !ok || k == "" || kerr != nil || verr != nil {
-				return nil, fmt.Errorf("%s: want key=value pairs separated by commas, values percent-encoded", name)
+			k = strings.TrimSpace(k)
+			val, err := url.PathUnescape(strings.TrimSpace(val))
+			if !ok || !isToken(k) || err != nil || strings.ContainsAny(val, "\r\n\x00") {
+				return nil, fmt.Errorf("%s: want name=value pairs separated by commas, each name a header name and each value percent-encoded", name)
 			}
 			c.headers.Set(k, val)
 		}
@@ -107,12 +110,23 @@ func targetOf(endpoint string) (string, error) {
 	switch {
 	case join:
 		u.Path = path.Join("/", u.Path, tracesPath)
-	case u.Path == "" && name == "--otlp-endpoint":
+	case (u.Path == "" || u.Path == "/") && name == "--otlp-endpoint":
 		u.Path = tracesPath
 	case u.Path == "":
 		u.Path = "/"
 	}
 	return u.String(), nil
+}
+
+// isToken says whether s can name a header: one or more of RFC 9110's
+// token characters.
+func isToken(s string) bool {
+	for _, r := range s {
+		if r > '~' || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // otlpEnv reads the exporter's variable for traces, else the general one,
@@ -159,16 +173,18 @@ func tlsFromEnv() (*tls.Config, error) {
 // Start does nothing: a connection is made when spans are first sent.
 func (c *collector) Start(context.Context) error { return nil }
 
-// Stop closes the connections kept open.
+// Stop closes the connections kept open, and an upload waiting to try
+// again gives up.
 func (c *collector) Stop(context.Context) error {
+	close(c.stop)
 	c.client.CloseIdleConnections()
 	return nil
 }
 
 // UploadTraces posts spans as one ExportTraceServiceRequest. A receiver
-// that answers 429, 502, 503 or 504, or does not answer in time, is asked
-// again, after the time it asks for (Retry-After) or a growing pause, until
-// the timeout.
+// that answers 429, 502, 503 or 504 is asked again, after the time it asks
+// for (Retry-After) or a growing pause, within the timeout, which bounds
+// the whole upload.
 func (c *collector) UploadTraces(ctx context.Context, spans []*tracepb.ResourceSpans) error {
 	body, err := exportRequest(spans)
 	if err != nil {
@@ -191,9 +207,14 @@ func (c *collector) UploadTraces(ctx context.Context, spans []*tracepb.ResourceS
 		if wait == 0 {
 			wait = pause
 		}
+		if deadline, _ := ctx.Deadline(); time.Until(deadline) < wait {
+			return err // asked to wait past the timeout
+		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%w (then %w)", err, ctx.Err())
+		case <-c.stop:
+			return err
 		case <-time.After(wait):
 		}
 	}
@@ -215,13 +236,9 @@ func (c *collector) post(ctx context.Context, body []byte) (wait time.Duration, 
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		// A receiver that timed out may answer the next time; one that
-		// refused the connection is not there, and waiting for it would
-		// hold up every export behind this one.
-		var urlErr *url.Error
-		if errors.As(err, &urlErr) && urlErr.Timeout() && ctx.Err() == nil {
-			return 0, err
-		}
+		// A receiver that is not there, or not answering, fails the upload
+		// at once: waiting for it would hold up every export behind this
+		// one.
 		return -1, err
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

@@ -85,9 +85,7 @@ func TestCountingACallAllocatesNothing(t *testing.T) {
 // when asked, and asked again when the receiver says it is busy; stopping
 // sends what is queued.
 func TestTraceToACollector(t *testing.T) {
-	for _, k := range []string{"ENDPOINT", "TRACES_ENDPOINT", "HEADERS", "TRACES_HEADERS", "COMPRESSION", "TRACES_COMPRESSION", "TIMEOUT", "PROTOCOL"} {
-		t.Setenv("OTEL_EXPORTER_OTLP_"+k, "")
-	}
+	clearOTLPEnv(t)
 	ctx := context.Background()
 	stop, err := TraceTo(ctx, "", Build{})
 	if err != nil || Tracing() {
@@ -165,22 +163,31 @@ func TestTraceToACollector(t *testing.T) {
 	}
 }
 
-// A receiver that is not there fails the export at once: the spans behind
-// it do not wait out the timeout.
+// A receiver that is not there, or that asks to be called again after the
+// timeout, fails the export at once: the spans behind it do not wait the
+// timeout out.
 func TestTraceToAnAbsentCollector(t *testing.T) {
+	clearOTLPEnv(t)
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
+	later := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "60")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer later.Close()
 	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "5000")
-	c, err := collectorFor(gone.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	if err := c.UploadTraces(context.Background(), []*tracepb.ResourceSpans{{}}); err == nil {
-		t.Error("an export to a closed port succeeded")
-	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("an export to a closed port took %v", took)
+	for name, url := range map[string]string{"a closed port": gone.URL, "a receiver busy for a minute": later.URL} {
+		c, err := collectorFor(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if err := c.UploadTraces(context.Background(), []*tracepb.ResourceSpans{{}}); err == nil {
+			t.Errorf("an export to %s succeeded", name)
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("an export to %s took %v", name, took)
+		}
 	}
 }
 
@@ -219,40 +226,55 @@ func decodeExport(b []byte) (spans []string, service string, err error) {
 // Where traces go, and a configuration that cannot work refused at start
 // with the variable named.
 func TestTraceExporterConfiguration(t *testing.T) {
-	for _, k := range []string{"ENDPOINT", "TRACES_ENDPOINT", "HEADERS", "TRACES_HEADERS", "COMPRESSION", "TRACES_COMPRESSION", "TIMEOUT", "TRACES_TIMEOUT",
-		"PROTOCOL", "TRACES_PROTOCOL", "CERTIFICATE", "TRACES_CERTIFICATE", "CLIENT_CERTIFICATE", "CLIENT_KEY"} {
-		t.Setenv("OTEL_EXPORTER_OTLP_"+k, "")
-	}
 	for _, c := range []struct {
-		flag, env, value, want string
+		flag string
+		env  map[string]string
+		url  string // where traces go, or
+		err  string // the start of the refusal
 	}{
-		{flag: "http://collector:4318", want: "http://collector:4318/v1/traces"},
-		{flag: "https://collector/otlp/traces", want: "https://collector/otlp/traces"},
-		{env: "OTEL_EXPORTER_OTLP_ENDPOINT", value: "http://collector:4318", want: "http://collector:4318/v1/traces"},
-		{env: "OTEL_EXPORTER_OTLP_ENDPOINT", value: "http://gateway/otlp/", want: "http://gateway/otlp/v1/traces"},
-		{env: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", value: "http://collector:4318/custom", want: "http://collector:4318/custom"},
-		{env: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", value: "http://collector:4318", want: "http://collector:4318/"},
-		{flag: "collector:4318", want: "--otlp-endpoint: want an http:// or https:// URL"},
-		{flag: "http://c", env: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", value: "grpc", want: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: plumbline sends traces as http/protobuf only"},
-		{flag: "http://c", env: "OTEL_EXPORTER_OTLP_HEADERS", value: "novalue", want: "OTEL_EXPORTER_OTLP_HEADERS: want key=value pairs"},
-		{flag: "http://c", env: "OTEL_EXPORTER_OTLP_TIMEOUT", value: "10s", want: "OTEL_EXPORTER_OTLP_TIMEOUT: want a positive number of milliseconds"},
-		{flag: "http://c", env: "OTEL_EXPORTER_OTLP_COMPRESSION", value: "zstd", want: "OTEL_EXPORTER_OTLP_COMPRESSION: want gzip or none"},
-		{flag: "http://c", env: "OTEL_EXPORTER_OTLP_CLIENT_KEY", value: "key.pem", want: "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY: name both or neither"},
+		{flag: "http://collector:4318", url: "http://collector:4318/v1/traces"},
+		{flag: "http://collector:4318/", url: "http://collector:4318/v1/traces"},
+		{flag: "https://collector/otlp/traces", url: "https://collector/otlp/traces"},
+		{flag: "http://flag", env: map[string]string{"TRACES_ENDPOINT": "http://traces/t"}, url: "http://flag/v1/traces"},
+		{env: map[string]string{"ENDPOINT": "http://collector:4318"}, url: "http://collector:4318/v1/traces"},
+		{env: map[string]string{"ENDPOINT": "http://gateway/otlp/"}, url: "http://gateway/otlp/v1/traces"},
+		{env: map[string]string{"TRACES_ENDPOINT": "http://collector:4318/custom"}, url: "http://collector:4318/custom"},
+		{env: map[string]string{"TRACES_ENDPOINT": "http://collector:4318"}, url: "http://collector:4318/"},
+		{env: map[string]string{"TRACES_ENDPOINT": "http://traces/t", "ENDPOINT": "http://general"}, url: "http://traces/t"},
+		{flag: "http://c", env: map[string]string{"HEADERS": "a=1,"}, url: "http://c/v1/traces"},
+		{flag: "collector:4318", err: "--otlp-endpoint: want an http:// or https:// URL"},
+		{env: map[string]string{"ENDPOINT": "ftp://c"}, err: "OTEL_EXPORTER_OTLP_ENDPOINT: want an http:// or https:// URL"},
+		{flag: "http://c", env: map[string]string{"TRACES_PROTOCOL": "grpc"}, err: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: plumbline sends traces as http/protobuf only"},
+		{flag: "http://c", env: map[string]string{"HEADERS": "novalue"}, err: "OTEL_EXPORTER_OTLP_HEADERS: want name=value pairs"},
+		{flag: "http://c", env: map[string]string{"HEADERS": "two words=1"}, err: "OTEL_EXPORTER_OTLP_HEADERS: want name=value pairs"},
+		{flag: "http://c", env: map[string]string{"TRACES_HEADERS": "a=line%0Abreak"}, err: "OTEL_EXPORTER_OTLP_TRACES_HEADERS: want name=value pairs"},
+		{flag: "http://c", env: map[string]string{"TIMEOUT": "10s"}, err: "OTEL_EXPORTER_OTLP_TIMEOUT: want a positive number of milliseconds"},
+		{flag: "http://c", env: map[string]string{"COMPRESSION": "zstd"}, err: "OTEL_EXPORTER_OTLP_COMPRESSION: want gzip or none"},
+		{flag: "http://c", env: map[string]string{"CLIENT_KEY": "key.pem"}, err: "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY: name both or neither"},
 	} {
-		if c.env != "" {
-			t.Setenv(c.env, c.value)
+		clearOTLPEnv(t)
+		for k, v := range c.env {
+			t.Setenv("OTEL_EXPORTER_OTLP_"+k, v)
 		}
-		got := ""
-		if col, err := collectorFor(c.flag); err != nil {
-			got = err.Error()
-		} else {
-			got = col.url
-		}
-		if !strings.HasPrefix(got, c.want) {
-			t.Errorf("%s %s=%s: got %q, want %q", c.flag, c.env, c.value, got, c.want)
-		}
-		if c.env != "" {
-			t.Setenv(c.env, "")
+		col, err := collectorFor(c.flag)
+		switch {
+		case c.err != "" && (err == nil || !strings.HasPrefix(err.Error(), c.err)):
+			t.Errorf("%s %v: got %v, want %q", c.flag, c.env, err, c.err)
+		case c.err == "" && err != nil:
+			t.Errorf("%s %v: %v", c.flag, c.env, err)
+		case c.err == "" && col.url != c.url:
+			t.Errorf("%s %v: traces go to %q, want %q", c.flag, c.env, col.url, c.url)
 		}
 	}
+}
+
+// clearOTLPEnv sets every variable the exporter reads to nothing for the
+// test, whatever the environment it runs in says.
+func clearOTLPEnv(t *testing.T) {
+	for _, k := range []string{"ENDPOINT", "HEADERS", "COMPRESSION", "TIMEOUT", "PROTOCOL", "CERTIFICATE", "CLIENT_CERTIFICATE", "CLIENT_KEY"} {
+		t.Setenv("OTEL_EXPORTER_OTLP_"+k, "")
+		t.Setenv("OTEL_EXPORTER_OTLP_TRACES_"+k, "")
+	}
+	t.Setenv("OTEL_SERVICE_NAME", "")
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "")
 }
