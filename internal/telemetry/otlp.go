@@ -96,21 +96,19 @@ func collectorFor(endpoint string) (*collector, error) {
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, else
 // OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces after its path.
 func targetOf(endpoint string) (string, error) {
-	name, raw, join := "--otlp-endpoint", endpoint, false
+	const flag = "--otlp-endpoint"
+	name, raw := flag, endpoint
 	if raw == "" {
-		name, raw = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-	}
-	if raw == "" {
-		name, raw, join = "OTEL_EXPORTER_OTLP_ENDPOINT", os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), true
+		name, raw = otlpEnv("ENDPOINT")
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("%s: want an http:// or https:// URL, such as http://collector:4318", name)
 	}
 	switch {
-	case join:
+	case name == "OTEL_EXPORTER_OTLP_ENDPOINT": // a base URL for every signal
 		u.Path = path.Join("/", u.Path, tracesPath)
-	case (u.Path == "" || u.Path == "/") && name == "--otlp-endpoint":
+	case (u.Path == "" || u.Path == "/") && name == flag:
 		u.Path = tracesPath
 	case u.Path == "":
 		u.Path = "/"

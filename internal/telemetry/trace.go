@@ -3,7 +3,6 @@ package telemetry
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -49,7 +48,7 @@ func Tracing() bool { return tracer.Load() != nil }
 // none names one, nothing is traced. The func it returns sends what is
 // still queued and stops.
 func TraceTo(ctx context.Context, endpoint string, build Build) (func(context.Context) error, error) {
-	if endpoint == "" && os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
+	if _, v := otlpEnv("ENDPOINT"); endpoint == "" && v == "" {
 		return func(context.Context) error { return nil }, nil
 	}
 	c, err := collectorFor(endpoint)
