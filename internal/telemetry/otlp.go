@@ -225,9 +225,7 @@ func (c *collector) post(ctx context.Context, body []byte) (wait time.Duration, 
 	if err != nil {
 		return -1, err
 	}
-	for k, v := range c.headers {
-		req.Header[k] = v
-	}
+	req.Header = c.headers.Clone()
 	req.Header.Set("Content-Type", "application/x-protobuf")
 	if c.gzip {
 		req.Header.Set("Content-Encoding", "gzip")
