@@ -737,7 +737,8 @@ func resetPeak(pid int) {
 // cache (written by the linker, read by an earlier process) sets the size
 // of the folios the kernel keeps them in, and so how many of them a
 // process maps beyond those it touches: runs of one build differed by up to
-// 4 MiB of resident memory. remove deletes the copy.
+// 4 MiB of resident memory. It returns the copy's path and a func that
+// deletes the copy.
 func freshCopy(bin string) (string, func(), error) {
 	dir, err := os.MkdirTemp(filepath.Dir(bin), ".plumbline-bench-")
 	if err != nil {
