@@ -301,39 +301,59 @@ func (g *generator) teams() {
 }
 
 // targets sets the sales teams' targets: applications submitted each week
-// and each month, and a close rate each month, over the last sixteen weeks
-// and four months. The Kestrels, new on the floor, have none; the Harriers
-// none after they leave it; the Falcons' submitted target for last month was
-// raised in the middle of the month.
+// and each month, and a close rate each month (never by week), over the last
+// sixteen weeks and four months. Each week's and each month's figure differs
+// from the one before, so a rule that reads the wrong period's target shows.
+// The Kestrels, who join the floor on a Thursday, get weekly targets from
+// that week on, but none by month and none yet for last week or this week;
+// the Harriers none for a period that starts after they leave the floor; the
+// team that never counts as sales none. Three targets were revised after
+// they were set: the Falcons' submitted target for last month in the middle
+// of the month, the Hawks' for the week three weeks back on its Wednesday,
+// and the Falcons' for this week on its Monday.
 func (g *generator) targets() {
 	f := g.floor
 	director := "Dana Whitfield (floor director)"
 	month := time.Date(f.Today.Year(), f.Today.Month(), 1, 0, 0, 0, 0, time.UTC)
-	leaveAt := dayOf(g.weekStart, 5, 1)
+	joinAt, leaveAt := dayOf(g.weekStart, 8, 3), dayOf(g.weekStart, 5, 1)
 	for i, t := range f.Teams {
-		if t.Key == "kestrels" || t.Key == "retention" {
+		if t.Key == "retention" {
 			continue
 		}
 		set := func(metric, kind string, start time.Time, value float64, at time.Time, reason string) {
-			if start.Before(f.Start) || t.Key == "harriers" && !start.Before(leaveAt) {
-				return
+			switch {
+			case start.Before(f.Start), t.Key == "harriers" && !start.Before(leaveAt):
+			case t.Key == "kestrels" && (kind == "month" || start.Before(mondayOf(joinAt)) || !start.Before(g.weekStart.AddDate(0, 0, -7))):
+			default:
+				f.Targets = append(f.Targets, Target{t.Key, metric, kind, start, value, director, at, reason})
 			}
-			f.Targets = append(f.Targets, Target{t.Key, metric, kind, start, value, director, at, reason})
 		}
-		weekly := float64(110 + 10*i)
+		base := float64(110 + 10*i)
 		for w := 15; w >= 0; w-- {
 			start := g.weekStart.AddDate(0, 0, -7*w)
+			// A plan that moves with the season: up to 20 more some weeks.
+			weekly := base + float64(5*((w*3+i)%5))
 			at := time.Date(start.Year(), start.Month(), start.Day()-3, 17, 0, 0, 0, g.loc)
 			set("submitted_sales", "week", start, weekly, at, "weekly plan")
+			switch {
+			case w == 3 && t.Key == "hawks":
+				raised := time.Date(start.Year(), start.Month(), start.Day()+2, 10, 30, 0, 0, g.loc)
+				set("submitted_sales", "week", start, weekly+25, raised, "raised mid-week for a carrier promotion")
+			case w == 0 && t.Key == "falcons":
+				cut := time.Date(start.Year(), start.Month(), start.Day(), 9, 0, 0, 0, g.loc)
+				if cut.Before(g.now) {
+					set("submitted_sales", "week", start, weekly-15, cut, "cut for a training morning")
+				}
+			}
 		}
 		for m := 3; m >= 0; m-- {
 			start := month.AddDate(0, -m, 0)
 			at := time.Date(start.Year(), start.Month(), start.Day()-1, 17, 0, 0, 0, g.loc)
-			set("submitted_sales", "month", start, 4*weekly+20, at, "monthly plan")
-			set("close_rate", "month", start, round2(0.2+0.01*float64(i)), at, "monthly plan")
+			set("submitted_sales", "month", start, 4*base+20+float64(15*((m+i)%3)), at, "monthly plan")
+			set("close_rate", "month", start, round2(0.2+0.01*float64(i)+0.01*float64(m%2)), at, "monthly plan")
 			if m == 1 && t.Key == "falcons" {
 				raised := time.Date(start.Year(), start.Month(), 15, 11, 0, 0, 0, g.loc)
-				set("submitted_sales", "month", start, 4*weekly+80, raised, "raised mid-month after the new carrier plan launched")
+				set("submitted_sales", "month", start, 4*base+80, raised, "raised mid-month after the new carrier plan launched")
 			}
 		}
 	}
