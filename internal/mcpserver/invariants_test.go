@@ -168,6 +168,20 @@ func (a answer) figures() map[string]map[string]any {
 	return cells(a["columns"], a["rows"], key)
 }
 
+// section is one section of a canned answer (league, team_weeks): its rows
+// by their key column, and its total.
+func (a answer) section(t *testing.T, id, key string) (rows map[string]map[string]any, total map[string]any) {
+	t.Helper()
+	for _, s := range a["sections"].([]any) {
+		sec := s.(map[string]any)
+		if sec["id"] == id {
+			return cells(sec["columns"], sec["rows"], key), cells(sec["columns"], []any{sec["total"]}, "")["total"]
+		}
+	}
+	t.Fatalf("no section %s in %v", id, a["sections"])
+	return nil, nil
+}
+
 // same reports whether two stated figures are one: both null, or numbers
 // apart by no more than a stated figure's rounding (slack) or its six
 // significant digits.
@@ -195,6 +209,76 @@ func (f *failures) add(format string, args ...any) {
 	}
 }
 
+// (a) One team, one period, one attainment: over a whole final week or
+// month, a team's attainment against its target (a rate's gap in points) is
+// the same asked about the team, about the floor by team, in the league by
+// attainment, and, for a week, in the team's row for the week in
+// team_weeks.
+func TestInvariantOneAttainmentPerTeam(t *testing.T) {
+	rng := invariantRand(t)
+	fs := invariantFloors(t)
+	start := time.Now()
+	const draws = 24
+	// A count's attainment, a rate's gap in points.
+	attainments := []struct{ metric, column string }{{"submitted_sales", "submitted_sales_attainment"}, {"close_rate", "close_rate_target_gap_points"}}
+	// team_weeks' sales rows for each moment and who, asked once.
+	weeks := map[string]map[string]map[string]any{}
+	teamWeeks := func(m *atMoment, who string) map[string]map[string]any {
+		k := m.String() + who
+		if _, ok := weeks[k]; !ok {
+			a := m.askFor(t, "team_weeks", `{"who":`+who+`,"weeks":8,"compare_to":"target","compact":true}`)
+			weeks[k], _ = a.section(t, "sales", "week")
+		}
+		return weeks[k]
+	}
+	var checked int
+	fail := &failures{t: t}
+	for range draws {
+		m := fs[rng.IntN(len(fs))]
+		var period, week string
+		if rng.IntN(2) == 0 {
+			ws := slices.Sorted(maps.Keys(teamWeeks(m, `{"floor":true}`)))
+			week = ws[rng.IntN(len(ws))]
+			period = fmt.Sprintf(`{"week":%q}`, week)
+		} else {
+			back := 1 + rng.IntN(3)
+			first := time.Date(m.today.Year(), m.today.Month()-time.Month(back), 1, 0, 0, 0, 0, time.UTC)
+			period = fmt.Sprintf(`{"start":%q,"end":%q}`, dateOf(first), dateOf(first.AddDate(0, 1, -1)))
+			if back == 1 && rng.IntN(2) == 0 {
+				period = `{"named":"last_month"}`
+			}
+		}
+		byTeam := m.askFor(t, "sales", `{"who":{"floor":true},"period":`+period+`,"group_by":"team","compare_to":"target","compact":true}`).figures()
+		league, _ := m.askFor(t, "league", `{"period":`+period+`,"metrics":["submitted_sales","close_rate"],"rank_by":"attainment","compact":true}`).
+			section(t, "league", "team")
+		for _, team := range slices.Sorted(maps.Keys(byTeam)) {
+			alone := m.askFor(t, "sales", fmt.Sprintf(`{"who":{"team":%q},"period":%s,"compare_to":"target","compact":true}`, team, period)).figures()["total"]
+			ways := []way{{"sales for the team", alone}, {"sales for the floor by team", byTeam[team]}, {"league by attainment", league[team]}}
+			if week != "" {
+				ways = append(ways, way{"team_weeks for the team", teamWeeks(m, fmt.Sprintf(`{"team":%q}`, team))[week]})
+			}
+			for _, at := range attainments {
+				var got []string
+				agree, set := true, false
+				for _, w := range ways {
+					set = set || w.row[at.column] != nil
+					agree = agree && same(w.row[at.column], ways[0].row[at.column], 0)
+					got = append(got, fmt.Sprintf("%s %v against %v", w.name, w.row[at.column], w.row[at.metric+"_target"]))
+				}
+				if !set {
+					continue // no target, or none for this kind of period
+				}
+				checked++
+				if !agree {
+					fail.add("at %s over %s, %s's %s differs: %s", m, period, team, at.column, strings.Join(got, "; "))
+				}
+			}
+		}
+	}
+	t.Logf("%d draws, %d attainments of a team compared over %d calls in %v: %d disagree",
+		draws, checked, callsOf(fs), time.Since(start).Round(time.Millisecond), fail.n)
+}
+
 // tally counts the figures a test compared, and how many of them were null.
 type tally struct{ n, null int }
 
@@ -207,6 +291,13 @@ func (c *tally) add(v any) {
 }
 
 func (c tally) String() string { return fmt.Sprintf("%d (%d of them null)", c.n, c.null) }
+
+// way is one way of asking for a figure: the tool and how, and the row of
+// its answer that holds it.
+type way struct {
+	name string
+	row  map[string]any
+}
 
 // callsOf is how many calls the floors answered.
 func callsOf(fs []*atMoment) int {
