@@ -312,12 +312,12 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 				". Each day counts for the team of that day.")
 		}
 		if who := dir.changes(plan.Scope, plan.Period, p, stints, stintsBefore); len(who) > 0 {
-			what := "agents are counted for the team"
+			what, rule := "agents are counted for the team", "each agent's day counts for the team of that day"
 			if plan.Scope.Kind == ScopeFloor {
-				what = "teams are on the floor"
+				what, rule = "teams are on the floor", "a team counts for the floor only on its days on it"
 			}
-			gv.warn(WarnMembers, "Not the same "+what+" in both periods, so part of the change is who is counted: "+strings.Join(who, "; ")+
-				". Each day counts for the team of that day, and a team for the floor only on its days on it.")
+			gv.warn(WarnMembers, "Not the same "+what+" in both periods, so part of the change is who is counted ("+rule+"): "+
+				strings.Join(who, "; ")+".")
 		}
 	}
 	return t

@@ -186,7 +186,7 @@ func (t *textWriter) governed(head string, g *Governed, compact bool, order []st
 		about = append(about, p.Named)
 	}
 	if p.AskedEnd != "" {
-		about = append(about, "its final days of those asked through "+p.AskedEnd)
+		about = append(about, "through its last final day, asked through "+p.AskedEnd)
 	}
 	var against string
 	if q := g.PreviousPeriod; q != nil {
