@@ -125,18 +125,8 @@ func (d *Directory) teamStints(out []stint, agent string, lo, hi time.Time) []st
 // floorStints appends to out the days of a stint on which its team was on
 // the floor.
 func (d *Directory) floorStints(out []stint, st stint) []stint {
-	fs := d.decisions[st.team]
-	for i, f := range fs {
-		if !f.CountsAsSales {
-			continue
-		}
-		from, to := maxTime(st.from, f.From), st.to
-		if i+1 < len(fs) {
-			to = minTime(to, fs[i+1].From.AddDate(0, 0, -1))
-		}
-		if !to.Before(from) {
-			out = append(out, stint{agent: st.agent, team: st.team, from: from, to: to})
-		}
+	for _, p := range d.floorSpans(st.team, Period{Start: st.from, End: st.to}) {
+		out = append(out, stint{agent: st.agent, team: st.team, from: p.Start, to: p.End})
 	}
 	return out
 }
