@@ -19,10 +19,14 @@ const benchSQL = `SELECT h.team_key, sum(s.submitted) AS submitted, round(sum(s.
 	FROM metrics.agent_sales_daily s JOIN analytics.agent_team_history h ON h.agent_key = s.agent_key
 	WHERE s.day BETWEEN date '2026-11-09' AND date '2026-11-15' GROUP BY 1 ORDER BY 2 DESC`
 
+// starSQL is a statement whose select list is a *: a day's rows of a
+// relation, whatever its columns.
+const starSQL = `SELECT * FROM metrics.agent_sales_daily WHERE day = date '2026-11-17' ORDER BY submitted DESC`
+
 // Side by side in one run: the parse and checks alone; the same statement
 // run directly with pgx as the analyst, read-only, with the door's
 // settings; and a whole call of the door (check, audit write, limit count,
-// the run, the outcome), without MCP.
+// the run, the outcome), without MCP, for the join and for a SELECT *.
 func BenchmarkDoor(b *testing.B) {
 	f := newFloor(b, setup{perMinute: 1 << 30})
 	ctx := context.Background()
@@ -61,13 +65,15 @@ func BenchmarkDoor(b *testing.B) {
 			}
 		}
 	})
-	b.Run("door", func(b *testing.B) {
-		caller := reports.Caller{Person: "service:bench", Client: "bench", Tools: []string{analyst.ToolName}}
-		args, _ := json.Marshal(map[string]any{"sql": benchSQL})
-		for b.Loop() {
-			if a := f.door.Call(ctx, caller, args); a.Refused {
-				b.Fatalf("%+v", a.Body)
+	for _, bb := range []struct{ name, sql string }{{"door", benchSQL}, {"door-star", starSQL}} {
+		b.Run(bb.name, func(b *testing.B) {
+			caller := reports.Caller{Person: "service:bench", Client: "bench", Tools: []string{analyst.ToolName}}
+			args, _ := json.Marshal(map[string]any{"sql": bb.sql})
+			for b.Loop() {
+				if a := f.door.Call(ctx, caller, args); a.Refused {
+					b.Fatalf("%+v", a.Body)
+				}
 			}
-		}
-	})
+		})
+	}
 }
