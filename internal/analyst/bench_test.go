@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"plumbline/internal/analyst"
+	"plumbline/internal/pgstore"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/sqlcheck"
 	"plumbline/reports"
@@ -25,8 +27,11 @@ const starSQL = `SELECT * FROM metrics.agent_sales_daily WHERE day = date '2026-
 
 // Side by side in one run: the parse and checks alone; the same statement
 // run directly with pgx as the analyst, read-only, with the door's
-// settings; and a whole call of the door (check, audit write, limit count,
-// the run, the outcome), without MCP, for the join and for a SELECT *.
+// settings; a page of a SELECT * run by the door's store as the analyst,
+// with its columns known and with PostgreSQL asked for them first (the
+// round trip a * costs); and a whole call of the door (check, audit write,
+// limit count, the run, the outcome), without MCP, for the join and for
+// the SELECT *.
 func BenchmarkDoor(b *testing.B) {
 	f := newFloor(b, setup{perMinute: 1 << 30})
 	ctx := context.Background()
@@ -65,6 +70,38 @@ func BenchmarkDoor(b *testing.B) {
 				return err
 			})
 			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	star, err := sqlcheck.Check(starSQL, &sqlcheck.Policy{Relations: []string{"metrics.agent_sales_daily"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tx := pgstore.Tx{Role: pgtest.Roles.Analyst, Discard: true}
+	page := func(bt *pgx.Batch, paged string) {
+		bt.Queue(paged, analyst.MaxPageSize+1, 0).Query(func(rows pgx.Rows) error {
+			_, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
+			return err
+		})
+	}
+	var starPaged string
+	b.Run("star-described", func(b *testing.B) {
+		for b.Loop() {
+			err := f.door.Store().BatchDescribing(ctx, tx, func(*pgx.Batch) {}, star.SQL, func(desc *pgconn.StatementDescription, bt *pgx.Batch) error {
+				var err error
+				starPaged, err = star.Paged(len(desc.Fields))
+				page(bt, starPaged)
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("star-known", func(b *testing.B) {
+		for b.Loop() {
+			if err := f.door.Store().Batch(ctx, tx, func(bt *pgx.Batch) { page(bt, starPaged) }); err != nil {
 				b.Fatal(err)
 			}
 		}
