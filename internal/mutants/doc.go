@@ -18,5 +18,5 @@
 // One or more "catches" lines each name a go test command (a package and
 // -run, words in single quotes as a shell reads them), run with -count=1;
 // "args", optional, follows each of them; "why" says in one sentence what
-// the mutant breaks.
+// the mutant breaks (failing that, the comment lines of no key say it).
 package mutants

@@ -150,9 +150,11 @@ func readMutant(path string) (mutant, error) {
 		return m, err
 	}
 	defer f.Close()
+	var prose []string // comment lines of no key
 	lines := bufio.NewScanner(f)
 	for lines.Scan() && strings.HasPrefix(lines.Text(), "#") {
-		key, value, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(lines.Text(), "#")), ":")
+		text := strings.TrimSpace(strings.TrimPrefix(lines.Text(), "#"))
+		key, value, _ := strings.Cut(text, ":")
 		value = strings.TrimSpace(value)
 		switch key {
 		case "catches":
@@ -170,13 +172,21 @@ func readMutant(path string) (mutant, error) {
 			}
 		case "why":
 			m.why = value
+		default:
+			if text != "" {
+				prose = append(prose, text)
+			}
 		}
 	}
 	if err := lines.Err(); err != nil {
 		return m, err
 	}
+	if m.why == "" {
+		// A mutant may say what it breaks in comment lines of its own.
+		m.why = strings.Join(prose, " ")
+	}
 	if len(m.catches) == 0 || m.why == "" {
-		return m, errors.New("a mutant needs a '# catches:' line and a '# why:' line before its diff")
+		return m, errors.New("a mutant needs a '# catches:' line, and a '# why:' line (or comment lines) saying what it breaks, before its diff")
 	}
 	return m, nil
 }
