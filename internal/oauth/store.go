@@ -538,3 +538,64 @@ func (s *Store) register(ctx context.Context, c *Client, applicationType, source
 	})
 	return wait, err
 }
+
+// Limits on failed client authentication at the token and revocation
+// endpoints: a source may fail ClientFailuresPerSource times in any
+// ClientFailureWindow, and a client with a secret ClientFailuresPerClient
+// times, from whatever sources. Past either, every authentication from
+// that source, or of that client, is refused until the oldest failure
+// counted leaves the window, the right secret too: a guesser learns
+// nothing more.
+const (
+	ClientFailuresPerSource = 10
+	ClientFailuresPerClient = 30
+	ClientFailureWindow     = 15 * time.Minute
+)
+
+// judgeClient holds a client authentication from source (httpguard.Source)
+// to the limits on failures, counted in plumbline.oauth_client_failures so
+// that every replica sees them: ok says whether its credentials held, and
+// guessed names the client with a secret it tried ("" for any other: a
+// public client has no secret to guess, and counting failures against it
+// would let anyone lock it out). While the source or the client is at its
+// limit, it records nothing and returns how long until the oldest failure
+// counted leaves the window; otherwise it records a failure, if this was
+// one, and returns 0. Authentications from one source, and of one client,
+// are judged one at a time (advisory locks, the source's first), so that
+// replicas racing cannot both take the last failure.
+func (s *Store) judgeClient(ctx context.Context, guessed, source string, ok bool) (wait time.Duration, err error) {
+	err = s.tx(ctx, false, func(tx pgx.Tx) error {
+		keys := []string{"source " + source}
+		if guessed != "" {
+			keys = append(keys, "client "+guessed)
+		}
+		for _, key := range keys {
+			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('plumbline.oauth_client_failures ' || $1, 0))", key); err != nil {
+				return err
+			}
+		}
+		var secs *float64
+		err := tx.QueryRow(ctx, `SELECT max(wait) FROM (
+				(SELECT failed_at FROM plumbline.oauth_client_failures
+				 WHERE source = $1::inet AND failed_at > now() - make_interval(secs => $3)
+				 ORDER BY failed_at DESC OFFSET $4 - 1 LIMIT 1)
+				UNION ALL
+				(SELECT failed_at FROM plumbline.oauth_client_failures
+				 WHERE client_id = $2 AND failed_at > now() - make_interval(secs => $3)
+				 ORDER BY failed_at DESC OFFSET $5 - 1 LIMIT 1)
+			) AS at_limit, LATERAL (SELECT extract(epoch FROM failed_at + make_interval(secs => $3) - now())::float8 AS wait) AS w`,
+			source, guessed, ClientFailureWindow.Seconds(), ClientFailuresPerSource, ClientFailuresPerClient).Scan(&secs)
+		switch {
+		case err != nil:
+			return err
+		case secs != nil:
+			wait = time.Duration(max(*secs, 1) * float64(time.Second))
+			return nil
+		case ok:
+			return nil
+		}
+		_, err = tx.Exec(ctx, "INSERT INTO plumbline.oauth_client_failures (client_id, source) VALUES (nullif($1, ''), $2::inet)", guessed, source)
+		return err
+	})
+	return wait, err
+}
