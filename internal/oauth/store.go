@@ -419,8 +419,10 @@ func (s *Store) newCode(ctx context.Context, c codeGrant, remember bool) (string
 
 // Reasons a code is not redeemed.
 var (
-	errCodeInvalid = errors.New("the code is unknown, expired, or was issued for another client, verifier or redirect URI")
-	errCodeReused  = errors.New("the code was already redeemed; the tokens issued for it are revoked")
+	errCodeInvalid = errors.New("the code is unknown or expired, or was issued for another client, verifier or redirect URI; " +
+		"a code is spent by the first attempt to redeem it, even a failed one, so start the authorization again")
+	errCodeReused = errors.New("the code was already used, by a redemption or a failed attempt; any token issued for it is revoked, " +
+		"so start the authorization again")
 	errNotMember   = errors.New("the person is not an active member")
 	errWrongTarget = errors.New("the resource is not the one the code was issued for")
 )
@@ -437,17 +439,22 @@ type redemption struct {
 }
 
 // redeem exchanges a code for a token. One conditional UPDATE marks the
-// code used, so of two racing redemptions exactly one wins; a redemption of
-// a used code revokes every token issued for it.
+// code used, so of two racing redemptions exactly one wins; a code is
+// spent by the first redemption that names it, even one whose client,
+// verifier, redirect URI or resource does not match (a guessed verifier
+// gets one try); a redemption of a used code revokes every token issued
+// for it.
 func (s *Store) redeem(ctx context.Context, r redemption) (token string, expires time.Time, scope []string, err error) {
 	hash := hashSecret(r.code)
 	var reused bool
+	var refused error // why a code spent by this redemption bought nothing
 	err = s.tx(ctx, false, func(tx pgx.Tx) error {
+		var matches bool
 		var personID, scopeText, resource string
 		err := tx.QueryRow(ctx, `UPDATE plumbline.oauth_codes SET used_at = now()
 			WHERE code_hash = $1 AND used_at IS NULL AND expires_at > now()
-				AND client_id = $2 AND code_challenge = $3 AND ($4 = '' OR redirect_uri = $4)
-			RETURNING person_id, scope, resource`, hash, r.clientID, r.challenge, r.redirectURI).Scan(&personID, &scopeText, &resource)
+			RETURNING client_id = $2 AND code_challenge = $3 AND ($4 = '' OR redirect_uri = $4), person_id, scope, resource`,
+			hash, r.clientID, r.challenge, r.redirectURI).Scan(&matches, &personID, &scopeText, &resource)
 		if errors.Is(err, pgx.ErrNoRows) {
 			tag, err := tx.Exec(ctx, `UPDATE plumbline.oauth_tokens SET revoked_at = now()
 				WHERE code_hash = $1 AND revoked_at IS NULL
@@ -465,12 +472,17 @@ func (s *Store) redeem(ctx context.Context, r redemption) (token string, expires
 		if err != nil {
 			return err
 		}
-		if r.resource != "" && r.resource != resource {
-			return errWrongTarget
-		}
 		var status string
-		if err := tx.QueryRow(ctx, "SELECT status FROM plumbline.members WHERE person_id = $1", personID).Scan(&status); err != nil || status != StatusActive {
-			return errNotMember
+		switch {
+		case !matches:
+			refused = errCodeInvalid
+		case r.resource != "" && r.resource != resource:
+			refused = errWrongTarget
+		case tx.QueryRow(ctx, "SELECT status FROM plumbline.members WHERE person_id = $1", personID).Scan(&status) != nil || status != StatusActive:
+			refused = errNotMember
+		}
+		if refused != nil {
+			return nil // commit the code's use
 		}
 		scope = strings.Fields(scopeText)
 		token, expires, err = issue(ctx, tx, grant{kind: KindPerson, subject: personID, clientID: r.clientID, scope: scope,
@@ -480,6 +492,8 @@ func (s *Store) redeem(ctx context.Context, r redemption) (token string, expires
 	switch {
 	case err != nil:
 		return "", time.Time{}, nil, err
+	case refused != nil:
+		return "", time.Time{}, nil, refused
 	case token == "" && reused:
 		return "", time.Time{}, nil, errCodeReused
 	case token == "":
