@@ -274,8 +274,7 @@ func answer(ctx context.Context, engine *reports.Engine, o Options, req *mcp.Cal
 // (no MCP session is kept, so replicas need no sticky routing), with
 // /healthz for load balancers.
 func HTTPHandler(srv *mcp.Server) http.Handler {
-	mcpHandler := compressed(srv, unechoedHTTP(answerDirectly(srv, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}), true)))
+	mcpHandler := streamable(srv, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}, true)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(mcpHandler))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -292,8 +291,17 @@ func HTTPHandler(srv *mcp.Server) http.Handler {
 // listener, is off: it would refuse a deployment behind a proxy on the same
 // machine, and the Host allow-list in front does its job for any listener.
 func StreamableHTTP(srv *mcp.Server) http.Handler {
-	return compressed(srv, unechoedHTTP(answerDirectly(srv, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true}), false)))
+	return streamable(srv, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true}, false)
+}
+
+// streamable is the go-sdk's Streamable HTTP handler for srv, with opts,
+// behind plumbline's own: compression, errors that never echo the request,
+// direct tool calls (localhostOnly as answerDirectly takes it) and, for
+// every request the direct calls leave to the go-sdk (they take only
+// messages that already fit), the refusal of a message unfit refuses.
+func streamable(srv *mcp.Server, opts *mcp.StreamableHTTPOptions, localhostOnly bool) http.Handler {
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts)
+	return compressed(srv, unechoedHTTP(answerDirectly(srv, wellFormed(sdk), localhostOnly)))
 }
 
 // compressed sends a response of 1 KiB or more compressed (zstd or gzip,
