@@ -104,7 +104,7 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 			SetCacheable:      cacheable(o.CacheTTL, o.Analyst != nil),
 		},
 	)
-	srv.AddReceivingMiddleware(unechoed(engine))
+	srv.AddReceivingMiddleware(unechoed(engine), knownLevel)
 	addView(srv, chartview.Chart)
 	addResources(srv, engine, o)
 	closed := false
