@@ -338,16 +338,19 @@ func loopbackPeer(remote string) bool {
 	return err == nil && ap.Addr().Unmap().IsLoopback()
 }
 
-// Timed answers every request with a Server-Timing header naming the time
-// plumbline took over it, from the moment the request reached h to the
-// moment its answer's header was written, and the part of it each stage of
-// a tool call took (package telemetry: auth, request_log, report_sql and
-// assembly), in milliseconds: "plumbline;dur=1.234, auth;dur=0.021, ...".
-// Around /mcp it covers the token check, the call's admission, its report
-// and the JSON-RPC framing: the server's side of a call, for a client (or
-// plumbline bench) to set beside its own. The request's context carries
-// the timing (telemetry.TimingFrom), for the stages to add their time to
-// and the metrics to read.
+// Timed answers every request that succeeds (a status below 400) with a
+// Server-Timing header naming the time plumbline took over it, from the
+// moment the request reached h to the moment its answer's header was
+// written, and the part of it each stage of a tool call took (package
+// telemetry: auth, request_log, report_sql and assembly), in milliseconds:
+// "plumbline;dur=1.234, auth;dur=0.021, ...". Around /mcp it covers the
+// token check, the call's admission, its report and the JSON-RPC framing:
+// the server's side of a call, for a client (or plumbline bench) to set
+// beside its own. A refused request (a missing, bad or revoked token, one
+// short of a scope, a Host or origin not served) hears nothing of how long
+// any stage took, which would tell a guesser how far its token got. The
+// request's context carries the timing (telemetry.TimingFrom), for the
+// stages to add their time to and the metrics to read.
 func Timed(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := telemetry.NewTiming(time.Now())
@@ -364,7 +367,9 @@ type timedWriter struct {
 func (w *timedWriter) WriteHeader(status int) {
 	if !w.written {
 		w.written = true
-		w.Header().Set("Server-Timing", w.t.ServerTiming(w.t.Elapsed()))
+		if status < http.StatusBadRequest {
+			w.Header().Set("Server-Timing", w.t.ServerTiming(w.t.Elapsed()))
+		}
 	}
 	w.ResponseWriter.WriteHeader(status)
 }
