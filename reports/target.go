@@ -289,6 +289,10 @@ func (tg *targeted) targetOver(m *catalog.Metric, holder string, ts targetSpan, 
 	c, ok := tg.counted[m.ID]
 	from, to := maxTime(c.Start, within.Start), minTime(c.End, within.End)
 	if !ok || to.Before(from) {
+		// Nothing counted: no target, and a team without one is said to be.
+		if holder != "" && len(tg.dir.targetOf(holder, m.ID, ts)) == 0 {
+			tg.lacks(m, holder, ts)
+		}
 		return nil
 	}
 	span := Period{Start: from, End: to}
