@@ -86,6 +86,7 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 	fs := floors(t)
 	start := time.Now()
 	var mismatches, refusals, candidates, compared, targeted, attained, running int
+	classes := map[string]int{} // mismatches by class
 	for i := 0; i < *requests; i++ {
 		f := fs[i%len(fs)]
 		req := draw(rng, f)
@@ -105,8 +106,11 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 		case req.Cumulative:
 			running++
 		}
-		if diff := compare(got, want); diff != "" {
+		if diff := compare(got, want); len(diff) > 0 {
 			mismatches++
+			for _, c := range diff.classes(req) {
+				classes[c]++
+			}
 			if mismatches <= 10 {
 				b, _ := json.Marshal(got.Body)
 				t.Errorf("mismatch (seed %d, request %d) at %s (%s):\n  request: %s\n  %s\n  engine: %s\n  reference: %+v",
@@ -117,6 +121,28 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period, %d beside targets, %d leagues ranked by attainment, %d with running totals) "+
 		"over %d moments compared in %v with seed %d: %d mismatches", *requests, refusals, candidates, compared, targeted, attained, running, len(fs),
 		time.Since(start).Round(time.Millisecond), s, mismatches)
+	if mismatches > 0 {
+		t.Logf("mismatches by class (a request can fall in several):\n  %s", counted(classes, "\n  "))
+	}
+}
+
+// counted writes counts by name, most first, joined by sep.
+func counted(n map[string]int, sep string) string {
+	var names []string
+	for k := range n {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		return n[names[i]] > n[names[j]] || n[names[i]] == n[names[j]] && names[i] < names[j]
+	})
+	var parts []string
+	for _, k := range names {
+		parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, sep)
 }
 
 // draw draws a request over the floor's directory.
@@ -366,22 +392,67 @@ func drawSort(rng *rand.Rand, chosen, offered []string) *reference.Sort {
 	return &reference.Sort{Metric: from[rng.IntN(len(from))], Direction: dir}
 }
 
-// compare says how an engine answer differs from the reference's, or "".
-func compare(got *reports.Answer, want *reference.Expected) string {
+// difference is one way an engine answer differs from the reference's:
+// its class (what differs, in words that do not vary from one request to
+// the next) and the details.
+type difference struct{ class, detail string }
+
+type differences []difference
+
+func (d differences) String() string {
+	var parts []string
+	for _, x := range d {
+		parts = append(parts, x.detail)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// classes names the mismatch's classes, each prefixed with the request's
+// kind: its tool and what it compares with.
+func (d differences) classes(req reference.Request) []string {
+	kind := req.Tool
+	if req.CompareTo != "" {
+		kind += " beside " + req.CompareTo
+	}
+	if req.RankBy == "attainment" {
+		kind += " by attainment"
+	}
+	var out []string
+	for _, x := range d {
+		c := kind + ": " + x.class
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// compare says how an engine answer differs from the reference's.
+func compare(got *reports.Answer, want *reference.Expected) differences {
+	var diffs differences
+	add := func(class, format string, args ...any) {
+		diffs = append(diffs, difference{class, fmt.Sprintf(format, args...)})
+	}
 	b, err := json.Marshal(got.Body)
 	if err != nil {
-		return "the answer does not marshal: " + err.Error()
+		add("unmarshalable", "the answer does not marshal: %v", err)
+		return diffs
 	}
 	var body map[string]any
 	json.Unmarshal(b, &body)
 	switch {
 	case want.Refusal != nil:
-		if got.Refusal == nil || got.Refusal.Code != want.Refusal.Code || got.Refusal.Argument != want.Refusal.Argument {
-			return fmt.Sprintf("want refusal %+v", *want.Refusal)
+		if got.Refusal == nil {
+			add("answered, want refusal "+want.Refusal.Code+" "+want.Refusal.Argument, "want refusal %+v", *want.Refusal)
+		} else if got.Refusal.Code != want.Refusal.Code || got.Refusal.Argument != want.Refusal.Argument {
+			add("refused "+got.Refusal.Code+" "+got.Refusal.Argument+", want refusal "+want.Refusal.Code+" "+want.Refusal.Argument,
+				"refused (%s %s: %s), want refusal %+v", got.Refusal.Code, got.Refusal.Argument, got.Refusal.Rule, *want.Refusal)
 		}
-		return ""
+		return diffs
 	case got.Refusal != nil:
-		return fmt.Sprintf("refused (%s %s: %s), want an answer", got.Refusal.Code, got.Refusal.Argument, got.Refusal.Rule)
+		add("refused "+got.Refusal.Code+" "+got.Refusal.Argument+", want an answer",
+			"refused (%s %s: %s), want an answer", got.Refusal.Code, got.Refusal.Argument, got.Refusal.Rule)
+		return diffs
 	case want.Candidates != nil:
 		var keys []string
 		cands, _ := body["candidates"].([]any)
@@ -393,95 +464,161 @@ func compare(got *reports.Answer, want *reference.Expected) string {
 			keys[i] = strings.ReplaceAll(k, "<nil>", "")
 		}
 		if !slices.Equal(keys, want.Candidates) {
-			return fmt.Sprintf("candidates %v, want %v", keys, want.Candidates)
+			add("candidates", "candidates %v, want %v", keys, want.Candidates)
 		}
-		return ""
+		return diffs
 	case body["candidates"] != nil:
-		return "candidates, want figures"
+		add("candidates, want figures", "candidates, want figures")
+		return diffs
 	}
 	if want.Teams != nil {
-		return compareRoster(body, want)
+		if d := compareRoster(body, want); d != "" {
+			add("roster", "%s", d)
+		}
+		return diffs
 	}
 	if _, ok := body["sources"]; ok {
-		return compareFreshness(body, want)
+		if d := compareFreshness(body, want); d != "" {
+			add("freshness", "%s", d)
+		}
+		return diffs
 	}
-	var diffs []string
-	add := func(format string, args ...any) { diffs = append(diffs, fmt.Sprintf(format, args...)) }
 	p, _ := body["period"].(map[string]any)
-	if p["start"] != want.Start || p["end"] != want.End {
-		add("period %v..%v, want %s..%s", p["start"], p["end"], want.Start, want.End)
+	if p["start"] != want.Start || p["end"] != want.End || p["days"] != float64(want.Days) {
+		add("period", "period %v..%v (%v days), want %s..%s (%d days)", p["start"], p["end"], p["days"], want.Start, want.End, want.Days)
+	}
+	if asked, _ := p["asked_end"].(string); asked != want.AskedEnd {
+		add("period.asked_end", "period.asked_end %v, want %q", p["asked_end"], want.AskedEnd)
 	}
 	prev, _ := body["previous_period"].(map[string]any)
-	if want.Previous == nil && prev != nil || want.Previous != nil && (prev["start"] != want.Previous[0] || prev["end"] != want.Previous[1]) {
-		add("previous_period %v, want %v", prev, want.Previous)
+	switch {
+	case want.Previous == nil && prev != nil:
+		add("previous_period", "previous_period %v, want none", prev)
+	case want.Previous != nil && (prev["start"] != want.Previous[0] || prev["end"] != want.Previous[1] || prev["days"] != float64(days(want.Previous))):
+		add("previous_period", "previous_period %v, want %v (%d days)", prev, want.Previous, days(want.Previous))
 	}
 	req, _ := body["request"].(map[string]any)
 	if want.Sort != nil {
 		s, _ := req["sort"].(map[string]any)
 		if s["metric"] != want.Sort.Metric || s["direction"] != want.Sort.Direction {
-			add("sort %v, want %+v", req["sort"], *want.Sort)
+			add("sort", "sort %v, want %+v", req["sort"], *want.Sort)
 		}
 	}
 	if want.Metrics != nil && !reflect.DeepEqual(req["metrics"], anyOf(want.Metrics)) {
-		add("metrics %v, want %v", req["metrics"], want.Metrics)
+		add("metrics", "metrics %v, want %v", req["metrics"], want.Metrics)
 	}
 	if want.Sections == nil {
 		if !reflect.DeepEqual(body["columns"], anyOf(want.Columns)) {
-			add("columns %v, want %v", body["columns"], want.Columns)
-		}
-		if d := compareRows(want.Columns, body["rows"], want.Rows); d != "" {
-			add("%s", d)
+			add("columns"+columnsDiffer(toStrings(body["columns"]), want.Columns), "columns %v, want %v", body["columns"], want.Columns)
+		} else if class, d := compareRows(want.Columns, body["rows"], want.Rows); d != "" {
+			add("rows: "+class, "%s", d)
 		}
 		if body["truncated"] != want.Truncated {
-			add("truncated %v, want %v", body["truncated"], want.Truncated)
+			add("truncated", "truncated %v, want %v", body["truncated"], want.Truncated)
 		}
 	}
+	secs, _ := body["sections"].([]any)
 	for i, s := range want.Sections {
-		secs, _ := body["sections"].([]any)
 		if i >= len(secs) {
-			add("no section %s", s.ID)
+			add("sections", "no section %s", s.ID)
 			continue
 		}
 		sec := secs[i].(map[string]any)
 		if sec["id"] != s.ID || !reflect.DeepEqual(sec["columns"], anyOf(s.Columns)) || sec["truncated"] != s.Truncated {
-			add("section %v: columns %v truncated %v, want %s %v %v", sec["id"], sec["columns"], sec["truncated"], s.ID, s.Columns, s.Truncated)
+			add("section "+s.ID+" columns"+columnsDiffer(toStrings(sec["columns"]), s.Columns),
+				"section %v: columns %v truncated %v, want %s %v %v", sec["id"], sec["columns"], sec["truncated"], s.ID, s.Columns, s.Truncated)
 			continue
 		}
-		if d := compareRows(s.Columns, sec["rows"], s.Rows); d != "" {
-			add("section %s: %s", s.ID, d)
+		if class, d := compareRows(s.Columns, sec["rows"], s.Rows); d != "" {
+			add("section "+s.ID+" rows: "+class, "section %s: %s", s.ID, d)
 		}
 		var total [][]any
 		if s.Total != nil {
 			total = [][]any{s.Total}
 		}
 		gotTotal, _ := sec["total"].([]any)
-		if d := compareRows(s.Columns, wrap(gotTotal), total); d != "" {
-			add("section %s total: %s", s.ID, d)
+		if class, d := compareRows(s.Columns, wrap(gotTotal), total); d != "" {
+			add("section "+s.ID+" total: "+class, "section %s total: %s", s.ID, d)
 		}
 	}
 	partial := toStrings(body["partial_metrics"])
 	sort.Strings(partial)
 	if !slices.Equal(partial, orEmpty(want.PartialMetrics)) {
-		add("partial_metrics %v, want %v", partial, want.PartialMetrics)
+		add("partial_metrics", "partial_metrics %v, want %v", partial, want.PartialMetrics)
 	}
 	warnings := slices.Clone(got.Warnings)
 	sort.Strings(warnings)
 	if !slices.Equal(warnings, orEmpty(want.Warnings)) {
-		add("warnings %v, want %v", warnings, want.Warnings)
+		for _, w := range warnings {
+			if !slices.Contains(want.Warnings, w) {
+				add("warning "+w+" not wanted", "warning %s not wanted", w)
+			}
+		}
+		for _, w := range want.Warnings {
+			if !slices.Contains(warnings, w) {
+				add("no warning "+w, "no warning %s", w)
+			}
+		}
+		diffs[len(diffs)-1].detail += fmt.Sprintf(" (warnings %v, want %v)", warnings, want.Warnings)
 	}
 	metrics, _ := body["metrics"].(map[string]any)
 	for id, th := range want.Through {
 		m, _ := metrics[id].(map[string]any)
 		dt, _ := m["data_through"].(map[string]any)
 		if dt["runs_to"] != th[0] || dt["complete_through"] != th[1] {
-			add("%s data_through %v, want %v", id, dt, th)
+			add("data_through", "%s data_through %v, want %v", id, dt, th)
 		}
 		left, _ := m["left_out"].(float64)
 		if left != want.LeftOut[id] {
-			add("%s left_out %v, want %v", id, m["left_out"], want.LeftOut[id])
+			add("left_out", "%s left_out %v, want %v", id, m["left_out"], want.LeftOut[id])
 		}
 	}
-	return strings.Join(diffs, "; ")
+	for id, v := range metrics {
+		m, _ := v.(map[string]any)
+		stamp, has := want.Targets[id]
+		switch got, ok := m["target"].(map[string]any); {
+		case !has && ok:
+			add("metrics.<m>.target not wanted", "metrics.%s.target %v, want none", id, got)
+		case has && !ok:
+			add("no metrics.<m>.target", "no metrics.%s.target, want %+v", id, stamp)
+		case has:
+			w := map[string]any{"period": stamp.Period, "start": stamp.Start, "end": stamp.End, "days": float64(stamp.Days),
+				"counted_from": stamp.CountedFrom, "counted_through": stamp.CountedThrough, "counted_days": float64(stamp.CountedDays)}
+			for _, k := range []string{"period", "start", "end", "days", "counted_from", "counted_through", "counted_days"} {
+				if !reflect.DeepEqual(got[k], w[k]) {
+					add("metrics.<m>.target."+k, "metrics.%s.target %v, want %v", id, got, w)
+					break
+				}
+			}
+		}
+	}
+	return diffs
+}
+
+// days counts the days of a start and end.
+func days(startEnd []string) int {
+	a, _ := time.Parse(time.DateOnly, startEnd[0])
+	b, _ := time.Parse(time.DateOnly, startEnd[1])
+	return int(b.Sub(a).Hours()/24) + 1
+}
+
+// columnsDiffer names the columns one list has and the other lacks.
+func columnsDiffer(got, want []string) string {
+	var extra, missing []string
+	for _, c := range got {
+		if !slices.Contains(want, c) {
+			extra = append(extra, c)
+		}
+	}
+	for _, c := range want {
+		if !slices.Contains(got, c) {
+			missing = append(missing, c)
+		}
+	}
+	if extra == nil && missing == nil {
+		return " in another order"
+	}
+	return fmt.Sprintf(" %v not wanted, %v missing", extra, missing)
 }
 
 func wrap(row []any) any {
@@ -515,47 +652,66 @@ func orEmpty(xs []string) []string {
 	return xs
 }
 
-// compareRows compares rows cell by cell: exactly, but for ratios and their
-// changes (columns of unit share or per hour, which the engine divides from
-// summed doubles), to the sixth significant digit they are stated to.
-func compareRows(columns []string, got any, want [][]any) string {
+// compareRows compares rows cell by cell: exactly, but for ratios, their
+// changes and attainments (columns the engine divides from summed doubles
+// and states to six significant digits), to the sixth significant digit,
+// and for targets (four decimals, summed), to a billionth. It returns the
+// class of the first difference (the column's name, less the metric's) and
+// its details.
+func compareRows(columns []string, got any, want [][]any) (string, string) {
 	rows, _ := got.([]any)
 	if want == nil {
 		want = [][]any{}
 	}
 	if len(rows) != len(want) {
-		return fmt.Sprintf("%d rows, want %d", len(rows), len(want))
+		return "count", fmt.Sprintf("%d rows, want %d", len(rows), len(want))
 	}
 	for i, r := range rows {
 		row, _ := r.([]any)
 		if len(row) != len(want[i]) {
-			return fmt.Sprintf("row %d has %d cells, want %d: %v", i, len(row), len(want[i]), want[i])
+			return "cells", fmt.Sprintf("row %d has %d cells, want %d: %v", i, len(row), len(want[i]), want[i])
 		}
 		for j, cell := range row {
 			w := want[i][j]
 			gf, gok := cell.(float64)
 			wf, wok := w.(float64)
-			switch {
-			case gok && wok && isRatio(columns, j, len(row)):
-				if math.Abs(gf-wf) > 2e-6*math.Abs(wf)+1e-12 {
-					return fmt.Sprintf("row %d cell %d: %v, want %v (row %v, want %v)", i, j, cell, w, row, want[i])
-				}
-			case !reflect.DeepEqual(cell, w):
-				return fmt.Sprintf("row %d cell %d: %v, want %v (row %v, want %v)", i, j, cell, w, row, want[i])
+			tolerance := -1.0
+			if gok && wok {
+				tolerance = within(columns, j, len(row))
 			}
+			if tolerance >= 0 && math.Abs(gf-wf) <= tolerance*math.Abs(wf)+1e-12 || tolerance < 0 && reflect.DeepEqual(cell, w) {
+				continue
+			}
+			return columnClass(columns, j, len(row)), fmt.Sprintf("row %d cell %d: %v, want %v (row %v, want %v)", i, j, cell, w, row, want[i])
 		}
 	}
-	return ""
+	return "", ""
 }
 
-// isRatio says whether cell j of a row holds a ratio, or a ratio's change:
-// the column whose numerator follows it, or the change that follows a
-// previous period's denominator.
-func isRatio(columns []string, j, cells int) bool {
+// within is how far apart cell j of a row may be from the reference's, as a
+// share of it; -1 for exactly.
+func within(columns []string, j, cells int) float64 {
 	off := cells - len(columns) // a rank column before the columns named
 	k := j - off
-	return k >= 0 && k+1 < len(columns) && columns[k+1] == columns[k]+"_numerator" ||
-		k > 0 && k < len(columns) && strings.HasSuffix(columns[k-1], "_previous_denominator")
+	switch {
+	case k < 0 || k >= len(columns):
+		return -1
+	case k+1 < len(columns) && columns[k+1] == columns[k]+"_numerator",
+		k > 0 && strings.HasSuffix(columns[k-1], "_previous_denominator"),
+		strings.HasSuffix(columns[k], "_attainment"), strings.HasSuffix(columns[k], "_target_gap_points"):
+		return 2e-6
+	case strings.HasSuffix(columns[k], "_target"):
+		return 1e-9
+	}
+	return -1
+}
+
+// columnClass names cell j's column, or the rank column before them.
+func columnClass(columns []string, j, cells int) string {
+	if k := j - (cells - len(columns)); k >= 0 && k < len(columns) {
+		return columns[k]
+	}
+	return "rank"
 }
 
 func compareRoster(body map[string]any, want *reference.Expected) string {
@@ -659,7 +815,7 @@ func TestRegressions(t *testing.T) {
 			f := fs[c.at]
 			got := f.engine.Call(context.Background(), reports.Caller{Person: "reference"}, c.req.Tool, c.req.JSON())
 			want := f.raw.Evaluate(c.req, f.now, f.engine.Catalog().Version())
-			if diff := compare(got, want); diff != "" {
+			if diff := compare(got, want); len(diff) > 0 {
 				b, _ := json.Marshal(got.Body)
 				t.Errorf("%s at %s: %s\n  engine: %s\n  reference: %+v", c.req, f.now.Format(time.RFC3339), diff, b, *want)
 			}
