@@ -76,7 +76,11 @@ func floors(t *testing.T) []*floorAt {
 // reference evaluator's for randomly drawn requests over every report tool,
 // every who form, every period form, every grouping, metric subsets,
 // top_n and sort, compare_counts, compare_to (previous_period and target),
-// cumulative and compact, at every moment above.
+// cumulative and compact, at every moment above. A share of the draws aims
+// at the rules of targets and of to-date comparisons: targets over weeks
+// and months so far and whole, the weeks teams join and leave the floor, a
+// league by attainment, team_weeks beside targets and the weeks before, and
+// comparisons over periods run to today and over weeks an agent moved in.
 func TestEngineAgreesWithTheReference(t *testing.T) {
 	s := *seed
 	if s == 0 {
@@ -86,6 +90,7 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 	fs := floors(t)
 	start := time.Now()
 	var mismatches, refusals, candidates, compared, targeted, attained, running int
+	kinds := map[string]int{}   // the new kinds of request answered
 	classes := map[string]int{} // mismatches by class
 	for i := 0; i < *requests; i++ {
 		f := fs[i%len(fs)]
@@ -106,6 +111,11 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 		case req.Cumulative:
 			running++
 		}
+		if want.Refusal == nil && want.Candidates == nil {
+			for _, k := range newKinds(req, want, f) {
+				kinds[k]++
+			}
+		}
 		if diff := compare(got, want); len(diff) > 0 {
 			mismatches++
 			for _, c := range diff.classes(req) {
@@ -118,12 +128,49 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period, %d beside targets, %d leagues ranked by attainment, %d with running totals) "+
-		"over %d moments compared in %v with seed %d: %d mismatches", *requests, refusals, candidates, compared, targeted, attained, running, len(fs),
-		time.Since(start).Round(time.Millisecond), s, mismatches)
+	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period, %d beside targets, %d leagues ranked by attainment, %d with running totals; "+
+		"of those answered: %s) over %d moments compared in %v with seed %d: %d mismatches", *requests, refusals, candidates, compared, targeted, attained, running,
+		counted(kinds, ", "), len(fs), time.Since(start).Round(time.Millisecond), s, mismatches)
 	if mismatches > 0 {
 		t.Logf("mismatches by class (a request can fall in several):\n  %s", counted(classes, "\n  "))
 	}
+}
+
+// newKinds names the kinds of request the rules of targets and to-date
+// comparisons bring that an answered request is one of.
+func newKinds(req reference.Request, want *reference.Expected, f *floorAt) []string {
+	var out []string
+	add := func(k string, ok bool) {
+		if ok {
+			out = append(out, k)
+		}
+	}
+	toDate := req.Period != nil && (slices.Contains([]string{"this_week", "week_to_date", "this_month", "month_to_date", "quarter_to_date"}, req.Period.Named) ||
+		req.Period.End == today(f).Format(time.DateOnly) || req.Period.Week != "" && want.End == today(f).Format(time.DateOnly))
+	add("targets over a period so far", req.CompareTo == "target" && req.Tool != "team_weeks" && want.End == today(f).Format(time.DateOnly))
+	add("targets over a whole week or month", req.CompareTo == "target" && req.Tool != "team_weeks" && want.End != today(f).Format(time.DateOnly))
+	add("targets by team", req.CompareTo == "target" && req.GroupBy == "team")
+	add("league by attainment", req.RankBy == "attainment")
+	add("team_weeks beside targets", req.Tool == "team_weeks" && req.CompareTo == "target")
+	add("team_weeks beside the weeks before", req.Tool == "team_weeks" && req.CompareTo == "previous_period")
+	add("comparisons cut at the last final day", want.AskedEnd != "")
+	add("comparisons over a week an agent moved in", req.CompareTo == "previous_period" && req.Period != nil && req.Period.Week != "" && !toDate && movedIn(f, want))
+	for _, w := range []string{"members", "floor_days", "prorated", "no_target", "to_date"} {
+		add("with "+w, slices.Contains(want.Warnings, w))
+	}
+	return out
+}
+
+// movedIn says whether some agent's team changed inside an answer's period.
+func movedIn(f *floorAt, want *reference.Expected) bool {
+	for _, ms := range f.raw.Moves {
+		for i, m := range ms {
+			if d := m.From.Format(time.DateOnly); i > 0 && d > want.Start && d <= want.End {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // counted writes counts by name, most first, joined by sep.
@@ -145,23 +192,36 @@ func counted(n map[string]int, sep string) string {
 	return strings.Join(parts, sep)
 }
 
+func mondayOf(d time.Time) time.Time { return d.AddDate(0, 0, -(int(d.Weekday())+6)%7) }
+
+func today(f *floorAt) time.Time {
+	local := f.now.In(reference.NY)
+	return time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, time.UTC)
+}
+
 // draw draws a request over the floor's directory.
 func draw(rng *rand.Rand, f *floorAt) reference.Request {
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	chance := func(p float64) bool { return rng.Float64() < p }
 	var r reference.Request
 	switch x := rng.Float64(); {
-	case x < 0.22:
+	case x < 0.12:
+		return drawTargets(rng, f)
+	case x < 0.17:
+		return drawLeagueByAttainment(rng, f)
+	case x < 0.25:
+		return drawToDate(rng, f)
+	case x < 0.39:
 		r.Tool = "sales"
-	case x < 0.40:
+	case x < 0.51:
 		r.Tool = "hours"
-	case x < 0.55:
+	case x < 0.61:
 		r.Tool = "quality"
-	case x < 0.66:
+	case x < 0.69:
 		r.Tool = "team_day"
-	case x < 0.77:
+	case x < 0.79:
 		r.Tool = "team_weeks"
-	case x < 0.90:
+	case x < 0.89:
 		r.Tool = "league"
 	case x < 0.96:
 		r.Tool = "roster"
@@ -170,7 +230,7 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 		return r
 	}
 	r.Who = drawWho(rng, f)
-	today := time.Date(f.now.In(reference.NY).Year(), f.now.In(reference.NY).Month(), f.now.In(reference.NY).Day(), 0, 0, 0, 0, time.UTC)
+	today := today(f)
 	day := func() string { return today.AddDate(0, 0, -rng.IntN(420)).Format(time.DateOnly) }
 	switch r.Tool {
 	case "roster":
@@ -196,10 +256,13 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 			r.Weeks = 1 + rng.IntN(8)
 		}
 		switch x := rng.Float64(); {
-		case x < 0.3:
+		case x < 0.35:
 			r.CompareTo = "previous_period"
-		case x < 0.55:
+		case x < 0.7:
 			r.CompareTo = "target"
+			if r.Who.Agent != "" && chance(0.8) {
+				r.Who = drawTeamOrFloor(rng, f)
+			}
 		}
 		drawModes(rng, &r, f.engine.Catalog().Version())
 		return r
@@ -218,24 +281,8 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 		if chance(0.4) {
 			r.Sort = drawSort(rng, r.Metrics, offered)
 		}
-		if chance(0.3) {
-			// Mostly metrics with targets and finished weeks or months, so
-			// that most are answered rather than refused.
-			r.RankBy = "attainment"
-			if chance(0.6) {
-				r.Metrics, r.Sort = nil, nil
-				if chance(0.5) {
-					r.Sort = &reference.Sort{Metric: pick("submitted_sales", "close_rate"), Direction: pick("desc", "asc")}
-				}
-			}
-			switch x := rng.Float64(); {
-			case x < 0.5:
-				r.Period = &reference.Period{Named: pick("last_week", "last_month", "this_week", "month_to_date")}
-			case x < 0.8:
-				r.Period = &reference.Period{Week: today.AddDate(0, 0, -7-rng.IntN(120)).Format(time.DateOnly)}
-			}
-		} else if chance(0.05) {
-			r.RankBy = "figure"
+		if chance(0.1) {
+			r.RankBy = pick("attainment", "figure")
 		}
 		drawModes(rng, &r, f.engine.Catalog().Version())
 		return r
@@ -265,7 +312,7 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 			r.GroupBy, r.TopN, r.Sort = "day", 0, nil
 		}
 	}
-	if r.Tool == "sales" && chance(0.35) || chance(0.03) {
+	if r.Tool == "sales" && chance(0.2) || chance(0.03) {
 		r.CompareTo = "target"
 		if chance(0.8) {
 			r.GroupBy, r.Cumulative, r.CompareCounts = pick("", "team"), false, false
@@ -291,6 +338,169 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 				r.Period = &reference.Period{Start: today.AddDate(0, 0, -end-rng.IntN(35)).Format(time.DateOnly), End: today.AddDate(0, 0, -end).Format(time.DateOnly)}
 			}
 		}
+	}
+	drawModes(rng, &r, f.engine.Catalog().Version())
+	return r
+}
+
+// floorChanges are the days in the last sixteen weeks on which a team
+// joined or left the floor.
+func floorChanges(f *floorAt) []time.Time {
+	var out []time.Time
+	from := today(f).AddDate(0, 0, -7*16)
+	for _, ds := range f.raw.Decisions {
+		for i, d := range ds {
+			if i > 0 && !d.From.Before(from) && !d.From.After(today(f)) {
+				out = append(out, d.From)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Before(out[j]) })
+	return out
+}
+
+// drawTargetPeriod draws a week or calendar month in the last sixteen
+// weeks, whole or so far: named, a week (often one a team joins or leaves
+// the floor in), or a month from its first day to its last or to today.
+func drawTargetPeriod(rng *rand.Rand, f *floorAt) *reference.Period {
+	today := today(f)
+	switch x := rng.Float64(); {
+	case x < 0.45:
+		names := []string{"week_to_date", "this_week", "month_to_date", "this_month", "last_week", "last_month"}
+		return &reference.Period{Named: names[rng.IntN(len(names))]}
+	case x < 0.75:
+		if changes := floorChanges(f); len(changes) > 0 && rng.Float64() < 0.4 {
+			d := changes[rng.IntN(len(changes))]
+			return &reference.Period{Week: d.AddDate(0, 0, rng.IntN(3)-1).Format(time.DateOnly)}
+		}
+		return &reference.Period{Week: today.AddDate(0, 0, -rng.IntN(7*16)).Format(time.DateOnly)}
+	}
+	first := time.Date(today.Year(), today.Month()-time.Month(rng.IntN(4)), 1, 0, 0, 0, 0, time.UTC)
+	last := first.AddDate(0, 1, -1)
+	if last.After(today) {
+		last = today
+	}
+	return &reference.Period{Start: first.Format(time.DateOnly), End: last.Format(time.DateOnly)}
+}
+
+func drawTeamOrFloor(rng *rand.Rand, f *floorAt) *reference.Who {
+	if rng.Float64() < 0.4 {
+		return &reference.Who{Floor: true}
+	}
+	t := f.raw.Teams[rng.IntN(len(f.raw.Teams))]
+	if rng.Float64() < 0.3 {
+		return &reference.Who{Team: t.Name}
+	}
+	return &reference.Who{Team: t.Key}
+}
+
+// drawTargets draws sales beside targets: the floor, a team, or the floor
+// by team, over a week or month of the last sixteen weeks.
+func drawTargets(rng *rand.Rand, f *floorAt) reference.Request {
+	r := reference.Request{Tool: "sales", CompareTo: "target", Period: drawTargetPeriod(rng, f), Who: drawTeamOrFloor(rng, f)}
+	if r.Who.Floor && rng.Float64() < 0.5 {
+		r.GroupBy = "team"
+	}
+	switch x := rng.Float64(); {
+	case x < 0.5:
+	case x < 0.65:
+		r.Metrics = []string{"submitted_sales"}
+	case x < 0.75:
+		r.Metrics = []string{"close_rate"}
+	default:
+		r.Metrics = subset(rng, reference.Reports()["sales"], 3)
+		if !slices.Contains(r.Metrics, "submitted_sales") && !slices.Contains(r.Metrics, "close_rate") {
+			r.Metrics = append(r.Metrics, "submitted_sales")
+		}
+	}
+	if r.GroupBy == "team" && rng.Float64() < 0.15 {
+		r.Sort = &reference.Sort{Metric: "submitted_sales", Direction: "desc"}
+		if r.Metrics != nil && !slices.Contains(r.Metrics, "submitted_sales") {
+			r.Metrics = append(r.Metrics, "submitted_sales")
+		}
+	}
+	drawModes(rng, &r, f.engine.Catalog().Version())
+	return r
+}
+
+// drawLeagueByAttainment draws a league ranked by attainment over a week or
+// month of the last sixteen weeks.
+func drawLeagueByAttainment(rng *rand.Rand, f *floorAt) reference.Request {
+	r := reference.Request{Tool: "league", RankBy: "attainment", Period: drawTargetPeriod(rng, f)}
+	by := []string{"submitted_sales", "close_rate"}[rng.IntN(2)]
+	if rng.Float64() < 0.5 {
+		r.Sort = &reference.Sort{Metric: by, Direction: []string{"desc", "asc"}[rng.IntN(2)]}
+	}
+	if rng.Float64() < 0.4 {
+		var offered []string
+		for _, ms := range reference.Reports() {
+			offered = append(offered, ms...)
+		}
+		sort.Strings(offered)
+		r.Metrics = subset(rng, offered, 2)
+		if !slices.Contains(r.Metrics, by) {
+			r.Metrics = append([]string{by}, r.Metrics...)
+		}
+	}
+	drawModes(rng, &r, f.engine.Catalog().Version())
+	return r
+}
+
+// drawToDate draws a comparison with the previous period over a period run
+// to today, or over a week in which an agent moved teams or a team joined
+// or left the floor: for a team, the floor or an agent, by team or agent.
+func drawToDate(rng *rand.Rand, f *floorAt) reference.Request {
+	reps := []string{"sales", "hours", "quality"}
+	r := reference.Request{Tool: reps[rng.IntN(len(reps))], CompareTo: "previous_period"}
+	r.GroupBy = []string{"", "", "team", "agent"}[rng.IntN(4)]
+	if rng.Float64() < 0.3 {
+		r.Metrics = subset(rng, reference.Reports()[r.Tool], 3)
+	}
+	today := today(f)
+	if rng.Float64() < 0.55 {
+		r.Who = drawWho(rng, f)
+		names := []string{"this_week", "week_to_date", "this_month", "month_to_date", "quarter_to_date"}
+		if rng.Float64() < 0.8 {
+			r.Period = &reference.Period{Named: names[rng.IntN(len(names))]}
+		} else {
+			r.Period = &reference.Period{Week: today.Format(time.DateOnly)}
+		}
+		drawModes(rng, &r, f.engine.Catalog().Version())
+		return r
+	}
+	if changes := floorChanges(f); len(changes) > 0 && rng.Float64() < 0.25 {
+		r.Who = &reference.Who{Floor: true}
+		r.Period = &reference.Period{Week: changes[rng.IntN(len(changes))].Format(time.DateOnly)}
+		drawModes(rng, &r, f.engine.Catalog().Version())
+		return r
+	}
+	// A week, not this one, in which an agent moved: the team they left,
+	// the team they joined, or the floor.
+	type move struct {
+		from, to string
+		at       time.Time
+	}
+	var moves []move
+	for _, ms := range f.raw.Moves {
+		for i := 1; i < len(ms); i++ {
+			if ms[i].From.Before(today.AddDate(0, 0, -7*50)) || !ms[i].From.Before(mondayOf(today)) {
+				continue
+			}
+			moves = append(moves, move{ms[i-1].Team, ms[i].Team, ms[i].From})
+		}
+	}
+	sort.Slice(moves, func(i, j int) bool {
+		return moves[i].at.Before(moves[j].at) || moves[i].at.Equal(moves[j].at) && moves[i].to < moves[j].to
+	})
+	m := moves[rng.IntN(len(moves))]
+	r.Period = &reference.Period{Week: m.at.Format(time.DateOnly)}
+	switch x := rng.Float64(); {
+	case x < 0.4:
+		r.Who = &reference.Who{Team: m.from}
+	case x < 0.8:
+		r.Who = &reference.Who{Team: m.to}
+	default:
+		r.Who = &reference.Who{Floor: true}
 	}
 	drawModes(rng, &r, f.engine.Catalog().Version())
 	return r
