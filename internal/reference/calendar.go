@@ -61,21 +61,21 @@ func (c *calendar) date(i int) string {
 	return c.firstDate().AddDate(0, 0, i).Format(time.DateOnly)
 }
 
-// dayOf finds a written date on the calendar: its number, whether it is a
-// valid date at all, and whether it is on the calendar. A valid date before
-// the calendar's first day is numbered before it.
-func (c *calendar) dayOf(s string) (int, bool, bool) {
+// dayOf finds a written date on the calendar: its number, and whether it is
+// a valid date at all. A valid date before the calendar's first day is
+// numbered before it, one after its last after it.
+func (c *calendar) dayOf(s string) (int, bool) {
 	if i, ok := c.number[s]; ok {
-		return i, true, true
+		return i, true
 	}
 	d, err := time.Parse(time.DateOnly, s)
 	if err != nil {
-		return 0, false, false
+		return 0, false
 	}
 	if s > c.text[len(c.text)-1] {
-		return len(c.text) + 1, true, false
+		return len(c.text), true
 	}
-	return -int(c.firstDate().Sub(d).Hours() / 24), true, false
+	return -int(c.firstDate().Sub(d).Hours() / 24), true
 }
 
 func (c *calendar) firstDate() time.Time {

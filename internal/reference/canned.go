@@ -424,7 +424,7 @@ func (c *call) roster() *Expected {
 	w := c.w
 	day := w.today
 	if c.r.Day != "" {
-		d, valid, _ := w.cal.dayOf(c.r.Day)
+		d, valid := w.cal.dayOf(c.r.Day)
 		if !valid || d > w.today {
 			return refuse("invalid_argument", "day")
 		}

@@ -235,13 +235,13 @@ func (c *call) resolve(p Period) (asked, *Expected) {
 		}
 		return asked{}, refuse("invalid_argument", "period.named")
 	case p.Day != "":
-		d, valid, _ := cal.dayOf(p.Day)
+		d, valid := cal.dayOf(p.Day)
 		if !valid || d > t {
 			return asked{}, refuse("invalid_argument", "period.day")
 		}
 		return asked{span: span{d, d}}, nil
 	case p.Week != "":
-		d, valid, _ := cal.dayOf(p.Week)
+		d, valid := cal.dayOf(p.Week)
 		if !valid || cal.monday(d) > t {
 			return asked{}, refuse("invalid_argument", "period.week")
 		}
@@ -252,8 +252,8 @@ func (c *call) resolve(p Period) (asked, *Expected) {
 		}
 		return asked{span: span{first, last}, clipped: cal.weekday[last] != 6}, nil
 	}
-	a, validA, _ := cal.dayOf(p.Start)
-	b, validB, _ := cal.dayOf(p.End)
+	a, validA := cal.dayOf(p.Start)
+	b, validB := cal.dayOf(p.End)
 	switch {
 	case !validA:
 		return asked{}, refuse("invalid_argument", "period.start")
@@ -278,13 +278,13 @@ func (c *call) answer(p span) *Expected {
 // firstData is the first day any of the metrics has data for; false when
 // none has any.
 func (c *call) firstData(ms []*metric) (int, bool) {
-	first, any := 0, false
+	first, found := 0, false
 	for _, m := range ms {
-		if cov, ok := c.w.coverage(m); ok && (!any || cov.first < first) {
-			first, any = cov.first, true
+		if cov, ok := c.w.coverage(m); ok && (!found || cov.first < first) {
+			first, found = cov.first, true
 		}
 	}
-	return first, any
+	return first, found
 }
 
 // beforeData says whether a span ends before the first day of data.

@@ -93,7 +93,7 @@ func lay(f *Floor, now time.Time) *world {
 	w.cal = newCalendar(first, int(today.Sub(first).Hours()/24)+45)
 	w.today = w.cal.number[today.Format(time.DateOnly)]
 	n := len(w.cal.text)
-	num := func(d time.Time) int { i, _, _ := w.cal.dayOf(d.Format(time.DateOnly)); return i }
+	num := func(d time.Time) int { i, _ := w.cal.dayOf(d.Format(time.DateOnly)); return i }
 
 	for _, t := range f.Teams {
 		td := &teamDays{key: t.Key, name: t.Name, floor: make([]bool, n), decided: make([]bool, n)}
