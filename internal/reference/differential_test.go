@@ -783,8 +783,15 @@ func compare(got *reports.Answer, want *reference.Expected) differences {
 			add("left_out", "%s left_out %v, want %v", id, m["left_out"], want.LeftOut[id])
 		}
 	}
-	for id, v := range metrics {
-		m, _ := v.(map[string]any)
+	stamped := map[string]bool{}
+	for id := range metrics {
+		stamped[id] = true
+	}
+	for id := range want.Targets {
+		stamped[id] = true
+	}
+	for id := range stamped {
+		m, _ := metrics[id].(map[string]any)
 		stamp, has := want.Targets[id]
 		switch got, ok := m["target"].(map[string]any); {
 		case !has && ok:
