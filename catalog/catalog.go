@@ -117,11 +117,27 @@ const (
 // gap between figure and target in percentage points.
 const TargetGapPoints = "points"
 
+// Target periods: a target is set for a week (from its first day) or a
+// calendar month.
+const (
+	TargetWeek  = "week"
+	TargetMonth = "month"
+)
+
+// TargetPeriods are the kinds of period a target may be set for.
+var TargetPeriods = []string{TargetWeek, TargetMonth}
+
 // Target is how a metric's targets read.
 type Target struct {
 	OverDays string // TargetAdditive or TargetFixed
 	Gap      string // TargetGapPoints for a ratio; empty for a sum
+	// Periods are the kinds of target period (TargetPeriods) the metric's
+	// targets are set for: over any other, it has no target.
+	Periods []string
 }
+
+// SetFor reports whether the metric's targets are set for periods of kind.
+func (t *Target) SetFor(kind string) bool { return slices.Contains(t.Periods, kind) }
 
 // Settle is the rule for when a day's figures are whole: day D is whole at
 // local time At on day D+DaysAfter.

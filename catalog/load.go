@@ -171,8 +171,9 @@ type rawMetric struct {
 
 type rawTarget struct {
 	At       Pos
-	OverDays ref `yaml:"over_days,required"`
-	Gap      ref `yaml:"gap"`
+	OverDays ref   `yaml:"over_days,required"`
+	Gap      ref   `yaml:"gap"`
+	Periods  []ref `yaml:"periods"`
 }
 
 type rawRatio struct {

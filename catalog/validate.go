@@ -161,6 +161,19 @@ func (b *builder) target(m *Metric, r *rawMetric) {
 		return
 	}
 	m.Target = &Target{OverDays: t.OverDays.Value, Gap: t.Gap.Value}
+	for _, p := range t.Periods {
+		switch {
+		case !slices.Contains(TargetPeriods, p.Value):
+			b.errs.add(p.At, oneOf(TargetPeriods), "unknown target period %q", p.Value)
+		case slices.Contains(m.Target.Periods, p.Value):
+			b.errs.add(p.At, "list each target period once", "target period %q is listed twice", p.Value)
+		default:
+			m.Target.Periods = append(m.Target.Periods, p.Value)
+		}
+	}
+	if len(t.Periods) == 0 {
+		m.Target.Periods = TargetPeriods
+	}
 	if b.raw.Targets == nil {
 		b.errs.add(t.At, "add a targets: section naming the relation of the teams' targets (relation, team, metric, period_kind, "+
 			"period_start, value, set_by, set_at, reason)", "metric %q has a target but the catalogue names no targets relation", m.ID)

@@ -142,7 +142,7 @@ func (k *canned) add(sp section, res *Result, cmp *comparison) {
 		}
 		switch {
 		case sp.target != nil && sp.sort != nil:
-			s.Total = append(keys, sp.target.beside(totalOf(t.kept, len(plan.Parts())), plan.Metrics, k.dir.floorTeams(plan.Period), sp.target.ts)...)
+			s.Total = append(keys, sp.target.beside(totalOf(t.kept, len(plan.Parts())), plan.Metrics, "", sp.target.ts, plan.Period)...)
 		case sp.target != nil:
 			s.Total = append(keys, sp.target.weeksTotal(totalOf(t.kept, len(plan.Parts())), plan)...)
 		case cmp != nil:
@@ -313,7 +313,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 		if r := e.targetable(scope, "", shown); r != nil {
 			return c.refuse(r)
 		}
-		tg = weekTargets(k.dir, p, shown, e.cat.WeekStart())
+		tg = e.weekTargets(k.dir, p, shown, k.cov, c.now)
 		k.ans.Request.CompareTo = compareTo
 	case ComparePreviousPeriod:
 		if r := e.previousBeforeData(shown, before, k.cov, c.now); r != nil {
@@ -336,6 +336,9 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 		case compareTo == ComparePreviousPeriod:
 			sp.previous = plan.over(before)
 		case tg != nil && slices.ContainsFunc(rep.Defaults, tg.has):
+			// A team's targets hold on its days on the floor, so the
+			// figures beside them count those days only.
+			plan.Scope.OnFloor = scope.Kind == ScopeTeam
 			sp.target = tg
 		}
 		specs = append(specs, sp)
@@ -345,6 +348,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	if tg != nil {
 		tg.notes(k.gv, shown)
+		tg.stamp(k.ans.Metrics, shown)
 	}
 	return k.finish(catalog.NoteTeamWeeks)
 }
@@ -442,16 +446,19 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if sort.Metric == "" {
 		sort.Metric = metrics[0].ID
 	}
-	var tg *targeted
+	var ts targetSpan
 	if rankBy == RankAttainment {
-		if m, _ := e.cat.Metric(sort.Metric); m.Target == nil {
+		m, _ := e.cat.Metric(sort.Metric)
+		if m.Target == nil {
 			return c.refuse(invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these", e.targetMetricIDs()...))
 		}
-		ts, ok := targetPeriodOf(p, today(c.now, e.cat.Zone()), e.cat.WeekStart())
-		if !ok {
+		var ok bool
+		if ts, ok = targetPeriodOf(p, today(c.now, e.cat.Zone()), e.cat.WeekStart()); !ok {
 			return c.refuse(notTargetPeriod())
 		}
-		tg = &targeted{ts: ts, p: p}
+		if r := targetsSetFor([]*catalog.Metric{m}, ts); r != nil {
+			return c.refuse(r)
+		}
 	}
 	cov, err := e.sourcesCoverage(ctx, metrics)
 	if err != nil {
@@ -473,16 +480,16 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: Scope{Kind: ScopeFloor, Name: "the floor"}, Period: p,
 		Today: today(c.now, e.cat.Zone()), GroupBy: catalog.GroupTeam, Ranked: true, Limit: e.cat.Limits().MaxRows + 1}
 	sp := section{id: "league", title: "Teams on the floor, ranked by " + sort.Metric, plan: plan, sort: sort}
-	if tg != nil {
-		tg.dir = k.dir
+	if rankBy == RankAttainment {
 		sp.title = "Teams on the floor, ranked by attainment of " + sort.Metric + " against target"
-		sp.target = tg
+		sp.target = e.newTargeted(k.dir, ts, p, metrics, k.cov, c.now, false)
 	}
 	if stop := k.sections(ctx, []section{sp}); stop != nil {
 		return stop
 	}
-	if tg != nil {
-		tg.notes(k.gv, metrics)
+	if sp.target != nil {
+		sp.target.notes(k.gv, metrics)
+		sp.target.stamp(k.ans.Metrics, metrics)
 		k.gv.stand(NoteRankedByAttainment)
 	}
 	return k.finish(catalog.NoteLeague)

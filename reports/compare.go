@@ -14,37 +14,59 @@ import (
 // must meet, and the change of each figure, a ratio's from each period's
 // own summed parts.
 
-// previousPeriod is the period of the same length just before p: the day
-// before a day, the week before a week (the same weekdays of it for a week
-// not over yet), the month before a month, the same days of the previous
-// month for a month so far (and of the quarter before for a quarter so
-// far), and for any other range the days just before it.
+// previousPeriod is the period p is set beside: the day before a day, the
+// week before a week, the month before a month; for a period so far, as
+// many days from the first day of the week, month or quarter before (so for
+// a week the same weekdays), cut at its last day; and for any other range
+// the days just before it.
 func previousPeriod(p Period) Period {
 	month := time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
-	wholeMonth := p.Start.Equal(month) && p.End.Equal(month.AddDate(0, 1, -1))
-	n := p.Days()
-	switch {
-	case p.Named == "this_month" || p.Named == "month_to_date":
-		return Period{Start: month.AddDate(0, -1, 0), End: monthsBack(p.End, 1)}
-	case p.Named == "quarter_to_date":
-		return Period{Start: p.Start.AddDate(0, -3, 0), End: monthsBack(p.End, 3)}
-	case p.Named == "last_month" || wholeMonth:
-		return Period{Start: month.AddDate(0, -1, 0), End: month.AddDate(0, 0, -1)}
-	case p.Named == "this_week" || p.Named == "week_to_date" || p.Clipped:
-		n = 7 // a week so far: the same days of the week before
+	var start, last time.Time
+	switch p.soFar() {
+	case "week":
+		start = p.Start.AddDate(0, 0, -7)
+		last = p.Start.AddDate(0, 0, -1)
+	case "month":
+		start, last = month.AddDate(0, -1, 0), month.AddDate(0, 0, -1)
+	case "quarter":
+		start, last = p.Start.AddDate(0, -3, 0), p.Start.AddDate(0, 0, -1)
+	default:
+		if p.Named == "last_month" || p.Start.Equal(month) && p.End.Equal(month.AddDate(0, 1, -1)) {
+			return Period{Start: month.AddDate(0, -1, 0), End: month.AddDate(0, 0, -1)}
+		}
+		n := p.Days()
+		return Period{Start: p.Start.AddDate(0, 0, -n), End: p.End.AddDate(0, 0, -n)}
 	}
-	return Period{Start: p.Start.AddDate(0, 0, -n), End: p.End.AddDate(0, 0, -n)}
+	return Period{Start: start, End: minTime(start.AddDate(0, 0, p.Days()-1), last)}
 }
 
-// monthsBack is the same day n months before d, or the last day of that
-// month when it is shorter.
-func monthsBack(d time.Time, n int) time.Time {
-	first := time.Date(d.Year(), d.Month()-time.Month(n), 1, 0, 0, 0, 0, time.UTC)
-	last := first.AddDate(0, 1, -1)
-	if d.Day() > last.Day() {
-		return last
+// finalSoFar cuts a period so far (a week, month or quarter to date) at the
+// last day final for every metric, so that it can be compared: false when
+// it is no period so far, or none of its days is final yet.
+func (e *Engine) finalSoFar(metrics []*catalog.Metric, p Period, cov map[string]Coverage, now time.Time) (Period, bool) {
+	if p.soFar() == "" {
+		return p, false
 	}
-	return first.AddDate(0, 0, d.Day()-1)
+	last := p.End
+	for _, m := range metrics {
+		if c := metricThrough(m, cov, now, e.cat.Zone()).complete; c.Before(last) {
+			last = c
+		}
+	}
+	if last.Before(p.Start) {
+		return p, false
+	}
+	cut := p
+	cut.End, cut.AskedEnd = last, p.End
+	return cut, true
+}
+
+// soFarNote says how a period so far was cut to be compared, and what it
+// is set beside.
+func soFarNote(p, previous Period) string {
+	return fmt.Sprintf("So far, the period runs through %s, the last day final for every figure (later days, today among them, will still change), "+
+		"and is set beside the same %s of the %s before, %s; a comparison over days not final would mislead.",
+		p.End.Format(time.DateOnly), dayCount(p.Days(), ""), p.soFar(), spanText(previous))
 }
 
 // comparable refuses a grouping a comparison cannot line up: rows of days

@@ -6,7 +6,8 @@ import (
 )
 
 // The previous period of each period form, on the calendar's awkward days:
-// months of unequal length, a month so far on the 31st, a week not over.
+// months of unequal length, a month so far on the 31st, a week not over, a
+// quarter so far set beside as many days of the quarter before.
 func TestPreviousPeriod(t *testing.T) {
 	cat := demoCatalog(t)
 	for _, tc := range []struct {
@@ -33,7 +34,8 @@ func TestPreviousPeriod(t *testing.T) {
 		{"2026-11-18 14:30", PeriodArg{Named: "week_to_date"}, "2026-11-09..2026-11-11"},
 		{"2026-11-18 14:30", PeriodArg{Named: "quarter_to_date"}, "2026-07-01..2026-08-18"},
 		{"2026-12-31 10:00", PeriodArg{Named: "quarter_to_date"}, "2026-07-01..2026-09-30"},
-		{"2026-05-31 10:00", PeriodArg{Named: "quarter_to_date"}, "2026-01-01..2026-02-28"},
+		{"2026-05-31 10:00", PeriodArg{Named: "quarter_to_date"}, "2026-01-01..2026-03-02"},
+		{"2026-02-28 10:00", PeriodArg{Named: "quarter_to_date"}, "2025-10-01..2025-11-28"},
 	} {
 		p, r := resolvePeriod(tc.arg, at(t, tc.now), cat)
 		if r != nil {

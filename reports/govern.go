@@ -35,7 +35,10 @@ const (
 	WarnUnlikePeriods  = "unlike_periods"  // compared periods differ in calendar or working days
 	WarnNoTarget       = "no_target"       // a team, or the floor, has no target
 	WarnProrated       = "prorated"        // targets pro-rated to a part of their period
+	WarnFloorDays      = "floor_days"      // a team beside its target was on the floor only some days
 	WarnTargets        = "targets"         // who set the targets used, when and why
+	WarnMembers        = "members"         // compared periods count different agents or teams
+	WarnToDate         = "to_date"         // a period so far compared through its last final day
 )
 
 // note is a warning with its kind.

@@ -16,6 +16,9 @@ type Period struct {
 	Start, End time.Time
 	Named      string // the named period asked for, if any
 	Clipped    bool   // the period asked for ran past today and was cut at today
+	// AskedEnd, when set, is the end asked for: a period so far compared
+	// with the previous one ends on its last final day instead.
+	AskedEnd time.Time
 }
 
 // Days is the number of days in the period.
@@ -131,6 +134,20 @@ func namedPeriod(name string, t time.Time, weekStart time.Weekday) Period {
 		p.Start, p.End = t.AddDate(0, 0, -28), t.AddDate(0, 0, -1)
 	}
 	return p
+}
+
+// soFar names the calendar unit a period so far is part of, from its first
+// day (a week, a month or a quarter), or "" for any other period.
+func (p Period) soFar() string {
+	switch {
+	case p.Named == "this_week" || p.Named == "week_to_date" || p.Clipped:
+		return "week"
+	case p.Named == "this_month" || p.Named == "month_to_date":
+		return "month"
+	case p.Named == "quarter_to_date":
+		return "quarter"
+	}
+	return ""
 }
 
 // LastWholeWeek is the latest whole week, starting on start, that ends

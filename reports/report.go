@@ -55,7 +55,9 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		return c.refuse(r)
 	}
 	var live []string
-	if req.Metrics == nil && !req.CompareCounts {
+	if req.Metrics == nil && !req.CompareCounts && req.CompareTo != CompareTarget {
+		// Targets are set for the nightly figures, so a call against them
+		// keeps those even before the nightly build has loaded a day.
 		metrics, live = e.liveInstead(rep, metrics, period, cov, c.now)
 	}
 	if req.Cumulative {
@@ -88,13 +90,23 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		if !ok {
 			return c.refuse(notTargetPeriod())
 		}
-		tg = &targeted{dir: dir, ts: ts, p: period}
+		if r := targetsSetFor(metrics, ts); r != nil {
+			return c.refuse(r)
+		}
+		// A team's target holds on its days on the floor, so its figures
+		// beside the target count those days only.
+		scope.OnFloor = scope.Kind == ScopeTeam
+		tg = e.newTargeted(dir, ts, period, metrics, cov, c.now, false)
 	case ComparePreviousPeriod:
 		if r := declaredComparable(metrics, rep.Metrics); r != nil {
 			return c.refuse(r)
 		}
 		if r := e.unfinished(metrics, period, cov, c.now, "a comparison with the previous period (compare_to)"); r != nil {
-			return c.refuse(r)
+			final, ok := e.finalSoFar(metrics, period, cov, c.now)
+			if !ok {
+				return c.refuse(r)
+			}
+			period = final
 		}
 		previous = previousPeriod(period)
 		if r := e.previousBeforeData(metrics, previous, cov, c.now); r != nil {
@@ -133,6 +145,9 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	for _, n := range live {
 		gv.warn(WarnLiveInstead, n)
 	}
+	if !period.AskedEnd.IsZero() {
+		gv.warn(WarnToDate, soFarNote(period, previous))
+	}
 	var cmp *comparison
 	if req.CompareTo == ComparePreviousPeriod {
 		cmp = &comparison{plan: plans[1], res: results[1]}
@@ -148,17 +163,14 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if tg != nil {
 		t.columns = append(keyColumns(plan.GroupBy), tg.columns(metrics)...)
 		for i, r := range t.kept {
-			teams := []string{r.Key}
-			switch {
-			case plan.GroupBy != "":
-			case scope.Kind == ScopeTeam:
-				teams = []string{scope.Key}
-			default:
-				teams = dir.floorTeams(period)
+			holder := r.Key
+			if plan.GroupBy == "" {
+				holder = holderOf(scope)
 			}
-			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, period), tg.beside(r, metrics, teams, tg.ts)...)
+			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, period), tg.beside(r, metrics, holder, tg.ts, period)...)
 		}
 		tg.notes(gv, metrics)
+		tg.stamp(ans.Metrics, metrics)
 	}
 	ans.Columns, ans.Rows, ans.Truncated = t.columns, t.rows, t.truncated
 	if activity != nil {
@@ -298,6 +310,14 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 		if who := dir.presence(plan.Scope, p, agents, stintsBefore); len(who) > 0 {
 			gv.warn(WarnPresence, "In the previous period, counted on only some days, or with a change of team: "+strings.Join(who, ", ")+
 				". Each day counts for the team of that day.")
+		}
+		if who := dir.changes(plan.Scope, plan.Period, p, stints, stintsBefore); len(who) > 0 {
+			what, rule := "agents are counted for the team", "each agent's day counts for the team of that day"
+			if plan.Scope.Kind == ScopeFloor {
+				what, rule = "teams are on the floor", "a team counts for the floor only on its days on it"
+			}
+			gv.warn(WarnMembers, "Not the same "+what+" in both periods, so part of the change is who is counted ("+rule+"): "+
+				strings.Join(who, "; ")+".")
 		}
 	}
 	return t

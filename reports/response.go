@@ -74,6 +74,9 @@ type MetricInfo struct {
 	LeftOut int64 `json:"left_out,omitempty"`
 	// Partial says the figures are partial: listed in partial_metrics.
 	Partial bool `json:"partial,omitempty"`
+	// Target, when the answer sets the metric beside targets, says which
+	// days its figures and its targets cover.
+	Target *TargetDays `json:"target,omitempty"`
 }
 
 // PeriodInfo is a resolved period.
@@ -83,6 +86,9 @@ type PeriodInfo struct {
 	Days     int    `json:"days"`
 	TimeZone string `json:"time_zone"`
 	Named    string `json:"named,omitempty"`
+	// AskedEnd is the end asked for, when the period so far was cut at its
+	// last final day to be compared (see Period.AskedEnd).
+	AskedEnd string `json:"asked_end,omitempty"`
 }
 
 // Echo is the request as the server understood it.
@@ -133,10 +139,14 @@ type RefusalAnswer struct {
 }
 
 func periodInfo(p Period, zone *time.Location) PeriodInfo {
-	return PeriodInfo{
+	info := PeriodInfo{
 		Start: p.Start.Format(time.DateOnly), End: p.End.Format(time.DateOnly),
 		Days: p.Days(), TimeZone: zone.String(), Named: p.Named,
 	}
+	if !p.AskedEnd.IsZero() {
+		info.AskedEnd = p.AskedEnd.Format(time.DateOnly)
+	}
+	return info
 }
 
 func whoEcho(s Scope, dir *Directory) *WhoEcho {

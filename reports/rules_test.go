@@ -56,8 +56,8 @@ func TestDeclaredNoneIsRefused(t *testing.T) {
 	none := declaring(t, map[string][2]string{"sales.yaml": {
 		"# its own summed parts.\n    compare: points\n", "# its own summed parts.\n    compare: none\n"}})
 	flat := declaring(t, map[string][2]string{"sales.yaml": {
-		"target: { over_days: additive }\n    compare: difference\n    cumulative: running_sum\n",
-		"target: { over_days: additive }\n    compare: difference\n    cumulative: none\n"}})
+		"target: { over_days: additive, periods: [week, month] }\n    compare: difference\n    cumulative: running_sum\n",
+		"target: { over_days: additive, periods: [week, month] }\n    compare: difference\n    cumulative: none\n"}})
 	if m, _ := none.Metric("close_rate"); m.Compare != catalog.CompareNone {
 		t.Fatalf("close_rate is declared compare %q", m.Compare)
 	}

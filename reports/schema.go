@@ -176,7 +176,7 @@ func answerOf(props schema, required []string, withCandidates bool) schema {
 }
 
 func periodInfoSchema() schema {
-	return object(schema{"start": text, "end": text, "days": whole, "time_zone": text, "named": text}, "start", "end", "days", "time_zone")
+	return object(schema{"start": text, "end": text, "days": whole, "time_zone": text, "named": text, "asked_end": text}, "start", "end", "days", "time_zone")
 }
 
 // governed is what every answer with figures carries beside them.
@@ -184,6 +184,10 @@ func governed(props schema) (schema, []string) {
 	props["metrics"] = schema{"type": "object", "additionalProperties": object(schema{
 		"label": text, "unit": schema{"type": "string", "enum": catalog.Units}, "definition": text, "definition_ref": text,
 		"formula": text, "source": text, "sales_basis": text, "data_through": dataThroughSchema, "left_out": whole, "partial": flag,
+		"target": object(schema{
+			"period": schema{"type": "string", "enum": []string{catalog.TargetWeek, catalog.TargetMonth, "weeks"}},
+			"start":  text, "end": text, "days": whole, "counted_from": maybeDate, "counted_through": maybeDate, "counted_days": whole,
+		}, "period", "start", "end", "days", "counted_from", "counted_through", "counted_days"),
 	}, "label", "unit", "data_through")}
 	props["period"] = periodInfoSchema()
 	props["previous_period"] = periodInfoSchema()

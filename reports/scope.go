@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +27,7 @@ type stint struct {
 // stintsKey is what stints depend on.
 type stintsKey struct {
 	kind, key  string
+	onFloor    bool
 	start, end int64 // Unix seconds
 }
 
@@ -49,7 +52,7 @@ func (d *Directory) stints(s Scope, p Period) []stint { return d.scoped(s, p).st
 // scoped returns what the directory has worked out for a scope and period,
 // working it out on the first call that asks.
 func (d *Directory) scoped(s Scope, p Period) *scoped {
-	k := stintsKey{s.Kind, s.Key, p.Start.Unix(), p.End.Unix()}
+	k := stintsKey{s.Kind, s.Key, s.OnFloor, p.Start.Unix(), p.End.Unix()}
 	d.stintsMu.Lock()
 	out, ok := d.stintsMemo[k]
 	d.stintsMu.Unlock()
@@ -88,10 +91,10 @@ func (d *Directory) workOutStints(s Scope, p Period) []stint {
 			case s.Kind == ScopeAgent:
 				out = append(out, st)
 			case st.team == "" || s.Kind == ScopeTeam && st.team != s.Key:
-			case s.Kind == ScopeTeam:
-				out = append(out, st)
-			default:
+			case s.onFloorOnly():
 				out = d.floorStints(out, st)
+			default:
+				out = append(out, st)
 			}
 		}
 	}
@@ -122,18 +125,8 @@ func (d *Directory) teamStints(out []stint, agent string, lo, hi time.Time) []st
 // floorStints appends to out the days of a stint on which its team was on
 // the floor.
 func (d *Directory) floorStints(out []stint, st stint) []stint {
-	fs := d.decisions[st.team]
-	for i, f := range fs {
-		if !f.CountsAsSales {
-			continue
-		}
-		from, to := maxTime(st.from, f.From), st.to
-		if i+1 < len(fs) {
-			to = minTime(to, fs[i+1].From.AddDate(0, 0, -1))
-		}
-		if !to.Before(from) {
-			out = append(out, stint{agent: st.agent, team: st.team, from: from, to: to})
-		}
+	for _, p := range d.floorSpans(st.team, Period{Start: st.from, End: st.to}) {
+		out = append(out, stint{agent: st.agent, team: st.team, from: p.Start, to: p.End})
 	}
 	return out
 }
@@ -143,17 +136,56 @@ func (d *Directory) floorStints(out []stint, st stint) []stint {
 func (d *Directory) floorTeams(p Period) []string {
 	var out []string
 	for _, t := range d.Teams {
-		fs := d.decisions[t.Key]
-		for i, f := range fs {
-			to := p.End
-			if i+1 < len(fs) {
-				to = minTime(to, fs[i+1].From.AddDate(0, 0, -1))
-			}
-			if f.CountsAsSales && !to.Before(maxTime(f.From, p.Start)) {
-				out = append(out, t.Key)
-				break
-			}
+		if len(d.floorSpans(t.Key, p)) > 0 {
+			out = append(out, t.Key)
 		}
+	}
+	return out
+}
+
+// floorSpans lists the runs of days of span on which a team was on the
+// floor, in order.
+func (d *Directory) floorSpans(team string, span Period) []Period {
+	var out []Period
+	fs := d.decisions[team]
+	for i, f := range fs {
+		if !f.CountsAsSales {
+			continue
+		}
+		from, to := maxTime(f.From, span.Start), span.End
+		if i+1 < len(fs) {
+			to = minTime(to, fs[i+1].From.AddDate(0, 0, -1))
+		}
+		if !to.Before(from) {
+			out = append(out, Period{Start: from, End: to})
+		}
+	}
+	return out
+}
+
+// floorDays counts the days of span on which a team was on the floor.
+func (d *Directory) floorDays(team string, span Period) int {
+	n := 0
+	for _, p := range d.floorSpans(team, span) {
+		n += p.Days()
+	}
+	return n
+}
+
+// floorMoves names the days of span on which a team joined or left the
+// floor, as "joined the floor on …" and "left the floor on …".
+func (d *Directory) floorMoves(team string, span Period) []string {
+	var out []string
+	fs := d.decisions[team]
+	for i, f := range fs {
+		if i == 0 || f.From.Before(span.Start) || f.From.After(span.End) || f.CountsAsSales == fs[i-1].CountsAsSales {
+			continue
+		}
+		verb := "left"
+		if f.CountsAsSales {
+			verb = "joined"
+		}
+		out = append(out, verb+" the floor on "+f.From.Format(time.DateOnly))
 	}
 	return out
 }
@@ -242,24 +274,11 @@ func (d *Directory) presence(s Scope, p Period, agents []string, stints []stint)
 		days := 0
 		for _, st := range stints {
 			if st.agent == key {
-				days += daysBetween(st.from, st.to) + 1
+				days += st.days()
 			}
 		}
-		var what []string
-		if a.Hired.After(p.Start) {
-			what = append(what, "joined "+a.Hired.Format(time.DateOnly))
-		}
-		if a.Left != nil && a.Left.Before(p.End) {
-			what = append(what, "left "+a.Left.Format(time.DateOnly))
-		}
-		for i, m := range d.moves[key] {
-			if i > 0 && m.From.After(p.Start) && !m.From.After(p.End) {
-				from, _ := d.team(d.moves[key][i-1].Team)
-				to, _ := d.team(m.Team)
-				what = append(what, "moved from "+from.Name+" to "+to.Name+" on "+m.From.Format(time.DateOnly))
-			}
-		}
-		if s.Kind == ScopeFloor {
+		what := d.agentEvents(a, p)
+		if s.onFloorOnly() {
 			what = append(what, d.floorChanges(key, p)...)
 		}
 		if days == p.Days() && (s.Kind != ScopeAgent || len(what) == 0) {
@@ -273,22 +292,93 @@ func (d *Directory) presence(s Scope, p Period, agents []string, stints []stint)
 	return out
 }
 
+// agentEvents names what changed an agent's place in the period: joined,
+// left, or moved from one team to another, with the dates.
+func (d *Directory) agentEvents(a Agent, p Period) []string {
+	var what []string
+	if a.Hired.After(p.Start) {
+		what = append(what, "joined "+a.Hired.Format(time.DateOnly))
+	}
+	if a.Left != nil && a.Left.Before(p.End) {
+		what = append(what, "left "+a.Left.Format(time.DateOnly))
+	}
+	moves := d.moves[a.Key]
+	for i, m := range moves {
+		if i > 0 && m.From.After(p.Start) && !m.From.After(p.End) {
+			from, _ := d.team(moves[i-1].Team)
+			to, _ := d.team(m.Team)
+			what = append(what, "moved from "+from.Name+" to "+to.Name+" on "+m.From.Format(time.DateOnly))
+		}
+	}
+	return what
+}
+
+// changes says what differs underneath a comparison of scope s over p with
+// before: for a team, each agent counted for it on some day of either
+// period but not on every day of both; for the floor, each team on the
+// floor likewise; each with the days counted in each period and what
+// changed, with its dates. An agent's own figures have none.
+func (d *Directory) changes(s Scope, p, before Period, stints, stintsBefore []stint) []string {
+	span := Period{Start: minTime(before.Start, p.Start), End: maxTime(before.End, p.End)}
+	var out []string
+	both := func(name, key, verb string, now, then int, events []string) {
+		if now == p.Days() && then == before.Days() || now == 0 && then == 0 {
+			return
+		}
+		s := fmt.Sprintf("%s (%s): %s %s of this period and %s of the one before", name, key, verb, share(now, p.Days()), share(then, before.Days()))
+		if len(events) > 0 {
+			s += " (" + strings.Join(events, "; ") + ")"
+		}
+		out = append(out, s)
+	}
+	switch s.Kind {
+	case ScopeTeam:
+		days := map[string][2]int{}
+		for i, sts := range [][]stint{stints, stintsBefore} {
+			for _, st := range sts {
+				n := days[st.agent]
+				n[i] += st.days()
+				days[st.agent] = n
+			}
+		}
+		keys := slices.Sorted(maps.Keys(days))
+		for _, key := range keys {
+			a, _ := d.agent(key)
+			both(a.Name, key, "counted", days[key][0], days[key][1], d.agentEvents(a, span))
+		}
+	case ScopeFloor:
+		for _, t := range d.Teams {
+			both(t.Name, t.Key, "on the floor", d.floorDays(t.Key, p), d.floorDays(t.Key, before), d.floorMoves(t.Key, span))
+		}
+	}
+	return out
+}
+
+// share says how many of a period's days something holds: all, none, or
+// some of them.
+func share(n, of int) string {
+	switch {
+	case n == of && of == 1:
+		return "the 1 day"
+	case n == of:
+		return fmt.Sprintf("all %s", dayCount(of, ""))
+	case n == 0:
+		return fmt.Sprintf("none of the %s", dayCount(of, ""))
+	}
+	return fmt.Sprintf("%d of the %s", n, dayCount(of, ""))
+}
+
+// days counts the days of a stint.
+func (st stint) days() int { return daysBetween(st.from, st.to) + 1 }
+
 // floorChanges names the days in the period on which the team an agent was
 // on joined or left the floor.
 func (d *Directory) floorChanges(agent string, p Period) []string {
 	var out []string
 	for _, st := range d.teamStints(nil, agent, p.Start, p.End) {
-		fs := d.decisions[st.team]
-		for i, f := range fs {
-			if i == 0 || f.From.Before(maxTime(st.from, p.Start.AddDate(0, 0, 1))) || f.From.After(st.to) || f.CountsAsSales == fs[i-1].CountsAsSales {
-				continue
-			}
-			t, _ := d.team(st.team)
-			verb := "left"
-			if f.CountsAsSales {
-				verb = "joined"
-			}
-			out = append(out, t.Name+" "+verb+" the floor on "+f.From.Format(time.DateOnly))
+		t, _ := d.team(st.team)
+		for _, move := range d.floorMoves(st.team, Period{Start: maxTime(st.from, p.Start.AddDate(0, 0, 1)), End: st.to}) {
+			out = append(out, t.Name+" "+move)
 		}
 	}
 	return out

@@ -13,8 +13,11 @@ import (
 // This file sets figures beside their targets (compare_to: "target").
 // Targets are data, set by a person and dated: a team's target for a
 // metric over a week or a calendar month, the latest version holding. A
-// count's target spreads over days where the catalogue says so, and a
-// floor's is the sum of its teams'; a ratio's holds as set, the gap is
+// figure and its target cover the same days: the days of the period the
+// figure's sources are loaded for (counted days), and of those only the
+// team's days on the floor, which are the days a target holds on. A
+// count's target spreads over those days where the catalogue says so, and
+// a floor's is the sum of its teams'; a ratio's holds as set, the gap is
 // stated in points, and the floor has none. A team without a target has a
 // null one, never zero.
 
@@ -34,43 +37,48 @@ type TargetSet struct {
 
 type targetKey struct{ team, metric, kind, start string }
 
-// Target period kinds.
-const (
-	targetWeek  = "week"
-	targetMonth = "month"
-)
+// targetPeriods are the named periods a target applies to, by the kind of
+// target period they are part of.
+var targetPeriods = map[string][]string{
+	catalog.TargetWeek:  {"last_week", "this_week", "week_to_date"},
+	catalog.TargetMonth: {"last_month", "this_month", "month_to_date"},
+}
 
-// targetPeriods are the named periods a target applies to.
-var targetPeriods = []string{"last_week", "this_week", "week_to_date", "last_month", "this_month", "month_to_date"}
-
-// targetSpan is the target period a period is, or a part of from its first
-// day through today.
+// targetSpan is a target period: a week or a calendar month.
 type targetSpan struct {
 	kind  string
 	start time.Time
-	days  int // the target period's days
+	days  int
 }
 
 // targetPeriodOf says which target period p is: a whole week or month, or
 // one from its first day through today.
 func targetPeriodOf(p Period, t time.Time, weekStart time.Weekday) (targetSpan, bool) {
 	if w := weekOf(p.Start, weekStart); p.Start.Equal(w) && !p.End.After(w.AddDate(0, 0, 6)) && (p.End.Equal(w.AddDate(0, 0, 6)) || p.End.Equal(t)) {
-		return targetSpan{targetWeek, w, 7}, true
+		return targetSpan{catalog.TargetWeek, w, 7}, true
 	}
 	m := time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
 	end := m.AddDate(0, 1, -1)
 	if p.Start.Equal(m) && !p.End.After(end) && (p.End.Equal(end) || p.End.Equal(t)) {
-		return targetSpan{targetMonth, m, end.Day()}, true
+		return targetSpan{catalog.TargetMonth, m, end.Day()}, true
 	}
 	return targetSpan{}, false
 }
 
+// weekSpan is the target period of the week from start.
+func weekSpan(start time.Time) targetSpan { return targetSpan{catalog.TargetWeek, start, 7} }
+
 // String names the target period: the week or the month it is.
 func (ts targetSpan) String() string {
-	if ts.kind == targetMonth {
+	if ts.kind == catalog.TargetMonth {
 		return "the month of " + ts.start.Format("2006-01")
 	}
 	return "the week of " + ts.start.Format(time.DateOnly)
+}
+
+// period is the target period's days.
+func (ts targetSpan) period() Period {
+	return Period{Start: ts.start, End: ts.start.AddDate(0, 0, ts.days-1)}
 }
 
 // targetOf returns the versions of a team's target for a metric over a
@@ -94,6 +102,33 @@ func (e *Engine) targetable(scope Scope, groupBy string, metrics []*catalog.Metr
 	return nil
 }
 
+// targetsSetFor refuses a target period none of metrics has targets for:
+// the catalogue says which kinds of period each metric's targets are set
+// for. The choices are the named periods of the kinds they are set for.
+func targetsSetFor(metrics []*catalog.Metric, ts targetSpan) *Refusal {
+	var kinds, ids []string
+	for _, m := range metrics {
+		if m.Target == nil {
+			continue
+		}
+		if m.Target.SetFor(ts.kind) {
+			return nil
+		}
+		ids = append(ids, m.ID)
+		for _, k := range m.Target.Periods {
+			if !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	var choices []string
+	for _, k := range kinds {
+		choices = append(choices, targetPeriods[k]...)
+	}
+	return invalid(argPeriod, "is a "+ts.kind+", and the targets of "+strings.Join(ids, ", ")+" are set by "+strings.Join(kinds, " and ")+
+		" only; ask about a "+strings.Join(kinds, " or ")+", for example with one of these named periods", choices...)
+}
+
 // targetMetricIDs are the metrics that have targets.
 func (e *Engine) targetMetricIDs() []string {
 	var with []string
@@ -107,8 +142,12 @@ func (e *Engine) targetMetricIDs() []string {
 
 // notTargetPeriod refuses a period no target is set for.
 func notTargetPeriod() *Refusal {
+	var choices []string
+	for _, k := range catalog.TargetPeriods {
+		choices = append(choices, targetPeriods[k]...)
+	}
 	return invalid(argPeriod, "is not a period targets are set for: a whole week or calendar month, or one from its first day "+
-		"through today; for example one of these named periods", targetPeriods...)
+		"through today; for example one of these named periods", choices...)
 }
 
 // League rankings (rank_by).
@@ -118,8 +157,50 @@ const (
 )
 
 // NoteRankedByAttainment says how a league ranked by attainment reads.
-const NoteRankedByAttainment = "With rank_by attainment, teams are ranked by the sort metric's attainment against their own targets (figure over target, or for a rate the gap in points); " +
-	"a team without a target comes last, without a rank, and tied attainments share a rank."
+const NoteRankedByAttainment = "With rank_by attainment, teams are ranked by the sort metric's attainment against their own targets (figure over target, or for a rate the gap in points), " +
+	"each over its own days on the floor; a team without a target comes last, without a rank, and tied attainments share a rank."
+
+// targeted holds what an answer sets beside targets, and what it says
+// about them.
+type targeted struct {
+	dir *Directory
+	ts  targetSpan // the target period of the answer, or of its first row by week
+	p   Period     // the period asked
+	// weekly: the answer's rows are weeks, each beside its own week's
+	// targets, so the notes name the week of each.
+	weekly bool
+	// counted holds, by metric, the days of p its figures cover: from the
+	// first to the last day its sources are loaded for. A metric with
+	// targets but no counted day is absent.
+	counted map[string]Period
+	unset   []*catalog.Metric // metrics with targets, none of them set for the kind of ts
+
+	set     []string            // the targets used, for the note naming who set them
+	missing map[string][]string // by metric, the teams without a target
+	gaps    map[string][]string // by week: by metric/team, the weeks without one
+	floor   []string            // ratios with no floor target
+	partly  []string            // teams counted on only some of the counted days, with their days
+}
+
+// newTargeted prepares to set metrics' figures over p beside the targets of
+// target period ts (the first week's, when weekly), given how far their
+// sources are loaded.
+func (e *Engine) newTargeted(dir *Directory, ts targetSpan, p Period, metrics []*catalog.Metric, cov map[string]Coverage, now time.Time, weekly bool) *targeted {
+	tg := &targeted{dir: dir, ts: ts, p: p, weekly: weekly, counted: map[string]Period{}}
+	for _, m := range metrics {
+		switch {
+		case m.Target == nil:
+		case !m.Target.SetFor(ts.kind):
+			tg.unset = append(tg.unset, m)
+		default:
+			c := metricCoverage(m, cov, now, e.cat.Zone())
+			if from, to := maxTime(p.Start, c.First), minTime(p.End, c.Through); !c.Through.IsZero() && !to.Before(from) {
+				tg.counted[m.ID] = Period{Start: from, End: to}
+			}
+		}
+	}
+	return tg
+}
 
 // ranked renders team rows beside their targets, ranked by the attainment
 // of the sort's metric in its direction: teams without a target last and
@@ -135,7 +216,7 @@ func (tg *targeted) ranked(kept []Row, metrics []*catalog.Metric, sort *SortArg,
 	}
 	lines := make([]line, len(kept))
 	for i, r := range kept {
-		cells := tg.beside(r, metrics, []string{r.Key}, tg.ts)
+		cells := tg.beside(r, metrics, r.Key, tg.ts, tg.p)
 		l := line{key: r.Key, cells: append(keyCells(catalog.GroupTeam, r, dir, tg.p), cells...)}
 		if v, ok := cells[col].(float64); ok {
 			l.v = &v
@@ -164,8 +245,9 @@ func (tg *targeted) ranked(kept []Row, metrics []*catalog.Metric, sort *SortArg,
 }
 
 // columns names the columns of metrics beside their targets: each metric's
-// figure (and a ratio's parts), then, for a metric with targets, the target
-// and the attainment (figure over target), or for a ratio the gap in points.
+// figure (and a ratio's parts), then, for a metric with targets for the
+// answer's period, the target and the attainment (figure over target), or
+// for a ratio the gap in points.
 func (tg *targeted) columns(metrics []*catalog.Metric) []string {
 	var cols []string
 	for _, m := range metrics {
@@ -179,7 +261,7 @@ func (tg *targeted) columns(metrics []*catalog.Metric) []string {
 
 // has says whether the answer sets metric m beside its targets.
 func (tg *targeted) has(m *catalog.Metric) bool {
-	return m.Target != nil && !slices.Contains(tg.unset, m.ID)
+	return m.Target != nil && !slices.Contains(tg.unset, m)
 }
 
 func attainmentColumn(m *catalog.Metric) string {
@@ -189,91 +271,28 @@ func attainmentColumn(m *catalog.Metric) string {
 	return m.ID + "_attainment"
 }
 
-// targeted holds what an answer says about the targets it used.
-type targeted struct {
-	dir *Directory
-	ts  targetSpan // the target period of the answer, or of its first row by week
-	p   Period
-	// weekly: the answer's rows are weeks, each beside its own week's
-	// targets, so the notes name the week of each.
-	weekly  bool
-	unset   []string            // metrics with targets, none of them set for the answer's target periods
-	set     []string            // the targets used, for the note naming who set them
-	missing map[string][]string // by metric, the teams without a target
-	gaps    map[string][]string // by week: by metric/team, the weeks without one
-	floor   []string            // ratios with no floor target
-}
-
-// target is the target of metric m over target period ts for a group: a
-// team's own, pro-rated where it spreads over days, or for the floor the
-// sum of its teams'. Nil is no target.
-func (tg *targeted) target(m *catalog.Metric, teams []string, ts targetSpan) *float64 {
-	if len(teams) > 1 && m.Target.OverDays != catalog.TargetAdditive {
-		if !slices.Contains(tg.floor, m.ID) {
-			tg.floor = append(tg.floor, m.ID)
-		}
-		return nil
-	}
-	var sum float64
-	var without []string
-	for _, team := range teams {
-		versions := tg.dir.targetOf(team, m.ID, ts)
-		if len(versions) == 0 {
-			without = append(without, team)
-			continue
-		}
-		v := versions[len(versions)-1]
-		sum += v.Value
-		tg.used(m, v, versions, ts)
-	}
-	if len(without) > 0 {
-		if tg.missing == nil {
-			tg.missing = map[string][]string{}
-		}
-		for _, team := range without {
-			if !slices.Contains(tg.missing[m.ID], team) {
-				tg.missing[m.ID] = append(tg.missing[m.ID], team)
-			}
-			if tg.weekly {
-				k := m.ID + "/" + team
-				if tg.gaps == nil {
-					tg.gaps = map[string][]string{}
-				}
-				if w := ts.start.Format(time.DateOnly); !slices.Contains(tg.gaps[k], w) {
-					tg.gaps[k] = append(tg.gaps[k], w)
-				}
-			}
-		}
-		return nil
-	}
-	if m.Target.OverDays == catalog.TargetAdditive && tg.p.Days() < ts.days {
-		sum = sum * float64(tg.p.Days()) / float64(ts.days)
-	}
-	sum = round(sum, 4)
-	return &sum
-}
-
-// used records a target version for the note saying who set it.
-func (tg *targeted) used(m *catalog.Metric, v TargetSet, versions []TargetSet, ts targetSpan) {
-	of := ""
-	if tg.weekly {
-		of = " for " + ts.String()
-	}
-	s := fmt.Sprintf("%s %s %s%s, set by %s on %s (%s)", v.Team, m.ID, targetText(v.Value), of, v.SetBy,
-		v.SetAt.Format(time.DateOnly), v.Reason)
-	if len(versions) > 1 {
-		was := versions[len(versions)-2]
-		s += fmt.Sprintf(", replacing %s set on %s", targetText(was.Value), was.SetAt.Format(time.DateOnly))
-	}
-	if !slices.Contains(tg.set, s) {
-		tg.set = append(tg.set, s)
-	}
-}
-
 // beside renders a row's figures beside their targets over target period
-// ts, under columns; teams are the teams whose targets count for the row.
-func (tg *targeted) beside(r Row, metrics []*catalog.Metric, teams []string, ts targetSpan) []any {
-	return tg.besideOf(r, metrics, func(m *catalog.Metric) *float64 { return tg.target(m, teams, ts) })
+// ts, under columns. holder is whose target: a team's key, or empty for the
+// floor's. Each metric's target covers its counted days within within.
+func (tg *targeted) beside(r Row, metrics []*catalog.Metric, holder string, ts targetSpan, within Period) []any {
+	return tg.besideOf(r, metrics, func(m *catalog.Metric) *float64 { return tg.targetOver(m, holder, ts, within) })
+}
+
+// targetOver is holder's target of metric m over target period ts (a
+// team's, or the floor's for an empty holder), over m's counted days within
+// within. Nil when none of them is counted.
+func (tg *targeted) targetOver(m *catalog.Metric, holder string, ts targetSpan, within Period) *float64 {
+	c, ok := tg.counted[m.ID]
+	from, to := maxTime(c.Start, within.Start), minTime(c.End, within.End)
+	if !ok || to.Before(from) {
+		return nil
+	}
+	span := Period{Start: from, End: to}
+	if holder == "" {
+		return tg.floorTarget(m, ts, span)
+	}
+	v, _ := tg.teamTarget(m, holder, ts, span)
+	return v
 }
 
 // besideOf renders a row's figures, each metric with targets beside the
@@ -292,6 +311,156 @@ func (tg *targeted) besideOf(r Row, metrics []*catalog.Metric, target func(*cata
 		}
 	}
 	return out
+}
+
+// floorTarget is the floor's target of metric m over the days of span: the
+// sum of the targets of the teams on the floor on some day of it, each over
+// its own days on the floor. Nil when a rate's (the floor has none), when
+// one of those teams has no target, or when no team was on the floor.
+func (tg *targeted) floorTarget(m *catalog.Metric, ts targetSpan, span Period) *float64 {
+	if m.Target.OverDays != catalog.TargetAdditive {
+		if !slices.Contains(tg.floor, m.ID) {
+			tg.floor = append(tg.floor, m.ID)
+		}
+		return nil
+	}
+	var sum float64
+	all, any := true, false
+	// Teams on the floor some day of the period asked but none of span
+	// count for nothing, and the note on floor days says so.
+	for _, team := range tg.dir.floorTeams(tg.within(ts)) {
+		v, days := tg.teamTarget(m, team, ts, span)
+		switch {
+		case days == 0:
+		case v == nil:
+			all = false
+		default:
+			sum, any = sum+*v, true
+		}
+	}
+	if !all || !any {
+		return nil
+	}
+	sum = round(sum, 4)
+	return &sum
+}
+
+// within is the part of the period asked that target period ts covers: a
+// row's week, or the whole period.
+func (tg *targeted) within(ts targetSpan) Period {
+	w := ts.period()
+	return Period{Start: maxTime(w.Start, tg.p.Start), End: minTime(w.End, tg.p.End)}
+}
+
+// teamTarget is a team's target of metric m over target period ts, over
+// its days on the floor in span, with how many days that is: the latest
+// version set, pro-rated to those days where the target spreads over days.
+// Nil without a target, or without a day on the floor.
+func (tg *targeted) teamTarget(m *catalog.Metric, team string, ts targetSpan, span Period) (*float64, int) {
+	days := tg.dir.floorDays(team, span)
+	if days < span.Days() {
+		tg.partlyOn(team, span, days, ts)
+	}
+	if days == 0 {
+		return nil, 0
+	}
+	versions := tg.dir.targetOf(team, m.ID, ts)
+	if len(versions) == 0 {
+		tg.lacks(m, team, ts)
+		return nil, days
+	}
+	v := versions[len(versions)-1]
+	tg.used(m, v, versions, ts)
+	value := v.Value
+	if m.Target.OverDays == catalog.TargetAdditive {
+		value = value * float64(days) / float64(ts.days)
+	}
+	value = round(value, 4)
+	return &value, days
+}
+
+// lacks records a team without a target for the note saying so.
+func (tg *targeted) lacks(m *catalog.Metric, team string, ts targetSpan) {
+	if tg.missing == nil {
+		tg.missing = map[string][]string{}
+	}
+	if !slices.Contains(tg.missing[m.ID], team) {
+		tg.missing[m.ID] = append(tg.missing[m.ID], team)
+	}
+	if tg.weekly {
+		k := m.ID + "/" + team
+		if tg.gaps == nil {
+			tg.gaps = map[string][]string{}
+		}
+		if w := ts.start.Format(time.DateOnly); !slices.Contains(tg.gaps[k], w) {
+			tg.gaps[k] = append(tg.gaps[k], w)
+		}
+	}
+}
+
+// partlyOn records a team on the floor on only days of the span's days,
+// for the note on floor days: when it was on, and when it joined or left.
+func (tg *targeted) partlyOn(team string, span Period, days int, ts targetSpan) {
+	t, _ := tg.dir.team(team)
+	s := fmt.Sprintf("%s (%s) was on the floor on %s counted", t.Name, team, share(days, span.Days()))
+	if tg.weekly {
+		s += " in " + ts.String()
+	}
+	var why []string
+	for _, p := range tg.dir.floorSpans(team, span) {
+		why = append(why, spanText(p))
+	}
+	why = append(why, tg.dir.floorMoves(team, tg.within(ts))...)
+	if d, ok := tg.dir.floorDecision(team, span.Start); len(why) == 0 && ok {
+		verb := "off"
+		if d.CountsAsSales {
+			verb = "on"
+		}
+		why = append(why, verb+" the floor since "+d.From.Format(time.DateOnly))
+	}
+	if len(why) > 0 {
+		s += " (" + strings.Join(why, "; ") + ")"
+	}
+	if !slices.Contains(tg.partly, s) {
+		tg.partly = append(tg.partly, s)
+	}
+}
+
+// dayCount says a number of days in words; zero reads as none when none
+// is given.
+func dayCount(n int, none string) string {
+	switch {
+	case n == 0 && none != "":
+		return none
+	case n == 1:
+		return "1 day"
+	}
+	return strconv.Itoa(n) + " days"
+}
+
+// spanText writes a run of days: one day, or its first and last.
+func spanText(p Period) string {
+	if p.Start.Equal(p.End) {
+		return p.Start.Format(time.DateOnly)
+	}
+	return p.Start.Format(time.DateOnly) + " to " + p.End.Format(time.DateOnly)
+}
+
+// used records a target version for the note saying who set it.
+func (tg *targeted) used(m *catalog.Metric, v TargetSet, versions []TargetSet, ts targetSpan) {
+	of := ""
+	if tg.weekly {
+		of = " for " + ts.String()
+	}
+	s := fmt.Sprintf("%s %s %s%s, set by %s on %s (%s)", v.Team, m.ID, targetText(v.Value), of, v.SetBy,
+		v.SetAt.Format(time.DateOnly), v.Reason)
+	if len(versions) > 1 {
+		was := versions[len(versions)-2]
+		s += fmt.Sprintf(", replacing %s set on %s", targetText(was.Value), was.SetAt.Format(time.DateOnly))
+	}
+	if !slices.Contains(tg.set, s) {
+		tg.set = append(tg.set, s)
+	}
 }
 
 // targetText writes a target as set, without the float noise of its
@@ -327,6 +496,44 @@ func attainment(m *catalog.Metric, sums []*float64, target *float64) any {
 	return unsigned(out)
 }
 
+// TargetDays is what an answer states about the days a metric's figures
+// and targets cover: the target period, and the days of it counted.
+type TargetDays struct {
+	// Period is the kind of target period: week, month, or weeks when each
+	// of an answer's week rows is set beside its own week's.
+	Period string `json:"period"`
+	Start  string `json:"start"`
+	End    string `json:"end"`
+	Days   int    `json:"days"`
+	// The days of it the figures cover, and so the targets: from the
+	// first day of the period asked to the last its sources are loaded
+	// for. Null when no day is counted yet.
+	CountedFrom    *string `json:"counted_from"`
+	CountedThrough *string `json:"counted_through"`
+	CountedDays    int     `json:"counted_days"`
+}
+
+// stamp states, for each metric set beside targets, the days its figures
+// and targets cover.
+func (tg *targeted) stamp(infos map[string]*MetricInfo, metrics []*catalog.Metric) {
+	period := tg.ts.period()
+	kind := tg.ts.kind
+	if tg.weekly {
+		period, kind = tg.p, "weeks"
+	}
+	for _, m := range metrics {
+		info, ok := infos[m.ID]
+		if !ok || !tg.has(m) {
+			continue
+		}
+		td := &TargetDays{Period: kind, Start: period.Start.Format(time.DateOnly), End: period.End.Format(time.DateOnly), Days: period.Days()}
+		if c, ok := tg.counted[m.ID]; ok {
+			td.CountedFrom, td.CountedThrough, td.CountedDays = dateString(c.Start), dateString(c.End), c.Days()
+		}
+		info.Target = td
+	}
+}
+
 // notes adds what the answer says about its targets.
 func (tg *targeted) notes(gv *governor, metrics []*catalog.Metric) {
 	what := tg.ts.String()
@@ -360,67 +567,65 @@ func (tg *targeted) notes(gv *governor, metrics []*catalog.Metric) {
 		gv.warn(WarnNoTarget, strings.Join(tg.floor, ", ")+": a rate's target is set per team, and none follows for the floor as a whole; "+
 			"group by team to see each team's.")
 	}
-	var spread []string
-	for _, m := range metrics {
-		if tg.has(m) && m.Target.OverDays == catalog.TargetAdditive {
-			spread = append(spread, m.ID)
-		}
+	if !tg.weekly {
+		tg.prorated(gv, metrics)
 	}
-	if tg.p.Days() < tg.ts.days && len(spread) > 0 {
-		gv.warn(WarnProrated, fmt.Sprintf("The period holds %d of the %d days of %s, so the targets of %s are the same share of the period's targets; "+
-			"other targets hold as set.", tg.p.Days(), tg.ts.days, what, strings.Join(spread, ", ")))
+	if len(tg.partly) > 0 {
+		gv.warn(WarnFloorDays, "A team's target holds on its days on the floor, and its figures beside the target count those days only: "+
+			strings.Join(tg.partly, "; ")+".")
 	}
-	if len(tg.unset) > 0 {
-		gv.warn(WarnNoTarget, "No week has a target set for "+strings.Join(tg.unset, ", ")+", so none is set beside it; "+
-			"its targets are set by month: ask a report for a month with compare_to target.")
+	for _, m := range tg.unset {
+		gv.warn(WarnNoTarget, fmt.Sprintf("%s: its targets are set by %s only, so none is set beside its figures for %s; "+
+			"ask about a %s with compare_to target to see them.", m.ID, strings.Join(m.Target.Periods, " and "), what, strings.Join(m.Target.Periods, " or ")))
 	}
 	if len(tg.set) > 0 {
 		gv.warn(WarnTargets, "Targets for "+what+": "+strings.Join(tg.set, "; ")+".")
 	}
 }
 
-// weekTargets sets each week of p beside its own week's targets, for the
-// team in scope or the floor: the metrics with targets that no team has set
-// for any of these weeks (their targets are set by month) get no target
-// columns, and a note says so.
-func weekTargets(dir *Directory, p Period, metrics []*catalog.Metric, weekStart time.Weekday) *targeted {
-	tg := &targeted{dir: dir, ts: targetSpan{targetWeek, weekOf(p.Start, weekStart), 7}, p: p, weekly: true}
+// prorated says which targets are a share of their period's, and why: the
+// figures cover only some of its days.
+func (tg *targeted) prorated(gv *governor, metrics []*catalog.Metric) {
+	byDays := map[Period][]string{}
+	var spans []Period
 	for _, m := range metrics {
-		if m.Target == nil || slices.Contains(tg.unset, m.ID) {
+		c, ok := tg.counted[m.ID]
+		if !tg.has(m) || m.Target.OverDays != catalog.TargetAdditive || !ok || c.Days() >= tg.ts.days {
 			continue
 		}
-		set := false
-		for w := tg.ts.start; !w.After(p.End) && !set; w = w.AddDate(0, 0, 7) {
-			for _, t := range dir.Teams {
-				if len(dir.targetOf(t.Key, m.ID, targetSpan{targetWeek, w, 7})) > 0 {
-					set = true
-					break
-				}
-			}
+		if _, seen := byDays[c]; !seen {
+			spans = append(spans, c)
 		}
-		if !set {
-			tg.unset = append(tg.unset, m.ID)
-		}
+		byDays[c] = append(byDays[c], m.ID)
 	}
-	return tg
+	for _, c := range spans {
+		gv.warn(WarnProrated, fmt.Sprintf("%s: the figures cover %s, %s of %s, so each team's target is that share of the %s's "+
+			"(a rate's target holds as set).", strings.Join(byDays[c], ", "), spanText(c), share(c.Days(), tg.ts.days), tg.ts, tg.ts.kind))
+	}
+}
+
+// weekTargets sets each week of p beside its own week's targets, for the
+// team in scope or the floor, over the days of each week counted for
+// metrics.
+func (e *Engine) weekTargets(dir *Directory, p Period, metrics []*catalog.Metric, cov map[string]Coverage, now time.Time) *targeted {
+	return e.newTargeted(dir, weekSpan(weekOf(p.Start, e.cat.WeekStart())), p, metrics, cov, now, true)
 }
 
 // weekBeside renders a week row of plan beside that week's targets: the
-// team's in scope, or the sum of the teams on the floor that week.
+// team's in scope, or the floor's.
 func (tg *targeted) weekBeside(r Row, plan *Plan) []any {
-	ts, teams := tg.week(r.Key, plan.Scope)
-	return tg.beside(r, plan.Metrics, teams, ts)
+	start, _ := parseDate(r.Key)
+	ts := weekSpan(start)
+	return tg.beside(r, plan.Metrics, holderOf(plan.Scope), ts, ts.period())
 }
 
-// week is the target period of the week starting on key, and the teams
-// whose targets count for it.
-func (tg *targeted) week(key string, scope Scope) (targetSpan, []string) {
-	start, _ := time.Parse(time.DateOnly, key)
-	ts := targetSpan{targetWeek, start, 7}
-	if scope.Kind == ScopeTeam {
-		return ts, []string{scope.Key}
+// holderOf is whose target a scope's total is beside: its team's, or the
+// floor's (empty).
+func holderOf(s Scope) string {
+	if s.Kind == ScopeTeam {
+		return s.Key
 	}
-	return ts, tg.dir.floorTeams(Period{Start: start, End: start.AddDate(0, 0, 6)})
+	return ""
 }
 
 // weeksTotal renders the total of plan's weeks beside the sum of their
@@ -433,13 +638,14 @@ func (tg *targeted) weeksTotal(total Row, plan *Plan) []any {
 		}
 		var sum float64
 		for w := tg.ts.start; !w.After(plan.Period.End); w = w.AddDate(0, 0, 7) {
-			ts, teams := tg.week(w.Format(time.DateOnly), plan.Scope)
-			v := tg.target(m, teams, ts)
-			if v == nil {
+			ts := weekSpan(w)
+			t := tg.targetOver(m, holderOf(plan.Scope), ts, ts.period())
+			if t == nil {
 				return nil
 			}
-			sum += *v
+			sum += *t
 		}
+		sum = round(sum, 4)
 		return &sum
 	})
 }

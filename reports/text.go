@@ -185,6 +185,9 @@ func (t *textWriter) governed(head string, g *Governed, compact bool, order []st
 	if p.Named != "" {
 		about = append(about, p.Named)
 	}
+	if p.AskedEnd != "" {
+		about = append(about, "through its last final day, asked through "+p.AskedEnd)
+	}
 	var against string
 	if q := g.PreviousPeriod; q != nil {
 		against = ", against " + ComparePreviousPeriod + " " + q.Start
@@ -263,6 +266,13 @@ func stamp(m *MetricInfo) string {
 	}
 	if m.LeftOut > 0 {
 		parts = append(parts, agentDays(m.LeftOut)+" left out")
+	}
+	if td := m.Target; td != nil {
+		counted := "no day counted yet"
+		if td.CountedFrom != nil {
+			counted = "counted " + *td.CountedFrom + ".." + *td.CountedThrough + " (" + dayCount(td.CountedDays, "") + ")"
+		}
+		parts = append(parts, fmt.Sprintf("target %s %s..%s (%s), %s", td.Period, td.Start, td.End, dayCount(td.Days, ""), counted))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -101,7 +101,13 @@ type Scope struct {
 	Key  string // team or agent key; empty for the floor
 	Name string // team or agent name, from the directory
 	Team string // for an agent: the key of their latest team
+	// OnFloor, for a team, counts only its days on the floor: the days its
+	// targets hold on (the floor's own days are always those).
+	OnFloor bool
 }
+
+// onFloorOnly reports whether the scope counts only days on the floor.
+func (s Scope) onFloorOnly() bool { return s.Kind == ScopeFloor || s.OnFloor }
 
 // settle indexes the directory and sets each agent's team as of day.
 func (d *Directory) settle(day time.Time) {

@@ -160,7 +160,7 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 
 // targetProblems checks the rows of the targets relation against the
 // catalogue: each names a metric the catalogue gives a target: rule, over a
-// week or a month. A relation or column that is missing has been reported
+// kind of period the rule sets its targets for. A relation or column that is missing has been reported
 // already, so a query that fails adds nothing.
 func targetProblems(ctx context.Context, q Querier, cat *catalog.Catalog, t *catalog.TargetsRelation, add func(string, ...any)) {
 	schema, name, _ := strings.Cut(t.Relation, ".")
@@ -172,12 +172,16 @@ func targetProblems(ctx context.Context, q Querier, cat *catalog.Catalog, t *cat
 	}
 	var metric, kind string
 	pgx.ForEachRow(rows, []any{&metric, &kind}, func() error {
-		if m, ok := cat.Metric(metric); !ok || m.Target == nil {
+		m, ok := cat.Metric(metric)
+		switch {
+		case !ok || m.Target == nil:
 			add("%s: holds targets for %q, which is not a metric with a target: rule in the catalogue; add target: to the metric, or remove the rows",
 				t.Relation, metric)
-		}
-		if kind != "week" && kind != "month" {
+		case !slices.Contains(catalog.TargetPeriods, kind):
 			add("%s: holds targets over periods of kind %q; a target is set over a week or a month", t.Relation, kind)
+		case !m.Target.SetFor(kind):
+			add("%s: holds %s targets by %s, but the catalogue sets them by %s only, so answers never read them; add %s to the metric's target periods, or remove the rows",
+				t.Relation, metric, kind, strings.Join(m.Target.Periods, " and "), kind)
 		}
 		return nil
 	})

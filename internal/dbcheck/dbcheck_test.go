@@ -161,7 +161,8 @@ func TestCheckCatalog(t *testing.T) {
 		GRANT USAGE ON SCHEMA crm TO `+r.Reader+`; GRANT SELECT (call_id, member_phone) ON crm.member_calls TO `+r.Reader+`;
 		ALTER TABLE analytics.team_floor_history RENAME TO floor_history_old;
 		INSERT INTO analytics.targets VALUES ('hawks', 'zq_gone', 'week', '2026-11-09', 1, 'someone', now(), 'a metric since removed'),
-		  ('hawks', 'logged_hours', 'month', '2026-11-01', 1, 'someone', now(), 'a metric without a target rule')`)
+		  ('hawks', 'logged_hours', 'month', '2026-11-01', 1, 'someone', now(), 'a metric without a target rule'),
+		  ('hawks', 'close_rate', 'week', '2026-11-09', 0.3, 'someone', now(), 'a rate the catalogue plans by the month')`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +182,7 @@ func TestCheckCatalog(t *testing.T) {
 		"analytics.team_floor_history (roster floor_history): the relation does not exist",
 		`analytics.targets: holds targets for "zq_gone", which is not a metric with a target: rule`,
 		`analytics.targets: holds targets for "logged_hours", which is not a metric with a target: rule`,
+		"analytics.targets: holds close_rate targets by week, but the catalogue sets them by month only",
 		"crm.member_calls.member_phone: the reader can read it and its name looks like member data",
 		"live.sales_board.sales (source sales_board): the reader role " + r.Reader + " cannot read it",
 		"metrics.agent_quality_daily.audits_failed (source agent_quality_daily): the column does not exist",

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"plumbline/internal/pgtest"
 )
 
@@ -101,17 +103,23 @@ func TestCompareARatioFromItsSummedParts(t *testing.T) {
 }
 
 // A comparison that includes a day that is not final, today included, is
-// refused, and the refusal names periods that would work.
+// refused, and the refusal names periods that would work; a period so far
+// is refused only while none of its days is final (on a Monday morning, the
+// week so far is today alone).
 func TestCompareIncludingTodayIsRefused(t *testing.T) {
 	f := newFloor(t)
 	cs := f.client(t)
-	for _, period := range []string{`{"named":"this_week"}`, `{"named":"month_to_date"}`, `{"named":"today"}`} {
-		a, isError := call(t, cs, "sales", `{"who":{"floor":true},"period":`+period+`,"compare_to":"previous_period"}`)
+	monday := newFloorAt(t, time.Date(2026, 11, 16, 9, 0, 0, 0, pgtest.Now.Location())).client(t)
+	for _, c := range []struct {
+		cs     *mcp.ClientSession
+		period string
+	}{{cs, `{"named":"today"}`}, {cs, `{"start":"2026-11-10","end":"2026-11-18"}`}, {monday, `{"named":"this_week"}`}, {monday, `{"named":"week_to_date"}`}} {
+		a, isError := call(t, c.cs, "sales", `{"who":{"floor":true},"period":`+c.period+`,"compare_to":"previous_period"}`)
 		e, _ := a["error"].(map[string]any)
 		choices := toStrings(e["choices"])
 		if !isError || e["code"] != "not_comparable" || e["argument"] != "period" || !slices.Contains(choices, "last_week") ||
 			slices.Contains(choices, "this_week") || slices.Contains(choices, "today") || !strings.Contains(e["rule"].(string), "comparison") {
-			t.Errorf("a comparison over %s: %v", period, a)
+			t.Errorf("a comparison over %s: %v", c.period, a)
 		}
 	}
 	// Days or weeks of two periods are different rows: refused, with the

@@ -16,19 +16,7 @@ import (
 // leagueRows reads a league's only section as rows by column name.
 func leagueRows(t *testing.T, a answer) (rows []map[string]any, total map[string]any) {
 	t.Helper()
-	sec := a["sections"].([]any)[0].(map[string]any)
-	cols := toStrings(sec["columns"])
-	byName := func(r []any) map[string]any {
-		out := map[string]any{}
-		for i, c := range cols {
-			out[c] = r[i]
-		}
-		return out
-	}
-	for _, r := range sec["rows"].([]any) {
-		rows = append(rows, byName(r.([]any)))
-	}
-	return rows, byName(sec["total"].([]any))
+	return sectionRows(a, "league")
 }
 
 // expectedRanks ranks values high to low, teams without one last and

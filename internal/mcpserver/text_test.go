@@ -139,6 +139,16 @@ func checkGoverned(t testing.TB, cat *catalog.Catalog, text string, lines []stri
 		if n, _ := m["left_out"].(float64); n > 0 != strings.Contains(line, fmt.Sprintf("; %v agent-day", n)) {
 			fail("%s's left_out %v on %q", id, n, line)
 		}
+		if td, _ := m["target"].(map[string]any); td != nil {
+			period := fmt.Sprintf("; target %v %v..%v (%v day", td["period"], td["start"], td["end"], td["days"])
+			counted := "no day counted yet"
+			if td["counted_from"] != nil {
+				counted = fmt.Sprintf("counted %v..%v (%v day", td["counted_from"], td["counted_through"], td["counted_days"])
+			}
+			if !strings.Contains(line, period) || !strings.Contains(line, counted) {
+				fail("%s's target days %v on %q", id, td, line)
+			}
+		}
 	}
 	if a["partial"] == true && len(partial) == 0 || a["partial"] == false && len(partial) > 0 {
 		t.Errorf("partial %v with partial_metrics %v", a["partial"], partial)

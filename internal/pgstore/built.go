@@ -82,8 +82,9 @@ func planKey(p *reports.Plan) string {
 	for _, m := range p.Metrics {
 		b.WriteString("|m:" + m.ID)
 	}
-	b.WriteString("|s:" + p.Scope.Kind + "\x00" + p.Scope.Key + "\x00" + p.Scope.Name + "\x00" + p.Scope.Team)
-	b.WriteString("|p:" + p.Period.Start.Format(time.RFC3339Nano) + "~" + p.Period.End.Format(time.RFC3339Nano) + ":" + p.Period.Named + ":" + strconv.FormatBool(p.Period.Clipped))
+	b.WriteString("|s:" + p.Scope.Kind + "\x00" + p.Scope.Key + "\x00" + p.Scope.Name + "\x00" + p.Scope.Team + "\x00" + strconv.FormatBool(p.Scope.OnFloor))
+	b.WriteString("|p:" + p.Period.Start.Format(time.RFC3339Nano) + "~" + p.Period.End.Format(time.RFC3339Nano) + ":" + p.Period.Named + ":" +
+		strconv.FormatBool(p.Period.Clipped) + ":" + p.Period.AskedEnd.Format(time.RFC3339Nano))
 	b.WriteString("|t:" + p.Today.Format(time.RFC3339Nano))
 	b.WriteString("|g:" + p.GroupBy)
 	b.WriteString("|r:" + strconv.FormatBool(p.Ranked))

@@ -17,8 +17,8 @@ func TestPlanKeyNamesEveryField(t *testing.T) {
 		want []string
 	}{
 		{reports.Plan{}, []string{"Catalog", "Metrics", "Scope", "Period", "Today", "GroupBy", "Ranked", "Limit"}},
-		{reports.Scope{}, []string{"Kind", "Key", "Name", "Team"}},
-		{reports.Period{}, []string{"Start", "End", "Named", "Clipped"}},
+		{reports.Scope{}, []string{"Kind", "Key", "Name", "Team", "OnFloor"}},
+		{reports.Period{}, []string{"Start", "End", "Named", "Clipped", "AskedEnd"}},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

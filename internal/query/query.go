@@ -22,7 +22,7 @@ func Build(p *reports.Plan) (string, []any, error) {
 	if b.needsTeams() {
 		ctes = append(ctes, b.add("team_spans", b.teamSpans()))
 	}
-	if p.Scope.Kind == reports.ScopeFloor {
+	if p.Scope.Kind == reports.ScopeFloor || p.Scope.OnFloor {
 		ctes = append(ctes, b.add("floor_spans", b.floorSpans()))
 	}
 	if p.GroupBy == catalog.GroupDay || p.GroupBy == catalog.GroupWeek {
@@ -293,11 +293,11 @@ func (b *builder) outer() sq.Sqlizer {
 	if b.needsTeams() {
 		grouped = grouped.Join("team_spans t ON t.agent = x.agent AND x.day >= t.since AND (t.until IS NULL OR x.day < t.until)")
 	}
-	switch p.Scope.Kind {
-	case reports.ScopeFloor:
+	if p.Scope.Kind == reports.ScopeFloor || p.Scope.OnFloor {
 		grouped = grouped.Join("floor_spans f ON f.team = t.team AND x.day >= f.since AND (f.until IS NULL OR x.day < f.until)").
 			Where("f.counts")
-	case reports.ScopeTeam:
+	}
+	if p.Scope.Kind == reports.ScopeTeam {
 		grouped = grouped.Where(sq.Eq{"t.team": p.Scope.Key})
 	}
 	var cols []string
