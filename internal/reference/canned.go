@@ -250,7 +250,7 @@ func (c *call) weeksBesideTargets(out *Expected, id string, wh who, p span, ms [
 		if wh.kind == "team" {
 			used = []int{wh.num}
 		}
-		c.floorDaysNote(used, p, counted, some)
+		c.floorDaysNote(used, counted, some)
 	}
 }
 
@@ -400,7 +400,7 @@ func (c *call) leagueByAttainment(out *Expected, floor lens, p span, ms []*metri
 		for _, g := range shown {
 			used = append(used, c.w.teamNo[g])
 		}
-		c.floorDaysNote(used, p, counted, some)
+		c.floorDaysNote(used, counted, some)
 	}
 }
 

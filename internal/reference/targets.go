@@ -108,12 +108,13 @@ func (c *call) floorTarget(m *metric, tp targetPeriod, counted span, some bool) 
 	return &sum
 }
 
-// floorDaysNote notes a team whose target is used or shown (one on the
-// floor on some day of the period asked) that was on the floor on fewer
-// than all the counted days.
-func (c *call) floorDaysNote(teams []int, asked, counted span, some bool) {
+// floorDaysNote notes a team whose target is used or shown (a team row, the
+// team asked for, a team on the floor on some day of the period asked for
+// the floor's) that was on the floor on fewer than all the counted days, or
+// on none of them.
+func (c *call) floorDaysNote(teams []int, counted span, some bool) {
 	for _, t := range teams {
-		if some && c.w.floorDays(t, asked) > 0 && c.w.floorDays(t, counted) < counted.days() {
+		if some && c.w.floorDays(t, counted) < counted.days() {
 			c.warn("floor_days")
 		}
 	}
@@ -244,7 +245,7 @@ func (c *call) besideTargets(wh who, p asked, ms []*metric, sorting *Sort) *Expe
 		case m.target.additive:
 			used = c.floorTeams(p.span)
 		}
-		c.floorDaysNote(used, p.span, counted, some)
+		c.floorDaysNote(used, counted, some)
 	}
 	return out
 }
