@@ -57,14 +57,14 @@ func (c *call) targetStamp(kind string, period span, counted span, some bool) Ta
 // teamTarget is team t's target for a metric over the counted days: the
 // latest version set, an additive one spread over the team's days on the
 // floor among them, a fixed one as set when it had any. Null without a
-// version (with a note) or without a day on the floor.
+// version (with a note) or without a day on the floor. Only a target used
+// has its setting noted.
 func (c *call) teamTarget(t int, m *metric, tp targetPeriod, counted span, some bool) *float64 {
 	v, ok := c.w.targetOf(c.w.teams[t].key, m.id, tp.kind, tp.start)
 	if !ok {
 		c.warn("no_target")
 		return nil
 	}
-	c.warn("targets")
 	days := 0
 	if some {
 		days = c.w.floorDays(t, counted)
@@ -72,6 +72,7 @@ func (c *call) teamTarget(t int, m *metric, tp targetPeriod, counted span, some 
 	if days == 0 {
 		return nil
 	}
+	c.warn("targets")
 	if m.target.additive {
 		v = fourDecimals(v * float64(days) / float64(tp.days))
 	}
