@@ -575,6 +575,10 @@ func (c *call) report() *Expected {
 		chosen = rep.bases
 	case r.Metrics != nil:
 		chosen = r.Metrics
+	case r.CompareTo == "target":
+		// Beside targets the defaults stay: the live board has none, and
+		// a figure with no day loaded yet has a null target, not none.
+		chosen = rep.defaults
 	default:
 		chosen = c.liveSwap(rep, rep.defaults, p.span)
 	}
