@@ -27,6 +27,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 var (
 	requests = flag.Int("reference.n", 2000, "how many random requests the differential test draws")
 	seed     = flag.Uint64("reference.seed", 0, "the differential test's random seed; 0 draws one from the clock")
+	shown    = flag.Int("reference.show", 10, "how many mismatches the differential test shows in full")
 )
 
 // moments are the nows the floors are generated up to: the ones on which a
@@ -121,7 +122,7 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			for _, c := range diff.classes(req) {
 				classes[c]++
 			}
-			if mismatches <= 10 {
+			if mismatches <= *shown {
 				b, _ := json.Marshal(got.Body)
 				t.Errorf("mismatch (seed %d, request %d) at %s (%s):\n  request: %s\n  %s\n  engine: %s\n  reference: %+v",
 					s, i, f.now.Format(time.RFC3339), f.name, req, diff, b, *want)
