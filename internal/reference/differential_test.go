@@ -1028,6 +1028,29 @@ func TestRegressions(t *testing.T) {
 			reference.Request{Tool: "sales", Who: hawks, Period: &reference.Period{Named: "month_to_date"}, CompareTo: "target"}},
 		{"a running total by day over a quarter so far", "the 1st of a month",
 			reference.Request{Tool: "quality", Who: hawks, Period: &reference.Period{Named: "quarter_to_date"}, GroupBy: "day", Cumulative: true}},
+		// Issue 40's rules.
+		{"a team that joins the floor on a Thursday, beside its week's target by team", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Week: "2026-09-24"}, GroupBy: "team", CompareTo: "target"}},
+		{"a week so far against the same weekdays of the week before", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: &reference.Who{Team: "falcons"}, Period: &reference.Period{Named: "this_week"}, CompareTo: "previous_period"}},
+		// Over days no nightly build has loaded, the defaults became the
+		// live board's count, which has no targets, and the call was refused.
+		{"a month so far beside targets on its 1st, nothing counted yet", "the 1st of a month",
+			reference.Request{Tool: "sales", Who: hawks, Period: &reference.Period{Named: "month_to_date"}, CompareTo: "target"}},
+		// A team without a target row had no no_target note when it had no
+		// day on the floor among the counted days.
+		{"a team gone from the floor, with no target for last week", "Monday 09:00",
+			reference.Request{Tool: "sales", Who: &reference.Who{Team: "harriers"}, Period: &reference.Period{Named: "last_week"}, Metrics: []string{"submitted_sales"},
+				CompareTo: "target"}},
+		{"a team without a monthly target, by team, nothing counted yet", "the Sunday the clocks go back",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "this_month"}, GroupBy: "team", CompareTo: "target"}},
+		// The floor has no close rate target, with a note, counted days or not.
+		{"the floor's close rate beside targets on the 1st of a month", "the 1st of a month",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "month_to_date"}, CompareTo: "target"}},
+		// A month so far compared through its last final day is ranked over
+		// final days only, and was refused as a ranking over days not final.
+		{"agents ranked over a month so far against the same days of the month before", "the Sunday the clocks go forward",
+			reference.Request{Tool: "hours", Who: floor, Period: &reference.Period{Named: "this_month"}, GroupBy: "agent", TopN: 8, CompareTo: "previous_period"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := fs[c.at]
