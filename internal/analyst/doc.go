@@ -20,7 +20,10 @@
 //     statement can become another role) and running as the analyst role,
 //     with its own statement timeout, work_mem and search path, named after
 //     the service (application_name); one page of rows and one more, to
-//     know whether there are more.
+//     know whether there are more. Pages are in a total order, the
+//     statement's ORDER BY and then every column, so that together they
+//     hold each row of its result exactly once; a column PostgreSQL cannot
+//     order (json) is refused with how to cast it.
 //
 // The outcome (ok or the refusal, the rule broken, the rows and the time)
 // is written to the audit log afterwards; the rows themselves never are.

@@ -154,7 +154,8 @@ func TestAGoodSelectPagesAsTheSameSQLRunDirectly(t *testing.T) {
 	}
 
 	// Numbers stay exact: a numeric ratio as PostgreSQL computes it, NULL as
-	// null, and a page without ORDER BY is told its order is not fixed.
+	// null, and a page of a statement without ORDER BY is told how its rows
+	// are ordered.
 	ratio := `SELECT sum(submitted)::numeric / nullif(sum(submitted + lost), 0) AS close_rate, NULL::int AS nothing
 		FROM metrics.agent_sales_daily WHERE day BETWEEN date '2026-11-09' AND date '2026-11-15'`
 	var exact string
@@ -169,7 +170,7 @@ func TestAGoodSelectPagesAsTheSameSQLRunDirectly(t *testing.T) {
 		t.Errorf("the ratio came back as %s, want %s and null", text, exact)
 	}
 	unordered, _ := sqlCall(t, cs, map[string]any{"sql": "SELECT agent_key FROM metrics.agent_sales_daily", "page_size": 5})
-	if !unordered.HasMore || !strings.Contains(strings.Join(unordered.Notes, " "), "no ORDER BY") {
+	if !unordered.HasMore || !strings.Contains(strings.Join(unordered.Notes, " "), "then by every column") {
 		t.Errorf("an unordered page: has_more %v, notes %v", unordered.HasMore, unordered.Notes)
 	}
 }

@@ -26,17 +26,17 @@ import (
 // analyst that ends in ROLLBACK, with the door's work_mem, a search path of
 // the catalogue alone (unqualified names are refused anyway), the door's
 // time zone, and one row more than the page to know whether there are
-// more.
+// more. The page is in a total order, the statement's own and then every
+// column (sqlcheck.Statement.Paged); when its select list has a *, the
+// transaction first asks PostgreSQL how many columns that is.
 func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck.Statement) *Answer {
 	var cols, types []string
 	var rows [][]any
 	start := time.Now()
 	ctx, span := telemetry.Span(ctx, "report_sql")
 	defer span.End()
-	err := d.agent.Batch(ctx, pgstore.Tx{Role: d.opts.Role, Discard: true}, func(b *pgx.Batch) {
-		b.Queue("SELECT set_config('work_mem', $1, true), set_config('search_path', 'pg_catalog, pg_temp', true), set_config('TimeZone', $2, true)",
-			d.opts.WorkMem, d.opts.TimeZone)
-		b.Queue(stmt.Paged(), args.PageSize+1, args.Offset).Query(func(r pgx.Rows) error {
+	queue := func(b *pgx.Batch, paged string) {
+		b.Queue(paged, args.PageSize+1, args.Offset).Query(func(r pgx.Rows) error {
 			for r.Next() {
 				values, err := r.Values()
 				if err != nil {
@@ -55,9 +55,30 @@ func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck
 			cols, types = columnsOf(r)
 			return nil
 		})
-	})
+	}
+	var err error
+	if stmt.Columns >= 0 {
+		var paged string
+		if paged, err = stmt.Paged(stmt.Columns); err == nil {
+			err = d.agent.Batch(ctx, d.tx(), func(b *pgx.Batch) {
+				d.settings(b)
+				queue(b, paged)
+			})
+		}
+	} else {
+		err = d.agent.BatchDescribing(ctx, d.tx(), d.settings, stmt.SQL, func(desc *pgconn.StatementDescription, b *pgx.Batch) error {
+			paged, err := stmt.Paged(len(desc.Fields))
+			if err == nil {
+				queue(b, paged)
+			}
+			return err
+		})
+	}
 	telemetry.Since(ctx, telemetry.StageReportSQL, start)
 	if err != nil {
+		if r := d.unorderable(ctx, stmt, err); r != nil {
+			return c.refuse(r)
+		}
 		return d.refused(c, err, stmt)
 	}
 	ans := &PageAnswer{RequestID: c.id, Columns: cols, Types: types, Rows: rows, Offset: args.Offset, PageSize: args.PageSize,
@@ -74,11 +95,74 @@ func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck
 	if args.Clamped {
 		ans.Notes = append(ans.Notes, fmt.Sprintf("page_size is at most %d, so this page holds at most %d rows; page on with next_offset.", MaxPageSize, MaxPageSize))
 	}
-	if !stmt.Ordered && (ans.HasMore || args.Offset > 0) {
-		ans.Notes = append(ans.Notes, "The statement has no ORDER BY, so its rows come in no fixed order and pages may overlap or miss rows; "+
-			"order by columns that make each row's place unique.")
+	if ans.HasMore || args.Offset > 0 {
+		ans.Notes = append(ans.Notes, paged)
 	}
 	return &Answer{RequestID: c.id, Body: ans, Rows: len(ans.Rows)}
+}
+
+// paged is the note on an answer that spans pages.
+const paged = "Pages are ordered by the statement's ORDER BY, if it has one, and then by every column in turn, " +
+	"so each row comes exactly once across the pages."
+
+// tx is the transaction a statement runs in: read-only, as the analyst,
+// ending in ROLLBACK.
+func (d *Door) tx() pgstore.Tx { return pgstore.Tx{Role: d.opts.Role, Discard: true} }
+
+// settings queues the door's settings of a statement's transaction.
+func (d *Door) settings(b *pgx.Batch) {
+	b.Queue("SELECT set_config('work_mem', $1, true), set_config('search_path', 'pg_catalog, pg_temp', true), set_config('TimeZone', $2, true)",
+		d.opts.WorkMem, d.opts.TimeZone)
+}
+
+// unorderable explains a statement whose page PostgreSQL would not order
+// (undefined_function: no ordering operator): the columns of a type it has
+// no ordering for, found by describing the statement as written and asking
+// PostgreSQL which of their types it can order. It returns nil for any
+// other error, or when the columns are not the cause.
+func (d *Door) unorderable(ctx context.Context, stmt *sqlcheck.Statement, err error) *Refusal {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "42883" {
+		return nil
+	}
+	var fields []pgconn.FieldDescription
+	err = d.agent.BatchDescribing(ctx, d.tx(), d.settings, stmt.SQL, func(desc *pgconn.StatementDescription, _ *pgx.Batch) error {
+		fields = desc.Fields
+		return nil
+	})
+	if err != nil {
+		return nil // the statement as written fails: its own error
+	}
+	oids := make([]uint32, len(fields))
+	for i, f := range fields {
+		oids[i] = f.DataTypeOID
+	}
+	orderable, err := d.agent.Orderable(ctx, oids)
+	if err != nil {
+		return nil
+	}
+	var which []string
+	tm := pgtype.NewMap()
+	for i, ok := range orderable {
+		if ok {
+			continue
+		}
+		col := fmt.Sprintf("column %d", i+1)
+		if t, known := tm.TypeForOID(oids[i]); known {
+			col += ", " + t.Name
+		}
+		which = append(which, col)
+	}
+	if len(which) == 0 {
+		return nil
+	}
+	what := "a column"
+	if len(which) > 1 {
+		what = "columns"
+	}
+	return &Refusal{Code: reports.CodeInvalidArgument, Argument: "sql", Check: sqlcheck.CheckOrder, Choices: []string{},
+		Rule: fmt.Sprintf("returns %s of a type PostgreSQL cannot order (%s), and pages are ordered by every column so that each row comes exactly once; "+
+			"cast such a column to text in the select list (a json column may become jsonb instead)", what, strings.Join(which, "; "))}
 }
 
 // columnsOf names a result's columns and their PostgreSQL types.
@@ -151,7 +235,10 @@ func jsonFloat(f float64) any {
 // quote the statement or the data.
 func (d *Door) refused(c *call, err error, stmt *sqlcheck.Statement) *Answer {
 	var pgErr *pgconn.PgError
+	var unpassable *sqlcheck.Refusal
 	switch {
+	case errors.As(err, &unpassable):
+		return c.refuse(statementRefusal(unpassable))
 	case errors.Is(err, reports.ErrTimeout):
 		return c.refuse(&Refusal{Code: reports.CodeTimeout, Argument: "sql", Check: "timeout", SQLState: "57014", Choices: []string{},
 			Rule: fmt.Sprintf("ran past the analyst's statement timeout of %s; narrow it (fewer days, fewer rows, an aggregate)", d.opts.StatementTimeout)})

@@ -40,7 +40,8 @@ func (d *Door) description() string {
 		"no writes, SELECT INTO, locks, parameters, utility commands or system catalogues), naming relations as schema.relation "+
 		"and calling only safe built-in functions. It runs read-only as the analyst role, with a %s timeout, in the %s time zone. "+
 		"Rows come %d a page (page_size at most %d, offset from next_offset; has_more says whether there are more): "+
-		"aggregate in SQL rather than paging through raw rows, and ORDER BY for stable pages. "+
+		"aggregate in SQL rather than paging through raw rows. Pages are ordered by your ORDER BY and then by every column, "+
+		"so each row comes exactly once; select a column of a type PostgreSQL cannot order (json, xml) as text. "+
 		"Every statement is audited. Every answer is labelled verified: false: state your assumptions on the first line of anything you write from it. ",
 		d.opts.StatementTimeout, d.opts.TimeZone, MaxPageSize, MaxPageSize)
 	b.WriteString("Relations and their columns: ")

@@ -11,7 +11,9 @@
 // catalogue type, XML, an unqualified relation) is refused by name. What
 // passes is deparsed from the checked tree, so the text that runs is the
 // tree that was checked: comments, dollar quotes and Unicode escapes in the
-// caller's text never reach the database as written.
+// caller's text never reach the database as written. Its pages come from
+// the same tree, ordered by its own ORDER BY and then by every column
+// (Statement.Paged).
 //
 // A refusal teaches: the rule broken, the valid choices (the allowed
 // relations or functions) and, where the tree says, the position in the

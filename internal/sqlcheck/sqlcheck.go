@@ -42,6 +42,11 @@ const (
 	CheckType       = "type"        // a cast to a type not on the allow-list
 	CheckParameter  = "parameter"   // a $n parameter
 	CheckConstruct  = "construct"   // a construct the analyst's SELECT does not offer
+	CheckTies       = "ties"        // FETCH … WITH TIES on the outermost query, whose ties pages cannot order
+	// CheckOrder is a result column of a type PostgreSQL has no ordering
+	// for (json, xml, point…), which pages cannot be ordered by. The door
+	// finds it, asking the database.
+	CheckOrder = "order"
 )
 
 // Refusal says why a statement may not run. It never holds the caller's
@@ -70,17 +75,39 @@ type Statement struct {
 	Fingerprint string
 	// Relations are the allow-listed relations it reads, sorted.
 	Relations []string
-	// Ordered reports whether its outermost query has an ORDER BY, without
-	// which pages of its rows are in no fixed order.
-	Ordered bool
+	// Columns is how many columns its result has, or -1 when its select
+	// list has a * (SELECT *, t.*), which only the database can expand.
+	Columns int
 	// SQL is the checked statement deparsed from its tree.
 	SQL string
+
+	tree *pg.ParseResult // the checked tree, which Paged orders
+	own  []*pg.Node      // the sort keys it begins with: its ORDER BY, or its DISTINCT ON
 }
 
-// Paged returns the statement as one page of its rows: LIMIT $1 OFFSET $2,
-// bound by the caller.
-func (s *Statement) Paged() string {
-	return "SELECT * FROM (" + s.SQL + ") AS page LIMIT $1 OFFSET $2"
+// Paged returns the statement as one page of its rows, LIMIT $1 OFFSET $2
+// bound by the caller, in a total order: its own ORDER BY (or, without
+// one, its DISTINCT ON, which an ORDER BY must begin with) and then each
+// of its columns in turn, by position. Rows alike in every column are
+// interchangeable, so the pages of a statement hold each row of its result
+// exactly once, and an inner LIMIT keeps the same rows on every page.
+//
+// columns is how many columns the result has: Columns, or what the
+// database says of a statement with a *. Paged deparses the checked tree
+// with those keys appended; it is not safe for concurrent use.
+func (s *Statement) Paged(columns int) (string, error) {
+	sel := s.tree.Stmts[0].Stmt.GetSelectStmt()
+	keys := slices.Clip(s.own)
+	for i := 1; i <= columns; i++ {
+		keys = append(keys, pg.MakeSortByNode(pg.MakeAConstIntNode(int64(i), -1), pg.SortByDir_SORTBY_DEFAULT, pg.SortByNulls_SORTBY_NULLS_DEFAULT, -1))
+	}
+	defer func(checked []*pg.Node) { sel.SortClause = checked }(sel.SortClause)
+	sel.SortClause = keys
+	sql, err := pg.Deparse(s.tree)
+	if err != nil {
+		return "", unpassable()
+	}
+	return "SELECT * FROM (" + sql + ") AS page LIMIT $1 OFFSET $2", nil
 }
 
 // Check parses text with PostgreSQL's parser and checks it against the
@@ -112,20 +139,74 @@ func Check(text string, p *Policy) (*Statement, error) {
 	if r := w.selectStmt(sel, 1); r != nil {
 		return nil, r
 	}
-	sql, err := pg.Deparse(&pg.ParseResult{Version: tree.Version, Stmts: []*pg.RawStmt{{Stmt: tree.Stmts[0].Stmt}}})
+	if sel.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
+		r := &Refusal{Check: CheckTies, Choices: []string{},
+			Rule: "fetches its rows WITH TIES, and pages cannot put tied rows in a fixed order without changing which rows tie; " +
+				"use LIMIT, or keep the ties with rank() OVER (ORDER BY …) in a sub-select and filter on the rank"}
+		if c := sel.LimitCount.GetAConst(); c != nil {
+			r.Position = position(text, c.Location)
+		}
+		return nil, r
+	}
+	tree = &pg.ParseResult{Version: tree.Version, Stmts: []*pg.RawStmt{{Stmt: tree.Stmts[0].Stmt}}}
+	sql, err := pg.Deparse(tree)
 	if err != nil {
-		return nil, &Refusal{Check: CheckConstruct, Rule: "uses a construct plumbline cannot pass on as checked; write it more plainly", Choices: []string{}}
+		return nil, unpassable()
 	}
 	fp, err := pg.Fingerprint(sql)
 	if err != nil {
-		return nil, &Refusal{Check: CheckConstruct, Rule: "uses a construct plumbline cannot pass on as checked; write it more plainly", Choices: []string{}}
+		return nil, unpassable()
 	}
 	rels := make([]string, 0, len(w.read))
 	for r := range w.read {
 		rels = append(rels, r)
 	}
 	sort.Strings(rels)
-	return &Statement{Fingerprint: fp, Relations: rels, Ordered: len(sel.SortClause) > 0, SQL: sql}, nil
+	return &Statement{Fingerprint: fp, Relations: rels, Columns: columns(sel), SQL: sql, tree: tree, own: ownKeys(sel)}, nil
+}
+
+// unpassable refuses a statement whose checked tree cannot be deparsed.
+func unpassable() *Refusal {
+	return &Refusal{Check: CheckConstruct, Rule: "uses a construct plumbline cannot pass on as checked; write it more plainly", Choices: []string{}}
+}
+
+// columns counts the columns of a SELECT's result from its tree: those of
+// its select list, of its first VALUES row, or of its first operand when it
+// is a set operation; -1 when its select list has a *.
+func columns(s *pg.SelectStmt) int {
+	switch {
+	case s.Larg != nil:
+		return columns(s.Larg)
+	case len(s.ValuesLists) > 0:
+		return len(s.ValuesLists[0].GetList().GetItems())
+	}
+	for _, t := range s.TargetList {
+		v := t.GetResTarget().GetVal()
+		fields := v.GetColumnRef().GetFields()
+		if ind := v.GetAIndirection(); ind != nil {
+			fields = ind.Indirection
+		}
+		if len(fields) > 0 && fields[len(fields)-1].GetAStar() != nil {
+			return -1
+		}
+	}
+	return len(s.TargetList)
+}
+
+// ownKeys are the sort keys a SELECT's pages begin with: its ORDER BY; or,
+// without one, the expressions of its DISTINCT ON, which PostgreSQL
+// requires an ORDER BY to begin with; or none.
+func ownKeys(s *pg.SelectStmt) []*pg.Node {
+	if len(s.SortClause) > 0 {
+		return s.SortClause
+	}
+	var keys []*pg.Node
+	for _, e := range s.DistinctClause {
+		if e.GetNode() != nil { // plain DISTINCT is one empty node
+			keys = append(keys, pg.MakeSortByNode(e, pg.SortByDir_SORTBY_DEFAULT, pg.SortByNulls_SORTBY_NULLS_DEFAULT, -1))
+		}
+	}
+	return keys
 }
 
 // parseRefusal turns the parser's error into a refusal that keeps only its

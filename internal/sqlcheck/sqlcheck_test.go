@@ -83,40 +83,41 @@ func TestGoodStatementsPass(t *testing.T) {
 	for _, tt := range []struct {
 		sql       string
 		relations []string
-		ordered   bool
+		columns   int
 	}{
 		{`SELECT h.team_key, sum(s.submitted) AS submitted, round(sum(s.submitted)::numeric / nullif(sum(s.submitted + s.lost), 0), 4)
 		  FROM metrics.agent_sales_daily s JOIN analytics.agent_team_history h ON h.agent_key = s.agent_key
 		  WHERE s.day >= date '2026-11-01' AND s.day < current_date - interval '1 day' -- last fortnight
-		  GROUP BY 1 ORDER BY 2 DESC`, []string{"analytics.agent_team_history", "metrics.agent_sales_daily"}, true},
+		  GROUP BY 1 ORDER BY 2 DESC`, []string{"analytics.agent_team_history", "metrics.agent_sales_daily"}, 3},
 		{`WITH weekly AS (SELECT agent_key, date_trunc('week', day)::date AS week, sum(logged_hours) AS hours
 		    FROM metrics.agent_time_daily GROUP BY 1, 2)
 		  SELECT agent_key, week, hours, rank() OVER (PARTITION BY week ORDER BY hours DESC NULLS LAST) FROM weekly`,
-			[]string{"metrics.agent_time_daily"}, false},
+			[]string{"metrics.agent_time_daily"}, 4},
 		{`WITH RECURSIVE d(day) AS (SELECT date '2026-11-01' UNION ALL SELECT (day + 1)::date FROM d WHERE day < date '2026-11-07')
 		  SELECT d.day, count(b.*) FILTER (WHERE b.sales > 0) FROM d LEFT JOIN live.sales_board b
 		    ON (b.entered_at AT TIME ZONE 'America/New_York')::date = d.day GROUP BY d.day ORDER BY d.day`,
-			[]string{"live.sales_board"}, true},
+			[]string{"live.sales_board"}, 2},
 		{`SELECT team_key, CASE WHEN counts_as_sales THEN 'floor' ELSE 'other' END, extract(year FROM effective_from)
 		  FROM analytics.team_floor_history UNION SELECT team_key, team_name, 0 FROM analytics.dim_team`,
-			[]string{"analytics.dim_team", "analytics.team_floor_history"}, false},
+			[]string{"analytics.dim_team", "analytics.team_floor_history"}, 3},
 		{`SELECT agent_key, full_name FROM analytics.dim_agent WHERE left_on IS NULL AND lower(full_name) LIKE 'maria%'
 		  AND agent_key IN (SELECT agent_key FROM metrics.agent_quality_daily WHERE audits_failed > 2) ORDER BY 2 LIMIT 10`,
-			[]string{"analytics.dim_agent", "metrics.agent_quality_daily"}, true},
+			[]string{"analytics.dim_agent", "metrics.agent_quality_daily"}, 2},
 	} {
 		st, err := sqlcheck.Check(tt.sql, policy)
 		if err != nil {
 			t.Errorf("%.50s…: refused: %v", tt.sql, err)
 			continue
 		}
-		if !slices.Equal(st.Relations, tt.relations) || st.Ordered != tt.ordered || len(st.Fingerprint) != 16 {
-			t.Errorf("%.50s…: relations %v ordered %v fingerprint %q", tt.sql, st.Relations, st.Ordered, st.Fingerprint)
+		if !slices.Equal(st.Relations, tt.relations) || st.Columns != tt.columns || len(st.Fingerprint) != 16 {
+			t.Errorf("%.50s…: relations %v, %d columns, fingerprint %q", tt.sql, st.Relations, st.Columns, st.Fingerprint)
 		}
 		if strings.Contains(st.SQL, "--") || strings.Contains(st.SQL, "fortnight") {
 			t.Errorf("the deparsed statement kept a comment: %s", st.SQL)
 		}
-		if !strings.HasPrefix(st.Paged(), "SELECT * FROM (") || !strings.HasSuffix(st.Paged(), ") AS page LIMIT $1 OFFSET $2") {
-			t.Errorf("paged: %s", st.Paged())
+		paged, err := st.Paged(st.Columns)
+		if err != nil || !strings.HasPrefix(paged, "SELECT * FROM (") || !strings.HasSuffix(paged, ") AS page LIMIT $1 OFFSET $2") {
+			t.Errorf("paged: %s (%v)", paged, err)
 		}
 	}
 }
@@ -173,4 +174,61 @@ func keys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// Pages are in a total order: the statement's own ORDER BY (or, without
+// one, its DISTINCT ON) and then every column by position, counted from the
+// tree, or given by the database when the select list has a *.
+func TestPagesAreInATotalOrder(t *testing.T) {
+	for _, tt := range []struct {
+		sql     string
+		columns int    // what the check counts
+		given   int    // what the door passes to Paged
+		order   string // the ORDER BY clause and the rest of the paged statement
+	}{
+		{"SELECT agent_key, submitted FROM metrics.agent_sales_daily WHERE day = date '2026-09-25' ORDER BY submitted DESC", 2, 2,
+			"ORDER BY submitted DESC, 1, 2) AS page"},
+		{"SELECT s.* FROM metrics.agent_sales_daily s ORDER BY 2 DESC NULLS LAST LIMIT 5", -1, 5,
+			"ORDER BY 2 DESC NULLS LAST, 1, 2, 3, 4, 5 LIMIT 5) AS page"},
+		{"SELECT (h).*, 1 FROM analytics.agent_team_history h", -1, 4, "ORDER BY 1, 2, 3, 4) AS page"},
+		{"TABLE analytics.dim_team", -1, 3, "ORDER BY 1, 2, 3) AS page"},
+		{"SELECT DISTINCT ON (team_key) team_key, agent_key FROM analytics.agent_team_history", 2, 2, "ORDER BY team_key, 1, 2) AS page"},
+		{"SELECT DISTINCT team_key FROM analytics.agent_team_history", 1, 1, "ORDER BY 1) AS page"},
+		{"SELECT team_key, 1 FROM analytics.dim_team UNION ALL (SELECT team_key, 2 FROM analytics.agent_team_history) ORDER BY 2 DESC LIMIT 3", 2, 2,
+			"ORDER BY 2 DESC, 1, 2 LIMIT 3) AS page"},
+		{"SELECT agent_key, count(*) FROM metrics.agent_sales_daily GROUP BY 1", 2, 2, "GROUP BY 1 ORDER BY 1, 2) AS page"},
+		{"VALUES (1, 'a'), (2, 'b')", 2, 2, "ORDER BY 1, 2) AS page"},
+		{"SELECT FROM analytics.dim_team", 0, 0, "FROM analytics.dim_team) AS page"},
+	} {
+		st, err := sqlcheck.Check(tt.sql, policy)
+		if err != nil {
+			t.Errorf("%s: refused: %v", tt.sql, err)
+			continue
+		}
+		if st.Columns != tt.columns {
+			t.Errorf("%s: %d columns, want %d", tt.sql, st.Columns, tt.columns)
+		}
+		for range 2 { // the second page's keys are the first's, not appended again
+			paged, err := st.Paged(tt.given)
+			if err != nil || !strings.HasSuffix(paged, " "+tt.order+" LIMIT $1 OFFSET $2") {
+				t.Errorf("%s: paged as %s (%v), want it to end %s", tt.sql, paged, err, tt.order)
+			}
+		}
+	}
+}
+
+// FETCH … WITH TIES on the outermost query is refused, teaching what to
+// write instead: its tied rows could only be ordered by changing which rows
+// tie. In a sub-select it is only a set of rows, and passes.
+func TestWithTiesIsRefused(t *testing.T) {
+	sql := "SELECT agent_key FROM metrics.agent_sales_daily ORDER BY submitted DESC FETCH FIRST 5 ROWS WITH TIES"
+	_, err := sqlcheck.Check(sql, policy)
+	var r *sqlcheck.Refusal
+	if !errors.As(err, &r) || r.Check != sqlcheck.CheckTies || !strings.Contains(r.Rule, "rank()") || strings.Contains(r.Rule, "agent_key") ||
+		r.Position != strings.Index(sql, "5 ROWS")+1 {
+		t.Errorf("got %+v, want refused by %s at the row count", err, sqlcheck.CheckTies)
+	}
+	if _, err := sqlcheck.Check("SELECT * FROM ("+sql+") AS best ORDER BY 1", policy); err != nil {
+		t.Errorf("WITH TIES in a sub-select: %v", err)
+	}
 }
