@@ -133,7 +133,7 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 		"of those answered: %s) over %d moments compared in %v with seed %d: %d mismatches", *requests, refusals, candidates, compared, targeted, attained, running,
 		counted(kinds, ", "), len(fs), time.Since(start).Round(time.Millisecond), s, mismatches)
 	if mismatches > 0 {
-		t.Logf("mismatches by class (a request can fall in several):\n  %s", counted(classes, "\n  "))
+		t.Errorf("mismatches by class (a request can fall in several):\n  %s", counted(classes, "\n  "))
 	}
 }
 
