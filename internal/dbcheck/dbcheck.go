@@ -117,6 +117,9 @@ var Own = []Table{{
 }, {
 	Relation: "plumbline.oauth_tokens",
 	Select:   oauthTokens, Insert: oauthTokens, Update: []string{"revoked_at"},
+}, {
+	Relation: "plumbline.oauth_client_failures",
+	Select:   oauthClientFailures, Insert: oauthClientFailures,
 }}
 
 // The token store's tables' columns, every one of which auth reads and
@@ -130,6 +133,7 @@ var (
 		"created_at", "expires_at", "used_at"}
 	oauthTokens = []string{"token_id", "token_hash", "kind", "subject", "client_id", "scope", "issuer", "resource",
 		"code_hash", "created_at", "expires_at", "revoked_at"}
+	oauthClientFailures = []string{"client_id", "source", "failed_at"}
 )
 
 func (t Table) columns(priv string) []string {

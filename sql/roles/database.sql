@@ -50,11 +50,13 @@ GRANT UPDATE (outcome, rule, duration_ms, row_count) ON plumbline.analyst_log TO
 -- The token store (sql/migrations/0100_oauth.sql): auth reads the
 -- membership table the directory sync keeps, registers clients, keeps
 -- sign-in sessions and consents, issues codes and marks them used, issues
--- tokens and revokes them. It can change no member, delete nothing itself,
--- and rewrite no code, token or session beyond those marks.
+-- tokens and revokes them, and counts failed client authentications
+-- (sql/migrations/0103_client_failures.sql). It can change no member,
+-- delete nothing itself, and rewrite no code, token, session or failure
+-- beyond those marks.
 GRANT USAGE ON SCHEMA plumbline TO {{auth}};
 REVOKE ALL ON plumbline.members, plumbline.oauth_clients, plumbline.oauth_sessions,
-    plumbline.oauth_consents, plumbline.oauth_codes, plumbline.oauth_tokens FROM {{auth}};
+    plumbline.oauth_consents, plumbline.oauth_codes, plumbline.oauth_tokens, plumbline.oauth_client_failures FROM {{auth}};
 GRANT SELECT (person_id, email, display_name, status) ON plumbline.members TO {{auth}};
 GRANT SELECT, INSERT ON plumbline.oauth_clients TO {{auth}};
 GRANT SELECT, INSERT ON plumbline.oauth_sessions TO {{auth}};
@@ -64,6 +66,8 @@ GRANT SELECT, INSERT ON plumbline.oauth_codes TO {{auth}};
 GRANT UPDATE (used_at) ON plumbline.oauth_codes TO {{auth}};
 GRANT SELECT, INSERT ON plumbline.oauth_tokens TO {{auth}};
 GRANT UPDATE (revoked_at) ON plumbline.oauth_tokens TO {{auth}};
+GRANT SELECT, INSERT ON plumbline.oauth_client_failures TO {{auth}};
 -- It may prune on a schedule only through the function that holds the
--- rules (sql/migrations/0102_prune_signin.sql), which deletes nothing live.
+-- rules (sql/migrations/0102_prune_signin.sql, made anew in
+-- 0103_client_failures.sql), which deletes nothing live.
 GRANT EXECUTE ON FUNCTION plumbline.prune_signin_state() TO {{auth}};
