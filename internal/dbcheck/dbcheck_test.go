@@ -64,7 +64,7 @@ func TestMissingGrants(t *testing.T) {
 	admin := db.Conn(t)
 	_, err := admin.Exec(context.Background(), `REVOKE SELECT ON live.sales_board FROM `+r.Reader+`;
 		REVOKE INSERT (arguments) ON plumbline.request_log FROM `+r.Logger+`; REVOKE `+r.Auth+` FROM `+r.App+`;
-		REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM PUBLIC`)
+		REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM `+r.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}
