@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"plumbline/internal/config"
 	"plumbline/internal/grants"
 	"plumbline/internal/server"
 )
@@ -117,6 +118,8 @@ func run(ctx context.Context, args []string, s *streams) int {
 type flags struct {
 	*flag.FlagSet
 	s *streams
+	// sources say where each flag's value came from, once parsed.
+	sources config.Sources
 }
 
 func newFlags(name, help string, s *streams) *flags {
@@ -155,6 +158,13 @@ func (f *flags) boolean(name string, def bool, usage string) *bool {
 	return f.Bool(name, def, withEnv(name, usage))
 }
 
+// choice is a string flag that takes only one of choices.
+func (f *flags) choice(name, def, usage string, choices ...string) *string {
+	p := new(string)
+	f.Var(config.NewChoice(p, def, choices...), name, withEnv(name, usage))
+	return p
+}
+
 // register lets a package register its flags on the command's set (as
 // server.Settings does), each then settable from its environment variable
 // like the command's own.
@@ -170,7 +180,8 @@ func (f *flags) register(add func(*flag.FlagSet)) {
 }
 
 // parse parses args, then sets every flag the command line left unset from
-// its environment variable, and returns the positional arguments.
+// its environment variable, then from the configuration file (for a
+// command with --config), and returns the positional arguments.
 func (f *flags) parse(args []string) ([]string, error) {
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -178,20 +189,23 @@ func (f *flags) parse(args []string) ([]string, error) {
 		}
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	set := map[string]bool{}
-	f.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	var err error
-	f.VisitAll(func(fl *flag.Flag) {
-		v, ok := os.LookupEnv(envName(fl.Name))
-		if set[fl.Name] || !ok || err != nil || !strings.Contains(fl.Usage, "$"+envName(fl.Name)) {
-			return
+	sources, err := f.layers().Resolve(f.FlagSet)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	f.sources = sources
+	return f.Args(), nil
+}
+
+// layers are what sets a flag below the command line: its environment
+// variable, for the flags whose usage names one, and the file.
+func (f *flags) layers() config.Layers {
+	return config.Layers{EnvName: func(fl *flag.Flag) string {
+		if !strings.Contains(fl.Usage, "$"+envName(fl.Name)) {
+			return ""
 		}
-		if serr := fl.Value.Set(v); serr != nil {
-			// The value is not repeated: it may be a secret.
-			err = fmt.Errorf("%w: $%s is not a valid value for --%s", errUsage, envName(fl.Name), fl.Name)
-		}
-	})
-	return f.Args(), err
+		return envName(fl.Name)
+	}}
 }
 
 // logger writes logs to w (stderr) at a level named by a flag: as text a

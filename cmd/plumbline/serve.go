@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/internal/config"
 	"plumbline/internal/grants"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/server"
@@ -63,19 +64,35 @@ func (sf *serverFlags) settings(now func() time.Time, log *slog.Logger) (*server
 	return &sf.Settings, nil
 }
 
+// serveCmd is serve's flag set, which plumbline config resolves too.
+type serveCmd struct {
+	*flags
+	db, transport *string
+	sf            *serverFlags
+}
+
+// newServeCmd registers serve's flags, for the command name (serve or
+// config).
+func newServeCmd(name string, s *streams) *serveCmd {
+	f := newFlags(name, helpText(name), s)
+	f.string(config.FileFlag, "", "YAML `file` of settings keyed by these flags' names (secrets also as NAME-file: a file holding the value); "+
+		"flags and $PLUMBLINE_* override it")
+	c := &serveCmd{flags: f,
+		db:        f.string("db", "", "PostgreSQL connection `string` (required)"),
+		transport: f.choice("transport", "http", "`transport`: http or stdio", "http", "stdio"),
+	}
+	c.sf = addServerFlags(f, false)
+	return c
+}
+
 func serve(ctx context.Context, args []string, s *streams) error {
-	f := newFlags("serve", helpText("serve"), s)
-	db := f.string("db", "", "PostgreSQL connection `string` (required)")
-	transport := f.string("transport", "http", "`transport`: http or stdio")
-	sf := addServerFlags(f, false)
-	if _, err := f.parse(args); err != nil {
+	c := newServeCmd("serve", s)
+	if _, err := c.parse(args); err != nil {
 		return err
 	}
+	db, transport, sf := c.db, c.transport, c.sf
 	if *db == "" {
 		return fmt.Errorf("%w: --db is required", errUsage)
-	}
-	if *transport != "http" && *transport != "stdio" {
-		return fmt.Errorf("%w: --transport must be http or stdio", errUsage)
 	}
 	log, err := logger(s.err, sf.LogLevel)
 	if err != nil {

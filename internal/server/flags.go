@@ -4,6 +4,7 @@ import (
 	"flag"
 
 	"plumbline/internal/analyst"
+	"plumbline/internal/config"
 	"plumbline/internal/limits"
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
@@ -27,7 +28,7 @@ func (s *Settings) RegisterFlags(fs *flag.FlagSet, demo bool) {
 	fs.StringVar(&s.Addr, "addr", "127.0.0.1:8080", "`host:port` to serve HTTP on")
 	fs.StringVar(&s.ReportsDSN, "reports-dsn", "", "connection `string` of a read replica for report queries; the request log, "+
 		"limits and tokens stay on --db (default: --db)")
-	fs.StringVar(&s.LogLevel, "log-level", "info", "log `level`: debug, info, warn or error")
+	fs.Var(config.NewChoice(&s.LogLevel, "info", "debug", "info", "warn", "error"), "log-level", "log `level`: debug, info, warn or error")
 	fs.DurationVar(&s.StatementTimeout, "statement-timeout", pgstore.DefaultStatementTimeout, "longest a report query may run")
 	fs.DurationVar(&s.AcquireTimeout, "acquire-timeout", pgstore.DefaultAcquireTimeout, "longest a call waits for a database connection before it is answered busy")
 	fs.IntVar(&s.MaxConns, "max-conns", 0, "most database connections (default: pgx's, 4 or the number of CPUs)")
@@ -38,9 +39,9 @@ func (s *Settings) RegisterFlags(fs *flag.FlagSet, demo bool) {
 	fs.IntVar(&s.PerMinute, "calls-per-minute", limits.DefaultPerMinute, "calls each person may make in any minute, across all replicas; 0 for no limit")
 	fs.IntVar(&s.CacheMiB, "cache-mib", reports.DefaultCacheBytes>>20, "MiB of settled answers (none of their figures can still change) kept in memory "+
 		"and served again; 0 keeps none")
-	fs.StringVar(&s.TextContent, "text-content", mcpserver.TextReader, "what a tool result's text block holds: "+mcpserver.TextReader+
+	fs.Var(config.NewChoice(&s.TextContent, mcpserver.TextReader, mcpserver.TextModes...), "text-content", "what a tool result's text block holds: "+mcpserver.TextReader+
 		" (the answer rendered for a model to read) or "+mcpserver.TextJSON+" (the structured content's JSON, for clients that parse the text)")
-	fs.StringVar(&s.Compress, "compress", mcpserver.CompressRemote, "which answers go compressed, when the client accepts it: "+mcpserver.CompressRemote+
+	fs.Var(config.NewChoice(&s.Compress, mcpserver.CompressRemote, mcpserver.CompressModes...), "compress", "which answers go compressed, when the client accepts it: "+mcpserver.CompressRemote+
 		" (to clients on other machines; one on this machine's loopback has no wire to save), "+mcpserver.CompressAlways+
 		" (behind a proxy on the same machine that does not compress) or "+mcpserver.CompressNever)
 	fs.DurationVar(&s.ClientCacheTTL, "client-cache-ttl", mcpserver.DefaultCacheTTL, "how long clients may keep the tool and resource lists and the metric definitions (ttlMs)")
