@@ -82,6 +82,7 @@ func newServeCmd(name string, s *streams) *serveCmd {
 		transport: f.choice("transport", "http", "`transport`: http or stdio", "http", "stdio"),
 	}
 	c.sf = addServerFlags(f, false)
+	f.register(c.sf.RegisterTLSFlags)
 	return c
 }
 

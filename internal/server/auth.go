@@ -36,6 +36,9 @@ type Auth struct {
 	// PruneEvery is how often an HTTP server prunes spent sign-in state
 	// (0: never).
 	PruneEvery time.Duration
+	// HTTPS says the listener serves TLS itself, so that the default
+	// public URL is https.
+	HTTPS bool
 }
 
 func splitList(s string) []string {
@@ -59,6 +62,9 @@ func (a *Auth) Config(addr string, log *slog.Logger, m *telemetry.Metrics) (oaut
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = "http://" + addr
+		if a.HTTPS {
+			cfg.BaseURL = "https://" + addr
+		}
 	}
 	if a.ClientsFile != "" {
 		clients, err := oauth.LoadClients(a.ClientsFile)

@@ -64,6 +64,13 @@ func (s *Settings) RegisterFlags(fs *flag.FlagSet, demo bool) {
 		"it must exceed --statement-timeout (default: --acquire-timeout + --statement-timeout + "+MCPWriteMargin.String()+")")
 }
 
+// RegisterTLSFlags registers --tls-cert and --tls-key, for serve.
+func (s *Settings) RegisterTLSFlags(fs *flag.FlagSet) {
+	fs.StringVar(&s.TLSCert, "tls-cert", "", "PEM `file` of the certificate (and its chain) to serve HTTPS with, taken up again when it changes; "+
+		"with --tls-key (default: plain HTTP, for a proxy in front that terminates TLS)")
+	fs.StringVar(&s.TLSKey, "tls-key", "", "PEM `file` of the certificate's private key")
+}
+
 // RegisterFlags registers the sign-in flags on fs, each filling its field
 // of a. Role is the command's --auth-role, set apart.
 func (a *Auth) RegisterFlags(fs *flag.FlagSet) {

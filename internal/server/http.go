@@ -10,6 +10,7 @@ import (
 
 	"plumbline/internal/httpguard"
 	"plumbline/internal/oauth"
+	"plumbline/internal/tlsfiles"
 )
 
 // Timeouts are the HTTP listener's timeouts: a slow or silent client holds
@@ -71,6 +72,16 @@ func (srv *opened) serveHTTP(ctx context.Context, dsn string, a *Auth, ready fun
 	if err != nil {
 		return err
 	}
+	var pair *tlsfiles.Pair
+	switch {
+	case (s.TLSCert == "") != (s.TLSKey == ""):
+		return fmt.Errorf("%w: --tls-cert and --tls-key go together: give both to serve HTTPS, or neither for plain HTTP", ErrUsage)
+	case s.TLSCert != "":
+		if pair, err = tlsfiles.Load(s.TLSCert, s.TLSKey, log); err != nil {
+			return fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+		a.HTTPS = true
+	}
 	ln, err := net.Listen("tcp", s.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.Addr, err)
@@ -82,7 +93,12 @@ func (srv *opened) serveHTTP(ctx context.Context, dsn string, a *Auth, ready fun
 	}
 	defer closeAuth()
 	hs := newServer(handler)
-	log.Info("serving MCP over Streamable HTTP", "url", cfg.Resource())
+	serve := hs.Serve
+	if pair != nil {
+		hs.TLSConfig = pair.Config()
+		serve = func(ln net.Listener) error { return hs.ServeTLS(ln, "", "") }
+	}
+	log.Info("serving MCP over Streamable HTTP", "url", cfg.Resource(), "listen", ln.Addr().String(), "tls", pair != nil)
 	if ready != nil {
 		if err := ready(cfg); err != nil {
 			ln.Close()
@@ -90,7 +106,7 @@ func (srv *opened) serveHTTP(ctx context.Context, dsn string, a *Auth, ready fun
 		}
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- serve(ln) }()
 	select {
 	case err := <-errc:
 		return err

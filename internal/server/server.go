@@ -50,8 +50,12 @@ type Settings struct {
 	TextContent, Compress                string
 	ClientCacheTTL                       time.Duration
 	MetricsAddr, OTLPEndpoint, DebugAddr string
-	Analyst                              Analyst
-	Timeouts                             Timeouts
+	// TLSCert and TLSKey are the PEM files HTTP serves TLS with; empty
+	// serves plain HTTP (behind a proxy that terminates TLS, or on
+	// loopback).
+	TLSCert, TLSKey string
+	Analyst         Analyst
+	Timeouts        Timeouts
 	// Build names the binary in the metrics and traces; its Catalog is
 	// filled in from Catalog.
 	Build telemetry.Build
