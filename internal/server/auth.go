@@ -165,7 +165,15 @@ func (a *Auth) stdioIdentity(ctx context.Context, dsn, addr, token, tokenSource 
 	if err != nil {
 		return reports.Caller{}, nil, nil, err
 	}
-	as, err := a.AuthServer(ctx, store, addr, false, log, m)
+	// Over stdio the one token is checked; no one signs in, so no
+	// sign-in is set up and the OpenID Connect provider is not asked.
+	cfg, err := a.Config(addr, log, m)
+	var as *oauth.Server
+	if err == nil {
+		if as, err = oauth.New(cfg, store, nil); err != nil {
+			err = fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+	}
 	if err != nil {
 		closeStore()
 		return reports.Caller{}, nil, nil, err
