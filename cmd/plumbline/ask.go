@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,13 +66,29 @@ func ask(ctx context.Context, args []string, s *streams) error {
 
 // askServer calls a tool on a server over Streamable HTTP.
 func askServer(ctx context.Context, url, token, tool string, raw json.RawMessage) ([]byte, bool, error) {
-	client := &http.Client{Timeout: 2 * time.Minute}
+	var unauthorized atomic.Bool
+	var rt http.RoundTripper = roundTripper(func(r *http.Request) (*http.Response, error) {
+		resp, err := http.DefaultTransport.RoundTrip(r)
+		if err == nil && resp.StatusCode == http.StatusUnauthorized {
+			unauthorized.Store(true)
+		}
+		return resp, err
+	})
 	if token != "" {
-		client.Transport = oauth.BearerTransport(token, http.DefaultTransport)
+		rt = oauth.BearerTransport(token, rt)
 	}
+	client := &http.Client{Timeout: 2 * time.Minute, Transport: rt}
 	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxRetries: -1, DisableStandaloneSSE: true}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "plumbline-ask", Version: mcpserver.Version}, nil).Connect(ctx, tr, nil)
-	if err != nil {
+	switch {
+	case err != nil && unauthorized.Load() && token == "":
+		return nil, false, fmt.Errorf("%s needs an access token: pass --token or set $PLUMBLINE_TOKEN. "+
+			"plumbline demo prints one and keeps it in .plumbline/demo-token; "+
+			"plumbline token create --service NAME --db DSN makes one for a service", url)
+	case err != nil && unauthorized.Load():
+		return nil, false, fmt.Errorf("%s refused the token (expired, revoked, or issued for another URL); "+
+			"plumbline demo prints a new one, plumbline token create --service NAME --db DSN makes one for a service", url)
+	case err != nil:
 		return nil, false, fmt.Errorf("connect to %s: %w", url, err)
 	}
 	defer cs.Close()
@@ -111,3 +128,8 @@ func askDatabase(ctx context.Context, dsn, catalogDir, nowFlag, tool string, raw
 	b, err := json.Marshal(ans.Body)
 	return b, ans.Refusal != nil, err
 }
+
+// roundTripper is a func that is an http.RoundTripper.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

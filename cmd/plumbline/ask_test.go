@@ -137,10 +137,15 @@ func TestAsk(t *testing.T) {
 		t.Errorf("talk share over available hours, want %v: exit %d %s\n%s", want, code, errOut, out)
 	}
 
-	// The server wants a token; without one the command says what happened.
+	// The server wants a token; without one the command says how to get
+	// one, and with a bad one that it was refused.
 	t.Setenv("PLUMBLINE_TOKEN", "")
-	if code, _, errOut := runCLI(t, "ask", "--url", url, "sales", call); code != 1 || !strings.Contains(errOut, "Unauthorized") {
+	if code, _, errOut := runCLI(t, "ask", "--url", url, "sales", call); code != 1 ||
+		!strings.Contains(errOut, "needs an access token: pass --token or set $PLUMBLINE_TOKEN") || !strings.Contains(errOut, "plumbline token create") {
 		t.Errorf("no token: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "ask", "--url", url, "--token", "plb_wrong", "sales", call); code != 1 || !strings.Contains(errOut, "refused the token") {
+		t.Errorf("a wrong token: exit %d: %s", code, errOut)
 	}
 	if code, _, errOut := runCLI(t, "ask", "sales", call); code != 2 || !strings.Contains(errOut, "give one of --url") {
 		t.Errorf("neither --url nor --db: exit %d: %s", code, errOut)

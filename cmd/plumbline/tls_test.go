@@ -188,8 +188,3 @@ func TestServeTLS(t *testing.T) {
 		t.Errorf("serve exited %d:\n%s", code, logs.String())
 	}
 }
-
-// roundTripper is a func that is an http.RoundTripper.
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
