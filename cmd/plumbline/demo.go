@@ -3,10 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
+	"plumbline/internal/config"
 	"plumbline/internal/demofloor"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
@@ -87,15 +92,31 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
+	// The metrics keep their port across runs, as the cluster does, while
+	// it is free: a scrape configured once keeps working.
+	metricsPortFile := filepath.Join(cluster.Dir(), "metrics-port")
+	if f.sources["metrics-addr"].Kind == config.Default {
+		settings.MetricsAddr = keptMetricsAddr(metricsPortFile, settings.MetricsAddr)
+	}
+	// The token is kept in --dir even when the cluster lives elsewhere, so
+	// that .plumbline/demo-token is where the README says.
+	if err := os.MkdirAll(*dir, 0o700); err != nil {
+		return err
+	}
 	return server.RunHTTP(ctx, appDSN, settings, &sf.auth, func(cfg *oauth.Config, metricsURL string) error {
 		store, closeStore, err := sf.auth.Store(ctx, appDSN, nil)
 		if err != nil {
 			return err
 		}
 		defer closeStore()
-		token, err := provision.DemoToken(ctx, store, cfg, manager, cluster.Dir())
+		token, err := provision.DemoToken(ctx, store, cfg, manager, *dir)
 		if err != nil {
 			return err
+		}
+		if u, err := url.Parse(metricsURL); err == nil && u.Port() != "" && f.sources["metrics-addr"].Kind == config.Default {
+			if err := os.WriteFile(metricsPortFile, []byte(u.Port()+"\n"), 0o644); err != nil {
+				return fmt.Errorf("keep the metrics port: %w", err)
+			}
 		}
 		exe, err := os.Executable()
 		if err != nil {
@@ -113,4 +134,24 @@ func demo(ctx context.Context, args []string, s *streams) error {
 			AppDSN: appDSN, MetricsURL: metricsURL, ManagerName: manager.Name, ManagerEmail: manager.Email, Token: token, TokenTTL: cfg.TokenTTL,
 			TokenEnv: server.TokenEnv, Exe: exe, StdioArgs: stdioArgs, KeptIn: cluster.Dir()}.Write(s.out)
 	})
+}
+
+// keptMetricsAddr returns the loopback address on the port kept in file,
+// if it holds one that is free now, else def.
+func keptMetricsAddr(file, def string) string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return def
+	}
+	port, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || port <= 0 || port > 65535 {
+		return def
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return def
+	}
+	l.Close()
+	return addr
 }

@@ -195,7 +195,7 @@ func TestDemo(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	addr := freeAddr(t)
-	var first struct{ url, token, desktop string }
+	var first struct{ url, token, desktop, metrics string }
 	for run := 1; run <= 2; run++ {
 		ctx, cancel := context.WithCancel(context.Background())
 		var out, errb syncBuffer
@@ -208,9 +208,13 @@ func TestDemo(t *testing.T) {
 		desktop := waitFor(t, &out, regexp.MustCompile(`(?s)\n(\{\n  "mcpServers".*?\n\})\n`), done)
 		metricsURL := waitFor(t, &out, regexp.MustCompile(`Metrics \(Prometheus\): +(\S+)`), done)
 		if run == 1 {
-			first.url, first.token, first.desktop = url, token, desktop
-		} else if url != first.url || token != first.token || desktop != first.desktop {
-			t.Errorf("run 2 printed another configuration:\n%s %s\n%s\nthan run 1:\n%s %s\n%s", url, token, desktop, first.url, first.token, first.desktop)
+			first.url, first.token, first.desktop, first.metrics = url, token, desktop, metricsURL
+		} else if url != first.url || token != first.token || desktop != first.desktop || metricsURL != first.metrics {
+			t.Errorf("run 2 printed another configuration:\n%s %s %s\n%s\nthan run 1:\n%s %s %s\n%s", url, token, metricsURL, desktop,
+				first.url, first.token, first.metrics, first.desktop)
+		}
+		if kept, err := os.ReadFile(filepath.Join(dir, "demo-token")); err != nil || strings.TrimSpace(string(kept)) != token {
+			t.Errorf("run %d: %s holds %q (%v), not the token printed", run, filepath.Join(dir, "demo-token"), kept, err)
 		}
 		// Without the token the endpoint answers 401; with the first run's,
 		// the printed configuration connects.
