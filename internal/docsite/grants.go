@@ -91,11 +91,18 @@ func normalKey(k string) string {
 // ReadGrants reads every *.sql file in dir, by relation. A missing
 // directory holds no grants.
 func ReadGrants(dir string) (map[string]*Grant, error) {
-	out := map[string]*Grant{}
-	entries, err := os.ReadDir(dir)
+	grants, err := ReadGrantsFS(os.DirFS(dir), dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
+		return map[string]*Grant{}, nil
 	}
+	return grants, err
+}
+
+// ReadGrantsFS reads every *.sql file at the top of fsys, by relation;
+// dir names fsys on the pages.
+func ReadGrantsFS(fsys fs.FS, dir string) (map[string]*Grant, error) {
+	out := map[string]*Grant{}
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +110,7 @@ func ReadGrants(dir string) (map[string]*Grant, error) {
 		if e.IsDir() || filepath.Ext(e.Name()) != ".sql" {
 			continue
 		}
-		body, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		body, err := fs.ReadFile(fsys, e.Name())
 		if err != nil {
 			return nil, err
 		}
