@@ -36,11 +36,11 @@ func docs(_ context.Context, args []string, s *streams) error {
 	if err != nil {
 		return fmt.Errorf("load catalogue:\n%w", err)
 	}
-	reviews, err := docsGrants(*grants, dir, "sql/grants", sqlfiles.Grants())
+	reviews, err := docsGrants("grants", *grants, dir, "sql/grants", sqlfiles.Grants())
 	if err != nil {
 		return fmt.Errorf("read grant files: %w", err)
 	}
-	allowList, err := docsGrants(*analystGrants, dir, "sql/analyst", sqlfiles.AnalystGrants())
+	allowList, err := docsGrants("analyst-grants", *analystGrants, dir, "sql/analyst", sqlfiles.AnalystGrants())
 	if err != nil {
 		return fmt.Errorf("read analyst grant files: %w", err)
 	}
@@ -52,14 +52,18 @@ func docs(_ context.Context, args []string, s *streams) error {
 	return nil
 }
 
-// docsGrants reads the grant files named by flagDir, which must exist; or
+// docsGrants reads the grant files in flagDir, the value of the flag
+// named flag, which must be a directory; or
 // without it, those beside the catalogue in catDir: the nearest sub (such
 // as sql/grants) in catDir or a directory above it, or for the embedded
 // catalogue (no catDir) the embedded ones. The working directory plays no
 // part, so the site is the same from wherever it is built.
-func docsGrants(flagDir, catDir, sub string, embedded fs.FS) (map[string]*docsite.Grant, error) {
+func docsGrants(flag, flagDir, catDir, sub string, embedded fs.FS) (map[string]*docsite.Grant, error) {
 	switch {
 	case flagDir != "":
+		if info, err := os.Stat(flagDir); err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("%w: --%s %s is not a directory of grant files", errUsage, flag, flagDir)
+		}
 		return docsite.ReadGrantsFS(os.DirFS(flagDir), flagDir)
 	case catDir == "":
 		return docsite.ReadGrantsFS(embedded, sub+" (embedded)")

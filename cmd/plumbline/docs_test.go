@@ -29,10 +29,22 @@ func TestDocs(t *testing.T) {
 		t.Error("a page for a metric the catalogue does not define")
 	}
 	// The demo catalogue by default; no grant files: every page says so.
-	code, _, errOut = runCLI(t, "docs", "-o", site, "--grants", filepath.Join(t.TempDir(), "none"))
+	code, _, errOut = runCLI(t, "docs", "-o", site, "--grants", t.TempDir())
 	page, _ = os.ReadFile(filepath.Join(site, "metrics", "board_sales.html"))
 	if code != 0 || !strings.Contains(string(page), "No grant file yet") {
 		t.Errorf("docs of the demo catalogue without grant files: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "docs", "-o", site, "--grants", "sql/nothing"); code != 2 || !strings.Contains(errOut, "--grants sql/nothing is not a directory") {
+		t.Errorf("docs with a --grants that is not there: exit %d %s", code, errOut)
+	}
+	// Without --grants, the grant files beside the catalogue, from any
+	// working directory.
+	catalogDir, _ := filepath.Abs("catalog/demo")
+	t.Chdir(t.TempDir())
+	code, _, errOut = runCLI(t, "docs", catalogDir, "-o", site)
+	page, _ = os.ReadFile(filepath.Join(site, "metrics", "close_rate.html"))
+	if code != 0 || strings.Contains(string(page), "No grant file yet") || !strings.Contains(string(page), "metrics.agent_sales_daily.sql") {
+		t.Errorf("docs of catalog/demo from another directory: exit %d %s", code, errOut)
 	}
 	if code, _, errOut := runCLI(t, "docs", "catalog/demo"); code != 2 || !strings.Contains(errOut, "-o is required") {
 		t.Errorf("docs without -o: exit %d: %s", code, errOut)
