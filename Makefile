@@ -10,14 +10,73 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CLIENTS     := internal/clienttest
 VIEWS       := internal/chartview
 
-.PHONY: all build demo test lint unit reference mutants conformance fuzz bench contract views clean
+.PHONY: all build install dist image image-test demo test lint unit reference mutants conformance fuzz bench contract views clean
 
 all: build
 
-## build records the commit it is built from (plumbline version), when it
-## is built from a checkout
+## COMMIT is stamped into every binary make builds (plumbline version): the
+## checkout's commit, "-modified" when tracked files changed; VERSION=X.Y.Z
+## stamps a release's version over the source's own
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo -modified)
+VERSION ?=
+LDFLAGS := $(if $(COMMIT),-X main.stampedCommit=$(COMMIT)) $(if $(VERSION),-X plumbline/internal/mcpserver.Version=$(VERSION))
+
+## build: bin/plumbline for this machine, linked against its C library
 build:
-	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/plumbline
+	$(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/plumbline
+
+## install: the binary on the PATH, as $(PREFIX)/bin/plumbline
+PREFIX ?= /usr/local
+install: build
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/plumbline
+
+## dist: static binaries for linux/amd64 and linux/arm64 in bin/dist, which
+## run on any Linux with no C library installed. amd64 links musl
+## (Debian: musl-tools); arm64 links glibc's static C library through the
+## cross compiler (Debian: gcc-aarch64-linux-gnu), as Debian has no musl
+## cross compiler. Go's own DNS resolver and user lookup (netgo, osusergo)
+## keep the C library's name services out.
+DIST      := bin/dist
+DIST_CC_amd64 ?= musl-gcc
+DIST_CC_arm64 ?= aarch64-linux-gnu-gcc
+DIST_PKG_amd64 := musl-tools
+DIST_PKG_arm64 := gcc-aarch64-linux-gnu
+dist: $(DIST)/plumbline-linux-amd64 $(DIST)/plumbline-linux-arm64
+	@cd $(DIST) && sha256sum plumbline-linux-* > SHA256SUMS && ls -l plumbline-linux-*
+
+$(DIST)/plumbline-linux-%: FORCE
+	@command -v $(DIST_CC_$*) >/dev/null || { echo "make dist: $(DIST_CC_$*) is missing: apt-get install $(DIST_PKG_$*)"; exit 1; }
+	CC=$(DIST_CC_$*) GOOS=linux GOARCH=$* $(GO) build -trimpath -buildvcs=false -tags netgo,osusergo \
+		-ldflags '-s -w $(LDFLAGS) -linkmode external -extldflags "-static"' -o $@ ./cmd/plumbline
+	@file $@ | grep -q 'statically linked' || { file $@; echo "make dist: $@ is not statically linked"; exit 1; }
+
+## image: an OCI image from scratch, built with buildah (Debian: buildah; no
+## base image is pulled): the static amd64 binary, CA certificates, the time
+## zone database and a non-root user, with plumbline serve as its entry
+## point and plumbline health as its health check. It is tagged
+## $(IMAGE) in buildah's (and podman's) storage and written to
+## $(IMAGE_TAR), which docker load and podman load take
+IMAGE     ?= localhost/plumbline:latest
+IMAGE_TAR := bin/plumbline-image.tar
+IMAGE_ROOT := bin/image/root
+image: $(DIST)/plumbline-linux-amd64
+	rm -rf bin/image && mkdir -p $(IMAGE_ROOT)/etc/ssl/certs $(IMAGE_ROOT)/usr/share
+	cp $(DIST)/plumbline-linux-amd64 $(IMAGE_ROOT)/plumbline
+	cp /etc/ssl/certs/ca-certificates.crt $(IMAGE_ROOT)/etc/ssl/certs/
+	cp -r /usr/share/zoneinfo $(IMAGE_ROOT)/usr/share/
+	printf 'root:x:0:0:root:/:/sbin/nologin\nplumbline:x:65532:65532:plumbline:/:/sbin/nologin\n' > $(IMAGE_ROOT)/etc/passwd
+	printf 'root:x:0:\nplumbline:x:65532:\n' > $(IMAGE_ROOT)/etc/group
+	buildah build --quiet --format docker --platform linux/amd64 -f Containerfile -t $(IMAGE) bin/image
+	rm -f $(IMAGE_TAR) && buildah push --quiet $(IMAGE) docker-archive:$(IMAGE_TAR):$(IMAGE)
+	@ls -l $(IMAGE_TAR)
+
+## image-test: unpack the image's root file system and run its entry point
+## in a chroot (as root): plumbline version, then serve against a private
+## PostgreSQL, answering a report over HTTP and its health check
+image-test: image
+	$(GO) test $(RACE) -count=1 -v -run '^TestImage$$' ./cmd/plumbline -image $(CURDIR)/$(IMAGE_TAR)
+
+FORCE:
 
 ## demo: serve the demo floor at http://127.0.0.1:8080/mcp on a private PostgreSQL
 demo: build
@@ -38,7 +97,7 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 
 unit: $(CLIENTS)/node_modules/.package-lock.json $(VIEWS)/node_modules/.package-lock.json
-	$(GO) test $(RACE) -count=1 -skip '^(TestConformance|TestEngineAgreesWithTheReference)$$' ./...
+	$(GO) test $(RACE) -count=1 -skip '^(TestConformance|TestEngineAgreesWithTheReference|TestImage)$$' ./...
 
 ## reference: the engine against the reference evaluator on REFERENCE_N random
 ## requests, verbose to show the count (REFERENCE_SEED=N repeats a run)

@@ -19,6 +19,7 @@ var commands = map[string]command{
 	"docs":      {summary: "render the catalogue as a static HTML site", help: helpText("docs"), run: docs},
 	"explain":   {summary: "show the resolved request and the SQL a report call compiles to", help: helpText("explain"), run: explain},
 	"guard":     {summary: "list what plumbline's database login can reach beyond its grants", help: helpText("guard"), run: runGuard},
+	"health":    {summary: "ask a server on this machine for /healthz (the image's health check)", help: helpText("health"), run: health},
 	"prune-log": {summary: "delete request-log calls older than the audit horizon, and spent sign-in state", help: helpText("prune-log"), run: pruneLog},
 	"serve":     {summary: "serve the reports over MCP (Streamable HTTP or stdio)", help: helpText("serve"), run: serve},
 	"setup":     {summary: "create plumbline's roles and login and apply the grants (as an administrator)", help: helpText("setup"), run: setup},

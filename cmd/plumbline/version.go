@@ -27,10 +27,17 @@ func version(_ context.Context, args []string, s *streams) error {
 	return nil
 }
 
+// stampedCommit is the commit make build and make dist stamp with
+// -ldflags -X, which Go's own record (below) lacks in a git worktree.
+var stampedCommit string
+
 // commit is the version control revision plumbline was built from, with
 // "-modified" when the tree had changes, or "unknown" when the build
 // recorded none (go build -buildvcs=false, or a build outside a checkout).
 func commit() string {
+	if stampedCommit != "" {
+		return stampedCommit
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
