@@ -29,6 +29,10 @@ type Tool struct {
 	// answers are tested against and plumbline contract writes. tools/list
 	// offers ListedOutputSchema instead.
 	OutputSchema map[string]any
+	// Metrics are the ids of the metrics the tool's answers carry figures
+	// of (a canned report's sections, what a league may rank by); nil for
+	// a tool that answers with no figures.
+	Metrics []string
 }
 
 // ListedOutputSchema is the output schema tools/list offers: an object,
@@ -52,6 +56,9 @@ func (e *Engine) builtins() []builtin {
 		allMetrics = append(allMetrics, m.ID)
 	}
 	league := e.leagueMetricIDs()
+	// team_day and team_weeks carry a section for every report, so the
+	// metrics of every report: those a league may rank by.
+	sections := league
 	return []builtin{
 		{Tool{
 			Name:  toolTeamDay,
@@ -65,6 +72,7 @@ func (e *Engine) builtins() []builtin {
 				argCompact: compactSchema, argKnownDefinitions: knownSchema,
 			}, argWho),
 			OutputSchema: cannedOutputSchema(),
+			Metrics:      sections,
 		}, (*Engine).teamDay},
 		{Tool{
 			Name:  toolTeamWeeks,
@@ -78,6 +86,7 @@ func (e *Engine) builtins() []builtin {
 				argCompact:   compactSchema, argKnownDefinitions: knownSchema,
 			}, argWho),
 			OutputSchema: cannedOutputSchema(),
+			Metrics:      sections,
 		}, (*Engine).teamWeeks},
 		{Tool{
 			Name:  toolLeague,
@@ -93,6 +102,7 @@ func (e *Engine) builtins() []builtin {
 				argCompact: compactSchema, argKnownDefinitions: knownSchema,
 			}, argPeriod),
 			OutputSchema: cannedOutputSchema(),
+			Metrics:      league,
 		}, (*Engine).league},
 		{Tool{
 			Name:        toolRoster,
@@ -151,6 +161,7 @@ func (e *Engine) Tools() []Tool {
 			Description:  rep.Description,
 			InputSchema:  reportInputSchema(e.cat, rep),
 			OutputSchema: reportOutputSchema(),
+			Metrics:      metricIDs(rep.Metrics),
 		})
 	}
 	for _, b := range e.builtins() {

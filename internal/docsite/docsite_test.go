@@ -90,6 +90,7 @@ func TestMetricPage(t *testing.T) {
 		`href="../index.html#report-sales"`,
 		"Dana Whitfield (data protection), 2026-10-30",
 		"the relation holds counts only, no member data.",
+		"<dt>Canned reports</dt><dd><code>team_day</code>, <code>team_weeks</code>, <code>league</code></dd>",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("close_rate's page lacks %q", want)

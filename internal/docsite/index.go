@@ -130,9 +130,7 @@ func (s *Site) index() *index {
 }
 
 // linkTools lists every tool, and for each metric the tools beyond the
-// catalogue's reports (canned reports) whose input schema names it. A tool
-// that names every metric is about the catalogue (metric_definitions), not
-// a report of any one metric, and is not listed under each.
+// catalogue's reports (canned reports) whose answers carry its figures.
 func (s *Site) linkTools(idx *index, metrics map[string]*metricInfo) {
 	for _, t := range s.Tools {
 		_, isReport := s.Catalog.Report(t.Name)
@@ -140,53 +138,10 @@ func (s *Site) linkTools(idx *index, metrics map[string]*metricInfo) {
 		if isReport {
 			continue
 		}
-		named := map[string]bool{}
-		collectStrings(t.InputSchema, func(v string) {
-			if _, ok := metrics[v]; ok {
-				named[v] = true
-			}
-		})
-		if len(named) == len(metrics) {
-			continue
-		}
-		for _, mi := range idx.Metrics {
-			if named[mi.ID] {
+		for _, id := range t.Metrics {
+			if mi, ok := metrics[id]; ok {
 				mi.Tools = append(mi.Tools, t.Name)
 			}
-		}
-	}
-}
-
-// collectStrings calls f with every string in a schema's enums and consts.
-func collectStrings(v any, f func(string)) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			switch k {
-			case "enum":
-				switch list := x.(type) {
-				case []string:
-					for _, s := range list {
-						f(s)
-					}
-				case []any:
-					for _, s := range list {
-						if s, ok := s.(string); ok {
-							f(s)
-						}
-					}
-				}
-			case "const":
-				if s, ok := x.(string); ok {
-					f(s)
-				}
-			default:
-				collectStrings(x, f)
-			}
-		}
-	case []any:
-		for _, x := range v {
-			collectStrings(x, f)
 		}
 	}
 }
