@@ -147,6 +147,8 @@ func TestServeOverStdio(t *testing.T) {
 	}
 	cmd = exec.Command(bin, "serve", "--transport", "stdio", "--db", db.AppDSN, "--log-level", "warn")
 	cmd.Env = append(os.Environ(), "PLUMBLINE_TOKEN="+strings.TrimSpace(token))
+	var warnings syncBuffer
+	cmd.Stderr = &warnings
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -174,6 +176,10 @@ func TestServeOverStdio(t *testing.T) {
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "sales", Arguments: json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"},"extra":1}`)})
 	if err != nil || !res.IsError {
 		t.Errorf("an unknown field over stdio: %v %v", res, err)
+	}
+	// No one signs in over stdio, so nothing warns of sign-in.
+	if strings.Contains(warnings.String(), "sign-in") {
+		t.Errorf("stdio warns of the sign-in it does not use:\n%s", warnings.String())
 	}
 }
 
