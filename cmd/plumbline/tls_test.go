@@ -148,6 +148,13 @@ func TestServeTLS(t *testing.T) {
 	}
 	mu.Unlock()
 
+	// The image's health check, from the same file: over TLS, verifying
+	// the certificate against the file it is served from.
+	if code, out, errOut := runCLI(t, "health", "--config", configFile); code != 0 || !strings.HasSuffix(out, "/healthz: ok\n") ||
+		!strings.HasPrefix(out, "https://127.0.0.1:") {
+		t.Errorf("health over TLS: exit %d\n%s%s", code, out, errOut)
+	}
+
 	serial := func() (int64, error) {
 		conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: ca.pool, ServerName: "127.0.0.1"})
 		if err != nil {
