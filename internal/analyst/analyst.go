@@ -79,7 +79,8 @@ type column struct {
 // Open connects the door: to dsn, signed in as the agent login, with the
 // analyst grants gs; the audit log goes through audit. It reads which
 // columns the agent may read, for the tool's description and for
-// refusals.
+// refusals, and the names of PostgreSQL's built-in functions and types,
+// for the check.
 func Open(ctx context.Context, dsn string, audit *pgstore.Store, gs []*grants.Grant, opts *Options) (*Door, error) {
 	d := &Door{audit: audit, grants: gs, policy: sqlcheck.Policy{Relations: grants.Relations(gs)}}
 	if opts != nil {
@@ -110,7 +111,7 @@ func Open(ctx context.Context, dsn string, audit *pgstore.Store, gs []*grants.Gr
 	if err != nil {
 		return nil, err
 	}
-	if d.columns, err = d.readColumns(ctx); err != nil {
+	if d.columns, d.policy.Catalog, err = d.readSchema(ctx); err != nil {
 		d.agent.Close()
 		return nil, fmt.Errorf("read what the analyst may read: %w", err)
 	}

@@ -293,10 +293,12 @@ func (d *Door) columnChoices(rels []string) []string {
 	return out
 }
 
-// readColumns reads, as the agent login, the columns of the allow-listed
-// relations the analyst may read, in their order.
-func (d *Door) readColumns(ctx context.Context) (map[string][]column, error) {
-	out := map[string][]column{}
+// readSchema reads, as the agent login, in one round trip: the columns of
+// the allow-listed relations the analyst may read, in their order; and the
+// names of the functions and types PostgreSQL may reach by a name after a
+// dot (sqlcheck.Policy.Catalog).
+func (d *Door) readSchema(ctx context.Context) (map[string][]column, map[string]bool, error) {
+	out, names := map[string][]column{}, map[string]bool{}
 	err := d.agent.Batch(ctx, pgstore.Tx{Role: d.opts.Role}, func(b *pgx.Batch) {
 		b.Queue(`SELECT n.nspname || '.' || c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
 			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -311,11 +313,19 @@ func (d *Door) readColumns(ctx context.Context) (map[string][]column, error) {
 			})
 			return err
 		})
+		b.Queue(sqlcheck.CatalogQuery).Query(func(rows pgx.Rows) error {
+			var name string
+			_, err := pgx.ForEachRow(rows, []any{&name}, func() error {
+				names[name] = true
+				return nil
+			})
+			return err
+		})
 	})
 	for _, rel := range d.policy.Relations {
 		if err == nil && len(out[rel]) == 0 {
 			d.opts.Log.Warn("the analyst cannot read a relation its grant file names; statements that read it will be refused", "relation", rel)
 		}
 	}
-	return out, err
+	return out, names, err
 }
