@@ -16,9 +16,10 @@ import (
 
 // This file holds what a store does for statements someone else wrote
 // (Options.Foreign, the analyst's door): nothing they leave on a
-// connection reaches the next statement, and they are over within the
-// statement timeout and Grace, ended by the server's own timeout, by a
-// cancel, or at worst with their backend.
+// connection reaches the next statement; their rows can be abandoned
+// part-read, cancelling them; and they are over within the statement
+// timeout and Grace, ended by the server's own timeout, by a cancel, or
+// at worst with their backend.
 
 // Grace is how long past the statement timeout a foreign statement may
 // run before the store cancels it; if the server has not answered the
@@ -50,6 +51,26 @@ func reset(c *pgx.Conn) bool {
 	return c.PgConn().Exec(ctx, "DISCARD ALL").Close() == nil
 }
 
+// abandoned is the error of rows a caller stopped reading on purpose.
+type abandoned struct{ err error }
+
+func (a *abandoned) Error() string { return a.err.Error() }
+func (a *abandoned) Unwrap() error { return a.err }
+
+// Abandon stops reading rows, of a foreign store's statement, on purpose
+// (the caller has read enough, or too much), and returns err, which a
+// query's callback returns in turn: it cancels the statement on the
+// server and closes the connection, so that nothing more is read and the
+// server stops sending. The batch returns err.
+func Abandon(rows pgx.Rows, err error) error {
+	c := rows.Conn().PgConn()
+	ctx, cancel := context.WithTimeout(context.Background(), Grace)
+	defer cancel()
+	c.CancelRequest(ctx) // if it fails, the closed connection ends the statement when it next writes
+	c.Conn().Close()
+	return &abandoned{err}
+}
+
 // use runs f on a connection of the pool, waiting at most the acquire
 // timeout for one, and marks an error of a statement that ran past the
 // statement timeout as reports.ErrTimeout. On a foreign store, f's
@@ -69,7 +90,8 @@ func (s *Store) use(ctx context.Context, f func(context.Context, *pgxpool.Conn) 
 	fctx, cancel := context.WithTimeout(ctx, s.opts.StatementTimeout+Grace)
 	defer cancel()
 	err = f(fctx, conn)
-	if fctx.Err() != nil && conn.Conn().IsClosed() {
+	var stopped *abandoned
+	if fctx.Err() != nil && conn.Conn().IsClosed() && !errors.As(err, &stopped) {
 		err = errors.Join(err, s.end(pid))
 	}
 	if errors.Is(fctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {

@@ -45,6 +45,10 @@ type Options struct {
 	// statement ends within the statement timeout and Grace, cancelled,
 	// or else with its backend ended (see foreign.go).
 	Foreign bool
+	// MaxMessageBytes bounds each message read from the server, a row of
+	// results above all: a bigger one is not read, and the statement is
+	// cancelled and its connection closed. If zero, no bound.
+	MaxMessageBytes int
 }
 
 // Store is a report store over a PostgreSQL pool.
@@ -88,6 +92,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opts *Options) 
 	if telemetry.Tracing() {
 		cfg.ConnConfig.Tracer = telemetry.SQLTracer{Foreign: s.opts.Foreign}
 	}
+	cfg.ConnConfig.MaxProtocolMessageBodyLen = s.opts.MaxMessageBytes
 	if s.opts.Foreign {
 		foreign(cfg)
 	}

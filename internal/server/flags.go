@@ -50,6 +50,10 @@ func (s *Settings) RegisterFlags(fs *flag.FlagSet, demo bool) {
 		"a member of the analyst role alone); without it there is no analyst's door")
 	fs.DurationVar(&a.StatementTimeout, "analyst-statement-timeout", analyst.DefaultStatementTimeout, "longest a statement of the analyst's door may run")
 	fs.StringVar(&a.WorkMem, "analyst-work-mem", analyst.DefaultWorkMem, "work_mem of each statement of the analyst's door, such as 16MB")
+	fs.IntVar(&a.ValueKiB, "analyst-value-kib", analyst.DefaultValueBytes>>10, "KiB a value of an analyst's answer may hold, as PostgreSQL sends it "+
+		"and as JSON; past it the statement is stopped and refused")
+	fs.IntVar(&a.PageKiB, "analyst-page-kib", analyst.DefaultPageBytes>>10, "KiB the rows of a page of an analyst's answer may hold, as JSON; "+
+		"past it the page stops at the rows that fit")
 	fs.IntVar(&a.PerMinute, "analyst-statements-per-minute", analyst.DefaultPerMinute, "statements each service may send through the analyst's door in any minute; 0 for no limit")
 
 	t := &s.Timeouts

@@ -65,6 +65,8 @@ type Analyst struct {
 	Grants           []*grants.Grant
 	StatementTimeout time.Duration
 	WorkMem          string
+	// ValueKiB and PageKiB bound an answer's values and pages.
+	ValueKiB, PageKiB int
 	// PerMinute is each service's limit of statements in any minute
 	// (0: none).
 	PerMinute int
@@ -309,7 +311,8 @@ func openDoor(ctx context.Context, audit *pgstore.Store, engine *reports.Engine,
 		perMinute = -1
 	}
 	door, err := analyst.Open(ctx, a.DSN, audit, a.Grants, &analyst.Options{Role: s.Roles.Analyst, Logger: s.Roles.Logger,
-		StatementTimeout: a.StatementTimeout, WorkMem: a.WorkMem, PerMinute: perMinute, TimeZone: s.Catalog.Zone().String(),
+		StatementTimeout: a.StatementTimeout, WorkMem: a.WorkMem, ValueBytes: a.ValueKiB << 10, PageBytes: a.PageKiB << 10,
+		PerMinute: perMinute, TimeZone: s.Catalog.Zone().String(),
 		Reports: engine.Tools(), Log: s.Log})
 	if err != nil {
 		return nil, fmt.Errorf("the analyst's door: %w", err)
