@@ -18,7 +18,12 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	printSQL := f.boolean("print", false, "print the role and grant SQL instead of applying it")
 	var dirs grants.Dirs
 	var roles grants.Roles
-	f.register(func(fs *flag.FlagSet) { dirs.RegisterFlags(fs); roles.RegisterFlags(fs, true) })
+	var limits grants.Limits
+	f.register(func(fs *flag.FlagSet) {
+		dirs.RegisterFlags(fs)
+		roles.RegisterFlags(fs, true)
+		limits.RegisterFlags(fs)
+	})
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -34,7 +39,7 @@ func setup(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	if *printSQL {
-		script, err := grants.Script(roles, append(gs, ags...))
+		script, err := grants.Script(roles, limits, append(gs, ags...))
 		if err != nil {
 			return err
 		}
@@ -49,7 +54,7 @@ func setup(ctx context.Context, args []string, s *streams) error {
 		return fmt.Errorf("cannot reach the database: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	applied, err := provision.Database(ctx, conn, provision.Plan{Roles: roles, Grants: append(gs, ags...)})
+	applied, err := provision.Database(ctx, conn, provision.Plan{Roles: roles, Grants: append(gs, ags...), Limits: limits})
 	fmt.Fprintf(s.out, "Applied %d of plumbline's migrations.\n", len(applied))
 	if err != nil {
 		return err

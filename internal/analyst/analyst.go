@@ -20,8 +20,8 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultStatementTimeout = 10 * time.Second
-	DefaultWorkMem          = "16MB"
+	DefaultStatementTimeout = grants.DefaultStatementTimeout
+	DefaultWorkMem          = grants.DefaultWorkMem
 	DefaultPerMinute        = 30
 	// MaxPageSize is the most rows one call returns.
 	MaxPageSize = 50

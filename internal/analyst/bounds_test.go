@@ -2,9 +2,12 @@ package analyst_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"plumbline/internal/pgtest"
 )
@@ -82,4 +85,40 @@ func (f *floor) noneRunning(t *testing.T, marker string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Errorf("%d backends of the agent login still run the statement", running)
+}
+
+// The database holds the analyst to its limits: setup gives the agent
+// login and the analyst role statement_timeout, lock_timeout,
+// idle_in_transaction_session_timeout, work_mem and temp_file_limit, and a
+// statement past one is refused, saying how to narrow it: here a sort
+// past temp_file_limit, set to 1MB for this database alone.
+func TestTheDatabaseHoldsTheAnalystToItsLimits(t *testing.T) {
+	f := newFloor(t, setup{before: func(db *pgtest.DB, conn *pgx.Conn) {
+		if _, err := conn.Exec(context.Background(), "ALTER ROLE "+pgtest.Roles.Agent+" IN DATABASE "+db.Name+" SET temp_file_limit = '1MB'"); err != nil {
+			t.Fatal(err)
+		}
+	}})
+	rows, err := f.sql.Query(context.Background(), `SELECT r.rolname || ' ' || c FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole,
+		unnest(s.setconfig) c WHERE s.setdatabase = 0 AND r.rolname IN ($1, $2) ORDER BY 1`, pgtest.Roles.Agent, pgtest.Roles.Analyst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, role := range []string{pgtest.Roles.Agent, pgtest.Roles.Analyst} {
+		for _, s := range []string{"idle_in_transaction_session_timeout=10s", "lock_timeout=2s", "statement_timeout=10s", "temp_file_limit=256MB", "work_mem=16MB"} {
+			want = append(want, role+" "+s)
+		}
+	}
+	if !slices.Equal(settings, want) {
+		t.Errorf("the roles' settings:\n%s\nwant\n%s", strings.Join(settings, "\n"), strings.Join(want, "\n"))
+	}
+	cs := f.client(t, f.serviceToken(t, "floor-analyst", "reports:read", "analyst:sql"))
+	a, isError := sqlCall(t, cs, map[string]any{"sql": "SELECT count(DISTINCT lpad('', 200, n::text)) FROM generate_series(1, 200000) n"})
+	if !isError || a.Error == nil || a.Error.SQLState != "53400" || !strings.Contains(a.Error.Rule, "temp_file_limit") {
+		t.Errorf("a sort past temp_file_limit: %+v", a.Error)
+	}
 }

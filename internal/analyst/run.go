@@ -395,7 +395,8 @@ func (d *Door) refused(c *call, err error, stmt *sqlcheck.Statement) *Answer {
 	case strings.HasPrefix(code, "22"):
 		r.Rule = "hit a value it could not compute (a bad cast, an overflow, an impossible date); check its casts and arithmetic"
 	case strings.HasPrefix(code, "53"):
-		r.Rule = fmt.Sprintf("needs more memory or disk than the analyst's work_mem of %s allows; aggregate in smaller steps", d.opts.WorkMem)
+		r.Rule = fmt.Sprintf("needs more memory or temporary disk than the analyst's limits allow (work_mem %s, and temp_file_limit); "+
+			"aggregate in smaller steps, over fewer rows or days", d.opts.WorkMem)
 	case strings.HasPrefix(code, "54"):
 		r.Rule = "is too complex for PostgreSQL to run; simplify it"
 	case strings.HasPrefix(code, "42") || strings.HasPrefix(code, "0A") || strings.HasPrefix(code, "21"):

@@ -21,6 +21,9 @@ type Plan struct {
 	// (a grant file removed since the last run is revoked).
 	Roles  grants.Roles
 	Grants []*grants.Grant
+	// Limits are set on the analyst role and the agent login; if zero,
+	// grants.DefaultLimits.
+	Limits grants.Limits
 }
 
 // Database provisions the database conn is connected to, as an
@@ -40,6 +43,13 @@ func Database(ctx context.Context, conn *pgx.Conn, p Plan) (applied []string, er
 		}
 	}
 	if err := grants.CreateRoles(ctx, conn, p.Roles); err != nil {
+		return applied, err
+	}
+	limits := p.Limits
+	if limits == (grants.Limits{}) {
+		limits = grants.DefaultLimits()
+	}
+	if err := grants.SetLimits(ctx, conn, p.Roles, limits); err != nil {
 		return applied, err
 	}
 	return applied, grants.Apply(ctx, conn, p.Roles, p.Grants)

@@ -48,8 +48,7 @@ func (s *Settings) RegisterFlags(fs *flag.FlagSet, demo bool) {
 	a := &s.Analyst
 	fs.StringVar(&a.DSN, "analyst-db", "", "PostgreSQL connection `string` signed in as the analyst's door's login (plumbline_agent, "+
 		"a member of the analyst role alone); without it there is no analyst's door")
-	fs.DurationVar(&a.StatementTimeout, "analyst-statement-timeout", analyst.DefaultStatementTimeout, "longest a statement of the analyst's door may run")
-	fs.StringVar(&a.WorkMem, "analyst-work-mem", analyst.DefaultWorkMem, "work_mem of each statement of the analyst's door, such as 16MB")
+	a.Limits.RegisterFlags(fs)
 	fs.IntVar(&a.ValueKiB, "analyst-value-kib", analyst.DefaultValueBytes>>10, "KiB a value of an analyst's answer may hold, as PostgreSQL sends it "+
 		"and as JSON; past it the statement is stopped and refused")
 	fs.IntVar(&a.PageKiB, "analyst-page-kib", analyst.DefaultPageBytes>>10, "KiB the rows of a page of an analyst's answer may hold, as JSON; "+
