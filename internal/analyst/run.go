@@ -368,6 +368,10 @@ func (d *Door) refused(c *call, err error, stmt *sqlcheck.Statement) *Answer {
 	case errors.As(err, &unpassable):
 		return c.refuse(statementRefusal(unpassable))
 	case errors.Is(err, reports.ErrTimeout):
+		if errors.Is(err, pgstore.ErrNotEnded) {
+			d.opts.Log.Error("a statement past its timeout may still be running: the agent login could not end its backend "+
+				"(it needs EXECUTE on pg_terminate_backend)", "request_id", c.id, "err", err)
+		}
 		return c.refuse(&Refusal{Code: reports.CodeTimeout, Argument: "sql", Check: "timeout", SQLState: "57014", Choices: []string{},
 			Rule: fmt.Sprintf("ran past the analyst's statement timeout of %s; narrow it (fewer days, fewer rows, an aggregate)", d.opts.StatementTimeout)})
 	case !errors.As(err, &pgErr):

@@ -27,6 +27,10 @@ import (
 // statement's backend.
 const Grace = 250 * time.Millisecond
 
+// ErrNotEnded marks the error of a foreign statement past its timeout
+// whose backend could not be ended: it may still be running.
+var ErrNotEnded = errors.New("the backend of a statement past its timeout could not be ended")
+
 // resetTimeout bounds the reset of a connection coming back to the pool.
 const resetTimeout = 5 * time.Second
 
@@ -110,11 +114,11 @@ func (s *Store) end(pid uint32) error {
 	defer cancel()
 	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig)
 	if err != nil {
-		return fmt.Errorf("end backend %d: %w", pid, err)
+		return fmt.Errorf("%w (backend %d): %w", ErrNotEnded, pid, err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if _, err := conn.Exec(ctx, "SELECT pg_terminate_backend($1, $2)", pid, Grace.Milliseconds()); err != nil {
-		return fmt.Errorf("end backend %d: %w", pid, err)
+		return fmt.Errorf("%w (backend %d): %w", ErrNotEnded, pid, err)
 	}
 	return nil
 }

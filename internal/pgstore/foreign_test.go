@@ -60,7 +60,8 @@ func TestForeignStatementsLeaveNothingOnTheConnection(t *testing.T) {
 // A statement someone else wrote is over soon after its statement timeout
 // even when it will not stop: one that swallows every cancel, its own
 // timeout's too, is cancelled and then has its backend ended, and the call
-// ends with the timeout.
+// ends with the timeout. Where the login may not end its backends, the
+// call ends all the same, saying so.
 func TestAStatementThatIgnoresCancelsIsEnded(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.NewDB(t)
@@ -90,5 +91,14 @@ func TestAStatementThatIgnoresCancelsIsEnded(t *testing.T) {
 		WHERE datname = current_database() AND query LIKE '%stubborn%' AND pid <> pg_backend_pid()`).Scan(&running)
 	if err != nil || running != 0 {
 		t.Errorf("%d backends still run the statement (%v)", running, err)
+	}
+	if _, err := admin.Exec(ctx, "REVOKE EXECUTE ON FUNCTION pg_terminate_backend(integer, bigint) FROM PUBLIC"); err != nil {
+		t.Fatal(err)
+	}
+	err = st.Batch(callCtx, pgstore.Tx{Role: pgtest.Roles.Analyst, Discard: true}, func(b *pgx.Batch) {
+		b.Queue("SELECT analytics.stubborn()")
+	})
+	if !errors.Is(err, reports.ErrTimeout) || !errors.Is(err, pgstore.ErrNotEnded) {
+		t.Errorf("with no right to end a backend, the call ended with %v, want the statement timeout, saying the backend was not ended", err)
 	}
 }
