@@ -2,6 +2,7 @@ package sqlcheck_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -90,6 +91,10 @@ var floorFunctions = []fn{
 	{"analytics.member_transcripts", nil, tText}, {"json_agg", []typ{tAny}, tAny}, {"xmlcomment", []typ{tText}, tAny},
 }
 
+// aggregates are the floorFunctions that aggregate.
+var aggregates = map[string]bool{"count": true, "sum": true, "max": true, "avg": true, "string_agg": true, "array_agg": true,
+	"bool_or": true, "json_agg": true}
+
 // allowedFunctions counts the floorFunctions on the allow-list, which
 // come first.
 const allowedFunctions = 29
@@ -115,6 +120,13 @@ const allowedAttributes = 24
 var castTypes = []string{
 	"int4", "int8", "numeric", "text", "varchar", "date", "timestamptz", "bool", "json", "jsonb", "interval", "pg_catalog.text",
 	"regclass", "regtype", "oid", "name", "xml", "bytea", "tsvector", `"char"`, "int4range", "money", "regproc", "public.text",
+}
+
+// literals are a literal of each of the castTypes, for typed literals.
+var literals = map[string]string{
+	"int4": "1", "int8": "2", "numeric": "1.5", "text": "pg_class", "varchar": "a", "date": "2026-11-01", "timestamptz": "2026-11-01 10:00+00",
+	"bool": "true", "json": `{"a": 1}`, "jsonb": `[1, "a"]`, "interval": "1 day", "regclass": "pg_class", "regtype": "int4", "oid": "1259",
+	"name": "pg_class", "xml": "<a/>", "bytea": `\x00`, "tsvector": "a b", `"char"`: "a", "int4range": "[1,2)", "money": "1.00", "regproc": "now",
 }
 
 // allowedCasts counts the castTypes on the allow-list.
@@ -151,6 +163,9 @@ type grammar struct {
 	// scopes are the FROM items in scope, innermost query last.
 	scopes  [][]item
 	aliases int
+	// plain says aggregates and window functions may not be called here
+	// (WHERE, ON).
+	plain bool
 }
 
 // item is a FROM item: its alias and its columns.
@@ -186,7 +201,7 @@ func (g *grammar) choose(n int) int {
 // allowed entries are on an allow-list: three times in four, one of those.
 func (g *grammar) pick(allowed, n int) int {
 	c := g.choose(4 * n)
-	if c < 3*n {
+	if c < 3*n && allowed > 0 {
 		return c % allowed
 	}
 	return c % n
@@ -229,7 +244,8 @@ func (g *grammar) query(want []typ) {
 	from := &strings.Builder{}
 	g.fromClause(from)
 	g.w("SELECT ")
-	if g.maybe(8) {
+	distinct := g.maybe(8)
+	if distinct {
 		g.w("DISTINCT ")
 		if g.maybe(2) {
 			g.w("ON (")
@@ -257,14 +273,14 @@ func (g *grammar) query(want []typ) {
 	g.w(from.String())
 	if g.maybe(2) {
 		g.w(" WHERE ")
-		g.expr(tBool)
+		g.plainly(func() { g.expr(tBool) })
 	}
-	if g.maybe(6) {
+	grouped := g.maybe(10)
+	if grouped {
 		g.w(" GROUP BY 1")
 	}
-	if g.maybe(3) {
-		g.w(" ORDER BY ")
-		g.expr(tAny)
+	if c, ok := g.column(tAny); ok && !grouped && !distinct && g.maybe(3) {
+		g.w(" ORDER BY ", c)
 		g.w([]string{"", " DESC", " USING <", " USING OPERATOR(pg_catalog.>)", " USING ~<~", " USING OPERATOR(pg_catalog.~>~)"}[g.pick(4, 6)])
 	}
 	if g.maybe(3) {
@@ -288,13 +304,32 @@ func (g *grammar) fromClause(from *strings.Builder) {
 		g.fromItem()
 		switch {
 		case !join:
-		case g.maybe(2):
+		case g.maybe(2) && g.agentKeys():
 			g.w(" USING (agent_key)")
 		default:
 			g.w(" ON ")
-			g.expr(tBool)
+			g.plainly(func() { g.expr(tBool) })
 		}
 	}
+}
+
+// plainly writes what f writes where aggregates and window functions may
+// not be called.
+func (g *grammar) plainly(f func()) {
+	plain := g.plain
+	g.plain = true
+	f()
+	g.plain = plain
+}
+
+// agentKeys says whether every FROM item of the query has an agent_key.
+func (g *grammar) agentKeys() bool {
+	for _, it := range g.scopes[len(g.scopes)-1] {
+		if !slices.ContainsFunc(it.cols, func(c col) bool { return c.name == "agent_key" }) {
+			return false
+		}
+	}
+	return true
 }
 
 // fromItem writes one FROM item and puts it in scope.
@@ -309,11 +344,15 @@ func (g *grammar) fromItem() {
 		cols = r.cols
 	case c == 5:
 		t := typ(g.choose(int(tBool) + 1))
+		scopes := g.scopes
 		if g.maybe(3) {
 			g.w("LATERAL ")
+		} else {
+			g.scopes = nil // a sub-select in FROM sees nothing around it
 		}
 		g.w("(")
 		g.query([]typ{t})
+		g.scopes = scopes
 		g.w(") AS ", alias, "(x)")
 		cols = []col{{"x", t}}
 	case c == 6:
@@ -355,18 +394,18 @@ func (g *grammar) column(t typ) (string, bool) {
 	return found[g.choose(len(found))], true
 }
 
-// alias picks an item in scope, for a whole-row reference.
-func (g *grammar) alias() (string, bool) {
-	var found []string
+// alias picks an item in scope, for a whole-row reference, and returns
+// its alias and columns.
+func (g *grammar) alias() (string, []col, bool) {
+	var found []item
 	for _, s := range g.scopes {
-		for _, it := range s {
-			found = append(found, it.alias)
-		}
+		found = append(found, s...)
 	}
 	if len(found) == 0 {
-		return "", false
+		return "", nil, false
 	}
-	return found[g.choose(len(found))], true
+	it := found[g.choose(len(found))]
+	return it.alias, it.cols, true
 }
 
 // constant writes a literal of type t.
@@ -441,19 +480,21 @@ func (g *grammar) expr(t typ) {
 	case c == 21:
 		g.syntax()
 	case c == 22:
-		switch g.choose(3) {
-		case 0:
+		switch c := g.choose(3); {
+		case c == 0:
 			g.w("(ARRAY[")
 			g.expr(t)
 			g.w(", ")
 			g.expr(t)
 			g.w("])[1]")
-		case 1:
+		case c == 1 && t == tText:
 			g.w("(")
-			g.expr(t)
+			g.expr(tText)
 			g.w([]string{`) COLLATE "C"`, `) COLLATE pg_catalog."default"`}[g.choose(2)])
-		default:
+		case c == 2 && t == tInt && !g.plain:
 			g.window()
+		default:
+			g.leaf(t)
 		}
 	default:
 		g.w("(")
@@ -466,12 +507,16 @@ func (g *grammar) expr(t typ) {
 func (g *grammar) call(t typ) {
 	var fit, allowed []fn
 	for i, f := range floorFunctions {
-		if f.t == t || t == tAny || f.t == tAny {
+		if (f.t == t || t == tAny) && !(g.plain && aggregates[f.name]) {
 			fit = append(fit, f)
 			if i < allowedFunctions {
 				allowed = append(allowed, f)
 			}
 		}
+	}
+	if len(fit) == 0 {
+		g.leaf(t)
+		return
 	}
 	f := fit[g.pick(len(allowed), len(fit))]
 	g.w(f.name, "(")
@@ -492,7 +537,10 @@ func (g *grammar) call(t typ) {
 // (expression).name.
 func (g *grammar) attribute() {
 	name := attributeNames[g.pick(allowedAttributes, len(attributeNames))]
-	a, ok := g.alias()
+	a, cols, ok := g.alias()
+	if ok && len(cols) > 0 && g.maybe(2) {
+		name = cols[g.choose(len(cols))].name
+	}
 	switch c := g.choose(4); {
 	case c < 2 && ok:
 		g.w(a, ".", name)
@@ -518,7 +566,7 @@ func (g *grammar) cast(t typ) {
 		g.expr(t)
 		g.w(" AS ", to, ")")
 	default:
-		g.w(to, " 'pg_class'")
+		g.w(to, " '", literals[strings.TrimPrefix(strings.TrimPrefix(to, "pg_catalog."), "public.")], "'")
 	}
 }
 
@@ -618,7 +666,7 @@ func (g *grammar) syntax() {
 		{"EXTRACT(year FROM ", tDate, ")"}, {"(", tTime, " AT TIME ZONE 'UTC')"}, {"(", tText, " LIKE 'a%' ESCAPE '!')"},
 		{"COLLATION FOR (", tText, ")"}, {"POSITION('a' IN ", tText, ")"}, {"SUBSTRING(", tText, " FROM 1 FOR 2)"},
 		{"TRIM(BOTH 'x' FROM ", tText, ")"}, {"(", tText, " SIMILAR TO 'a%')"}, {"(", tText, " IS NORMALIZED)"},
-		{"OVERLAY(", tText, " PLACING 'x' FROM 1)"}, {"(", tTime, " AT LOCAL)"}, {"(", tText, " ILIKE 'a%')"},
+		{"OVERLAY(", tText, " PLACING 'x' FROM 1)"}, {"(", tTime, " AT TIME ZONE 'America/New_York')"}, {"(", tText, " ILIKE 'a%')"},
 	}[g.choose(12)]
 	g.w(s.pre)
 	g.expr(s.arg)
