@@ -224,6 +224,7 @@ func BenchmarkStatementsEndInTime(b *testing.B) {
 		"SELECT 'probe-sort', lpad('', 1000, n::text) FROM generate_series(1, 100000000) n ORDER BY 2 DESC",
 		"SELECT 'probe-agg', length(string_agg(lpad('', 100000, n::text), '')) FROM generate_series(1, 1000000) n",
 		"SELECT 'probe-answer', lpad('', 2000000, 'x') FROM generate_series(1, 50)",
+		"SELECT 'probe-array', array_agg(lpad('', 100000, n::text)) FROM generate_series(1, 8000) n",
 	}
 	worstCall, worstRun := time.Duration(0), time.Duration(0)
 	for b.Loop() {
