@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CLIENTS     := internal/clienttest
 VIEWS       := internal/chartview
 
-.PHONY: all build demo test lint unit reference conformance fuzz bench contract views clean
+.PHONY: all build demo test lint unit reference mutants conformance fuzz bench contract views clean
 
 all: build
 
@@ -47,6 +47,15 @@ REFERENCE_SEED ?= 0
 reference:
 	$(GO) test -count=1 -v -timeout 90m -run '^TestEngineAgreesWithTheReference$$' ./internal/reference \
 		-reference.n=$(REFERENCE_N) -reference.seed=$(REFERENCE_SEED)
+
+## mutants: show that the tests bite (not part of test: minutes on two cores).
+## Each testdata/mutants/<name>.patch breaks one rule of the engine and names,
+## in its comment lines, the go test commands that must catch it; the test
+## copies the module's tracked files, checks that each command passes there,
+## then applies each mutant in turn and requires its commands to fail,
+## logging which test caught it and how long that took
+mutants:
+	$(GO) test -count=1 -v -timeout 60m -run '^TestMutantsAreCaught$$' ./internal/mutants -mutants
 
 ## conformance: the official MCP conformance suite against the demo, verbose so
 ## that the suite's line for every scenario shows

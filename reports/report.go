@@ -74,6 +74,18 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if r := e.beforeData(metrics, period, cov, c.now); r != nil {
 		return c.refuse(r)
 	}
+	if req.CompareTo == ComparePreviousPeriod {
+		if r := declaredComparable(metrics, rep.Metrics); r != nil {
+			return c.refuse(r)
+		}
+		if r := e.unfinished(metrics, period, cov, c.now, "a comparison with the previous period (compare_to)"); r != nil {
+			final, ok := e.finalSoFar(metrics, period, cov, c.now)
+			if !ok {
+				return c.refuse(r)
+			}
+			period = final
+		}
+	}
 	if req.Sort != nil {
 		if r := e.unfinished(metrics, period, cov, c.now, "a ranking (sort or top_n)"); r != nil {
 			return c.refuse(r)
@@ -98,16 +110,6 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		scope.OnFloor = scope.Kind == ScopeTeam
 		tg = e.newTargeted(dir, ts, period, metrics, cov, c.now, false)
 	case ComparePreviousPeriod:
-		if r := declaredComparable(metrics, rep.Metrics); r != nil {
-			return c.refuse(r)
-		}
-		if r := e.unfinished(metrics, period, cov, c.now, "a comparison with the previous period (compare_to)"); r != nil {
-			final, ok := e.finalSoFar(metrics, period, cov, c.now)
-			if !ok {
-				return c.refuse(r)
-			}
-			period = final
-		}
 		previous = previousPeriod(period)
 		if r := e.previousBeforeData(metrics, previous, cov, c.now); r != nil {
 			return c.refuse(r)

@@ -282,9 +282,17 @@ func (tg *targeted) beside(r Row, metrics []*catalog.Metric, holder string, ts t
 // team's, or the floor's for an empty holder), over m's counted days within
 // within. Nil when none of them is counted.
 func (tg *targeted) targetOver(m *catalog.Metric, holder string, ts targetSpan, within Period) *float64 {
+	if holder == "" && m.Target.OverDays != catalog.TargetAdditive {
+		tg.noFloorTarget(m)
+		return nil
+	}
 	c, ok := tg.counted[m.ID]
 	from, to := maxTime(c.Start, within.Start), minTime(c.End, within.End)
 	if !ok || to.Before(from) {
+		// Nothing counted: no target, and a team without one is said to be.
+		if holder != "" && len(tg.dir.targetOf(holder, m.ID, ts)) == 0 {
+			tg.lacks(m, holder, ts)
+		}
 		return nil
 	}
 	span := Period{Start: from, End: to}
@@ -313,17 +321,11 @@ func (tg *targeted) besideOf(r Row, metrics []*catalog.Metric, target func(*cata
 	return out
 }
 
-// floorTarget is the floor's target of metric m over the days of span: the
-// sum of the targets of the teams on the floor on some day of it, each over
-// its own days on the floor. Nil when a rate's (the floor has none), when
-// one of those teams has no target, or when no team was on the floor.
+// floorTarget is the floor's target of a count m over the days of span:
+// the sum of the targets of the teams on the floor on some day of it, each
+// over its own days on the floor. Nil when one of those teams has no
+// target, or when no team was on the floor.
 func (tg *targeted) floorTarget(m *catalog.Metric, ts targetSpan, span Period) *float64 {
-	if m.Target.OverDays != catalog.TargetAdditive {
-		if !slices.Contains(tg.floor, m.ID) {
-			tg.floor = append(tg.floor, m.ID)
-		}
-		return nil
-	}
 	var sum float64
 	all, any := true, false
 	// Teams on the floor some day of the period asked but none of span
@@ -345,6 +347,14 @@ func (tg *targeted) floorTarget(m *catalog.Metric, ts targetSpan, span Period) *
 	return &sum
 }
 
+// noFloorTarget records a rate beside the floor, which has no target for
+// it, for the note saying so.
+func (tg *targeted) noFloorTarget(m *catalog.Metric) {
+	if !slices.Contains(tg.floor, m.ID) {
+		tg.floor = append(tg.floor, m.ID)
+	}
+}
+
 // within is the part of the period asked that target period ts covers: a
 // row's week, or the whole period.
 func (tg *targeted) within(ts targetSpan) Period {
@@ -361,13 +371,13 @@ func (tg *targeted) teamTarget(m *catalog.Metric, team string, ts targetSpan, sp
 	if days < span.Days() {
 		tg.partlyOn(team, span, days, ts)
 	}
-	if days == 0 {
-		return nil, 0
-	}
 	versions := tg.dir.targetOf(team, m.ID, ts)
 	if len(versions) == 0 {
 		tg.lacks(m, team, ts)
 		return nil, days
+	}
+	if days == 0 {
+		return nil, 0
 	}
 	v := versions[len(versions)-1]
 	tg.used(m, v, versions, ts)

@@ -425,11 +425,13 @@ func (t *textWriter) candidates(a *CandidatesAnswer) {
 }
 
 func (t *textWriter) refusal(r *Refusal) {
-	what := "the call"
+	// A rule about an argument reads after its name; any other rule is a
+	// sentence of its own.
 	if r.Argument != "" {
-		what = r.Argument
+		t.linef("Refused (%s): %s %s", r.Code, r.Argument, t.s(r.Rule))
+	} else {
+		t.linef("Refused (%s): %s", r.Code, t.s(r.Rule))
 	}
-	t.linef("Refused (%s): %s %s", r.Code, what, t.s(r.Rule))
 	if len(r.Choices) > 0 {
 		choices := make([]string, len(r.Choices))
 		for i, c := range r.Choices {

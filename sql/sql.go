@@ -17,7 +17,7 @@ func Migrations() fs.FS { return sub("migrations") }
 // Demo returns the demo floor's schema migrations.
 func Demo() fs.FS { return sub("demo") }
 
-// Roles returns the role files: roles.sql and database.sql.
+// Roles returns the role files: roles.sql, database.sql and withheld.sql.
 func Roles() fs.FS { return sub("roles") }
 
 // Grants returns the demo floor's grant files, one per relation the reader

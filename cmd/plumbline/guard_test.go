@@ -29,7 +29,9 @@ func roleArgs(r grants.Roles) []string {
 // missing or looser than configured (a limit may be set for one database
 // only, which holds there), stops the server and makes plumbline guard
 // --analyst-db exit 1, naming it; with the reviewed grants and setup's
-// limits both pass.
+// limits both pass. What every role gets (a grant to PUBLIC, a database's
+// setting) the guard names for both logins, and the server refuses at its
+// own login's.
 func TestServeRefusesAnalystOverGrants(t *testing.T) {
 	for _, tc := range []struct{ name, grant, want string }{
 		{"member data", "GRANT USAGE ON SCHEMA crm TO {analyst}; GRANT SELECT ON crm.member_calls TO {analyst}",
@@ -37,6 +39,29 @@ func TestServeRefusesAnalystOverGrants(t *testing.T) {
 		{"the request log", "GRANT SELECT ON plumbline.request_log TO {analyst}", "SELECT on relation plumbline.request_log"},
 		{"a write", "GRANT INSERT ON metrics.agent_sales_daily TO {analyst}", "INSERT on relation metrics.agent_sales_daily"},
 		{"the reader's role", "GRANT {reader} TO {agent}", "membership in role {reader}"},
+		{"reading the server's files", "GRANT EXECUTE ON FUNCTION pg_catalog.pg_read_file(text) TO {analyst}",
+			"EXECUTE on function pg_catalog.pg_read_file(text)"},
+		{"listing the server's directories", "GRANT EXECUTE ON FUNCTION pg_catalog.pg_ls_dir(text) TO {analyst}",
+			"EXECUTE on function pg_catalog.pg_ls_dir(text)"},
+		{"importing a file", "GRANT EXECUTE ON FUNCTION pg_catalog.lo_import(text) TO {analyst}", "EXECUTE on function pg_catalog.lo_import(text)"},
+		{"a large object", "SELECT lo_from_bytea(4242, 'kept aside'); GRANT SELECT ON LARGE OBJECT 4242 TO {analyst}",
+			"SELECT on large object 4242"},
+		{"large objects unchecked", "ALTER DATABASE {db} SET lo_compat_privileges = on", "lo_compat_privileges is on"},
+		{"SET on a parameter", "GRANT SET ON PARAMETER log_statement TO {analyst}", "SET on parameter log_statement"},
+		{"a foreign-data wrapper", "CREATE FOREIGN DATA WRAPPER plumbline_fdw; GRANT USAGE ON FOREIGN DATA WRAPPER plumbline_fdw TO {analyst}",
+			"USAGE on foreign-data wrapper plumbline_fdw"},
+		{"a foreign server", `CREATE FOREIGN DATA WRAPPER plumbline_fdw; CREATE SERVER plumbline_crm FOREIGN DATA WRAPPER plumbline_fdw;
+			GRANT USAGE ON FOREIGN SERVER plumbline_crm TO {analyst}`, "USAGE on foreign server plumbline_crm"},
+		{"a tablespace", "GRANT CREATE ON TABLESPACE pg_default TO {analyst}", "CREATE on tablespace pg_default"},
+		{"a system catalogue", "GRANT SELECT ON pg_catalog.pg_statistic TO {analyst}", "SELECT on relation pg_catalog.pg_statistic"},
+		{"other sessions again, through PUBLIC", "GRANT SELECT ON pg_catalog.pg_stat_activity TO PUBLIC",
+			"SELECT on relation pg_catalog.pg_stat_activity"},
+		{"tables' sizes again, through PUBLIC", "GRANT SELECT ON pg_catalog.pg_class TO PUBLIC",
+			"SELECT (relallvisible, relpages, reltuples) on relation pg_catalog.pg_class"},
+		{"advisory locks again, through PUBLIC", "GRANT EXECUTE ON FUNCTION pg_catalog.pg_advisory_lock(bigint) TO PUBLIC",
+			"EXECUTE on function pg_catalog.pg_advisory_lock(bigint)"},
+		{"the server's files, through PUBLIC", "GRANT EXECUTE ON FUNCTION pg_catalog.pg_read_file(text) TO PUBLIC",
+			"EXECUTE on function pg_catalog.pg_read_file(text)"},
 		{"a limit missing", "ALTER ROLE {agent} RESET temp_file_limit", "no temp_file_limit of its own on login {agent}"},
 		{"a limit looser", "ALTER ROLE {analyst} SET statement_timeout = '1h'", "statement_timeout = 1h on role {analyst}, looser than the 10s"},
 		{"a limit looser here", "ALTER ROLE {agent} IN DATABASE {db} SET work_mem = '1GB'", "work_mem = 1GB on login {agent}, looser than the 16MB"},
@@ -62,14 +87,46 @@ func TestServeRefusesAnalystOverGrants(t *testing.T) {
 				}
 				return
 			}
-			if code != 1 || !strings.Contains(out, "\n  "+want) {
-				t.Errorf("guard: exit %d, want 1 naming %q:\n%s", code, want, out)
+			logins, refusing := 1, "the analyst's door's login "+r.Agent
+			if strings.Contains(tc.grant, " TO PUBLIC") || strings.HasPrefix(tc.grant, "ALTER DATABASE") {
+				logins, refusing = 2, "the database login "+r.App
 			}
-			code, _, errOut := runCLI(t, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "error"}, args...)...)
-			if code != 1 || !strings.Contains(errOut, "the analyst's door's login "+r.Agent) || !strings.Contains(errOut, "\n  "+want) {
+			if code != 1 || strings.Count(out, "\n  "+want) != logins {
+				t.Errorf("guard: exit %d, want 1 naming %q for %d login(s):\n%s", code, want, logins, out)
+			}
+			code, errOut := serveOnce(t, args...)
+			if code != 1 || !strings.Contains(errOut, refusing) || !strings.Contains(errOut, "\n  "+want) {
 				t.Errorf("serve: exit %d, want 1 naming %q:\n%s", code, want, errOut)
 			}
 		})
+	}
+}
+
+// serveOnce runs plumbline serve with args until it exits, or until it
+// serves, as it should not when the startup guard ought to refuse it: then
+// it is stopped, and the exit code is that of a server stopped (0).
+func serveOnce(t *testing.T, args ...string) (code int, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, errw syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- runWith(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "info"}, args...), &stdout, &errw)
+	}()
+	deadline := time.After(90 * time.Second)
+	for {
+		select {
+		case code := <-done:
+			return code, errw.String()
+		case <-deadline:
+			t.Fatalf("serve neither refused to start nor served:\n%s", errw.String())
+		case <-time.After(50 * time.Millisecond):
+			if strings.Contains(errw.String(), `"url":"`) {
+				cancel()
+				return <-done, errw.String()
+			}
+		}
 	}
 }
 
@@ -94,6 +151,11 @@ func TestServeRefusesOverGrants(t *testing.T) {
 		{"createrole", "ALTER ROLE {app} CREATEROLE", "CREATEROLE on role {app}"},
 		{"createdb", "ALTER ROLE {app} CREATEDB", "CREATEDB on role {app}"},
 		{"bypassrls on a role it can become", "ALTER ROLE {reader} BYPASSRLS", "BYPASSRLS on role {reader}"},
+		{"a built-in function", "GRANT EXECUTE ON FUNCTION pg_catalog.pg_read_file(text) TO {logger}",
+			"EXECUTE on function pg_catalog.pg_read_file(text)"},
+		{"ALTER SYSTEM on a parameter", "GRANT ALTER SYSTEM ON PARAMETER work_mem TO {app}", "ALTER SYSTEM on parameter work_mem"},
+		{"notifications again, through PUBLIC", "GRANT EXECUTE ON FUNCTION pg_catalog.pg_notify(text, text) TO PUBLIC",
+			"EXECUTE on function pg_catalog.pg_notify(text, text)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -108,7 +170,7 @@ func TestServeRefusesOverGrants(t *testing.T) {
 			if code != 1 || !strings.Contains(out, "\n  "+want) {
 				t.Errorf("guard: exit %d, want 1 naming %q:\n%s", code, want, out)
 			}
-			code, _, errOut := runCLI(t, append([]string{"serve", "--db", db.LoginDSN(r.App), "--addr", "127.0.0.1:0", "--log-level", "error"}, roleArgs(r)...)...)
+			code, errOut := serveOnce(t, append([]string{"--db", db.LoginDSN(r.App)}, roleArgs(r)...)...)
 			if code != 1 || !strings.Contains(errOut, "will not start") || !strings.Contains(errOut, "\n  "+want) {
 				t.Errorf("serve: exit %d, want 1 naming %q:\n%s", code, want, errOut)
 			}

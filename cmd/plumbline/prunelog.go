@@ -40,7 +40,7 @@ func pruneLog(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return fmt.Errorf("prune the sign-in state: %w", err)
 	}
-	fmt.Fprintf(s.out, "Deleted %d spent authorization codes, %d expired sign-in sessions and %d access tokens past their audit grace.\n",
-		p.Codes, p.Sessions, p.Tokens)
+	fmt.Fprintf(s.out, "Deleted %d spent authorization codes, %d expired sign-in sessions, %d access tokens past their audit grace "+
+		"and %d failed client authentications a day old.\n", p.Codes, p.Sessions, p.Tokens, p.ClientFailures)
 	return nil
 }

@@ -18,7 +18,7 @@ func TestPruneLogPrunesSignInState(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runCLI(t, "prune-log", "--db", db.DSN)
-	if code != 0 || !strings.Contains(out, "Deleted 0 spent authorization codes, 1 expired sign-in sessions and 0 access tokens") {
+	if code != 0 || !strings.Contains(out, "Deleted 0 spent authorization codes, 1 expired sign-in sessions, 0 access tokens past their audit grace and 0 failed client authentications") {
 		t.Errorf("prune-log: exit %d\n%s%s", code, out, errOut)
 	}
 	var left int

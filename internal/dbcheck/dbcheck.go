@@ -3,6 +3,7 @@ package dbcheck
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -13,10 +14,11 @@ import (
 	"plumbline/internal/pgstore"
 )
 
-// Querier runs queries: a *pgx.Conn or a *pgxpool.Pool.
+// Querier runs queries and transactions: a *pgx.Conn or a *pgxpool.Pool.
 type Querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
 // Policy is what the login may reach.
@@ -31,37 +33,40 @@ type Policy struct {
 	// nil, [Own]: what plumbline's server login holds. An empty list allows
 	// none, as for the analyst's door's login, which writes nothing.
 	Own []Table
-	// Functions lists the security-definer functions the login may
-	// execute. If nil, [OwnFunctions]; an empty list allows none.
+	// Functions lists the functions the login may execute beyond what
+	// every role may: a security-definer function, a grant to one of its
+	// roles, or a built-in setup takes from PUBLIC. If nil,
+	// [LoginFunctions]; an empty list allows none.
 	Functions []string
-	// Flushes says the login must be able to run [pgstore.FlushFunction],
-	// with which the request log's batch waits for the disk.
-	Flushes bool
 }
 
 // LoginPolicy is what plumbline's server login may reach: the relations of
 // the reader's grant files gs, as a member of the reader, the logger and
 // auth, with plumbline's own tables and functions.
 func LoginPolicy(roles grants.Roles, gs []*grants.Grant) Policy {
-	return Policy{Read: grants.Relations(gs), Roles: roles.Held(), Flushes: true}
+	return Policy{Read: grants.Relations(gs), Roles: roles.Held()}
 }
 
 // AnalystPolicy is what the analyst's door's login may reach: the analyst
 // grants' relations gs, as a member of the analyst role alone, writing
-// nothing.
+// nothing and executing nothing but what every role may.
 func AnalystPolicy(roles grants.Roles, gs []*grants.Grant) Policy {
 	return Policy{Read: grants.Relations(gs), Roles: []string{roles.Analyst}, Own: []Table{}, Functions: []string{}}
 }
 
-// OwnFunctions are plumbline's own security-definer functions its server
-// login may execute, as sql/roles/database.sql grants to auth: pruning the
-// sign-in state that can no longer be used, by the rules the function holds.
-var OwnFunctions = []string{"plumbline.prune_signin_state()"}
+// LoginFunctions are the functions plumbline's server login may execute
+// beyond what every role may, each as sql/roles/database.sql grants it:
+// auth prunes the sign-in state that can no longer be used (a
+// security-definer function that holds the rules) and takes a
+// transaction's advisory lock while it issues tokens or registers a
+// client; the logger waits for the disk with a logical decoding message
+// ([pgstore.FlushFunction]).
+var LoginFunctions = []string{"plumbline.prune_signin_state()", "pg_catalog.pg_advisory_xact_lock(bigint)", pgstore.FlushFunction}
 
 // functions returns the policy's functions.
 func (p Policy) functions() []string {
 	if p.Functions == nil {
-		return OwnFunctions
+		return LoginFunctions
 	}
 	return p.Functions
 }
@@ -117,6 +122,9 @@ var Own = []Table{{
 }, {
 	Relation: "plumbline.oauth_tokens",
 	Select:   oauthTokens, Insert: oauthTokens, Update: []string{"revoked_at"},
+}, {
+	Relation: "plumbline.oauth_client_failures",
+	Select:   oauthClientFailures, Insert: oauthClientFailures,
 }}
 
 // The token store's tables' columns, every one of which auth reads and
@@ -130,6 +138,7 @@ var (
 		"created_at", "expires_at", "used_at"}
 	oauthTokens = []string{"token_id", "token_hash", "kind", "subject", "client_id", "scope", "issuer", "resource",
 		"code_hash", "created_at", "expires_at", "revoked_at"}
+	oauthClientFailures = []string{"client_id", "source", "failed_at"}
 )
 
 func (t Table) columns(priv string) []string {
@@ -199,50 +208,139 @@ func (r *Report) String() string {
 }
 
 // reach asks what the session's login can reach: one row per privilege,
-// membership or attribute, as (kind, object, privilege, column). $1 lists
-// the relations whose column privileges are wanted.
-const reach = `
+// membership or attribute, as (kind, object, privilege, column, holders,
+// origin, gives). $1 lists the relations whose column privileges are
+// wanted, $2 the roles the policy lets the login hold; %s is
+// [grants.Withheld].
+//
+// Relations outside the system schemas, schemas, the database, roles and
+// attributes are asked of has_*_privilege and pg_has_role. The rest is read
+// off access lists, and holders says who holds it: PUBLIC, the login, or a
+// role of $2 (what another role holds, its membership stands for).
+// Functions and the system catalogues count where the holder should not
+// hold them, and origin names the rule: definer (a security-definer
+// function outside the system schemas), setup (what setup takes from
+// PUBLIC; gives says why), postgres (what PostgreSQL gives PUBLIC none of)
+// or none (a grant to the login or its roles, where PUBLIC's would do no
+// harm). On large objects, parameters, foreign-data wrappers, foreign
+// servers and tablespaces every privilege counts. A built-in's owner, the
+// bootstrap superuser, holds nothing here.
+const reachQuery = `
 WITH rels AS (
     SELECT c.oid, n.nspname || '.' || c.relname AS name, c.relkind
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p', 'S')
       AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname !~ '^pg_(toast|temp_)'
+),
+withheld AS (%s),
+-- The login and the roles the policy lets it hold: what it reaches through
+-- any other role, that role's membership stands for.
+members AS (SELECT oid FROM pg_roles WHERE (rolname = session_user OR rolname = ANY($2)) AND pg_has_role(session_user, oid, 'MEMBER')),
+-- What PostgreSQL gives PUBLIC none of to begin with (pg_read_file, pg_authid, ...).
+kept AS (
+    SELECT i.classoid, i.objoid, i.objsubid, p.priv
+    FROM pg_init_privs i,
+         LATERAL (SELECT coalesce(array_agg(a.privilege_type) FILTER (WHERE a.grantee = 0), '{}') AS public FROM aclexplode(i.initprivs) a) g,
+         unnest(CASE WHEN i.classoid = 'pg_proc'::regclass THEN ARRAY['EXECUTE']
+                     ELSE ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER'] END) p(priv)
+    WHERE p.priv <> ALL (g.public)
+),
+-- Every entry of the access lists of functions and of the system
+-- catalogues and their columns, with the rule PUBLIC would break by holding it.
+entries AS (
+    SELECT 'function' AS kind, n.nspname || '.' || p.proname || '(' || oidvectortypes(p.proargtypes) || ')' AS object, '' AS col,
+           a.privilege_type AS priv, a.grantee, n.nspname IN ('pg_catalog', 'information_schema') AND a.grantee = p.proowner AS builtin_owner,
+           CASE WHEN n.nspname NOT IN ('pg_catalog', 'information_schema') THEN CASE WHEN p.prosecdef THEN 'definer' ELSE 'none' END
+                WHEN w.oid IS NOT NULL THEN 'setup'
+                WHEN k.objoid IS NOT NULL THEN 'postgres'
+                ELSE 'none' END AS origin,
+           coalesce(w.gives, '') AS gives
+    FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+    LEFT JOIN withheld w ON w.catalog = 'pg_proc'::regclass AND w.oid = p.oid
+    LEFT JOIN kept k ON k.classoid = 'pg_proc'::regclass AND k.objoid = p.oid AND k.objsubid = 0 AND k.priv = 'EXECUTE',
+    aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
+    UNION ALL
+    SELECT 'catalog', n.nspname || '.' || c.relname, x.col, x.priv, x.grantee, x.grantee = c.relowner,
+           CASE WHEN w.oid IS NOT NULL AND x.priv = w.privilege AND (w.columns IS NULL OR x.col = ANY (w.columns)) THEN 'setup'
+                WHEN EXISTS (SELECT FROM kept k WHERE k.classoid = 'pg_class'::regclass AND k.objoid = c.oid AND k.objsubid = 0
+                             AND k.priv = x.priv)
+                     AND NOT EXISTS (SELECT FROM pg_init_privs i, aclexplode(i.initprivs) ia
+                                     WHERE i.classoid = 'pg_class'::regclass AND i.objoid = c.oid AND i.objsubid = x.attnum
+                                       AND ia.grantee = 0 AND ia.privilege_type = x.priv) THEN 'postgres'
+                ELSE 'none' END,
+           coalesce(w.gives, '')
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN withheld w ON w.catalog = 'pg_class'::regclass AND w.oid = c.oid
+    CROSS JOIN LATERAL (
+        -- A grant on the whole relation holds the columns setup takes too.
+        SELECT coalesce(wc.col, '') AS col, 0 AS attnum, a.privilege_type AS priv, a.grantee
+        FROM aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a
+        LEFT JOIN unnest(w.columns) wc(col) ON a.privilege_type = w.privilege
+        UNION ALL
+        SELECT t.attname, t.attnum, a.privilege_type, a.grantee
+        FROM pg_attribute t, aclexplode(t.attacl) a
+        WHERE t.attrelid = c.oid AND t.attnum > 0 AND NOT t.attisdropped AND t.attacl IS NOT NULL
+    ) x
+    WHERE n.nspname IN ('pg_catalog', 'information_schema') AND c.relkind IN ('r', 'v', 'm', 'f', 'p')
+),
+-- Every entry of the access lists of large objects, parameters,
+-- foreign-data wrappers, foreign servers and tablespaces, none of which
+-- plumbline's logins may hold.
+others AS (
+    SELECT 'large object' AS kind, l.oid::text AS object, coalesce(l.lomacl, acldefault('L', l.lomowner)) AS acl
+    FROM pg_largeobject_metadata l
+    UNION ALL SELECT 'parameter', p.parname, p.paracl FROM pg_parameter_acl p
+    UNION ALL SELECT 'foreign-data wrapper', f.fdwname, coalesce(f.fdwacl, acldefault('F', f.fdwowner)) FROM pg_foreign_data_wrapper f
+    UNION ALL SELECT 'foreign server', v.srvname, coalesce(v.srvacl, acldefault('S', v.srvowner)) FROM pg_foreign_server v
+    UNION ALL SELECT 'tablespace', t.spcname, coalesce(t.spcacl, acldefault('t', t.spcowner)) FROM pg_tablespace t
 )
-SELECT 'login', session_user::text, current_database()::text, ''
+SELECT 'login', session_user::text, current_database()::text, '', '', '', ''
 UNION ALL
-SELECT 'relation', r.name, p.priv, '' FROM rels r, unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'REFERENCES']) p(priv)
+SELECT 'relation', r.name, p.priv, '', '', '', '' FROM rels r, unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'REFERENCES']) p(priv)
 WHERE r.relkind <> 'S' AND has_any_column_privilege(session_user, r.oid, p.priv)
 UNION ALL
-SELECT 'relation', r.name, p.priv, '' FROM rels r, unnest(ARRAY['DELETE', 'TRUNCATE', 'TRIGGER']) p(priv)
+SELECT 'relation', r.name, p.priv, '', '', '', '' FROM rels r, unnest(ARRAY['DELETE', 'TRUNCATE', 'TRIGGER']) p(priv)
 WHERE r.relkind <> 'S' AND has_table_privilege(session_user, r.oid, p.priv)
 UNION ALL
-SELECT 'relation', r.name, p.priv, '' FROM rels r, unnest(ARRAY['SELECT', 'USAGE', 'UPDATE']) p(priv)
+SELECT 'relation', r.name, p.priv, '', '', '', '' FROM rels r, unnest(ARRAY['SELECT', 'USAGE', 'UPDATE']) p(priv)
 WHERE r.relkind = 'S' AND has_sequence_privilege(session_user, r.oid, p.priv)
 UNION ALL
-SELECT 'column', r.name, p.priv, a.attname::text
+SELECT 'column', r.name, p.priv, a.attname::text, '', '', ''
 FROM rels r JOIN pg_attribute a ON a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped,
      unnest(ARRAY['SELECT', 'INSERT', 'UPDATE']) p(priv)
 WHERE r.name = ANY($1) AND has_column_privilege(session_user, r.oid, a.attnum, p.priv)
 UNION ALL
-SELECT 'schema', nspname::text, 'CREATE', '' FROM pg_namespace WHERE has_schema_privilege(session_user, oid, 'CREATE')
+SELECT 'schema', nspname::text, 'CREATE', '', '', '', '' FROM pg_namespace WHERE has_schema_privilege(session_user, oid, 'CREATE')
 UNION ALL
-SELECT 'database', current_database()::text, p.priv, '' FROM unnest(ARRAY['CREATE', 'TEMPORARY']) p(priv)
+SELECT 'database', current_database()::text, p.priv, '', '', '', '' FROM unnest(ARRAY['CREATE', 'TEMPORARY']) p(priv)
 WHERE has_database_privilege(session_user, current_database(), p.priv)
 UNION ALL
-SELECT 'role', rolname::text, 'MEMBER', '' FROM pg_roles
+SELECT 'role', rolname::text, 'MEMBER', '', '', '', '' FROM pg_roles
 WHERE rolname <> session_user AND pg_has_role(session_user, oid, 'MEMBER')
 UNION ALL
-SELECT 'attribute', r.rolname::text, a.attr, ''
+SELECT 'attribute', r.rolname::text, a.attr, '', '', '', ''
 FROM pg_roles r, LATERAL (VALUES ('SUPERUSER', r.rolsuper), ('CREATEROLE', r.rolcreaterole), ('CREATEDB', r.rolcreatedb),
      ('BYPASSRLS', r.rolbypassrls), ('REPLICATION', r.rolreplication)) a(attr, held)
 WHERE a.held AND pg_has_role(session_user, r.oid, 'MEMBER')
 UNION ALL
-SELECT 'function', n.nspname || '.' || p.proname || '(' || oidvectortypes(p.proargtypes) || ')', 'EXECUTE', ''
-FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-WHERE p.prosecdef AND n.nspname NOT IN ('pg_catalog', 'information_schema')
-  AND has_function_privilege(session_user, p.oid, 'EXECUTE')
+SELECT e.kind, e.object, e.priv, e.col,
+       string_agg(DISTINCT CASE e.grantee WHEN 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(e.grantee)) END, ', '),
+       e.origin, e.gives
+FROM entries e
+WHERE e.grantee = 0 AND e.origin <> 'none' OR e.grantee IN (SELECT oid FROM members) AND NOT e.builtin_owner
+GROUP BY e.kind, e.object, e.priv, e.col, e.origin, e.gives
 UNION ALL
-SELECT 'flush', $2, 'EXECUTE', '' WHERE has_function_privilege(session_user, $2, 'EXECUTE')`
+SELECT o.kind, o.object, a.privilege_type, '',
+       string_agg(DISTINCT CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)) END, ', '), '', ''
+FROM others o, aclexplode(o.acl) a
+WHERE a.grantee = 0 OR a.grantee IN (SELECT oid FROM members)
+GROUP BY o.kind, o.object, a.privilege_type
+UNION ALL
+SELECT 'setting', 'lo_compat_privileges', 'on', s.source, '', '', '' FROM pg_settings s
+WHERE s.name = 'lo_compat_privileges' AND s.setting = 'on'`
+
+// reach is reachQuery with what setup takes from PUBLIC.
+var reach = fmt.Sprintf(reachQuery, grants.Withheld())
 
 // Inspect asks the database, in one query, what the connection's login can
 // reach, and sets it against the policy.
@@ -251,20 +349,30 @@ func Inspect(ctx context.Context, q Querier, p Policy) (*Report, error) {
 	for i, t := range Own {
 		own[i] = t.Relation // every own table, judged column by column
 	}
-	rows, err := q.Query(ctx, reach, own, pgstore.FlushFunction)
-	if err != nil {
-		return nil, fmt.Errorf("inspect what the login can reach: %w", err)
-	}
 	r := &Report{}
 	c := newComparison(p)
-	var kind, object, priv, column string
-	_, err = pgx.ForEachRow(rows, []any{&kind, &object, &priv, &column}, func() error {
-		if kind == "login" {
-			r.Login, r.Database = object, priv
-			return nil
+	err := pgx.BeginFunc(ctx, q, func(tx pgx.Tx) error {
+		// The query reads a few thousand rows of the catalogue, but its
+		// estimates run high enough for PostgreSQL to compile it first,
+		// which takes seconds longer than running it.
+		if _, err := tx.Exec(ctx, "SET LOCAL jit = off"); err != nil {
+			return err
 		}
-		c.add(kind, object, priv, column)
-		return nil
+		rows, err := tx.Query(ctx, reach, own, p.Roles)
+		if err != nil {
+			return err
+		}
+		var row reached
+		_, err = pgx.ForEachRow(rows, []any{&row.kind, &row.object, &row.priv, &row.column, &row.holders, &row.origin, &row.gives}, func() error {
+			if row.kind == "login" {
+				r.Login, r.Database = row.object, row.priv
+				c.login, c.database = row.object, row.priv
+				return nil
+			}
+			c.add(row)
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("inspect what the login can reach: %w", err)
@@ -275,20 +383,24 @@ func Inspect(ctx context.Context, q Querier, p Policy) (*Report, error) {
 
 // comparison sets what the login reaches against the policy.
 type comparison struct {
-	p       Policy
-	held    map[reached]bool
-	grouped map[extraGroup][]string // privileges or columns, one line each group
+	p               Policy
+	login, database string
+	held            map[held]bool
+	grouped         map[extraGroup][]string // privileges or columns, one line each group
 }
 
 // reached is one row of the reach query.
-type reached struct{ kind, object, priv, column string }
+type reached struct{ kind, object, priv, column, holders, origin, gives string }
+
+// held is what a row of the reach query says the login holds.
+type held struct{ kind, object, priv, column string }
 
 // extraGroup is what one line of the report lists: what is extra on one
-// object.
-type extraGroup struct{ kind, object, what string }
+// object, held by the same roles for the same reason.
+type extraGroup struct{ kind, object, what, holders, origin, gives string }
 
 func newComparison(p Policy) *comparison {
-	return &comparison{p: p, held: map[reached]bool{}, grouped: map[extraGroup][]string{}}
+	return &comparison{p: p, held: map[held]bool{}, grouped: map[extraGroup][]string{}}
 }
 
 // ownTable returns the policy's own table rel. Any of plumbline's own
@@ -307,10 +419,11 @@ func (c *comparison) ownTable(rel string) (Table, bool) {
 	return Table{}, false
 }
 
-func (c *comparison) add(kind, object, priv, column string) {
-	c.held[reached{kind, object, priv, column}] = true
+func (c *comparison) add(r reached) {
+	kind, object, priv, column := r.kind, r.object, r.priv, r.column
+	c.held[held{kind, object, priv, column}] = true
 	extra := func(what, item string) {
-		g := extraGroup{kind, object, what}
+		g := extraGroup{kind: kind, object: object, what: what, holders: r.holders, origin: r.origin, gives: r.gives}
 		c.grouped[g] = append(c.grouped[g], item)
 	}
 	switch kind {
@@ -338,14 +451,25 @@ func (c *comparison) add(kind, object, priv, column string) {
 		if !slices.Contains(c.p.functions(), object) {
 			extra("", priv)
 		}
-	case "flush": // a built-in function every role may run by default
-	default: // schema, database, attribute: never allowed
+	case "catalog":
+		if column != "" {
+			extra(priv, column)
+		} else {
+			extra("", priv)
+		}
+	case "setting":
+		extra(column, priv) // the setting's source, and its value
+	default:
+		// Schema, database and attribute, and every privilege on large
+		// objects, parameters, foreign-data wrappers, foreign servers and
+		// tablespaces: never allowed.
 		extra("", priv)
 	}
 }
 
 // gravity orders the kinds of extras, gravest first.
-var gravity = []string{"attribute", "role", "function", "database", "schema", "relation", "column"}
+var gravity = []string{"attribute", "role", "setting", "function", "parameter", "database", "tablespace", "schema",
+	"foreign-data wrapper", "foreign server", "large object", "catalog", "relation", "column"}
 
 // extra renders the extras: gravest kinds first, then by object.
 func (c *comparison) extra() []string {
@@ -375,8 +499,10 @@ func (c *comparison) extra() []string {
 			text = fmt.Sprintf("membership in role %s", object)
 		case "attribute":
 			text = fmt.Sprintf("%s on role %s", list, object)
-		case "function":
-			text = fmt.Sprintf("EXECUTE on security-definer function %s", object)
+		case "setting":
+			text = c.compatPrivileges(what)
+		default:
+			text = heldLine(g, items)
 		}
 		lines = append(lines, line{slices.Index(gravity, kind), text})
 	}
@@ -393,32 +519,110 @@ func (c *comparison) extra() []string {
 	return out
 }
 
+// heldLine says what a login holds on an object through an access list
+// (privs, or the privilege g.what on the columns privs), who holds it, why
+// it may not, and the statement that takes it away.
+func heldLine(g extraGroup, privs []string) string {
+	privilege := strings.Join(privs, ", ")
+	if g.what != "" {
+		privilege = g.what + " (" + privilege + ")"
+	}
+	target, revokeOn := g.kind+" "+g.object, strings.ToUpper(g.kind)+" "+g.object
+	switch g.kind {
+	case "function":
+		revokeOn = "FUNCTION " + g.object
+		if g.origin == "definer" {
+			target = "security-definer function " + g.object
+		}
+	case "catalog":
+		target, revokeOn = "relation "+g.object, g.object
+	case "foreign-data wrapper":
+		revokeOn = "FOREIGN DATA WRAPPER " + ident(g.object)
+	case "foreign server", "tablespace":
+		revokeOn = strings.ToUpper(g.kind) + " " + ident(g.object)
+	}
+	it := "it"
+	if g.what != "" {
+		it = "them"
+	}
+	text := fmt.Sprintf("%s on %s, held by %s", privilege, target, g.holders)
+	switch g.origin {
+	case "definer":
+		text += "; it runs with its owner's rights"
+	case "setup":
+		text += fmt.Sprintf("; setup takes %s from every role, as %s", it, g.gives)
+	case "postgres":
+		text += fmt.Sprintf("; PostgreSQL gives %s to no role by default", it)
+	}
+	roles := strings.Split(g.holders, ", ")
+	if i := slices.Index(roles, "PUBLIC"); i >= 0 && g.origin == "setup" {
+		// Setup takes it from PUBLIC again, and gives back what every
+		// role keeps (the other columns of pg_class).
+		text += ": run plumbline setup again"
+		if roles = slices.Delete(roles, i, i+1); len(roles) == 0 {
+			return text
+		}
+		text += ", and"
+	} else {
+		text += ":"
+	}
+	return fmt.Sprintf("%s REVOKE %s ON %s FROM %s", text, privilege, revokeOn, strings.Join(roles, ", "))
+}
+
+// compatPrivileges says that lo_compat_privileges is on, set from source
+// (as pg_settings names it), and how to turn it off there.
+func (c *comparison) compatPrivileges(source string) string {
+	var fix string
+	switch source {
+	case "database":
+		fix = fmt.Sprintf("ALTER DATABASE %s RESET lo_compat_privileges", ident(c.database))
+	case "user":
+		fix = fmt.Sprintf("ALTER ROLE %s RESET lo_compat_privileges", ident(c.login))
+	case "database user":
+		fix = fmt.Sprintf("ALTER ROLE %s IN DATABASE %s RESET lo_compat_privileges", ident(c.login), ident(c.database))
+	default:
+		fix = "ALTER SYSTEM SET lo_compat_privileges = off (or set it off in postgresql.conf), then SELECT pg_reload_conf()"
+	}
+	return fmt.Sprintf("lo_compat_privileges is on (set by the %s), so every role may read and change every large object: %s", source, fix)
+}
+
+// ident quotes a name for SQL where it needs quoting.
+func ident(name string) string {
+	if plainName.MatchString(name) {
+		return name
+	}
+	return pgx.Identifier{name}.Sanitize()
+}
+
+var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
 // missing lists what the policy gives that the login does not hold.
 func (c *comparison) missing() []string {
 	var out []string
 	for _, rel := range c.p.Read {
-		if !c.held[reached{"relation", rel, "SELECT", ""}] {
+		if !c.held[held{"relation", rel, "SELECT", ""}] {
 			out = append(out, fmt.Sprintf("cannot read %s, which a grant file names (or it does not exist)", rel))
 		}
 	}
 	for _, role := range c.p.Roles {
-		if !c.held[reached{"role", role, "MEMBER", ""}] {
+		if !c.held[held{"role", role, "MEMBER", ""}] {
 			out = append(out, fmt.Sprintf("not a member of role %s", role))
 		}
 	}
 	for _, f := range c.p.functions() {
-		if !c.held[reached{"function", f, "EXECUTE", ""}] {
+		switch {
+		case c.held[held{"function", f, "EXECUTE", ""}]:
+		case f == pgstore.FlushFunction:
+			out = append(out, fmt.Sprintf("cannot execute %s, with which the request log waits for the disk", f))
+		default:
 			out = append(out, fmt.Sprintf("cannot execute %s (or it does not exist)", f))
 		}
-	}
-	if c.p.Flushes && !c.held[reached{"flush", pgstore.FlushFunction, "EXECUTE", ""}] {
-		out = append(out, fmt.Sprintf("cannot execute %s, with which the request log waits for the disk (every role may, unless revoked)", pgstore.FlushFunction))
 	}
 	for _, t := range c.p.own() {
 		for _, priv := range []string{"SELECT", "INSERT", "UPDATE"} {
 			var lacking []string
 			for _, col := range t.columns(priv) {
-				if !c.held[reached{"column", t.Relation, priv, col}] {
+				if !c.held[held{"column", t.Relation, priv, col}] {
 					lacking = append(lacking, col)
 				}
 			}

@@ -64,7 +64,7 @@ func TestMissingGrants(t *testing.T) {
 	admin := db.Conn(t)
 	_, err := admin.Exec(context.Background(), `REVOKE SELECT ON live.sales_board FROM `+r.Reader+`;
 		REVOKE INSERT (arguments) ON plumbline.request_log FROM `+r.Logger+`; REVOKE `+r.Auth+` FROM `+r.App+`;
-		REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM PUBLIC`)
+		REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM `+r.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,8 @@ func TestMissingGrants(t *testing.T) {
 		"cannot read live.sales_board, which a grant file names (or it does not exist)",
 		"not a member of role " + r.Auth,
 		"cannot execute plumbline.prune_signin_state() (or it does not exist)",
-		"cannot execute pg_catalog.pg_logical_emit_message(boolean, text, text), with which the request log waits for the disk (every role may, unless revoked)",
+		"cannot execute pg_catalog.pg_advisory_xact_lock(bigint) (or it does not exist)",
+		"cannot execute pg_catalog.pg_logical_emit_message(boolean, text, text), with which the request log waits for the disk",
 		"cannot INSERT (arguments) on plumbline.request_log",
 	}
 	// Out of the auth role, the login misses all the token store holds:
@@ -215,6 +216,90 @@ func TestRefusal(t *testing.T) {
 		if !strings.HasPrefix(lines[0], "the database login x can reach more than plumbline needs") || len(lines)-1 != listed+min(n-listed, 1) ||
 			strings.Contains(got, fmt.Sprintf("crm.t%02d", listed)) || (n > 20) != strings.Contains(got, fmt.Sprintf("and %d more (plumbline guard", n-20)) {
 			t.Errorf("%d extras:\n%s", n, got)
+		}
+	}
+}
+
+// Each line of the guard's report says how to undo what it names: the
+// statement it gives, run by an administrator, or plumbline setup run
+// again, leaves the login with nothing extra.
+func TestEachExtraSaysHowToUndoIt(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	r := db.PrivateRoles(t)
+	admin := db.Conn(t)
+	gs, err := grants.Load(sqlfiles.Grants())
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := grants.LoadFor(sqlfiles.AnalystGrants(), grants.ToAnalyst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A fresh session each time: a database's settings apply from a
+	// session's start.
+	inspect := func() (*dbcheck.Report, error) {
+		return dbcheck.Inspect(ctx, connect(t, db.LoginDSN(r.Agent)), dbcheck.AnalystPolicy(r, as))
+	}
+	names := strings.NewReplacer("{analyst}", r.Analyst, "{db}", db.Name)
+	for _, c := range []struct{ grant, want string }{
+		{"GRANT EXECUTE ON FUNCTION pg_read_file(text) TO {analyst}", "EXECUTE on function pg_catalog.pg_read_file(text), held by {analyst}; " +
+			"PostgreSQL gives it to no role by default: REVOKE EXECUTE ON FUNCTION pg_catalog.pg_read_file(text) FROM {analyst}"},
+		{"GRANT EXECUTE ON FUNCTION pg_ls_dir(text) TO PUBLIC", "EXECUTE on function pg_catalog.pg_ls_dir(text), held by PUBLIC; " +
+			"PostgreSQL gives it to no role by default: REVOKE EXECUTE ON FUNCTION pg_catalog.pg_ls_dir(text) FROM PUBLIC"},
+		{"CREATE FUNCTION public.as_owner() RETURNS text LANGUAGE sql SECURITY DEFINER AS 'SELECT current_user::text'",
+			"EXECUTE on security-definer function public.as_owner(), held by PUBLIC; it runs with its owner's rights: " +
+				"REVOKE EXECUTE ON FUNCTION public.as_owner() FROM PUBLIC"},
+		{"GRANT SELECT ON pg_statistic TO {analyst}", "SELECT on relation pg_catalog.pg_statistic, held by {analyst}; " +
+			"PostgreSQL gives it to no role by default: REVOKE SELECT ON pg_catalog.pg_statistic FROM {analyst}"},
+		{"GRANT SELECT ON pg_stat_activity TO PUBLIC, {analyst}", "SELECT on relation pg_catalog.pg_stat_activity, held by PUBLIC, {analyst}; " +
+			"setup takes it from every role, as it shows other sessions and the statistics of every table: " +
+			"run plumbline setup again, and REVOKE SELECT ON pg_catalog.pg_stat_activity FROM {analyst}"},
+		{"GRANT SELECT ON pg_class TO PUBLIC", "SELECT (relallvisible, relpages, reltuples) on relation pg_catalog.pg_class, held by PUBLIC; " +
+			"setup takes them from every role, as they tell the size of every table: run plumbline setup again"},
+		{"GRANT SELECT (reltuples) ON pg_class TO {analyst}", "SELECT (reltuples) on relation pg_catalog.pg_class, held by {analyst}; " +
+			"setup takes them from every role, as they tell the size of every table: REVOKE SELECT (reltuples) ON pg_catalog.pg_class FROM {analyst}"},
+		{"GRANT EXECUTE ON FUNCTION pg_notify(text, text) TO PUBLIC", "EXECUTE on function pg_catalog.pg_notify(text, text), held by PUBLIC; " +
+			"setup takes it from every role, as it sends notifications to other sessions: run plumbline setup again"},
+		{"SELECT lo_from_bytea(4242, 'kept aside'); GRANT SELECT, UPDATE ON LARGE OBJECT 4242 TO {analyst}",
+			"SELECT, UPDATE on large object 4242, held by {analyst}: REVOKE SELECT, UPDATE ON LARGE OBJECT 4242 FROM {analyst}"},
+		{"ALTER DATABASE {db} SET lo_compat_privileges = on", "lo_compat_privileges is on (set by the database), so every role may read " +
+			"and change every large object: ALTER DATABASE {db} RESET lo_compat_privileges"},
+		{"GRANT SET, ALTER SYSTEM ON PARAMETER log_statement TO {analyst}",
+			"ALTER SYSTEM, SET on parameter log_statement, held by {analyst}: REVOKE ALTER SYSTEM, SET ON PARAMETER log_statement FROM {analyst}"},
+		{`CREATE FOREIGN DATA WRAPPER "Member FDW"; GRANT USAGE ON FOREIGN DATA WRAPPER "Member FDW" TO {analyst}`,
+			`USAGE on foreign-data wrapper Member FDW, held by {analyst}: REVOKE USAGE ON FOREIGN DATA WRAPPER "Member FDW" FROM {analyst}`},
+		{"CREATE SERVER crm FOREIGN DATA WRAPPER \"Member FDW\"; GRANT USAGE ON FOREIGN SERVER crm TO PUBLIC",
+			"USAGE on foreign server crm, held by PUBLIC: REVOKE USAGE ON FOREIGN SERVER crm FROM PUBLIC"},
+		{"GRANT CREATE ON TABLESPACE pg_default TO {analyst}",
+			"CREATE on tablespace pg_default, held by {analyst}: REVOKE CREATE ON TABLESPACE pg_default FROM {analyst}"},
+	} {
+		if _, err := admin.Exec(ctx, names.Replace(c.grant)); err != nil {
+			t.Fatalf("%s: %v", c.grant, err)
+		}
+		rep, err := inspect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := names.Replace(c.want)
+		if len(rep.Extra) != 1 || rep.Extra[0] != want {
+			t.Errorf("after %s the guard says %q, want %q", c.grant, rep.Extra, want)
+			continue
+		}
+		fix := want[strings.LastIndex(want, ": ")+2:]
+		if strings.HasPrefix(fix, "run plumbline setup again") {
+			if err := grants.Apply(ctx, admin, r, append(gs, as...)); err != nil {
+				t.Fatal(err)
+			}
+			fix = strings.TrimPrefix(strings.TrimPrefix(fix, "run plumbline setup again"), ", and ")
+		}
+		if fix != "" {
+			if _, err := admin.Exec(ctx, fix); err != nil {
+				t.Fatalf("%s: %v", fix, err)
+			}
+		}
+		if rep, err := inspect(); err != nil || !rep.OK() {
+			t.Errorf("after %s and then %s: %v\n%s", c.grant, fix, err, rep)
 		}
 	}
 }

@@ -1,14 +1,22 @@
 // Package dbcheck checks a database against what plumbline expects of it.
 //
-// Inspect is the startup guard: it asks PostgreSQL what the server's own
-// login can reach (table, column, sequence, schema and database privileges,
-// role memberships, role attributes, executable security-definer functions)
-// and lists everything beyond the policy: relations no grant file names,
-// writes anywhere but plumbline's own tables (and there only the columns it
-// needs), security-definer functions but plumbline's own, creating objects,
-// roles besides the reader, logger and auth, superuser and other powerful
-// attributes. The server refuses to start while
-// anything is extra; `plumbline guard` prints the same report for a DBA.
+// Inspect is the startup guard: it asks PostgreSQL what one of plumbline's
+// logins can reach (table, column, sequence, schema and database
+// privileges, role memberships and attributes, and the access lists of
+// functions, the system catalogues, large objects, parameters, foreign-data
+// wrappers, foreign servers and tablespaces) and lists everything beyond
+// the policy: relations no grant file names, writes anywhere but
+// plumbline's own tables (and there only the columns it needs), creating
+// objects, roles besides its own, superuser and other powerful attributes,
+// security-definer functions but plumbline's own, any function or system
+// catalogue granted to the login or its roles but those plumbline uses,
+// what PostgreSQL gives PUBLIC none of, what setup takes from PUBLIC
+// (grants.Withheld) held again, any privilege on a large object, a
+// parameter, a foreign-data wrapper, a foreign server or a tablespace, and
+// lo_compat_privileges turned on. Each line names the privilege, the object
+// and who holds it, and says how to take it away. The server refuses to
+// start while anything is extra; `plumbline guard` prints the same report
+// for a DBA.
 //
 // CheckCatalog is `plumbline check --db`: what the catalogue reads exists,
 // is numeric where summed, is granted, reviewed and readable by the reader.

@@ -30,9 +30,11 @@ func CreateRoles(ctx context.Context, conn *pgx.Conn, r Roles) error {
 
 // Apply gives the roles what they hold in the connected database: the
 // logger's privileges on the request log, no temporary tables for anyone by
-// default, and exactly the reader grants gs, in one transaction. The
-// database must be migrated and the roles must exist. It is safe to run
-// again, and a grant file removed since the last run is revoked.
+// default, nothing of Withheld but for the database's owner,
+// pg_read_all_stats and the two functions plumbline's roles use, and
+// exactly the grants gs, in one transaction. The database must be migrated
+// and the roles must exist, and only a superuser may apply it. It is safe
+// to run again, and a grant file removed since the last run is revoked.
 func Apply(ctx context.Context, conn *pgx.Conn, r Roles, gs []*Grant) error {
 	script, err := databaseScript(r, gs)
 	if err != nil {
@@ -73,7 +75,21 @@ func rolesScript(r Roles, file string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return r.render("roles/"+file, string(body))
+	return r.render("roles/"+file, strings.ReplaceAll(string(body), "{{withheld}}", Withheld()))
+}
+
+// Withheld returns the query (sql/roles/withheld.sql) that lists what
+// Apply takes from PUBLIC in each database, the built-ins that would show
+// the analyst other sessions or the size of tables it may not read, or let
+// it act beyond its statement: one row per object, as (catalog, oid, kind,
+// object, privilege, columns, gives, statistic). The startup guard runs it
+// to refuse a login that can still use any of them.
+func Withheld() string {
+	body, err := fs.ReadFile(sqlfiles.Roles(), "withheld.sql")
+	if err != nil {
+		panic(err) // the file is embedded; this cannot fail
+	}
+	return string(body)
 }
 
 func databaseScript(r Roles, gs []*Grant) (string, error) {

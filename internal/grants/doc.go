@@ -34,6 +34,18 @@
 // refuses a file whose header or statements break these rules; the relations
 // the files name are the only ones the startup guard lets the login read.
 //
+// # What every role loses
+//
+// PostgreSQL lets every role read the statistics views (other sessions'
+// application_name, which names the person a report runs for, and every
+// table's row counts), pg_class's row and page estimates, the size
+// functions, and use large objects, notifications, advisory locks and
+// logical decoding messages. Apply takes all of that from PUBLIC in the
+// database (Withheld lists it) and gives it back to the database's owner,
+// the statistics to pg_read_all_stats, and to plumbline's roles the two
+// functions they use; only a superuser can, and Apply fails for anyone
+// else rather than leave it.
+//
 // The SQL files use {{reader}}, {{logger}}, {{auth}}, {{app}}, {{analyst}}
 // and {{agent}} for the role names; they are rendered with the configured
 // names when applied.

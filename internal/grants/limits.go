@@ -2,6 +2,7 @@ package grants
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	sqlfiles "plumbline/sql"
 )
@@ -178,6 +180,10 @@ func SetLimits(ctx context.Context, conn *pgx.Conn, r Roles, l Limits) error {
 		return err
 	}
 	if _, err := conn.Exec(ctx, script, pgx.QueryExecModeSimpleProtocol); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42501" {
+			return fmt.Errorf("set the analyst's limits: setting temp_file_limit takes a superuser; run plumbline setup as a superuser: %w", err)
+		}
 		return fmt.Errorf("set the analyst's limits: %w", err)
 	}
 	return nil

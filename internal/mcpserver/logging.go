@@ -4,6 +4,7 @@ package mcpserver
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,6 +17,23 @@ import (
 // went. The go-sdk keeps the level and drops what is below it.
 func advertiseLogging(caps *mcp.ServerCapabilities) {
 	caps.Logging = &mcp.LoggingCapabilities{}
+}
+
+// loggingLevels are the levels of MCP logging (RFC 5424's), least severe
+// first.
+var loggingLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// knownLevel refuses a logging/setLevel whose level is not one of
+// loggingLevels: the go-sdk keeps any string, and reads one it does not
+// know as debug, the most a client can hear.
+func knownLevel(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && method == "logging/setLevel" && !slices.Contains(loggingLevels, string(p.Level)) {
+			return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "level",
+				Rule: "is not a level of MCP logging; set one of the choices, from the least severe to the most", Choices: loggingLevels})
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // logOutcome tells the client how a call went, at info when it was answered,

@@ -104,7 +104,7 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 			SetCacheable:      cacheable(o.CacheTTL, o.Analyst != nil),
 		},
 	)
-	srv.AddReceivingMiddleware(unechoed(engine))
+	srv.AddReceivingMiddleware(unechoed(engine), knownLevel)
 	addView(srv, chartview.Chart)
 	addResources(srv, engine, o)
 	closed := false
@@ -274,8 +274,7 @@ func answer(ctx context.Context, engine *reports.Engine, o Options, req *mcp.Cal
 // (no MCP session is kept, so replicas need no sticky routing), with
 // /healthz for load balancers.
 func HTTPHandler(srv *mcp.Server) http.Handler {
-	mcpHandler := compressed(srv, unechoedHTTP(answerDirectly(srv, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}), true)))
+	mcpHandler := streamable(srv, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}, true)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(mcpHandler))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -292,8 +291,17 @@ func HTTPHandler(srv *mcp.Server) http.Handler {
 // listener, is off: it would refuse a deployment behind a proxy on the same
 // machine, and the Host allow-list in front does its job for any listener.
 func StreamableHTTP(srv *mcp.Server) http.Handler {
-	return compressed(srv, unechoedHTTP(answerDirectly(srv, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true}), false)))
+	return streamable(srv, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true}, false)
+}
+
+// streamable is the go-sdk's Streamable HTTP handler for srv, with opts,
+// behind plumbline's own: compression, errors that never echo the request,
+// direct tool calls (localhostOnly as answerDirectly takes it) and, for
+// every request the direct calls leave to the go-sdk (they take only
+// messages that already fit), the refusal of a message unfit refuses.
+func streamable(srv *mcp.Server, opts *mcp.StreamableHTTPOptions, localhostOnly bool) http.Handler {
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts)
+	return compressed(srv, unechoedHTTP(answerDirectly(srv, wellFormed(sdk), localhostOnly)))
 }
 
 // compressed sends a response of 1 KiB or more compressed (zstd or gzip,
@@ -330,16 +338,19 @@ func loopbackPeer(remote string) bool {
 	return err == nil && ap.Addr().Unmap().IsLoopback()
 }
 
-// Timed answers every request with a Server-Timing header naming the time
-// plumbline took over it, from the moment the request reached h to the
-// moment its answer's header was written, and the part of it each stage of
-// a tool call took (package telemetry: auth, request_log, report_sql and
-// assembly), in milliseconds: "plumbline;dur=1.234, auth;dur=0.021, ...".
-// Around /mcp it covers the token check, the call's admission, its report
-// and the JSON-RPC framing: the server's side of a call, for a client (or
-// plumbline bench) to set beside its own. The request's context carries
-// the timing (telemetry.TimingFrom), for the stages to add their time to
-// and the metrics to read.
+// Timed answers every request that succeeds (a status below 400) with a
+// Server-Timing header naming the time plumbline took over it, from the
+// moment the request reached h to the moment its answer's header was
+// written, and the part of it each stage of a tool call took (package
+// telemetry: auth, request_log, report_sql and assembly), in milliseconds:
+// "plumbline;dur=1.234, auth;dur=0.021, ...". Around /mcp it covers the
+// token check, the call's admission, its report and the JSON-RPC framing:
+// the server's side of a call, for a client (or plumbline bench) to set
+// beside its own. A refused request (a missing, bad or revoked token, one
+// short of a scope, a Host or origin not served) hears nothing of how long
+// any stage took, which would tell a guesser how far its token got. The
+// request's context carries the timing (telemetry.TimingFrom), for the
+// stages to add their time to and the metrics to read.
 func Timed(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := telemetry.NewTiming(time.Now())
@@ -356,7 +367,9 @@ type timedWriter struct {
 func (w *timedWriter) WriteHeader(status int) {
 	if !w.written {
 		w.written = true
-		w.Header().Set("Server-Timing", w.t.ServerTiming(w.t.Elapsed()))
+		if status < http.StatusBadRequest {
+			w.Header().Set("Server-Timing", w.t.ServerTiming(w.t.Elapsed()))
+		}
 	}
 	w.ResponseWriter.WriteHeader(status)
 }

@@ -304,3 +304,29 @@ func (f *floor) sqlStrings(t *testing.T, query string, args ...any) []string {
 	}
 	return out
 }
+
+// logging/setLevel takes one of the eight levels of MCP logging and
+// nothing else: any other is refused with plumbline's teaching error,
+// which names the levels and not what was sent.
+func TestLoggingLevelIsOneOfTheLevels(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	ctx := context.Background()
+	for _, level := range []mcp.LoggingLevel{"verbose", "", "WARNING", marker} {
+		err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("level %q: %v, want an invalid-params error", level, err)
+			continue
+		}
+		var r reports.Refusal
+		json.Unmarshal(je.Data, &r)
+		want := []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+		if r.Code != reports.CodeInvalidArgument || r.Argument != "level" || !slices.Equal(r.Choices, want) || strings.Contains(je.Error(), marker) {
+			t.Errorf("level %q: refused with %s", level, je.Data)
+		}
+	}
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
+		t.Errorf("level warning: %v", err)
+	}
+}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -559,5 +561,28 @@ func TestKeptAnswersReadTheSame(t *testing.T) {
 			t.Errorf("%s: the kept answer reads\n%s\nthe fresh one\n%s", c[0], texts[1], texts[0])
 		}
 		call(t, cs, c[0], c[1]) // and it is complete
+	}
+}
+
+// unrecordable is a request log that cannot put a call on record.
+type unrecordable struct{}
+
+func (unrecordable) Admit(context.Context, *reports.Record) (time.Duration, error) {
+	return 0, errors.New("the disk is full")
+}
+
+func (unrecordable) Finish(context.Context, *reports.Record) {}
+
+// A refusal that names no argument reads as the sentence its rule is, in
+// the text a model reads.
+func TestARefusalWithoutAnArgumentReadsAsASentence(t *testing.T) {
+	f := newFloorWith(t, func(o *reports.Options) { o.Recorder = unrecordable{} })
+	res, err := f.client(t).CallTool(context.Background(), &mcp.CallToolParams{Name: "health", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !res.IsError || !strings.HasPrefix(text, "Refused (unavailable): the call could not be put on record") {
+		t.Errorf("a call that could not be put on record reads %q", text)
 	}
 }

@@ -40,7 +40,7 @@ func teaching(code int64) *jsonrpc.Error {
 	r := &reports.Refusal{Code: reports.CodeInvalidArgument, Choices: []string{}}
 	switch code {
 	case jsonrpc.CodeParseError:
-		r.Argument, r.Rule = "body", "is not valid JSON; send one JSON-RPC message, a JSON object, per request (per line on stdio)"
+		r.Argument, r.Rule = "body", "is not one valid JSON value with nothing after it; send one JSON-RPC message, a JSON object, per request (per line on stdio)"
 	case jsonrpc.CodeInvalidRequest:
 		r.Argument, r.Rule = "request", `is not a valid JSON-RPC request: it needs "jsonrpc": "2.0", a method, an id for a call and none for a notification, and params where the method takes them`
 	case jsonrpc.CodeMethodNotFound:
@@ -209,9 +209,10 @@ func (u *unechoedWriter) Unwrap() http.ResponseWriter { return u.ResponseWriter 
 const maxLine = 4 << 20
 
 // Stdio is the transport plumbline serves over standard input and output:
-// one JSON-RPC message per line. A line that is not one is answered with a
-// parse error and the session goes on, and no error repeats what the client
-// sent.
+// one JSON-RPC message per line. A line that is not one (or holds more), or
+// whose id would not come back as it was sent, is answered with an error
+// (see unfit) and the session goes on, and no error repeats what the
+// client sent.
 func Stdio(in io.Reader, out io.Writer) mcp.Transport { return &stdio{in: in, out: out} }
 
 type stdio struct {
@@ -278,15 +279,19 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				}
 				return nil, c.err
 			}
-			msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line))
-			if err == nil {
-				return msg, nil
+			// A line that is no JSON-RPC message, or whose id would not come
+			// back as it was sent, is answered with a null id, and the
+			// session goes on.
+			line = bytes.TrimSpace(line)
+			e := unfit(line)
+			if e == nil {
+				msg, err := jsonrpc.DecodeMessage(line)
+				if err == nil {
+					return msg, nil
+				}
+				e = teaching(jsonrpc.CodeInvalidRequest)
 			}
-			code := int64(jsonrpc.CodeParseError)
-			if json.Valid(bytes.TrimSpace(line)) {
-				code = jsonrpc.CodeInvalidRequest
-			}
-			if err := c.unreadable(code); err != nil {
+			if err := c.line(nullIDError(e), nil); err != nil {
 				return nil, err
 			}
 		case <-c.done:
@@ -302,12 +307,6 @@ func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
 		resp.Error = unechoedError(resp.Error)
 	}
 	return c.line(jsonrpc.EncodeMessage(msg))
-}
-
-// unreadable answers a line that is no JSON-RPC message. Its id could not
-// be read, so it is null, as JSON-RPC asks.
-func (c *stdioConn) unreadable(code int64) error {
-	return c.line(json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": teaching(code)}))
 }
 
 // line writes one encoded message as a line.

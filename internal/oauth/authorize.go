@@ -325,19 +325,27 @@ var scopeText = map[string]string{
 }
 
 // consentPage asks the person whether the client may act for them. The
-// redirect host is the main fact: it is where the approval goes.
+// redirect host is the main fact: it is where the approval goes. Every
+// text the client supplied is shown as DisplayText makes it, and the page
+// says so when that changed any.
 func (s *Server) consentPage(w http.ResponseWriter, req *authRequest, m Member, csrf, rawQuery string) {
 	redirect, _ := url.Parse(req.redirectURI)
 	var scopes []string
 	for _, sc := range req.scope {
 		scopes = append(scopes, scopeText[sc])
 	}
+	altered := false
+	shown := func(text string) string {
+		d := DisplayText(text)
+		altered = altered || d != text
+		return d
+	}
 	data := map[string]any{
-		"RedirectHost": redirect.Host,
+		"RedirectHost": shown(redirect.Host),
 		"Localhost":    cimd.IsLoopback(redirect.Hostname()),
-		"ClientName":   req.client.Name,
+		"ClientName":   shown(req.client.Name),
 		"Document":     req.client.Document,
-		"ClientID":     req.client.ID,
+		"ClientID":     shown(req.client.ID),
 		"Scopes":       scopes,
 		"Person":       m,
 		"CSRF":         csrf,
@@ -345,8 +353,9 @@ func (s *Server) consentPage(w http.ResponseWriter, req *authRequest, m Member, 
 	}
 	if req.client.Document {
 		u, _ := url.Parse(req.client.ID)
-		data["ClientHost"] = u.Host
+		data["ClientHost"] = shown(u.Host)
 	}
+	data["Altered"] = altered
 	httpguard.HTMLPage(w.Header())
 	consentTemplate.Execute(w, data)
 }
@@ -362,6 +371,8 @@ button{font-size:1rem;padding:.5rem 1rem;margin:.3rem .5rem .3rem 0}ul{padding-l
 Approve only if you just started this sign-in from an app on this computer.</p>{{end}}
 <p>The app calls itself <strong id="client-name">{{.ClientName}}</strong>. It chose that name itself; plumbline has not checked it.
 {{if .Document}}It is published by <strong id="client-host">{{.ClientHost}}</strong>.{{else}}It is registered with this server as <code>{{.ClientID}}</code>.{{end}}</p>
+{{if .Altered}}<p class="warn" id="client-text-altered">What the app sent about itself held characters that can make text read as something
+it is not (control characters, or marks that change the direction of text); each is shown as &#xFFFD;. Be wary of an app that hides what it is.</p>{{end}}
 <p>It will be able to:</p><ul>{{range .Scopes}}<li>{{.}}</li>{{end}}</ul>
 <p><small>Signed in as {{.Person.Name}} ({{.Person.Email}}). The access lasts until it expires or is revoked, and ends if you leave the directory.</small></p>
 <form method="post" action="/authorize">

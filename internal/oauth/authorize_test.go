@@ -189,24 +189,23 @@ func TestRequestErrorsGoBack(t *testing.T) {
 	}
 }
 
-// The token endpoint checks the verifier, the client, the redirect URI and
-// the resource; a failed attempt does not burn the code, and a code works
-// once: a second redemption fails and revokes what the first issued.
+// The token endpoint checks the grant, the verifier's form, the client and
+// the resource before it reads the code, and a request refused for those
+// leaves the code as it was (a wrong verifier or redirect URI spends it:
+// TestAFailedRedemptionSpendsTheCode); a code works once: a second
+// redemption fails and revokes what the first issued.
 func TestTokenEndpoint(t *testing.T) {
 	e := newEnv(t, nil)
 	code, verifier := e.code(t)
-	wrong, _ := pkce("wrong")
 	for name, tc := range map[string]struct {
 		verifier string
 		extra    url.Values
 		error    string
 	}{
-		"a wrong verifier":     {wrong, nil, "invalid_grant"},
-		"no verifier":          {"", nil, "invalid_grant"},
-		"another redirect URI": {verifier, url.Values{"redirect_uri": {"http://127.0.0.1:4567/other"}}, "invalid_grant"},
-		"another client":       {verifier, url.Values{"client_id": {"nobody"}}, "invalid_client"},
-		"another resource":     {verifier, url.Values{"resource": {"https://other.example.com/mcp"}}, "invalid_target"},
-		"a refresh grant":      {verifier, url.Values{"grant_type": {"refresh_token"}}, "unsupported_grant_type"},
+		"no verifier":      {"", nil, "invalid_grant"},
+		"another client":   {verifier, url.Values{"client_id": {"nobody"}}, "invalid_client"},
+		"another resource": {verifier, url.Values{"resource": {"https://other.example.com/mcp"}}, "invalid_target"},
+		"a refresh grant":  {verifier, url.Values{"grant_type": {"refresh_token"}}, "unsupported_grant_type"},
 	} {
 		if tr := e.redeem(t, code, tc.verifier, tc.extra); tr.status/100 != 4 || tr.Error != tc.error {
 			t.Errorf("%s: %d %s", name, tr.status, tr.Error)
@@ -233,6 +232,29 @@ func TestTokenEndpoint(t *testing.T) {
 	e.sql.QueryRow(t.Context(), "SELECT extract(epoch FROM max(expires_at - created_at)) / 60 FROM plumbline.oauth_codes").Scan(&minutes)
 	if minutes != 5 {
 		t.Errorf("codes live %v minutes", minutes)
+	}
+}
+
+// A code is spent by the first redemption that names it, even one that
+// fails: after a wrong verifier, or another redirect URI, the right
+// verifier gets nothing for it.
+func TestAFailedRedemptionSpendsTheCode(t *testing.T) {
+	e := newEnv(t, nil)
+	wrong, _ := pkce("wrong")
+	for name, tc := range map[string]struct {
+		verifier func(right string) string
+		extra    url.Values
+	}{
+		"a wrong verifier":     {func(string) string { return wrong }, nil},
+		"another redirect URI": {func(right string) string { return right }, url.Values{"redirect_uri": {"http://127.0.0.1:4567/other"}}},
+	} {
+		code, verifier := e.code(t)
+		if tr := e.redeem(t, code, tc.verifier(verifier), tc.extra); tr.status != 400 || tr.Error != "invalid_grant" {
+			t.Errorf("%s: %d %s", name, tr.status, tr.Error)
+		}
+		if tr := e.redeem(t, code, verifier, nil); tr.status != 400 || tr.Error != "invalid_grant" || tr.Access != "" {
+			t.Errorf("the right verifier after %s: %d %s, a token: %v", name, tr.status, tr.Error, tr.Access != "")
+		}
 	}
 }
 

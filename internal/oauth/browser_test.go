@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"plumbline/internal/oauth"
 )
 
 // chromium starts a headless Chromium for a test. PLUMBLINE_CHROMIUM names
@@ -113,5 +116,53 @@ func TestBrowserSignIn(t *testing.T) {
 	}
 	if got := e.records.last().Caller; got.Person != dana.PersonID || got.Client != known.ID {
 		t.Errorf("the report was recorded as %+v", got)
+	}
+}
+
+// A client names itself, and a name can try to lie: a right-to-left
+// override that makes "Reports desk" end in what reads as a file name, a
+// bell, a line separator. The consent page, as a real browser shows it,
+// holds none of those characters, marks where each was and says the name
+// was altered; every other client-supplied text on it (the redirect host,
+// the client id) is shown the same way.
+func TestConsentPageNeutralisesClientText(t *testing.T) {
+	e := newEnv(t, func(c *oauth.Config) { c.Registration = true })
+	ctx := chromium(t)
+	resp, err := http.Post(e.base+"/register", "application/json", strings.NewReader(
+		`{"redirect_uris":["http://127.0.0.1/callback"],"application_type":"native","token_endpoint_auth_method":"none",`+
+			`"client_name":"Reports desk\u202eexe.cod\u0007\u2028\u2066x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reg struct {
+		ClientID string `json:"client_id"`
+	}
+	json.NewDecoder(resp.Body).Decode(&reg)
+	resp.Body.Close()
+	if reg.ClientID == "" {
+		t.Fatalf("registration: %d", resp.StatusCode)
+	}
+	_, challenge := pkce("bidi")
+	p := authParams(challenge)
+	p.Set("client_id", reg.ClientID)
+	person := chromedp.CSS(`button[value="` + dana.Email + `"]`)
+	err = chromedp.Do(ctx, chromedp.Navigate(e.authorizeURL(p)), chromedp.WaitVisible(person), chromedp.Click(person),
+		chromedp.WaitVisible(chromedp.ID("approve")))
+	if err != nil {
+		t.Fatalf("reach the consent page: %v", err)
+	}
+	name, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.ID("client-name")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsFunc(name, func(r rune) bool { return r == '\u202e' || r == '\u0007' || r == '\u2028' || r == '\u2066' }) {
+		t.Errorf("the consent page shows the client's name with its control and direction characters: %q", name)
+	}
+	if want := "Reports desk\ufffdexe.cod\ufffd\ufffd\ufffdx"; name != want {
+		t.Errorf("the client's name reads %q, want %q", name, want)
+	}
+	said, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("client-text-altered")?.checkVisibility() === true`))
+	if err != nil || !said {
+		t.Errorf("the consent page does not say what the app sent was altered (%v)", err)
 	}
 }

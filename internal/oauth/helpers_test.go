@@ -137,7 +137,8 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.ts.Config.Handler = e.server.Handler(mcpserver.StreamableHTTP(mcpSrv))
+	// As serve wires it: every answer timed (Server-Timing) from its arrival.
+	e.ts.Config.Handler = mcpserver.Timed(e.server.Handler(mcpserver.StreamableHTTP(mcpSrv)))
 	e.ts.Start()
 	return e
 }

@@ -14,7 +14,7 @@ import (
 const DefaultPruneEvery = time.Hour
 
 // Pruned counts what Prune deleted.
-type Pruned struct{ Codes, Sessions, Tokens int64 }
+type Pruned struct{ Codes, Sessions, Tokens, ClientFailures int64 }
 
 // Querier is what Prune runs on: a connection, a pool or a transaction.
 type Querier interface {
@@ -23,12 +23,14 @@ type Querier interface {
 
 // Prune deletes the sign-in state that can no longer be used, by the rules
 // the database's plumbline.prune_signin_state holds: codes a day past their
-// expiry, expired sign-in sessions, and tokens 30 days past their expiry or
-// revocation. Nothing live is touched. An administrator may run it, and so
+// expiry, expired sign-in sessions, tokens 30 days past their expiry or
+// revocation, and failed client authentications a day old. Nothing live
+// is touched. An administrator may run it, and so
 // may plumbline's own login, which can delete nothing else.
 func Prune(ctx context.Context, q Querier) (Pruned, error) {
 	var p Pruned
-	err := q.QueryRow(ctx, "SELECT codes, sessions, tokens FROM plumbline.prune_signin_state()").Scan(&p.Codes, &p.Sessions, &p.Tokens)
+	err := q.QueryRow(ctx, "SELECT codes, sessions, tokens, client_failures FROM plumbline.prune_signin_state()").
+		Scan(&p.Codes, &p.Sessions, &p.Tokens, &p.ClientFailures)
 	return p, err
 }
 
@@ -61,10 +63,11 @@ func (s *Store) PruneEvery(ctx context.Context, every time.Duration, log *slog.L
 		case p == Pruned{}:
 			log.Debug("pruned the sign-in state: nothing was spent")
 		default:
-			log.Info("pruned the sign-in state", "codes", p.Codes, "sessions", p.Sessions, "tokens", p.Tokens)
+			log.Info("pruned the sign-in state", "codes", p.Codes, "sessions", p.Sessions, "tokens", p.Tokens, "client_failures", p.ClientFailures)
 		}
 		metrics.Pruned(telemetry.PrunedCodes, p.Codes)
 		metrics.Pruned(telemetry.PrunedSessions, p.Sessions)
 		metrics.Pruned(telemetry.PrunedTokens, p.Tokens)
+		metrics.Pruned(telemetry.PrunedClientFailures, p.ClientFailures)
 	}
 }

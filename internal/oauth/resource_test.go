@@ -366,3 +366,51 @@ func TestOnlyHashesAreStored(t *testing.T) {
 		t.Errorf("a secret is stored as is: %v %v", found, err)
 	}
 }
+
+// Server-Timing names the server's stages (the token check among them),
+// so only a request whose token held hears it: a 401, whether the token
+// was missing, made up, or revoked since it was last seen (refused after
+// the call's admission read its row), or a 403 says nothing of how long
+// anything took.
+func TestServerTimingOnlyForATokenThatHolds(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	token, info, err := e.store.CreateServiceToken(ctx, e.server.Config(), "nightly", oauth.ServiceScopes, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrow, _, err := e.store.CreateServiceToken(ctx, e.server.Config(), "nightly", []string{oauth.ScopePeople}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timing := func(token string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, e.base+"/mcp", strings.NewReader(
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"metric_definitions","arguments":{}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Server-Timing")
+	}
+	if status, header := timing(token); status != 200 || !strings.HasPrefix(header, "plumbline;dur=") || !strings.Contains(header, "auth;dur=") {
+		t.Fatalf("a token that holds: %d, Server-Timing %q", status, header)
+	}
+	if _, err := e.store.RevokeTokens(ctx, []int64{info.ID}, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	for name, token := range map[string]string{"no token": "", "a made-up token": "plb_made-up", "a token revoked since it was seen": token,
+		"a token without reports:read": narrow} {
+		if status, header := timing(token); status/100 != 4 || header != "" {
+			t.Errorf("%s: %d, Server-Timing %q", name, status, header)
+		}
+	}
+}

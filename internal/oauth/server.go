@@ -3,6 +3,7 @@ package oauth
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -119,12 +120,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// writeError answers with err, an OAuth error: an *intake.Error as it is,
+// with Retry-After when it has one, and anything else as a fault, which is
+// logged, never told.
 func (s *Server) writeError(w http.ResponseWriter, err error) {
 	var oe *intake.Error
 	if !errors.As(err, &oe) {
 		s.cfg.Logger.Error("authorization server fault", "err", err)
 		oe = intake.Fail(http.StatusServiceUnavailable, "temporarily_unavailable", "try again after the time in Retry-After")
-		w.Header().Set("Retry-After", strconv.Itoa(int(RetryAfter.Seconds())))
+		oe.RetryAfter = RetryAfter
+	}
+	if oe.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(oe.RetryAfter.Seconds()))))
 	}
 	writeJSON(w, oe.Status, map[string]string{"error": oe.Code, "error_description": oe.Description})
 }

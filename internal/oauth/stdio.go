@@ -2,16 +2,34 @@ package oauth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/reqlog"
 	"plumbline/internal/telemetry"
+	"plumbline/reports"
 )
 
-// errTokenLost is what a stdio client hears when its token stops working.
-var errTokenLost = errors.New("plumbline's token is no longer valid (revoked, expired, or its person left the directory); restart with a new one")
+// What a stdio client hears when its token stops holding, and when it
+// could not be checked: plumbline's refusals, as the call's error (coded
+// as every refusal that names no argument is, the refusal in its data),
+// which the transport passes on as it is.
+var (
+	errTokenLost = refusalError(&reports.Refusal{Code: reports.CodeUnauthenticated, Choices: []string{},
+		Rule: "plumbline's token no longer holds: it was revoked or has expired, or its person left the directory; " +
+			"this process's access has ended, so restart it with a new token"})
+	errTokenUnchecked = refusalError(&reports.Refusal{Code: reports.CodeUnavailable, Choices: []string{},
+		Rule: "plumbline's token could not be checked, as the database is out of reach; try again in a minute"})
+)
+
+// refusalError is a refusal as the error of a JSON-RPC call.
+func refusalError(r *reports.Refusal) *jsonrpc.Error {
+	data, _ := json.Marshal(r)
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: r.Error(), Data: data}
+}
 
 // Recheck returns MCP middleware for the stdio transport, where one token
 // from the environment speaks for the whole process: every tool call reads
@@ -32,7 +50,7 @@ func (s *Server) Recheck(token string) mcp.Middleware {
 				return nil, errTokenLost
 			case serr != nil:
 				s.cfg.Logger.Error("verify the stdio token", "err", serr)
-				return nil, errors.New("plumbline's token could not be checked just now; try again shortly")
+				return nil, errTokenUnchecked
 			}
 			return res, err
 		}

@@ -419,8 +419,10 @@ func (s *Store) newCode(ctx context.Context, c codeGrant, remember bool) (string
 
 // Reasons a code is not redeemed.
 var (
-	errCodeInvalid = errors.New("the code is unknown, expired, or was issued for another client, verifier or redirect URI")
-	errCodeReused  = errors.New("the code was already redeemed; the tokens issued for it are revoked")
+	errCodeInvalid = errors.New("the code is unknown or expired, or was issued for another client, verifier or redirect URI; " +
+		"a code is spent by the first attempt to redeem it, even a failed one, so start the authorization again")
+	errCodeReused = errors.New("the code was already used, by a redemption or a failed attempt; any token issued for it is revoked, " +
+		"so start the authorization again")
 	errNotMember   = errors.New("the person is not an active member")
 	errWrongTarget = errors.New("the resource is not the one the code was issued for")
 )
@@ -437,17 +439,22 @@ type redemption struct {
 }
 
 // redeem exchanges a code for a token. One conditional UPDATE marks the
-// code used, so of two racing redemptions exactly one wins; a redemption of
-// a used code revokes every token issued for it.
+// code used, so of two racing redemptions exactly one wins; a code is
+// spent by the first redemption that names it, even one whose client,
+// verifier, redirect URI or resource does not match (a guessed verifier
+// gets one try); a redemption of a used code revokes every token issued
+// for it.
 func (s *Store) redeem(ctx context.Context, r redemption) (token string, expires time.Time, scope []string, err error) {
 	hash := hashSecret(r.code)
 	var reused bool
+	var refused error // why a code spent by this redemption bought nothing
 	err = s.tx(ctx, false, func(tx pgx.Tx) error {
+		var matches bool
 		var personID, scopeText, resource string
 		err := tx.QueryRow(ctx, `UPDATE plumbline.oauth_codes SET used_at = now()
 			WHERE code_hash = $1 AND used_at IS NULL AND expires_at > now()
-				AND client_id = $2 AND code_challenge = $3 AND ($4 = '' OR redirect_uri = $4)
-			RETURNING person_id, scope, resource`, hash, r.clientID, r.challenge, r.redirectURI).Scan(&personID, &scopeText, &resource)
+			RETURNING client_id = $2 AND code_challenge = $3 AND ($4 = '' OR redirect_uri = $4), person_id, scope, resource`,
+			hash, r.clientID, r.challenge, r.redirectURI).Scan(&matches, &personID, &scopeText, &resource)
 		if errors.Is(err, pgx.ErrNoRows) {
 			tag, err := tx.Exec(ctx, `UPDATE plumbline.oauth_tokens SET revoked_at = now()
 				WHERE code_hash = $1 AND revoked_at IS NULL
@@ -465,12 +472,17 @@ func (s *Store) redeem(ctx context.Context, r redemption) (token string, expires
 		if err != nil {
 			return err
 		}
-		if r.resource != "" && r.resource != resource {
-			return errWrongTarget
-		}
 		var status string
-		if err := tx.QueryRow(ctx, "SELECT status FROM plumbline.members WHERE person_id = $1", personID).Scan(&status); err != nil || status != StatusActive {
-			return errNotMember
+		switch {
+		case !matches:
+			refused = errCodeInvalid
+		case r.resource != "" && r.resource != resource:
+			refused = errWrongTarget
+		case tx.QueryRow(ctx, "SELECT status FROM plumbline.members WHERE person_id = $1", personID).Scan(&status) != nil || status != StatusActive:
+			refused = errNotMember
+		}
+		if refused != nil {
+			return nil // commit the code's use
 		}
 		scope = strings.Fields(scopeText)
 		token, expires, err = issue(ctx, tx, grant{kind: KindPerson, subject: personID, clientID: r.clientID, scope: scope,
@@ -480,6 +492,8 @@ func (s *Store) redeem(ctx context.Context, r redemption) (token string, expires
 	switch {
 	case err != nil:
 		return "", time.Time{}, nil, err
+	case refused != nil:
+		return "", time.Time{}, nil, refused
 	case token == "" && reused:
 		return "", time.Time{}, nil, errCodeReused
 	case token == "":
@@ -534,6 +548,67 @@ func (s *Store) register(ctx context.Context, c *Client, applicationType, source
 		_, err = tx.Exec(ctx, `INSERT INTO plumbline.oauth_clients
 				(client_id, secret_hash, auth_method, client_name, redirect_uris, application_type, registered_from)
 			VALUES ($1, $2, $3, $4, $5, $6, $7::inet)`, c.ID, c.secretHash, c.AuthMethod, c.Name, c.RedirectURIs, applicationType, source)
+		return err
+	})
+	return wait, err
+}
+
+// Limits on failed client authentication at the token and revocation
+// endpoints: a source may fail ClientFailuresPerSource times in any
+// ClientFailureWindow, and a client with a secret ClientFailuresPerClient
+// times, from whatever sources. Past either, every authentication from
+// that source, or of that client, is refused until the oldest failure
+// counted leaves the window, the right secret too: a guesser learns
+// nothing more.
+const (
+	ClientFailuresPerSource = 10
+	ClientFailuresPerClient = 30
+	ClientFailureWindow     = 15 * time.Minute
+)
+
+// judgeClient holds a client authentication from source (httpguard.Source)
+// to the limits on failures, counted in plumbline.oauth_client_failures so
+// that every replica sees them: ok says whether its credentials held, and
+// guessed names the client with a secret it tried ("" for any other: a
+// public client has no secret to guess, and counting failures against it
+// would let anyone lock it out). While the source or the client is at its
+// limit, it records nothing and returns how long until the oldest failure
+// counted leaves the window; otherwise it records a failure, if this was
+// one, and returns 0. Authentications from one source, and of one client,
+// are judged one at a time (advisory locks, the source's first), so that
+// replicas racing cannot both take the last failure.
+func (s *Store) judgeClient(ctx context.Context, guessed, source string, ok bool) (wait time.Duration, err error) {
+	err = s.tx(ctx, false, func(tx pgx.Tx) error {
+		keys := []string{"source " + source}
+		if guessed != "" {
+			keys = append(keys, "client "+guessed)
+		}
+		for _, key := range keys {
+			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('plumbline.oauth_client_failures ' || $1, 0))", key); err != nil {
+				return err
+			}
+		}
+		var secs *float64
+		err := tx.QueryRow(ctx, `SELECT max(wait) FROM (
+				(SELECT failed_at FROM plumbline.oauth_client_failures
+				 WHERE source = $1::inet AND failed_at > now() - make_interval(secs => $3)
+				 ORDER BY failed_at DESC OFFSET $4 - 1 LIMIT 1)
+				UNION ALL
+				(SELECT failed_at FROM plumbline.oauth_client_failures
+				 WHERE client_id = $2 AND failed_at > now() - make_interval(secs => $3)
+				 ORDER BY failed_at DESC OFFSET $5 - 1 LIMIT 1)
+			) AS at_limit, LATERAL (SELECT extract(epoch FROM failed_at + make_interval(secs => $3) - now())::float8 AS wait) AS w`,
+			source, guessed, ClientFailureWindow.Seconds(), ClientFailuresPerSource, ClientFailuresPerClient).Scan(&secs)
+		switch {
+		case err != nil:
+			return err
+		case secs != nil:
+			wait = time.Duration(max(*secs, 1) * float64(time.Second))
+			return nil
+		case ok:
+			return nil
+		}
+		_, err = tx.Exec(ctx, "INSERT INTO plumbline.oauth_client_failures (client_id, source) VALUES (nullif($1, ''), $2::inet)", guessed, source)
 		return err
 	})
 	return wait, err

@@ -4,11 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"math"
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +20,9 @@ var pkceVerifier = regexp.MustCompile(`^[A-Za-z0-9._~-]{43,128}$`)
 
 // authenticateClient identifies the calling client by HTTP Basic, by
 // client_id and client_secret in the body, or, for a public client, by
-// client_id alone.
+// client_id alone, held to the limits on failed client authentication
+// (Store.judgeClient): while the request's source or the client it names
+// is at its limit, it is refused whatever it sends.
 func (s *Server) authenticateClient(r *http.Request) (*Client, error) {
 	id, secret, basic := r.BasicAuth()
 	if basic {
@@ -34,26 +34,43 @@ func (s *Server) authenticateClient(r *http.Request) (*Client, error) {
 	} else {
 		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 	}
-	bad := intake.Fail(http.StatusUnauthorized, "invalid_client", "the client is unknown or its credentials are wrong")
-	if id == "" {
-		return nil, bad
-	}
-	if body := r.PostForm.Get("client_id"); body != "" && body != id {
-		return nil, bad
-	}
-	// A metadata-document client is public: its code is bound to its
-	// client_id and PKCE verifier, so nothing needs fetching here.
-	if cimd.IsURL(id) {
-		if secret != "" {
-			return nil, bad
+	source := httpguard.Source(r).String()
+	var c *Client
+	switch body := r.PostForm.Get("client_id"); {
+	case id == "" || body != "" && body != id:
+		// No client named, or two: a failure, counted against the source.
+	case cimd.IsURL(id):
+		// A metadata-document client is public: its code is bound to its
+		// client_id and PKCE verifier, so nothing needs fetching here.
+		c = &Client{ID: id, AuthMethod: "none", Document: true}
+	default:
+		var err error
+		if c, err = s.client(r.Context(), id, source); errors.Is(err, errUnknownClient) {
+			c = nil
+		} else if err != nil {
+			return nil, err
 		}
-		return &Client{ID: id, AuthMethod: "none", Document: true}, nil
 	}
-	c, err := s.client(r.Context(), id, httpguard.Source(r).String())
-	if errors.Is(err, errUnknownClient) || err == nil && !c.authenticate(secret) {
-		return nil, bad
+	ok, guessed := c != nil && c.authenticate(secret), ""
+	if c != nil && !c.public() {
+		guessed = c.ID
 	}
-	return c, err
+	wait, err := s.store.judgeClient(r.Context(), guessed, source, ok)
+	switch {
+	case err != nil:
+		return nil, err
+	case wait > 0:
+		s.cfg.Metrics.Limited(telemetry.LimitClientAuthentication)
+		e := intake.Fail(http.StatusTooManyRequests, "invalid_client", "client authentication failed too often: an address may fail %d times, "+
+			"and a client with a secret %d times, in any %d minutes, and this request's address or client has, so every request from it "+
+			"or for it is refused, whatever credentials it sends; try again after the time in Retry-After",
+			ClientFailuresPerSource, ClientFailuresPerClient, int(ClientFailureWindow.Minutes()))
+		e.RetryAfter = wait
+		return nil, e
+	case !ok:
+		return nil, intake.Fail(http.StatusUnauthorized, "invalid_client", "the client is unknown or its credentials are wrong")
+	}
+	return c, nil
 }
 
 // token is the token endpoint: the authorization code grant with PKCE, and
@@ -182,9 +199,10 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) {
 	}
 	if wait > 0 {
 		s.cfg.Metrics.Limited(telemetry.LimitClientRegistrations)
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		s.writeError(w, intake.Fail(http.StatusTooManyRequests, "invalid_request",
-			"this address has registered %d clients in the last hour, the most it may; try again after the time in Retry-After", RegistrationsPerHour))
+		e := intake.Fail(http.StatusTooManyRequests, "invalid_request",
+			"this address has registered %d clients in the last hour, the most it may; try again after the time in Retry-After", RegistrationsPerHour)
+		e.RetryAfter = wait
+		s.writeError(w, e)
 		return
 	}
 	out := map[string]any{

@@ -264,12 +264,16 @@ func TestPruneRemovesOnlySpentState(t *testing.T) {
 		e.exec(`INSERT INTO plumbline.oauth_tokens (token_hash, kind, subject, client_id, scope, issuer, resource, expires_at, revoked_at)
 			VALUES ($1, 'person', 'p-dana', 'desk', 'reports:read', 'i', 'r', now() + $2::interval, now() + $3::interval)`, []byte(name), expires, revoked)
 	}
+	failure := func(name, at string) {
+		e.exec(`INSERT INTO plumbline.oauth_client_failures (client_id, source, failed_at) VALUES ($1, '127.0.0.2', now() + $2::interval)`, name, at)
+	}
 	ago := func(s string) *string { return &s }
 	spend := func() {
 		code("expired two days ago", "-2 days")
 		session("expired a minute ago", "-1 minute")
 		token("expired forty days ago", "-40 days", nil)
 		token("revoked forty days ago", "50 days", ago("-40 days"))
+		failure("failed two days ago", "-2 days")
 	}
 	code("live", "5 minutes")
 	code("expired an hour ago", "-1 hour")
@@ -277,6 +281,7 @@ func TestPruneRemovesOnlySpentState(t *testing.T) {
 	token("live", "30 days", nil)
 	token("expired ten days ago", "-10 days", nil)
 	token("revoked a day ago", "30 days", ago("-1 day"))
+	failure("failed an hour ago", "-1 hour")
 	spend()
 
 	app, err := pgx.Connect(ctx, e.db.AppDSN)
@@ -284,13 +289,13 @@ func TestPruneRemovesOnlySpentState(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer app.Close(ctx)
-	for _, table := range []string{"oauth_codes", "oauth_sessions", "oauth_tokens"} {
+	for _, table := range []string{"oauth_codes", "oauth_sessions", "oauth_tokens", "oauth_client_failures"} {
 		if _, err := app.Exec(ctx, "DELETE FROM plumbline."+table); err == nil {
 			t.Errorf("plumbline's login could delete from %s by itself", table)
 		}
 	}
 	left := func(table, column string) []string {
-		rows, err := e.sql.Query(ctx, "SELECT convert_from("+column+", 'UTF8') FROM plumbline."+table+" ORDER BY 1")
+		rows, err := e.sql.Query(ctx, "SELECT convert_from("+column+"::bytea, 'UTF8') FROM plumbline."+table+" ORDER BY 1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,6 +312,7 @@ func TestPruneRemovesOnlySpentState(t *testing.T) {
 		{"oauth_codes", "code_hash", []string{"expired an hour ago", "live"}},
 		{"oauth_sessions", "session_hash", []string{"live"}},
 		{"oauth_tokens", "token_hash", []string{"expired ten days ago", "live", "revoked a day ago"}},
+		{"oauth_client_failures", "client_id", []string{"failed an hour ago"}},
 	}
 	check := func(who string) {
 		t.Helper()
@@ -335,7 +341,7 @@ func TestPruneRemovesOnlySpentState(t *testing.T) {
 	scrape := httptest.NewRecorder()
 	metrics.Handler().ServeHTTP(scrape, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	for _, want := range []string{`plumbline_signin_pruned_total{kind="codes"} 1`, `plumbline_signin_pruned_total{kind="sessions"} 1`,
-		`plumbline_signin_pruned_total{kind="tokens"} 2`} {
+		`plumbline_signin_pruned_total{kind="tokens"} 2`, `plumbline_signin_pruned_total{kind="client_failures"} 1`} {
 		if !strings.Contains(scrape.Body.String(), want) {
 			t.Errorf("the metrics lack %s", want)
 		}
@@ -347,8 +353,8 @@ func TestPruneRemovesOnlySpentState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p != (oauth.Pruned{Codes: 1, Sessions: 1, Tokens: 2}) {
-		t.Errorf("pruned %+v, want 1 code, 1 session and 2 tokens", p)
+	if p != (oauth.Pruned{Codes: 1, Sessions: 1, Tokens: 2, ClientFailures: 1}) {
+		t.Errorf("pruned %+v, want 1 code, 1 session, 2 tokens and 1 failed client authentication", p)
 	}
 	check("an administrator")
 }

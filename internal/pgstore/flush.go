@@ -20,11 +20,12 @@ import (
 // log and waits, as it commits, until the log is on disk up to it, and so
 // up to every commit before it. A transactional logical decoding message
 // is the smallest such write that touches no table: one record under the
-// transaction's own id, for any role, at any wal_level.
+// transaction's own id, at any wal_level.
 const flushBarrier = "SELECT pg_catalog.pg_logical_emit_message(true, 'plumbline', '')"
 
 // FlushFunction is the function the flush barrier runs, which the login
-// must be able to execute (every role may, unless a DBA revoked it).
+// must be able to execute: setup grants it to the logger, and takes it
+// from every other role.
 const FlushFunction = "pg_catalog.pg_logical_emit_message(boolean, text, text)"
 
 // PipelineFlushing runs its steps as Pipeline does, in one round trip, but

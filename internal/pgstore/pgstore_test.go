@@ -229,7 +229,7 @@ func TestPipelineFlushing(t *testing.T) {
 
 	// A flush that cannot be made: the login may no longer write the
 	// record that waits for the disk.
-	if _, err := other.Exec(ctx, "REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM PUBLIC"); err != nil {
+	if _, err := other.Exec(ctx, "REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM "+pgtest.Roles.Logger); err != nil {
 		t.Fatal(err)
 	}
 	flushed, err = st.PipelineFlushing(ctx, insert("p3"))

@@ -14,7 +14,8 @@ import (
 // made for one of people, as plumbline names them on the session
 // ("plumbline: <person>"): the reading session takes the shared advisory
 // lock key, which outlives its transaction, so that Marked sees the read
-// even when the call it was for was refused afterwards.
+// even when the call it was for was refused afterwards. The reader is
+// given that lock function, which setup takes from every role.
 func (db *DB) MarkReads(t testing.TB, relation string, key int, people ...string) {
 	t.Helper()
 	schema, name, _ := strings.Cut(relation, ".")
@@ -27,7 +28,8 @@ func (db *DB) MarkReads(t testing.TB, relation string, key int, people ...string
 		ALTER TABLE %[1]s RENAME TO %[2]s;
 		CREATE VIEW %[1]s AS SELECT t.* FROM %[3]s t
 		CROSS JOIN (SELECT pg_advisory_lock_shared(%[4]d) WHERE current_setting('application_name') IN (%[5]s)) AS mark;
-		GRANT SELECT ON %[1]s TO %[6]s`,
+		GRANT SELECT ON %[1]s TO %[6]s;
+		GRANT EXECUTE ON FUNCTION pg_catalog.pg_advisory_lock_shared(bigint) TO %[6]s`,
 		view, pgx.Identifier{name + "_table"}.Sanitize(), pgx.Identifier{schema, name + "_table"}.Sanitize(),
 		key, strings.Join(names, ", "), pgx.Identifier{Roles.Reader}.Sanitize()))
 	if err != nil {

@@ -45,12 +45,12 @@ func Database(ctx context.Context, conn *pgx.Conn, p Plan) (applied []string, er
 	if err := grants.CreateRoles(ctx, conn, p.Roles); err != nil {
 		return applied, err
 	}
+	if err := grants.Apply(ctx, conn, p.Roles, p.Grants); err != nil {
+		return applied, err
+	}
 	limits := p.Limits
 	if limits == (grants.Limits{}) {
 		limits = grants.DefaultLimits()
 	}
-	if err := grants.SetLimits(ctx, conn, p.Roles, limits); err != nil {
-		return applied, err
-	}
-	return applied, grants.Apply(ctx, conn, p.Roles, p.Grants)
+	return applied, grants.SetLimits(ctx, conn, p.Roles, limits)
 }

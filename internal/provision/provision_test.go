@@ -2,9 +2,11 @@ package provision_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -104,4 +106,47 @@ func count(t *testing.T, fsys fs.FS) int {
 		t.Fatalf("no migrations: %v", err)
 	}
 	return len(files)
+}
+
+// Only a superuser may take PostgreSQL's built-ins from PUBLIC; anyone
+// else is merely warned. Set up by a role that owns the database and all
+// it holds but is not a superuser, as on a managed service, provisioning
+// stops and says so, rather than leave the analyst what it should not see.
+func TestDatabaseNeedsASuperuser(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	admin := db.Conn(t)
+	role, name := db.Name+"_dba", db.Name+"_managed"
+	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE ROLE %s LOGIN CREATEROLE PASSWORD 'pgtest-login'", role)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s OWNER %s", name, role)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop the database: %v", err)
+		}
+		if _, err := admin.Exec(ctx, "DROP ROLE "+role); err != nil {
+			t.Errorf("drop the role: %v", err)
+		}
+	})
+	cfg, err := pgx.ParseConfig(db.LoginDSN(role))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = name
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	gs, err := grants.Load(sqlfiles.Grants())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = provision.Database(ctx, conn, provision.Plan{Demo: true, Roles: pgtest.Roles, Grants: gs})
+	if err == nil || !strings.Contains(err.Error(), "from PUBLIC: ") || !strings.Contains(err.Error(), "run plumbline setup as a superuser") {
+		t.Errorf("provisioned by a role that is not a superuser: %v", err)
+	}
 }

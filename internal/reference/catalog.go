@@ -1,153 +1,171 @@
 package reference
 
-import (
-	"time"
+import "time"
+
+// The demo catalogue (catalog/demo/*.yaml), written out again by hand: its
+// sources with their settle rules, each metric as the columns it sums, and
+// the reports with their metrics and defaults. Nothing here is read from the
+// catalogue package.
+
+// settleRule says when a day is final: on the after-th day after it, at the
+// local wall-clock time at.
+type settleRule struct {
+	after int
+	at    time.Duration
+}
+
+// source is a relation figures come from.
+type source struct {
+	slot     int // its place among a day's stored rows
+	relation string
+	live     bool // loaded from its first entry through today
+	settle   settleRule
+}
+
+var (
+	timeSource    = &source{slot: 0, relation: "metrics.agent_time_daily", settle: timeRule}
+	salesSource   = &source{slot: 1, relation: "metrics.agent_sales_daily", settle: nightlyRule}
+	qualitySource = &source{slot: 2, relation: "metrics.agent_quality_daily", settle: nightlyRule}
+	boardSource   = &source{slot: 3, relation: "live.sales_board", live: true, settle: boardRule}
+	everySource   = []*source{timeSource, salesSource, qualitySource, boardSource}
 )
 
-// This file writes out the demo catalogue again, by hand: each metric as a
-// function from one agent-day's raw rows to its parts, each source's settle
-// rule, and the reports with their metrics and defaults.
-
-type source struct {
-	relation string
-	live     bool
-	days     int           // a day is whole this many days after it…
-	at       time.Duration // …at this local time
+// column is a numeric column of a source. Hours are kept in hundredths, so
+// that every sum is a sum of whole numbers.
+type column struct {
+	src   *source
+	field int   // index into a day's stored values
+	scale int64 // stored units per unit stated
 }
 
-var sources = map[string]source{
-	"time":    {relation: "metrics.agent_time_daily", days: 2, at: 6 * time.Hour},
-	"sales":   {relation: "metrics.agent_sales_daily", days: 1, at: 6 * time.Hour},
-	"quality": {relation: "metrics.agent_quality_daily", days: 1, at: 6 * time.Hour},
-	"board":   {relation: "live.sales_board", live: true, days: 1},
-}
+// the stored values of an agent-day, by field
+const (
+	fLogged = iota
+	fAvailable
+	fTalk
+	fSubmitted
+	fLost
+	fApproved
+	fPassed
+	fFailed
+	fBoard
+	fieldCount
+)
+
+var (
+	loggedHours    = column{timeSource, fLogged, 100}
+	availableHours = column{timeSource, fAvailable, 100}
+	talkHours      = column{timeSource, fTalk, 100}
+	submitted      = column{salesSource, fSubmitted, 1}
+	lost           = column{salesSource, fLost, 1}
+	approved       = column{salesSource, fApproved, 1}
+	auditsPassed   = column{qualitySource, fPassed, 1}
+	auditsFailed   = column{qualitySource, fFailed, 1}
+	boardEntries   = column{boardSource, fBoard, 1}
+)
+
+// term is a sum of columns of one source: one part of a metric.
+type term []column
 
 // unit kinds
 const (
-	count   = "count"
-	hours   = "hours"
-	share   = "share"
-	perHour = "per_hour"
+	unitCount   = "count"
+	unitHours   = "hours"
+	unitShare   = "share"
+	unitPerHour = "per_hour"
 )
 
-// metric is one figure: its unit, its sources, its settle rule, and what one
-// agent-day gives it. parts returns whether the agent-day has a row in the
-// metric's source (for a ratio over two sources, in either), and its parts
-// (one for a sum, numerator then denominator for a ratio), nil where unknown.
+// targetRule is how a metric's targets read: spread over days (additive)
+// or holding on any day (fixed), and the kinds of period they are set for.
+type targetRule struct {
+	additive bool
+	periods  []string
+}
+
+// metric is a catalogue metric: one term for a sum, a numerator and a
+// denominator for a ratio.
 type metric struct {
-	id, unit string
-	sources  []string
-	days     int
-	at       time.Duration
-	parts    func(e *eval, agent string, day time.Time) (bool, []*float64)
-	target   string // "additive" or "fixed" for a metric with targets
+	id     string
+	unit   string
+	terms  []term
+	settle settleRule
+	target *targetRule
 }
 
-func (m metric) ratio() bool { return m.unit == share || m.unit == perHour }
+func (m *metric) ratio() bool { return len(m.terms) == 2 }
 
-func num(v int) *float64 { f := float64(v); return &f }
-
-func timeParts(pick func(TimeRow) []*float64) func(*eval, string, time.Time) (bool, []*float64) {
-	return func(e *eval, a string, d time.Time) (bool, []*float64) {
-		r, ok := e.timeRow(a, d)
-		if !ok {
-			return false, nil
+// sources lists the relations a metric reads, each once.
+func (m *metric) sources() []*source {
+	var out []*source
+	for _, t := range m.terms {
+		s := t[0].src
+		seen := false
+		for _, o := range out {
+			seen = seen || o == s
 		}
-		return true, pick(r)
-	}
-}
-
-func salesParts(pick func(SalesRow) []*float64) func(*eval, string, time.Time) (bool, []*float64) {
-	return func(e *eval, a string, d time.Time) (bool, []*float64) {
-		r, ok := e.salesRow(a, d)
-		if !ok {
-			return false, nil
+		if !seen {
+			out = append(out, s)
 		}
-		return true, pick(r)
 	}
+	return out
 }
 
-func qualityParts(pick func(QualityRow) []*float64) func(*eval, string, time.Time) (bool, []*float64) {
-	return func(e *eval, a string, d time.Time) (bool, []*float64) {
-		r, ok := e.qualityRow(a, d)
-		if !ok {
-			return false, nil
+// declares says whether the metric's targets are set for a kind of period.
+func (m *metric) declares(kind string) bool {
+	if m.target == nil {
+		return false
+	}
+	for _, k := range m.target.periods {
+		if k == kind {
+			return true
 		}
-		return true, pick(r)
 	}
+	return false
 }
 
-func approved(r SalesRow) *float64 {
-	if r.Approved == nil {
-		return nil
-	}
-	return num(*r.Approved)
+// The approved basis settles by its own rule (14 days, 06:00); a metric
+// over two sources is final when both are, so it takes the later rule.
+var (
+	timeRule     = settleRule{2, 6 * time.Hour}
+	nightlyRule  = settleRule{1, 6 * time.Hour}
+	approvedRule = settleRule{14, 6 * time.Hour}
+	boardRule    = settleRule{1, 0}
+)
+
+var catalogue = []*metric{
+	{id: "logged_hours", unit: unitHours, terms: []term{{loggedHours}}, settle: timeRule},
+	{id: "available_hours", unit: unitHours, terms: []term{{availableHours}}, settle: timeRule},
+	{id: "talk_hours", unit: unitHours, terms: []term{{talkHours}}, settle: timeRule},
+	{id: "talk_share", unit: unitShare, terms: []term{{talkHours}, {loggedHours}}, settle: timeRule},
+	{id: "availability", unit: unitShare, terms: []term{{availableHours}, {loggedHours}}, settle: timeRule},
+	{id: "audits", unit: unitCount, terms: []term{{auditsPassed, auditsFailed}}, settle: nightlyRule},
+	{id: "audits_passed", unit: unitCount, terms: []term{{auditsPassed}}, settle: nightlyRule},
+	{id: "audit_pass_rate", unit: unitShare, terms: []term{{auditsPassed}, {auditsPassed, auditsFailed}}, settle: nightlyRule},
+	{id: "board_sales", unit: unitCount, terms: []term{{boardEntries}}, settle: boardRule},
+	{id: "submitted_sales", unit: unitCount, terms: []term{{submitted}}, settle: nightlyRule,
+		target: &targetRule{additive: true, periods: []string{"week", "month"}}},
+	{id: "approved_sales", unit: unitCount, terms: []term{{approved}}, settle: approvedRule},
+	{id: "close_rate", unit: unitShare, terms: []term{{submitted}, {submitted, lost}}, settle: nightlyRule,
+		target: &targetRule{additive: false, periods: []string{"month"}}},
+	{id: "approval_rate", unit: unitShare, terms: []term{{approved}, {submitted}}, settle: approvedRule},
+	{id: "sales_per_hour", unit: unitPerHour, terms: []term{{submitted}, {loggedHours}}, settle: timeRule},
 }
 
-var metricList = []metric{
-	{id: "logged_hours", unit: hours, sources: []string{"time"}, days: 2, at: 6 * time.Hour,
-		parts: timeParts(func(r TimeRow) []*float64 { return []*float64{r.Logged} })},
-	{id: "available_hours", unit: hours, sources: []string{"time"}, days: 2, at: 6 * time.Hour,
-		parts: timeParts(func(r TimeRow) []*float64 { return []*float64{r.Available} })},
-	{id: "talk_hours", unit: hours, sources: []string{"time"}, days: 2, at: 6 * time.Hour,
-		parts: timeParts(func(r TimeRow) []*float64 { return []*float64{r.Talk} })},
-	{id: "talk_share", unit: share, sources: []string{"time"}, days: 2, at: 6 * time.Hour,
-		parts: timeParts(func(r TimeRow) []*float64 { return []*float64{r.Talk, r.Logged} })},
-	{id: "availability", unit: share, sources: []string{"time"}, days: 2, at: 6 * time.Hour,
-		parts: timeParts(func(r TimeRow) []*float64 { return []*float64{r.Available, r.Logged} })},
-	{id: "audits", unit: count, sources: []string{"quality"}, days: 1, at: 6 * time.Hour,
-		parts: qualityParts(func(r QualityRow) []*float64 { return []*float64{num(r.Passed + r.Failed)} })},
-	{id: "audits_passed", unit: count, sources: []string{"quality"}, days: 1, at: 6 * time.Hour,
-		parts: qualityParts(func(r QualityRow) []*float64 { return []*float64{num(r.Passed)} })},
-	{id: "audit_pass_rate", unit: share, sources: []string{"quality"}, days: 1, at: 6 * time.Hour,
-		parts: qualityParts(func(r QualityRow) []*float64 { return []*float64{num(r.Passed), num(r.Passed + r.Failed)} })},
-	{id: "board_sales", unit: count, sources: []string{"board"}, days: 1,
-		parts: func(e *eval, a string, d time.Time) (bool, []*float64) {
-			n, ok := e.f.Board[a][d]
-			return ok, []*float64{num(n)}
-		}},
-	{id: "submitted_sales", unit: count, sources: []string{"sales"}, days: 1, at: 6 * time.Hour, target: "additive",
-		parts: salesParts(func(r SalesRow) []*float64 { return []*float64{num(r.Submitted)} })},
-	// The approved basis settles by its own rule: two weeks.
-	{id: "approved_sales", unit: count, sources: []string{"sales"}, days: 14, at: 6 * time.Hour,
-		parts: salesParts(func(r SalesRow) []*float64 { return []*float64{approved(r)} })},
-	{id: "close_rate", unit: share, sources: []string{"sales"}, days: 1, at: 6 * time.Hour, target: "fixed",
-		parts: salesParts(func(r SalesRow) []*float64 { return []*float64{num(r.Submitted), num(r.Submitted + r.Lost)} })},
-	{id: "approval_rate", unit: share, sources: []string{"sales"}, days: 14, at: 6 * time.Hour,
-		parts: salesParts(func(r SalesRow) []*float64 { return []*float64{approved(r), num(r.Submitted)} })},
-	// Submitted over logged hours, joined by agent-day: a side with no row
-	// is zero on a day its source is loaded, and unknown on one it is not.
-	{id: "sales_per_hour", unit: perHour, sources: []string{"sales", "time"}, days: 2, at: 6 * time.Hour,
-		parts: func(e *eval, a string, d time.Time) (bool, []*float64) {
-			s, hasSales := e.salesRow(a, d)
-			t, hasTime := e.timeRow(a, d)
-			if !hasSales && !hasTime {
-				return false, nil
-			}
-			var n, h *float64
-			switch {
-			case hasSales:
-				n = num(s.Submitted)
-			case e.loadedDay("sales", d):
-				n = num(0)
-			}
-			switch {
-			case hasTime:
-				h = t.Logged
-			case e.loadedDay("time", d):
-				h = num(0)
-			}
-			return true, []*float64{n, h}
-		}},
-}
-
-func metricByID(id string) metric {
-	for _, m := range metricList {
+func metricNamed(id string) *metric {
+	for _, m := range catalogue {
 		if m.id == id {
 			return m
 		}
 	}
-	panic("reference: no metric " + id)
+	panic("reference: the demo catalogue has no metric " + id)
+}
+
+func metricsNamed(ids []string) []*metric {
+	out := make([]*metric, len(ids))
+	for i, id := range ids {
+		out[i] = metricNamed(id)
+	}
+	return out
 }
 
 // report is a report tool of the demo catalogue.
@@ -155,33 +173,37 @@ type report struct {
 	id       string
 	metrics  []string
 	defaults []string
-	live     []string // its metrics whose every source is live
-	counts   []string // compare_counts: one count per basis, in report order
+	live     []string // what the defaults become over days no nightly build has loaded
+	bases    []string // compare_counts: one count per basis
 }
 
 var reportList = []report{
 	{id: "hours", metrics: []string{"logged_hours", "available_hours", "talk_hours", "talk_share", "availability"},
 		defaults: []string{"logged_hours", "talk_hours", "talk_share"}},
-	{id: "quality", metrics: []string{"audits", "audits_passed", "audit_pass_rate"}, defaults: []string{"audits", "audit_pass_rate"}},
+	{id: "quality", metrics: []string{"audits", "audits_passed", "audit_pass_rate"},
+		defaults: []string{"audits", "audit_pass_rate"}},
 	{id: "sales", metrics: []string{"submitted_sales", "close_rate", "board_sales", "approved_sales", "approval_rate", "sales_per_hour"},
 		defaults: []string{"submitted_sales", "close_rate"}, live: []string{"board_sales"},
-		counts: []string{"submitted_sales", "board_sales", "approved_sales"}},
+		bases: []string{"submitted_sales", "board_sales", "approved_sales"}},
 }
 
-func reportByID(id string) (report, bool) {
+// leagueDefaults are the league's metrics when none are named.
+var leagueDefaults = []string{"submitted_sales", "close_rate"}
+
+func reportNamed(id string) report {
 	for _, r := range reportList {
 		if r.id == id {
-			return r, true
+			return r
 		}
 	}
-	return report{}, false
+	return report{}
 }
 
 // Reports lists the report tools of the demo catalogue and their metrics.
 func Reports() map[string][]string {
 	out := map[string][]string{}
 	for _, r := range reportList {
-		out[r.id] = r.metrics
+		out[r.id] = append([]string(nil), r.metrics...)
 	}
 	return out
 }

@@ -1,9 +1,17 @@
 // Package reference is an independent evaluator of plumbline's report rules,
-// for tests: a small, plain implementation of DESIGN §2 and §6 over the demo
-// floor's raw tables, read with SELECT * and nothing else, that computes
-// each report's rows, partial flags, truncation and the kinds of its
-// warnings. It shares no code with the engine, the query builder or the
-// catalogue: the demo catalogue's metrics, settle rules and reports are
-// written out here again, by hand, from the catalogue's YAML, so that a
-// mistake in either shows as a difference between the two.
+// for tests: a plain implementation, over the demo floor's raw tables read
+// with SELECT * and nothing else, of what an answer must hold (rows, partial
+// flags, truncation, targets, comparisons and the kinds of its warnings).
+//
+// It is written from the product's words (DESIGN §2, §4 and §6, the README's
+// "The tools" and "A worked example", and the rules of issue 40 for targets
+// and to-date comparisons), not from the engine's code, and it works
+// differently on purpose, so that a mistake the two could share has nowhere
+// to hide: the floor is laid out once as a table of every agent-day (the
+// team that day, on the staff or not) and every team-day (on the floor or
+// not); periods are found by walking a calendar built one day at a time;
+// names are matched by giving each typed word a name word of its own; rows
+// are ranked by sort keys built as byte strings; and every sum is kept in
+// whole numbers (hours in hundredths). The demo catalogue's metrics, settle
+// rules, targets and reports are written out again by hand from its YAML.
 package reference

@@ -205,7 +205,7 @@ func TestAnAnswerWaitsForItsRowOnDisk(t *testing.T) {
 	db := pgtest.NewDB(t)
 	sql := db.Conn(t)
 	ctx := context.Background()
-	if _, err := sql.Exec(ctx, "REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM PUBLIC"); err != nil {
+	if _, err := sql.Exec(ctx, "REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM "+pgtest.Roles.Logger); err != nil {
 		t.Fatal(err)
 	}
 	metrics := telemetry.NewMetrics(telemetry.Build{})

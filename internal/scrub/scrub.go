@@ -136,3 +136,43 @@ func hasRun(b []byte) bool {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// Value cuts the long digit runs of every string in v, a value as
+// encoding/json decodes one (a string, a number, a bool, nil, or []any and
+// map[string]any of those, whose keys are strings too), except inside the
+// tokens keep, and leaves every number alone. It changes v's slices and
+// maps in place (two keys that differ only in the digits cut become one)
+// and returns v, with how many strings it cut.
+func Value(v any, keep ...string) (any, int) {
+	switch v := v.(type) {
+	case string:
+		if s := String(v, keep...); s != v {
+			return s, 1
+		}
+	case []any:
+		cut := 0
+		for i, x := range v {
+			var n int
+			v[i], n = Value(x, keep...)
+			cut += n
+		}
+		return v, cut
+	case map[string]any:
+		cut := 0
+		renamed := map[string]string{}
+		for k, x := range v {
+			var n int
+			v[k], n = Value(x, keep...)
+			cut += n
+			if s := String(k, keep...); s != k {
+				renamed[k] = s
+			}
+		}
+		for k, s := range renamed {
+			v[s] = v[k]
+			delete(v, k)
+		}
+		return v, cut + len(renamed)
+	}
+	return v, 0
+}

@@ -99,3 +99,21 @@ func BenchmarkJSON(b *testing.B) {
 		scrub.JSON(body, "6f164484a506d757")
 	}
 }
+
+// A decoded JSON value has the runs of its strings cut, keys among them,
+// at any depth, and its numbers left alone; the count says how many
+// strings were cut.
+func TestValue(t *testing.T) {
+	var v any
+	json.Unmarshal([]byte(`{"phone 5551234567": ["call 5551234567", 5551234567, {"n": 12345678, "s": "12345678"}], "ok": "123456"}`), &v)
+	got, n := scrub.Value(v)
+	b, _ := json.Marshal(got)
+	if want := `{"ok":"123456","phone 4567":["call 4567",5551234567,{"n":12345678,"s":"5678"}]}`; string(b) != want || n != 3 {
+		t.Errorf("scrubbed %s (%d cut), want %s (3 cut)", b, n, want)
+	}
+	for _, v := range []any{nil, true, 12345678.0, "123456"} {
+		if got, n := scrub.Value(v); got != v || n != 0 {
+			t.Errorf("%v became %v (%d cut)", v, got, n)
+		}
+	}
+}

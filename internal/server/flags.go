@@ -88,5 +88,5 @@ func (a *Auth) RegisterFlags(fs *flag.FlagSet) {
 // HTTP.
 func (a *Auth) RegisterPruneFlag(fs *flag.FlagSet) {
 	fs.DurationVar(&a.PruneEvery, "prune-every", oauth.DefaultPruneEvery, "how often an HTTP server deletes spent sign-in state (codes a day past expiry, "+
-		"expired sessions, tokens 30 days past expiry or revocation); 0 leaves it to plumbline prune-log")
+		"expired sessions, tokens 30 days past expiry or revocation, failed client authentications a day old); 0 leaves it to plumbline prune-log")
 }

@@ -27,9 +27,10 @@ const (
 
 // Limits a refusal may be counted under (MetricLimitRefusals).
 const (
-	LimitCallsPerMinute      = "calls_per_minute"
-	LimitAnalystStatements   = "analyst_statements_per_minute"
-	LimitClientRegistrations = "client_registrations"
+	LimitCallsPerMinute       = "calls_per_minute"
+	LimitAnalystStatements    = "analyst_statements_per_minute"
+	LimitClientRegistrations  = "client_registrations"
+	LimitClientAuthentication = "client_authentication"
 )
 
 // Request-log writes that may fail (MetricLogFailures): the call's row,
@@ -58,9 +59,10 @@ const (
 
 // What pruning the sign-in state deletes (MetricPruned).
 const (
-	PrunedCodes    = "codes"
-	PrunedSessions = "sessions"
-	PrunedTokens   = "tokens"
+	PrunedCodes          = "codes"
+	PrunedSessions       = "sessions"
+	PrunedTokens         = "tokens"
+	PrunedClientFailures = "client_failures"
 )
 
 // latencyBuckets suit calls of a millisecond to the statement timeout.
@@ -120,11 +122,11 @@ func NewMetrics(build Build) *Metrics {
 	m.auth = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricAuthEvents,
 		Help: "Sign-in and token events of the authorization server and the token check, by event."}, []string{"event"})
 	m.pruned = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricPruned,
-		Help: "Spent sign-in state the server's scheduled pruning deleted: codes, sessions and tokens."}, []string{"kind"})
-	for _, k := range []string{PrunedCodes, PrunedSessions, PrunedTokens} {
+		Help: "Spent sign-in state the server's scheduled pruning deleted: codes, sessions, tokens and failed client authentications."}, []string{"kind"})
+	for _, k := range []string{PrunedCodes, PrunedSessions, PrunedTokens, PrunedClientFailures} {
 		m.pruned.WithLabelValues(k)
 	}
-	for _, l := range []string{LimitCallsPerMinute, LimitAnalystStatements, LimitClientRegistrations} {
+	for _, l := range []string{LimitCallsPerMinute, LimitAnalystStatements, LimitClientRegistrations, LimitClientAuthentication} {
 		m.limited.WithLabelValues(l)
 	}
 	for _, w := range []string{LogWriteCall, LogWriteOutcome, LogDropOutcome} {

@@ -106,7 +106,8 @@ func (c Check) Contract(file string, changes []snapshot.Change) {
 }
 
 // Tokens prints access tokens as plumbline token list shows them, a row
-// each: never the token itself, which plumbline does not keep.
+// each: never the token itself, which plumbline does not keep. A client id
+// is the client's own text, shown as oauth.DisplayText makes it.
 func Tokens(w io.Writer, tokens []oauth.TokenInfo) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tWHO\tCLIENT\tSCOPE\tCREATED\tEXPIRES\tREVOKED")
@@ -115,7 +116,7 @@ func Tokens(w io.Writer, tokens []oauth.TokenInfo) error {
 		if t.Revoked != nil {
 			revoked = t.Revoked.Format(time.DateTime)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Kind, t.Subject, t.ClientID, strings.Join(t.Scope, ","),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Kind, t.Subject, oauth.DisplayText(t.ClientID), strings.Join(t.Scope, ","),
 			t.Created.Format(time.DateTime), t.Expires.Format(time.DateOnly), revoked)
 	}
 	return tw.Flush()

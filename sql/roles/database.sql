@@ -26,6 +26,54 @@ END $$;
 -- by default; plumbline's login must not be able to.
 DO $$ BEGIN EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', current_database()); END $$;
 
+-- Nor may the analyst see other sessions, the size of tables it may not
+-- read, or act beyond its statement: what sql/roles/withheld.sql lists is
+-- taken from PUBLIC and given back to the database's owner and, for the
+-- statistics, to pg_read_all_stats. Only a superuser may revoke from
+-- PostgreSQL's built-ins (anyone else is merely warned), so a revoke that
+-- did not take stops setup.
+DO $$
+DECLARE
+    item record;
+    owner name := (SELECT pg_catalog.pg_get_userbyid(datdba) FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database());
+    back text;
+    kept text;
+    taken text;
+    held boolean;
+BEGIN
+    FOR item IN {{withheld}}
+    LOOP
+        back := quote_ident(owner) || CASE WHEN item.statistic THEN ', pg_read_all_stats' ELSE '' END;
+        EXECUTE format('REVOKE %s ON %s %s FROM PUBLIC', item.privilege, item.kind, item.object);
+        IF item.columns IS NULL THEN
+            EXECUTE format('GRANT %s ON %s %s TO %s', item.privilege, item.kind, item.object, back);
+            held := CASE item.kind WHEN 'FUNCTION' THEN has_function_privilege('public', item.oid, item.privilege)
+                                ELSE has_table_privilege('public', item.oid, item.privilege) END;
+        ELSE
+            -- Revoking from the table took every column: every role gets
+            -- the others back.
+            SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) FILTER (WHERE a.attname <> ALL (item.columns)),
+                   string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) FILTER (WHERE a.attname = ANY (item.columns))
+            INTO kept, taken
+            FROM pg_catalog.pg_attribute a WHERE a.attrelid = item.oid AND a.attnum > 0 AND NOT a.attisdropped;
+            EXECUTE format('GRANT %s (%s) ON %s %s TO PUBLIC', item.privilege, kept, item.kind, item.object);
+            EXECUTE format('GRANT %s (%s) ON %s %s TO %s', item.privilege, taken, item.kind, item.object, back);
+            held := EXISTS (SELECT FROM unnest(item.columns) c WHERE has_column_privilege('public', item.oid, c, item.privilege));
+        END IF;
+        IF held THEN
+            RAISE EXCEPTION 'could not revoke % on % from PUBLIC: %, and only a superuser may revoke it; run plumbline setup as a superuser',
+                item.privilege, item.object, item.gives;
+        END IF;
+    END LOOP;
+END $$;
+
+-- plumbline's own roles use two of those: auth takes a transaction's
+-- advisory lock while it issues a person's tokens or registers a client
+-- (so that limits hold across replicas), and the request log's batch
+-- waits for the disk with a logical decoding message.
+GRANT EXECUTE ON FUNCTION pg_catalog.pg_advisory_xact_lock(bigint) TO {{auth}};
+GRANT EXECUTE ON FUNCTION pg_catalog.pg_logical_emit_message(boolean, text, text) TO {{logger}};
+
 -- The request log: the logger writes who, what and when once (the database
 -- stamps when), reads back what the per-person limit counts and may take a
 -- call it refuses out of that count, and writes each call's outcome once.
@@ -50,11 +98,13 @@ GRANT UPDATE (outcome, rule, duration_ms, row_count) ON plumbline.analyst_log TO
 -- The token store (sql/migrations/0100_oauth.sql): auth reads the
 -- membership table the directory sync keeps, registers clients, keeps
 -- sign-in sessions and consents, issues codes and marks them used, issues
--- tokens and revokes them. It can change no member, delete nothing itself,
--- and rewrite no code, token or session beyond those marks.
+-- tokens and revokes them, and counts failed client authentications
+-- (sql/migrations/0103_client_failures.sql). It can change no member,
+-- delete nothing itself, and rewrite no code, token, session or failure
+-- beyond those marks.
 GRANT USAGE ON SCHEMA plumbline TO {{auth}};
 REVOKE ALL ON plumbline.members, plumbline.oauth_clients, plumbline.oauth_sessions,
-    plumbline.oauth_consents, plumbline.oauth_codes, plumbline.oauth_tokens FROM {{auth}};
+    plumbline.oauth_consents, plumbline.oauth_codes, plumbline.oauth_tokens, plumbline.oauth_client_failures FROM {{auth}};
 GRANT SELECT (person_id, email, display_name, status) ON plumbline.members TO {{auth}};
 GRANT SELECT, INSERT ON plumbline.oauth_clients TO {{auth}};
 GRANT SELECT, INSERT ON plumbline.oauth_sessions TO {{auth}};
@@ -64,6 +114,8 @@ GRANT SELECT, INSERT ON plumbline.oauth_codes TO {{auth}};
 GRANT UPDATE (used_at) ON plumbline.oauth_codes TO {{auth}};
 GRANT SELECT, INSERT ON plumbline.oauth_tokens TO {{auth}};
 GRANT UPDATE (revoked_at) ON plumbline.oauth_tokens TO {{auth}};
+GRANT SELECT, INSERT ON plumbline.oauth_client_failures TO {{auth}};
 -- It may prune on a schedule only through the function that holds the
--- rules (sql/migrations/0102_prune_signin.sql), which deletes nothing live.
+-- rules (sql/migrations/0102_prune_signin.sql, made anew in
+-- 0103_client_failures.sql), which deletes nothing live.
 GRANT EXECUTE ON FUNCTION plumbline.prune_signin_state() TO {{auth}};

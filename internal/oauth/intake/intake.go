@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"plumbline/internal/oauth/cimd"
 )
@@ -21,6 +22,9 @@ type Error struct {
 	Status      int
 	Code        string
 	Description string
+	// RetryAfter, set on a refusal by a limit, is how long until the
+	// caller may try again (the Retry-After header).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Description }

@@ -1,0 +1,179 @@
+package reference
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Names are matched as the directory's people and teams would be looked up
+// by hand: a key or an email as written, else a name's words, accents and
+// case aside, either all of them in order or each typed word the start of a
+// different word of the name.
+
+// bare is what an accented Latin letter reads as without its accent.
+var bare = map[rune]rune{}
+
+func init() {
+	for plain, accented := range map[rune]string{
+		'a': "àáâãäåāăą", 'c': "çćĉċč", 'd': "ď", 'e': "èéêëēĕėęě", 'g': "ĝğġģ", 'h': "ĥ",
+		'i': "ìíîïĩīĭįı", 'j': "ĵ", 'k': "ķ", 'l': "ĺļľ", 'n': "ñńņň", 'o': "òóôõöōŏő",
+		'r': "ŕŗř", 's': "śŝşš", 't': "ţť", 'u': "ùúûüũūŭůűų", 'w': "ŵ", 'y': "ýÿŷ", 'z': "źżž",
+	} {
+		for _, r := range accented {
+			bare[r] = plain
+		}
+	}
+}
+
+// nameWords folds a name to its words: lower case, accents dropped (a
+// precomposed letter through the table above, a combining mark left out),
+// split at anything that is not a letter or a digit.
+func nameWords(s string) []string {
+	var out []string
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			out = append(out, b.String())
+			b.Reset()
+		}
+	}
+	for _, r := range s {
+		if r >= 0x300 && r <= 0x36f {
+			continue
+		}
+		r = unicode.ToLower(r)
+		if p, ok := bare[r]; ok {
+			r = p
+		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		} else {
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+func sameWords(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// startsWords says whether each typed word can be given a word of the name
+// of its own that it starts: a bipartite matching, grown one typed word at a
+// time along augmenting paths.
+func startsWords(typed, name []string) bool {
+	if len(typed) == 0 || len(typed) > len(name) {
+		return false
+	}
+	owner := make([]int, len(name)) // the typed word holding each name word, or -1
+	for i := range owner {
+		owner[i] = -1
+	}
+	var place func(t int, tried []bool) bool
+	place = func(t int, tried []bool) bool {
+		for n, word := range name {
+			if tried[n] || !strings.HasPrefix(word, typed[t]) {
+				continue
+			}
+			tried[n] = true
+			if owner[n] < 0 || place(owner[n], tried) {
+				owner[n] = t
+				return true
+			}
+		}
+		return false
+	}
+	for t := range typed {
+		if !place(t, make([]bool, len(name))) {
+			return false
+		}
+	}
+	return true
+}
+
+// who is a resolved who: its kind, key, name and number (team or agent).
+type who struct {
+	kind, key, name string
+	num             int
+}
+
+// resolveWho resolves a request's who, or ends the call with a refusal or
+// the candidates.
+func (w *world) resolveWho(q Who) (who, *Expected) {
+	switch {
+	case q.Floor:
+		return who{kind: "floor", name: "the floor", num: -1}, nil
+	case q.Team != "":
+		typed := nameWords(q.Team)
+		var exact, loose []int
+		for i, t := range w.teams {
+			switch names := nameWords(t.name); {
+			case strings.EqualFold(t.key, q.Team), sameWords(names, typed):
+				exact = append(exact, i)
+			case startsWords(typed, names):
+				loose = append(loose, i)
+			}
+		}
+		found := exact
+		if len(found) == 0 {
+			found = loose
+		}
+		return pickOne(found, "team", func(i int) (string, string) { return w.teams[i].key, w.teams[i].name })
+	}
+	var found []int
+	for i, a := range w.agents {
+		if strings.EqualFold(a.Key, q.Agent) {
+			found = []int{i}
+		}
+	}
+	if found == nil && strings.Contains(q.Agent, "@") {
+		for i, a := range w.agents {
+			if strings.EqualFold(a.Email, q.Agent) {
+				found = append(found, i)
+			}
+		}
+	} else if found == nil {
+		typed := nameWords(q.Agent)
+		var exact, loose []int
+		for i, a := range w.agents {
+			names := nameWords(a.Name)
+			if sameWords(names, typed) {
+				exact = append(exact, i)
+			} else if startsWords(typed, names) {
+				loose = append(loose, i)
+			}
+		}
+		found = exact
+		if len(found) == 0 {
+			found = loose
+		}
+	}
+	return pickOne(found, "agent", func(i int) (string, string) { return w.agents[i].Key, w.agents[i].Name })
+}
+
+// pickOne reads the matches of a name: none is a refusal, one the who,
+// several the candidates, by key.
+func pickOne(found []int, kind string, label func(int) (string, string)) (who, *Expected) {
+	switch len(found) {
+	case 0:
+		return who{}, refuse("invalid_argument", "who."+kind)
+	case 1:
+		key, name := label(found[0])
+		return who{kind: kind, key: key, name: name, num: found[0]}, nil
+	}
+	var keys []string
+	for _, i := range found {
+		key, _ := label(i)
+		keys = append(keys, key)
+	}
+	return who{}, &Expected{Candidates: keys}
+}

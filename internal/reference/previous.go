@@ -1,0 +1,189 @@
+package reference
+
+import (
+	"slices"
+	"sort"
+)
+
+// toDate says what a period runs through today from the first day of: a
+// week (this_week, week_to_date, a week clipped at today), a month
+// (this_month, month_to_date) or a quarter (quarter_to_date); "" for any
+// other period.
+func toDate(q Period, p asked) string {
+	switch q.Named {
+	case "this_week", "week_to_date":
+		return "week"
+	case "this_month", "month_to_date":
+		return "month"
+	case "quarter_to_date":
+		return "quarter"
+	}
+	if p.clipped {
+		return "week"
+	}
+	return ""
+}
+
+// previousOf is the period a finished period is set beside: the month
+// before a whole calendar month, else as many days just before.
+func (c *call) previousOf(p span) span {
+	cal := c.w.cal
+	if cal.has(p.first) && cal.dom[p.first] == 1 && cal.monthEnd(p.first) == p.last {
+		before := p.first - 1
+		return span{cal.monthStart(before), before}
+	}
+	return span{p.first - p.days(), p.last - p.days()}
+}
+
+// besidePrevious answers a report with compare_to previous_period: each
+// group's figures beside the previous period's and the change. A period
+// run to today is cut at its last final day and set beside as many days
+// from the start of the week, month or quarter before.
+func (c *call) besidePrevious(wh who, p asked, ms []*metric, sorting *Sort) *Expected {
+	r, cal := c.r, c.w.cal
+	cur, prev := p.span, span{}
+	askedEnd := ""
+	switch kind := toDate(*r.Period, p); kind {
+	case "":
+		if c.unfinished(ms, cur) {
+			return refuse("not_comparable", "period")
+		}
+		prev = c.previousOf(cur)
+	default:
+		last, ok := c.lastFinal(ms)
+		if !ok || last < cur.first {
+			return refuse("not_comparable", "period")
+		}
+		askedEnd = cal.date(cur.last)
+		cur.last = min(cur.last, last)
+		bound := cur.first - 1 // the last day of the week, month or quarter before
+		start := cal.monday(bound)
+		switch kind {
+		case "month":
+			start = cal.monthStart(bound)
+		case "quarter":
+			start = cal.quarterStart(bound)
+		}
+		prev = span{start, min(start+cur.days()-1, bound)}
+		c.warn("to_date")
+	}
+	for _, m := range ms {
+		if cov, ok := c.w.coverage(m); ok && cov.first > prev.first {
+			return refuse("invalid_argument", "compare_to")
+		}
+	}
+	out := c.answer(cur)
+	out.AskedEnd = askedEnd
+	out.Previous = []string{cal.date(prev.first), cal.date(prev.last)}
+	out.Sort, out.Metrics = sorting, ids(ms)
+	if p.clipped {
+		c.warn("clipped")
+	}
+	l := lens{who: wh, by: r.GroupBy}
+	now, before := c.w.tabulate(l, cur, ms), c.w.tabulate(l, prev, ms)
+	groups := append(slices.Clone(now.groups), before.groups...)
+	sort.Strings(groups)
+	groups = slices.Compact(groups)
+	var rank func(string) (float64, bool)
+	if sorting != nil {
+		rank = rankBy(now, slices.Index(out.Metrics, sorting.Metric))
+	}
+	shown, truncated := c.keep(groups, rank, sorting, r.TopN)
+	out.Truncated = truncated
+	out.Columns = previousColumns(groupColumns(r.GroupBy), ms)
+	for _, g := range shown {
+		row := c.groupCells(r.GroupBy, g, cur)
+		for i, m := range ms {
+			a, b := now.figure(g, i), before.figure(g, i)
+			row = append(append(append(row, m.cells(a)...), m.cells(b)...), m.change(a, b))
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	c.stamp(out, now, cur, ms)
+	c.addLeftOut(out, before)
+	if cur.days() != prev.days() || c.workingDays(l, cur) != c.workingDays(l, prev) {
+		c.warn("unlike_periods")
+	}
+	if c.membersDiffer(wh, cur, prev) {
+		c.warn("members")
+	}
+	c.presence(l, cur, presenceOf(l, shown))
+	c.presence(l, prev, presenceOf(l, shown))
+	return out
+}
+
+// previousColumns appends to cols each metric's columns beside the
+// previous period: the figure and the previous one (a ratio's with their
+// parts), then the change, in points for a share.
+func previousColumns(cols []string, ms []*metric) []string {
+	for _, m := range ms {
+		cols = append(cols, figureColumns(m)...)
+		for _, name := range figureColumns(m) {
+			if name == m.id {
+				cols = append(cols, m.id+"_previous")
+			} else {
+				cols = append(cols, m.id+"_previous"+name[len(m.id):])
+			}
+		}
+		if m.unit == unitShare {
+			cols = append(cols, m.id+"_change_points")
+		} else {
+			cols = append(cols, m.id+"_change")
+		}
+	}
+	return cols
+}
+
+// workingDays counts the days of a span on which someone counted logged
+// some time.
+func (c *call) workingDays(l lens, p span) int {
+	w := c.w
+	logged := metricNamed("logged_hours")
+	n := 0
+	for d := p.first; d <= p.last; d++ {
+		for _, a := range w.agents {
+			if row, v, known := w.agentDay(logged, a, d); row && known[0] && v[0] > 0 && w.counts(l, a, d) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// membersDiffer says whether what a comparison counts changed between its
+// two periods: for a team, an agent counted for it on some day of one and
+// no day of the other, or on only some days of either; for the floor, a
+// team on the floor likewise. An agent's own figures name none.
+func (c *call) membersDiffer(wh who, p, q span) bool {
+	w := c.w
+	changed := func(on func(d int) bool) bool {
+		n, m := 0, 0
+		for d := p.first; d <= p.last; d++ {
+			if on(d) {
+				n++
+			}
+		}
+		for d := q.first; d <= q.last; d++ {
+			if on(d) {
+				m++
+			}
+		}
+		return n+m > 0 && (n < p.days() || m < q.days())
+	}
+	switch wh.kind {
+	case "team":
+		for _, a := range w.agents {
+			if changed(func(d int) bool { return w.staffOn(a, d) && w.teamOn(a, d) == wh.num }) {
+				return true
+			}
+		}
+	case "floor":
+		for t := range w.teams {
+			if changed(func(d int) bool { return w.floorOn(t, d) }) {
+				return true
+			}
+		}
+	}
+	return false
+}
