@@ -206,7 +206,8 @@ func (s *server) check(r *http.Request) *problem {
 // route returns the resource type a path is under, and whether it names
 // one resource.
 func route(path string) (resource, bool, bool) {
-	rest, ok := strings.CutPrefix(path, Path+"/")
+	// Within the library, the path has lost its /scim.
+	rest, ok := strings.CutPrefix(strings.TrimPrefix(path, "/scim"), "/v2/")
 	if !ok {
 		return resource{}, false, false
 	}
