@@ -169,4 +169,3 @@ func scimCmd(ctx context.Context, args []string, s *streams) error {
 	fmt.Fprintf(s.out, "Revoked %d SCIM token(s).\n", n)
 	return nil
 }
-

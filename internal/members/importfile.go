@@ -159,7 +159,9 @@ func check(name string, rows []Row) error {
 	seen, emails := map[string]Row{}, map[string]Row{}
 	for i := range rows {
 		r := &rows[i]
-		bad := func(column, rule string) error { return &RowError{File: name, Place: place(*r), Column: column, Rule: rule} }
+		bad := func(column, rule string) error {
+			return &RowError{File: name, Place: place(*r), Column: column, Rule: rule}
+		}
 		if r.Status == "" {
 			r.Status = StatusActive
 		}
