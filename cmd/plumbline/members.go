@@ -14,14 +14,18 @@ import (
 	"plumbline/internal/server"
 )
 
-// directory opens the directory on the command's --db, its statements run
-// as --auth-role.
-func directory(ctx context.Context, db, role string) (*members.Store, func(), error) {
-	if db == "" {
-		return nil, nil, fmt.Errorf("%w: --db is required", errUsage)
+// directoryFlags adds the flags that name the directory (--db and
+// --auth-role) and returns what opens it, its statements run as the role.
+func directoryFlags(f *flags) func(context.Context) (*members.Store, func(), error) {
+	db := f.string("db", "", "PostgreSQL connection `string` (required)")
+	role := f.string("auth-role", grants.DefaultRoles().Auth, "`role` that keeps the token store and the directory")
+	return func(ctx context.Context) (*members.Store, func(), error) {
+		if *db == "" {
+			return nil, nil, fmt.Errorf("%w: --db is required", errUsage)
+		}
+		a := server.Auth{Role: *role}
+		return a.Directory(ctx, *db)
 	}
-	a := server.Auth{Role: role}
-	return a.Directory(ctx, db)
 }
 
 func membersCmd(ctx context.Context, args []string, s *streams) error {
@@ -32,8 +36,7 @@ func membersCmd(ctx context.Context, args []string, s *streams) error {
 		args = args[1:]
 	}
 	f := newFlags("members import", helpText("members"), s)
-	db := f.string("db", "", "PostgreSQL connection `string` (required)")
-	role := f.string("auth-role", grants.DefaultRoles().Auth, "`role` that keeps the token store and the directory")
+	open := directoryFlags(f)
 	dry := f.boolean("dry-run", false, "say what the import would change, and change nothing")
 	pos, err := f.parse(args)
 	if err != nil {
@@ -46,7 +49,7 @@ func membersCmd(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	store, closeStore, err := directory(ctx, *db, *role)
+	store, closeStore, err := open(ctx)
 	if err != nil {
 		return err
 	}
@@ -92,8 +95,7 @@ func scimCmd(ctx context.Context, args []string, s *streams) error {
 	}
 	action, rest := args[1], args[2:]
 	f := newFlags("scim token "+action, helpText("scim"), s)
-	db := f.string("db", "", "PostgreSQL connection `string` (required)")
-	role := f.string("auth-role", grants.DefaultRoles().Auth, "`role` that keeps the token store and the directory")
+	open := directoryFlags(f)
 	var name *string
 	var ttl *time.Duration
 	var all *bool
@@ -112,7 +114,7 @@ func scimCmd(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	store, closeStore, err := directory(ctx, *db, *role)
+	store, closeStore, err := open(ctx)
 	if err != nil {
 		return err
 	}

@@ -33,28 +33,11 @@ func scanGroup(row pgx.Row) (Group, error) {
 
 // Groups lists every group, by name.
 func (s *Store) Groups(ctx context.Context) ([]Group, error) {
-	var out []Group
-	err := s.tx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+groupColumns+" GROUP BY g.group_id ORDER BY lower(g.display_name)")
-		if err != nil {
-			return err
-		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Group, error) { return scanGroup(r) })
-		return err
-	})
-	return out, err
+	return list(ctx, s, "SELECT "+groupColumns+" GROUP BY g.group_id ORDER BY lower(g.display_name)", scanGroup)
 }
 
 // Group returns the group with a SCIM id.
-func (s *Store) Group(ctx context.Context, id string) (Group, error) {
-	var g Group
-	err := s.tx(ctx, func(tx pgx.Tx) error {
-		var err error
-		g, err = group(ctx, tx, id, false)
-		return err
-	})
-	return g, err
-}
+func (s *Store) Group(ctx context.Context, id string) (Group, error) { return one(ctx, s, id, group) }
 
 func group(ctx context.Context, tx pgx.Tx, id string, lock bool) (Group, error) {
 	if uuid.Validate(id) != nil {

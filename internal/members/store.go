@@ -150,27 +150,37 @@ func scanPerson(row pgx.Row) (Person, error) {
 
 // People lists every member, by user name.
 func (s *Store) People(ctx context.Context) ([]Person, error) {
-	var out []Person
+	return list(ctx, s, "SELECT "+personColumns+" GROUP BY m.person_id ORDER BY lower(coalesce(m.user_name, m.email))", scanPerson)
+}
+
+// list reads every row a query finds, as scan reads each.
+func list[T any](ctx context.Context, s *Store, query string, scan func(pgx.Row) (T, error)) ([]T, error) {
+	var out []T
 	err := s.tx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, "SELECT "+personColumns+" GROUP BY m.person_id ORDER BY lower(coalesce(m.user_name, m.email))")
+		rows, err := tx.Query(ctx, query)
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Person, error) { return scanPerson(r) })
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
 		return err
 	})
 	return out, err
 }
 
-// Person returns the member with a SCIM id.
-func (s *Store) Person(ctx context.Context, id string) (Person, error) {
-	var p Person
+// one reads one row by id, as read does in a transaction.
+func one[T any](ctx context.Context, s *Store, id string, read func(context.Context, pgx.Tx, string, bool) (T, error)) (T, error) {
+	var v T
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		var err error
-		p, err = person(ctx, tx, id, false)
+		v, err = read(ctx, tx, id, false)
 		return err
 	})
-	return p, err
+	return v, err
+}
+
+// Person returns the member with a SCIM id.
+func (s *Store) Person(ctx context.Context, id string) (Person, error) {
+	return one(ctx, s, id, person)
 }
 
 // person reads a member by SCIM id, locking their row when lock is set.

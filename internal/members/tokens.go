@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -56,19 +57,10 @@ func (s *Store) Tokens(ctx context.Context, all bool) ([]Token, error) {
 	if all {
 		q = tokenColumns + " ORDER BY token_id DESC"
 	}
-	var out []Token
-	err := s.tx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, q)
-		if err != nil {
-			return err
-		}
-		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Token, error) {
-			var t Token
-			return t, r.Scan(&t.ID, &t.Name, &t.Created, &t.Expires, &t.LastUsed, &t.Revoked)
-		})
-		return err
+	return list(ctx, s, q, func(r pgx.Row) (Token, error) {
+		var t Token
+		return t, r.Scan(&t.ID, &t.Name, &t.Created, &t.Expires, &t.LastUsed, &t.Revoked)
 	})
-	return out, err
 }
 
 // RevokeTokens revokes live SCIM tokens chosen by id or by name, and
@@ -90,7 +82,7 @@ func (s *Store) VerifyToken(ctx context.Context, token string) (name string, ok 
 	err = s.tx(ctx, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `UPDATE plumbline.scim_tokens SET last_used_at = now()
 			WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now() RETURNING name`, hashToken(token)).Scan(&name)
-		if err == pgx.ErrNoRows {
+		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
 		ok = err == nil

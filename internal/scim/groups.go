@@ -59,32 +59,19 @@ func (h groupHandler) Create(r *http.Request, a scim.ResourceAttributes) (scim.R
 	var g members.Group
 	fillGroup(&g, a)
 	g, err := h.s.store.CreateGroup(r.Context(), by(r), g)
-	if err != nil {
-		return scim.Resource{}, h.s.fail(r, err)
-	}
-	return groupResource(g), nil
+	return respond(h.s, r, g, err, groupResource)
 }
 
 // Get returns a group.
 func (h groupHandler) Get(r *http.Request, id string) (scim.Resource, error) {
 	g, err := h.s.store.Group(r.Context(), id)
-	if err != nil {
-		return scim.Resource{}, h.s.fail(r, err)
-	}
-	return groupResource(g), nil
+	return respond(h.s, r, g, err, groupResource)
 }
 
 // GetAll lists the groups a filter lets through, a page at a time.
 func (h groupHandler) GetAll(r *http.Request, params scim.ListRequestParams) (scim.Page, error) {
 	gs, err := h.s.store.Groups(r.Context())
-	if err != nil {
-		return scim.Page{}, h.s.fail(r, err)
-	}
-	all := make([]scim.Resource, len(gs))
-	for i, g := range gs {
-		all[i] = groupResource(g)
-	}
-	return page(all, params), nil
+	return page(h.s, r, params, gs, err, groupResource)
 }
 
 // Replace sets a group to what a whole Group resource says.
@@ -93,18 +80,12 @@ func (h groupHandler) Replace(r *http.Request, id string, a scim.ResourceAttribu
 		fillGroup(g, a)
 		return nil
 	})
-	if err != nil {
-		return scim.Resource{}, h.s.fail(r, err)
-	}
-	return groupResource(g), nil
+	return respond(h.s, r, g, err, groupResource)
 }
 
 // Delete deletes a group; its members stay members.
 func (h groupHandler) Delete(r *http.Request, id string) error {
-	if err := h.s.store.DeleteGroup(r.Context(), by(r), id); err != nil {
-		return h.s.fail(r, err)
-	}
-	return nil
+	return h.s.refused(r, h.s.store.DeleteGroup(r.Context(), by(r), id))
 }
 
 // Patch applies operations to a group: its name, and its members added,
@@ -122,10 +103,7 @@ func (h groupHandler) Patch(r *http.Request, id string, ops []scim.PatchOperatio
 		}
 		return nil
 	})
-	if err != nil {
-		return scim.Resource{}, h.s.fail(r, err)
-	}
-	return groupResource(g), nil
+	return respond(h.s, r, g, err, groupResource)
 }
 
 func patchGroup(g *members.Group, i int, op scim.PatchOperation) *problem {

@@ -256,6 +256,14 @@ func (s *server) refuse(w http.ResponseWriter, r *http.Request, status int, kind
 	w.Write(b)
 }
 
+// refused is nil, or the refusal err is.
+func (s *server) refused(r *http.Request, err error) error {
+	if err != nil {
+		return s.fail(r, err)
+	}
+	return nil
+}
+
 // fail turns what the directory answered into a refusal; a fault is
 // logged, never told.
 func (s *server) fail(r *http.Request, err error) error {

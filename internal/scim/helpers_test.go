@@ -128,15 +128,6 @@ func (e *env) count(query string, args ...any) int {
 	return n
 }
 
-// bearer sends a token on every request.
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // connect signs the member with a person id in, as a person's client
 // would: it gets them a real access token and opens a go-sdk client
 // session to /mcp with it.
@@ -146,7 +137,7 @@ func (e *env) connect(personID string) *mcp.ClientSession {
 	if err != nil {
 		e.t.Fatalf("a token for %s: %v", personID, err)
 	}
-	tr := &mcp.StreamableClientTransport{Endpoint: e.base + "/mcp", MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer(token)}}
+	tr := &mcp.StreamableClientTransport{Endpoint: e.base + "/mcp", MaxRetries: -1, HTTPClient: &http.Client{Transport: oauth.BearerTransport(token, http.DefaultTransport)}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(context.Background(), tr, nil)
 	if err != nil {
 		e.t.Fatalf("connect with a token: %v", err)

@@ -151,45 +151,46 @@ func (h userHandler) Create(r *http.Request, a scim.ResourceAttributes) (scim.Re
 		return scim.Resource{}, h.s.fail(r, pr)
 	}
 	p, err := h.s.store.CreatePerson(r.Context(), by(r), p)
-	if err != nil {
-		return scim.Resource{}, h.s.fail(r, err)
-	}
-	return userResource(p), nil
+	return respond(h.s, r, p, err, userResource)
 }
 
 // Get returns a member.
 func (h userHandler) Get(r *http.Request, id string) (scim.Resource, error) {
 	p, err := h.s.store.Person(r.Context(), id)
-	if err != nil {
-		return scim.Resource{}, h.s.fail(r, err)
-	}
-	return userResource(p), nil
+	return respond(h.s, r, p, err, userResource)
 }
 
 // GetAll lists the members a filter lets through, a page at a time.
 func (h userHandler) GetAll(r *http.Request, params scim.ListRequestParams) (scim.Page, error) {
 	people, err := h.s.store.People(r.Context())
-	if err != nil {
-		return scim.Page{}, h.s.fail(r, err)
-	}
-	all := make([]scim.Resource, len(people))
-	for i, p := range people {
-		all[i] = userResource(p)
-	}
-	return page(all, params), nil
+	return page(h.s, r, params, people, err, userResource)
 }
 
-// page cuts the resources a filter lets through to the page asked for.
-func page(all []scim.Resource, params scim.ListRequestParams) scim.Page {
+// respond renders what the directory answered, or refuses as its error
+// says.
+func respond[T any](s *server, r *http.Request, v T, err error, render func(T) scim.Resource) (scim.Resource, error) {
+	if err != nil {
+		return scim.Resource{}, s.fail(r, err)
+	}
+	return render(v), nil
+}
+
+// page renders what the directory listed, cut to what a filter lets
+// through and to the page asked for, or refuses as its error says.
+func page[T any](s *server, r *http.Request, params scim.ListRequestParams, all []T, err error, render func(T) scim.Resource) (scim.Page, error) {
+	if err != nil {
+		return scim.Page{}, s.fail(r, err)
+	}
 	matched := []scim.Resource{}
-	for _, res := range all {
+	for _, v := range all {
+		res := render(v)
 		if params.FilterValidator == nil || params.FilterValidator.PassesFilter(filterable(res)) == nil {
 			matched = append(matched, res)
 		}
 	}
 	start := min(max(params.StartIndex, 1)-1, len(matched))
 	end := min(start+max(params.Count, 0), len(matched))
-	return scim.Page{TotalResults: len(matched), Resources: matched[start:end]}
+	return scim.Page{TotalResults: len(matched), Resources: matched[start:end]}, nil
 }
 
 // filterable is a resource as a filter reads it: its attributes with its
@@ -214,18 +215,12 @@ func (h userHandler) Replace(r *http.Request, id string, a scim.ResourceAttribut
 		}
 		return nil
 	})
-	if err != nil {
-		return scim.Resource{}, h.s.fail(r, err)
-	}
-	return userResource(p), nil
+	return respond(h.s, r, p, err, userResource)
 }
 
 // Delete deletes a member; their tokens are revoked.
 func (h userHandler) Delete(r *http.Request, id string) error {
-	if err := h.s.store.DeletePerson(r.Context(), by(r), id); err != nil {
-		return h.s.fail(r, err)
-	}
-	return nil
+	return h.s.refused(r, h.s.store.DeletePerson(r.Context(), by(r), id))
 }
 
 // Patch applies operations to a member, as Okta sends them (a value of
@@ -242,10 +237,7 @@ func (h userHandler) Patch(r *http.Request, id string, ops []scim.PatchOperation
 		}
 		return nil
 	})
-	if err != nil {
-		return scim.Resource{}, h.s.fail(r, err)
-	}
-	return userResource(p), nil
+	return respond(h.s, r, p, err, userResource)
 }
 
 // patchUser applies the i-th operation to a person.
