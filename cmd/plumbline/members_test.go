@@ -50,7 +50,9 @@ func TestPeopleFromTheCommandLine(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	var sout, serr syncBuffer
-	go func() { done <- runWith(ctx, []string{"serve", "--db", db.AppDSN, "--addr", addr, "--log-level", "warn"}, &sout, &serr) }()
+	go func() {
+		done <- runWith(ctx, []string{"serve", "--db", db.AppDSN, "--addr", addr, "--log-level", "warn"}, &sout, &serr)
+	}()
 	defer func() { cancel(); <-done }()
 	var resp *http.Response
 	for range 200 {
