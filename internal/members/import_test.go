@@ -110,11 +110,11 @@ func TestImportRefusesABadRow(t *testing.T) {
 		{"members.csv", header + good + `a0002,"DANA@floor.example",Dana Again,` + "\n",
 			"members.csv: line 3: email: is the same as line 2's"},
 		{"members.csv", header + good + "a0002,ravi@floor.example\n", "members.csv: line 3: has 2 fields, and the header 4"},
-		{"members.csv", "id,email,display_name\n" + good, "members.csv: line 1: column 1: is not one of the columns person_id, email, display_name, status"},
+		{"members.csv", "id,email,display_name\n" + good, "members.csv: line 1: column 1: is not one of the columns person_id, email, display_name, status, groups"},
 		{"members.csv", header + good + ",ravi@floor.example,Ravi Shah,\n", "members.csv: line 3: person_id: is empty"},
 		{"members.csv", header + good + "service:x,ravi@floor.example,Ravi Shah,\n", "members.csv: line 3: person_id: must not start with service:"},
 		{"export.json", `[{"person_id":"a0001","email":"dana@floor.example","display_name":"Dana"},{"person_id":"a2","mail":"x-secret@floor.example"}]`,
-			"export.json: entry 2: must be an object whose keys are among person_id, email, display_name, status, each a string"},
+			"export.json: entry 2: must be an object whose keys are among person_id, email, display_name, status, groups, each a string but groups, a list of names"},
 		{"export.json", `{"person_id":"a0001"}`, "export.json: must be one JSON array of objects"},
 		{"members.txt", good, "members.txt: an export is a .csv file with a header row or a .json array of objects"},
 	} {
@@ -146,5 +146,35 @@ func TestImportRefusesABadRow(t *testing.T) {
 	db.Conn(t).QueryRow(ctx, `SELECT count(*) FROM plumbline.members`).Scan(&n)
 	if n != 1 {
 		t.Errorf("a refused import changed the directory: %d members", n)
+	}
+}
+
+// An export with groups puts each member it lists in exactly the groups
+// it names (made when no group has the name yet, matched whatever the
+// case); one without them leaves the groups as they are.
+func TestImportGroups(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	s := store(t, db)
+	groupsOf := func(person string) string {
+		var names string
+		db.Conn(t).QueryRow(ctx, `SELECT coalesce(string_agg(g.display_name, ';' ORDER BY g.display_name), '') FROM plumbline.group_members gm
+			JOIN plumbline.groups g USING (group_id) WHERE gm.person_id = $1`, person).Scan(&names)
+		return names
+	}
+	first := write(t, "members.csv", "person_id,email,display_name,groups\n"+
+		"a0001,dana@floor.example,Dana Okafor,Hawks leads; Floor managers\n"+
+		"a0002,ravi@floor.example,Ravi Shah,hawks LEADS\n")
+	if rep := importFile(t, s, first); len(rep.Added) != 2 || groupsOf("a0001") != "Floor managers;Hawks leads" || groupsOf("a0002") != "Hawks leads" {
+		t.Errorf("first import: %+v, %q, %q", rep, groupsOf("a0001"), groupsOf("a0002"))
+	}
+	if rep := importFile(t, s, first); rep.Unchanged != 2 {
+		t.Errorf("the same file again: %+v", rep)
+	}
+	moved := write(t, "members.json", `[{"person_id":"a0001","email":"dana@floor.example","display_name":"Dana Okafor","groups":["Floor managers"]},
+		{"person_id":"a0002","email":"ravi@floor.example","display_name":"Ravi Shah"}]`)
+	if rep := importFile(t, s, moved); !slices.Equal(rep.Changed, []string{"a0001"}) || groupsOf("a0001") != "Floor managers" ||
+		groupsOf("a0002") != "Hawks leads" {
+		t.Errorf("a member moved, another's groups left be: %+v, %q, %q", rep, groupsOf("a0001"), groupsOf("a0002"))
 	}
 }

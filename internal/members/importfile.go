@@ -24,6 +24,9 @@ type Row struct {
 	Email       string `json:"email"`
 	DisplayName string `json:"display_name"`
 	Status      string `json:"status"`
+	// Groups are the names of the groups the member is in; nil when the
+	// export says nothing of groups, which leaves them as they are.
+	Groups []string `json:"groups"`
 	// Line is where the row is in its file: the line of a CSV file, the
 	// place in a JSON array from 1.
 	Line int `json:"-"`
@@ -38,8 +41,9 @@ func (r Row) place(file string) string {
 	return fmt.Sprintf("line %d", r.Line)
 }
 
-// columns are an export's columns; status may be left out (active).
-var columns = []string{"person_id", "email", "display_name", "status"}
+// columns are an export's columns; status (active) and groups (left as
+// they are) may be left out. In a CSV file, groups are separated by ";".
+var columns = []string{"person_id", "email", "display_name", "status", "groups"}
 
 // RowError is a bad row of an export: the file, the row's place, the
 // column and the rule. It never repeats the value.
@@ -131,7 +135,16 @@ func readCSV(name string, b []byte) ([]Row, error) {
 			}
 			return ""
 		}
-		rows = append(rows, Row{PersonID: get("person_id"), Email: get("email"), DisplayName: get("display_name"), Status: get("status"), Line: line})
+		row := Row{PersonID: get("person_id"), Email: get("email"), DisplayName: get("display_name"), Status: get("status"), Line: line}
+		if _, ok := index["groups"]; ok {
+			row.Groups = []string{}
+			for _, g := range strings.Split(get("groups"), ";") {
+				if g = strings.TrimSpace(g); g != "" {
+					row.Groups = append(row.Groups, g)
+				}
+			}
+		}
+		rows = append(rows, row)
 	}
 }
 
@@ -146,7 +159,7 @@ func readJSON(name string, b []byte) ([]Row, error) {
 		d.DisallowUnknownFields()
 		if err := d.Decode(&rows[i]); err != nil {
 			return nil, &RowError{File: name, Place: fmt.Sprintf("entry %d", i+1),
-				Rule: "must be an object whose keys are among " + strings.Join(columns, ", ") + ", each a string"}
+				Rule: "must be an object whose keys are among " + strings.Join(columns, ", ") + ", each a string but groups, a list of names"}
 		}
 		rows[i].Line = i + 1
 	}
@@ -177,6 +190,8 @@ func check(name string, rows []Row) error {
 			return bad("display_name", "is empty; it is the name plumbline shows")
 		case !slices.Contains(Statuses, r.Status):
 			return bad("status", "must be one of "+strings.Join(Statuses, ", ")+", or empty for active")
+		case slices.ContainsFunc(r.Groups, func(g string) bool { return strings.TrimSpace(g) == "" || len(g) > 200 }):
+			return bad("groups", "each group must be named, in at most 200 characters")
 		}
 		if o, dup := seen[r.PersonID]; dup {
 			return bad("person_id", "is the same as "+place(o)+"'s; each member is listed once")
@@ -241,16 +256,23 @@ func (s *Store) Import(ctx context.Context, file string, rows []Row, dry bool) (
 				if err := record(ctx, tx, "import", "create", r.PersonID, ""); err != nil {
 					return err
 				}
+				if _, err := setGroups(ctx, tx, r.PersonID, nil, r.Groups); err != nil {
+					return err
+				}
 				continue
 			}
 			p := was
 			p.Email, p.DisplayName, p.Status, p.KeptBy = r.Email, r.DisplayName, r.Status, KeptByImport
-			if p.fields() == was.fields() {
-				rep.Unchanged++
-				continue
-			}
 			if err := rowConflict(write(ctx, tx, "import", was, p), file, r); err != nil {
 				return err
+			}
+			joined, err := setGroups(ctx, tx, r.PersonID, was.Groups, r.Groups)
+			if err != nil {
+				return err
+			}
+			if p.fields() == was.fields() && !joined {
+				rep.Unchanged++
+				continue
 			}
 			rep.Changed = append(rep.Changed, r.PersonID)
 		}
@@ -287,4 +309,58 @@ func rowConflict(err error, file string, r Row) error {
 			Rule: "another member, whom the file does not list under this person_id, already has this address"}
 	}
 	return err
+}
+
+// setGroups makes a member, who was in the groups was, be in the groups
+// named now (any case), making the groups no one has yet, each change on
+// record; now nil leaves them as they are. It reports whether anything
+// changed.
+func setGroups(ctx context.Context, tx pgx.Tx, personID string, was []Ref, now []string) (bool, error) {
+	if now == nil {
+		return false, nil
+	}
+	in := func(name string, refs []Ref) bool {
+		return slices.ContainsFunc(refs, func(g Ref) bool { return strings.EqualFold(g.Display, name) })
+	}
+	var want []Ref
+	changed := false
+	for _, name := range now {
+		if in(name, want) {
+			continue
+		}
+		want = append(want, Ref{Display: name})
+		if in(name, was) {
+			continue
+		}
+		var id string
+		err := tx.QueryRow(ctx, "SELECT group_id::text FROM plumbline.groups WHERE lower(display_name) = lower($1)", name).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			if err = tx.QueryRow(ctx, "INSERT INTO plumbline.groups (display_name) VALUES ($1) RETURNING group_id::text", name).Scan(&id); err == nil {
+				err = record(ctx, tx, "import", "create group", "", id)
+			}
+		}
+		if err != nil {
+			return false, err
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO plumbline.group_members (group_id, person_id) VALUES ($1, $2)", id, personID); err != nil {
+			return false, err
+		}
+		if err := record(ctx, tx, "import", "join group", personID, id); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	for _, g := range was {
+		if in(g.Display, want) {
+			continue
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM plumbline.group_members WHERE group_id = $1 AND person_id = $2", g.ID, personID); err != nil {
+			return false, err
+		}
+		if err := record(ctx, tx, "import", "leave group", personID, g.ID); err != nil {
+			return false, err
+		}
+		changed = true
+	}
+	return changed, nil
 }
