@@ -92,18 +92,16 @@ func (h groupHandler) Delete(r *http.Request, id string) error {
 // removed (by a filter on their value, as Okta does, or listed in the
 // value, as Microsoft Entra ID does) or replaced.
 func (h groupHandler) Patch(r *http.Request, id string, ops []scim.PatchOperation) (scim.Resource, error) {
-	g, err := h.s.store.ModifyGroup(r.Context(), by(r), id, func(g *members.Group) error {
-		for i, op := range ops {
-			if pr := patchGroup(g, i, op); pr != nil {
-				return pr
-			}
-		}
-		if g.Name == "" {
-			return invalid("displayName", "a Group must have one")
-		}
-		return nil
-	})
+	g, err := h.s.store.ModifyGroup(r.Context(), by(r), id, applying(ops, patchGroup, named))
 	return respond(h.s, r, g, err, groupResource)
+}
+
+// named checks that a group has a name.
+func named(g *members.Group) *problem {
+	if g.Name == "" {
+		return invalid("displayName", "a Group must have one")
+	}
+	return nil
 }
 
 func patchGroup(g *members.Group, i int, op scim.PatchOperation) *problem {

@@ -226,18 +226,24 @@ func (h userHandler) Delete(r *http.Request, id string) error {
 // Patch applies operations to a member, as Okta sends them (a value of
 // attributes without a path) and as Microsoft Entra ID does (a path each).
 func (h userHandler) Patch(r *http.Request, id string, ops []scim.PatchOperation) (scim.Resource, error) {
-	p, err := h.s.store.ModifyPerson(r.Context(), by(r), id, func(p *members.Person) error {
+	p, err := h.s.store.ModifyPerson(r.Context(), by(r), id, applying(ops, patchUser, settle))
+	return respond(h.s, r, p, err, userResource)
+}
+
+// applying returns the change that applies operations in turn, then
+// checks what they made with done.
+func applying[T any](ops []scim.PatchOperation, apply func(*T, int, scim.PatchOperation) *problem, done func(*T) *problem) func(*T) error {
+	return func(v *T) error {
 		for i, op := range ops {
-			if pr := patchUser(p, i, op); pr != nil {
-				return pr
+			if p := apply(v, i, op); p != nil {
+				return p
 			}
 		}
-		if pr := settle(p); pr != nil {
-			return pr
+		if p := done(v); p != nil {
+			return p
 		}
 		return nil
-	})
-	return respond(h.s, r, p, err, userResource)
+	}
 }
 
 // patchUser applies the i-th operation to a person.
