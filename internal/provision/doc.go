@@ -4,5 +4,5 @@
 // grants, the roles, then the grants. plumbline setup, the demo and the
 // test harness all provision through Database, so the three cannot drift.
 // Demo does it for the demo floor on a private cluster (demo and bench),
-// and DemoMembers stands in for the directory sync there.
+// and DemoMembers stands in for the identity provider there.
 package provision
