@@ -491,3 +491,31 @@ func sortedValues[V any](m map[string]V) []V {
 	}
 	return out
 }
+
+// Where returns where the catalogue first names a relation it reads (the
+// roster, loads and targets sections, then the sources by id), or the zero
+// Pos for one it does not read.
+func (c *Catalog) Where(relation string) Pos {
+	type place struct {
+		rel string
+		at  Pos
+	}
+	ro := c.roster
+	places := []place{{ro.Teams.Relation, ro.Teams.At}, {ro.Agents.Relation, ro.Agents.At},
+		{ro.TeamHistory.Relation, ro.TeamHistory.At}, {ro.FloorHistory.Relation, ro.FloorHistory.At}}
+	if c.loads != nil {
+		places = append(places, place{c.loads.Relation, c.loads.At})
+	}
+	if c.targets != nil {
+		places = append(places, place{c.targets.Relation, c.targets.At})
+	}
+	for _, s := range c.Sources() {
+		places = append(places, place{s.Relation, s.At})
+	}
+	for _, p := range places {
+		if p.rel == relation {
+			return p.at
+		}
+	}
+	return Pos{}
+}

@@ -26,23 +26,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // changes no grant.
 func TestDatabaseFromEmpty(t *testing.T) {
 	ctx := context.Background()
-	db := pgtest.NewDB(t)
-	admin := db.Conn(t)
-	name := db.Name + "_empty"
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
-	cfg, err := pgx.ParseConfig(admin.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Database = name
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.NewEmptyDB(t).Conn(t)
 
 	gs, err := grants.Load(sqlfiles.Grants())
 	if err != nil {
