@@ -106,6 +106,18 @@ func TestSecondFloorFromEmpty(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "database: ok") {
 		t.Errorf("check --db on the second floor: exit %d\n%s%s", code, out, errOut)
 	}
+	// HR's ranges overlapping: an annotation at the catalogue's line.
+	if _, err := admin.Exec(ctx, "UPDATE hr.team_assignments SET valid_to = '2026-02-26' WHERE valid_to = '2026-02-24'"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCLI(t, "check", "--format", "github", "--db", db.LoginDSN(r.App), "--grants", floor2+"/grants", "--analyst-grants", floor2+"/analyst",
+		"--reader-role", r.Reader, "--analyst-role", r.Analyst, floor2+"/catalog")
+	if want := "::error file=" + floor2 + "/catalog/floor.yaml,line=20,col=3,title=plumbline check::reporting.team_history has 1 range(s)"; code != 1 || !strings.Contains(out, want) {
+		t.Errorf("check --db with overlapping team ranges: exit %d, want 1 and %q\n%s", code, want, out)
+	}
+	if _, err := admin.Exec(ctx, "UPDATE hr.team_assignments SET valid_to = '2026-02-24' WHERE valid_to = '2026-02-26'"); err != nil {
+		t.Fatal(err)
+	}
 
 	cat, err := catalog.LoadDir(floor2 + "/catalog")
 	if err != nil {
