@@ -67,7 +67,7 @@ func TestSecondFloorFromEmpty(t *testing.T) {
 	before := privileges(t, admin)
 	code, out, errOut := runCLI(t, append(append([]string{"setup", "--db", db.DSN}, logins...), roleArgs(r)...)...)
 	for _, want := range []string{"setup changed nothing", "analytics.dim_agent (named by grant file analytics.dim_agent.sql; analyst grant file analytics.dim_agent.sql; the catalogue at ",
-		"Without --grants, --analyst-grants, --catalog setup provisions the demo floor's relations", "--sql DIR"} {
+		"Without --grants, --analyst-grants and --catalog, setup provisions the demo floor's relations", "--sql DIR"} {
 		if code != 1 || !strings.Contains(errOut, want) {
 			t.Errorf("setup with the demo's defaults: exit %d, want 1 and %q\n%s%s", code, want, out, errOut)
 		}

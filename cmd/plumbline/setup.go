@@ -94,7 +94,11 @@ func defaultsHint(dirs grants.Dirs, catalogDir, sqlDir string) string {
 	}
 	hint := "Name your own grant files, analyst grant files and catalogue with --grants DIR, --analyst-grants DIR and --catalog DIR"
 	if len(demo) > 0 {
-		hint = "Without " + strings.Join(demo, ", ") + " setup provisions the demo floor's relations, which only plumbline demo creates. " + hint
+		list := demo[0]
+		if n := len(demo); n > 1 {
+			list = strings.Join(demo[:n-1], ", ") + " and " + demo[n-1]
+		}
+		hint = "Without " + list + ", setup provisions the demo floor's relations, which only plumbline demo creates. " + hint
 	}
 	if sqlDir == "" {
 		return hint + ", and pass --sql DIR with the SQL that creates your relations (or create them before setup)."
