@@ -129,21 +129,41 @@ func TestSecondFloorFromEmpty(t *testing.T) {
 	}
 	t.Cleanup(st.Close)
 	e := reports.New(cat, st, &reports.Options{Now: func() time.Time { return floor2Now }, Logger: slog.New(slog.DiscardHandler)})
+	t.Run("hours not in yet", func(t *testing.T) {
+		body := call(t, e, "hours", `{"who":{"floor":true},"period":{"named":"yesterday"},"metrics":["logged_hours"]}`)
+		var want float64
+		err := admin.QueryRow(ctx, `SELECT count(DISTINCT employee_id)::float8 FROM telephony.shifts
+			WHERE clock_out IS NULL AND (clock_in AT TIME ZONE 'America/New_York')::date = '2026-03-09'`).Scan(&want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := body["metrics"].(map[string]any)["logged_hours"].(map[string]any)
+		if want == 0 || m["left_out"] != want || m["partial"] != true || body["partial"] != true {
+			t.Errorf("yesterday's hours leave out %v agent-days (partial %v), want %v:\n%v", m["left_out"], m["partial"], want, body)
+		}
+	})
+	t.Run("a goal revised mid-week", func(t *testing.T) {
+		body := call(t, e, "sales", `{"who":{"team":"Atlantic"},"period":{"named":"last_week"},"metrics":["submitted_sales"],"compare_to":"target"}`)
+		var want float64
+		err := admin.QueryRow(ctx, `SELECT goal::float8 FROM crm.team_goals WHERE team_code = 'ATL' AND goal_kind = 'APPS' AND period = 'W'
+			AND period_start = '2026-03-01' ORDER BY set_at DESC LIMIT 1`).Scan(&want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := body["rows"].([]any)[0].([]any)
+		if i := slices.Index(toStrings(body["columns"]), "submitted_sales_target"); i < 0 || row[i] != want {
+			t.Errorf("Atlantic's target last week, want %v:\n%v", want, body)
+		}
+	})
 	for _, tc := range floor2Figures {
 		t.Run(tc.name, func(t *testing.T) {
 			got := answerRows(t, e, tc.tool, tc.args, tc.columns)
 			want := expectedRows(t, admin, tc.want)
-			if len(got) != len(want) {
-				t.Fatalf("%d rows, want %d:\n got %v\nwant %v", len(got), len(want), got, want)
+			if diff := differ(got, want); diff != "" {
+				t.Error(diff)
 			}
-			for key, w := range want {
-				g, ok := got[key]
-				for i := range w {
-					if !ok || math.Abs(g[i]-w[i]) > 1e-6 {
-						t.Errorf("%s: %s = %v, want %v", key, tc.columns[i], g, w)
-						break
-					}
-				}
+			if tc.naive != "" && differ(got, expectedRows(t, admin, tc.naive)) == "" {
+				t.Errorf("a naive reading of the raw tables gets the same figures; the case shows no trap")
 			}
 		})
 	}
@@ -171,6 +191,7 @@ var floor2Figures = []struct {
 	name, tool, args string
 	columns          []string
 	want             string
+	naive            string // what a naive reading gets, which must differ
 }{{
 	// Six weeks across the floor's changes: Mountain leaves it on 1
 	// February, Gulf joins on 16 February, Omar Haddad moves from Pacific to
@@ -196,6 +217,10 @@ var floor2Figures = []struct {
 	columns: []string{"submitted_sales"},
 	want: `SELECT to_char(d, 'YYYY-MM-DD'), coalesce((SELECT sum(submitted)::float8 FROM ` + rawSales + `
 	  WHERE x.day = d AND ` + rawTeam + ` = 'ATL'), 0) FROM generate_series('2026-02-22'::date, '2026-02-28', '1 day') d`,
+	// Each agent on their team of today, every day a UTC date.
+	naive: `SELECT to_char(d, 'YYYY-MM-DD'), coalesce((SELECT count(*)::float8 FROM crm.applications p JOIN hr.team_assignments a USING (employee_id)
+	  WHERE (p.submitted_at AT TIME ZONE 'UTC')::date = d AND a.valid_to IS NULL AND a.team_code = 'ATL'), 0)
+	  FROM generate_series('2026-02-22'::date, '2026-02-28', '1 day') d`,
 }, {
 	// The floor day by day as Mountain leaves and Gulf joins it.
 	name: "the floor", tool: "sales",
@@ -203,17 +228,62 @@ var floor2Figures = []struct {
 	columns: []string{"submitted_sales"},
 	want: `SELECT to_char(d, 'YYYY-MM-DD'), coalesce((SELECT sum(submitted)::float8 FROM ` + rawSales + `
 	  WHERE x.day = d AND ` + rawOnFloor + `), 0) FROM generate_series('2026-01-29'::date, '2026-02-18', '1 day') d`,
+	// The floor as it is today, every day.
+	naive: `SELECT to_char(d, 'YYYY-MM-DD'), coalesce((SELECT sum(submitted)::float8 FROM ` + rawSales + `
+	  WHERE x.day = d AND ` + rawTeam + ` IN (SELECT team_code FROM hr.team_sales_status WHERE valid_to IS NULL AND counts_as_sales)), 0)
+	  FROM generate_series('2026-01-29'::date, '2026-02-18', '1 day') d`,
 }}
 
-// answerRows calls a tool and returns its rows by key, each the named
-// columns' figures.
-func answerRows(t *testing.T, e *reports.Engine, tool, args string, columns []string) map[string][]float64 {
+// differ says how two sets of rows by key differ, or "" if they do not.
+func differ(got, want map[string][]float64) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d rows, want %d:\n got %v\nwant %v", len(got), len(want), got, want)
+	}
+	for key, w := range want {
+		g, ok := got[key]
+		for i := range w {
+			if !ok || math.Abs(g[i]-w[i]) > 1e-6 {
+				return fmt.Sprintf("%s: %v, want %v", key, g, w)
+			}
+		}
+	}
+	return ""
+}
+
+// call calls a tool and returns its answer's JSON.
+func call(t *testing.T, e *reports.Engine, tool, args string) map[string]any {
+	t.Helper()
+	body := callJSON(t, e, tool, args)
+	var out map[string]any
+	if err := json.Unmarshal(body, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func callJSON(t *testing.T, e *reports.Engine, tool, args string) []byte {
 	t.Helper()
 	a := e.Call(context.Background(), reports.Caller{Person: "floor2-test"}, tool, json.RawMessage(args))
 	body, err := json.Marshal(a.Body)
 	if err != nil || a.Refusal != nil {
 		t.Fatalf("%s %s: %v %s", tool, args, err, body)
 	}
+	return body
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+// answerRows calls a tool and returns its rows by key, each the named
+// columns' figures.
+func answerRows(t *testing.T, e *reports.Engine, tool, args string, columns []string) map[string][]float64 {
+	t.Helper()
+	body := callJSON(t, e, tool, args)
 	var ans struct {
 		Columns []string
 		Rows    [][]any
