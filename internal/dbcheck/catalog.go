@@ -38,9 +38,9 @@ func columnsOf(cat *catalog.Catalog) []column {
 	a := ro.Agents
 	add(a.Relation, "roster agents", false, a.Key, a.Name, a.Email, a.Hired, a.Left)
 	h := ro.TeamHistory
-	add(h.Relation, "roster team_history", false, h.Agent, h.Team, h.From)
+	add(h.Relation, "roster team_history", false, h.Agent, h.Team, h.From, h.To)
 	f := ro.FloorHistory
-	add(f.Relation, "roster floor_history", false, f.Team, f.From, f.CountsAsSales, f.DecidedBy, f.Reason)
+	add(f.Relation, "roster floor_history", false, f.Team, f.From, f.To, f.CountsAsSales, f.DecidedBy, f.Reason)
 	if l := cat.Loads(); l != nil {
 		add(l.Relation, "loads", false, l.Source, l.Day, l.Finished)
 	}

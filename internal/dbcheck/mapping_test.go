@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/jackc/pgx/v5"
 
@@ -69,6 +71,24 @@ func TestCheckMapping(t *testing.T) {
 		}
 		t.Fatalf("floor.yaml has no %s", key)
 		return 0
+	}
+	// A to: naming no column is the catalogue's mistake, which CheckCatalog
+	// names; the mapping check adds nothing it cannot read.
+	typo, err := catalog.Load(overlay(t, "valid_to }", "valid_until }"), "floor2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := grants.LoadDir(filepath.Join(floor2, "grants"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := connect(t, db.AppDSN)
+	problems, err := dbcheck.CheckCatalog(ctx, app, typo, gs, pgtest.Roles.Reader)
+	if err != nil || !slices.Contains(problems, "reporting.team_history.valid_until (roster team_history): the column does not exist") {
+		t.Errorf("a to: naming no column: %v %q", err, problems)
+	}
+	if errs, err := dbcheck.CheckMapping(ctx, app, typo); err != nil || len(errs) > 0 {
+		t.Errorf("a to: naming no column, the mapping check: %v %v", err, errs)
 	}
 	admin := db.Conn(t)
 	for _, tc := range []struct {
@@ -159,3 +179,29 @@ var errRollback = errorString("roll back")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// overlay is the second floor's catalogue with one text replaced in
+// floor.yaml.
+func overlay(t *testing.T, old, new string) fstest.MapFS {
+	t.Helper()
+	dir := filepath.Join(floor2, "catalog")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := fstest.MapFS{}
+	for _, e := range entries {
+		body, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name() == "floor.yaml" {
+			if !strings.Contains(string(body), old) {
+				t.Fatalf("floor.yaml has no %q", old)
+			}
+			body = []byte(strings.Replace(string(body), old, new, 1))
+		}
+		out[e.Name()] = &fstest.MapFile{Data: body}
+	}
+	return out
+}
