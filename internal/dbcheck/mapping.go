@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/catalog"
+	"plumbline/internal/scrub"
 )
 
 // This file checks the rows behind a catalogue against the rules the
@@ -114,6 +115,7 @@ ORDER BY w.i`
 // the place in the catalogue that names the relation:
 //   - keys are text, days are dates, an event's time is a timestamp with
 //     time zone, counts_as_sales is a boolean;
+//   - no team or agent key holds a run of digits answers would cut;
 //   - teams and agents have one row per key, an agent_day source one row
 //     per agent and day, a history one row per key and start;
 //   - a history with ranges (to:) has ranges that neither overlap nor
@@ -155,6 +157,8 @@ func CheckMapping(ctx context.Context, q Querier, cat *catalog.Catalog) (catalog
 	}
 	m := mapping{ctx: ctx, q: q, add: add}
 	ro := cat.Roster()
+	m.digits(ro.Teams.At, ro.Teams.Relation, "team", ro.Teams.Key)
+	m.digits(ro.Agents.At, ro.Agents.Relation, "agent", ro.Agents.Key)
 	m.unique(ro.Teams.At, ro.Teams.Relation, "team", "each team once", ro.Teams.Key, "")
 	m.unique(ro.Agents.At, ro.Agents.Relation, "agent", "each agent once", ro.Agents.Key, "")
 	h, f := ro.TeamHistory, ro.FloorHistory
@@ -210,6 +214,19 @@ func (m mapping) unique(at catalog.Pos, rel, what, rule, key, day string) {
 		since = ", the first on " + day1
 	}
 	m.add(at, "list them with: "+list, "%s has %d %s(s) with more than one row%s; the rule is %s", rel, n, what, since, rule)
+}
+
+// digits checks that no key holds a run of digits the scrubber would cut
+// from an answer: a key cut there would not find its team or agent again.
+func (m mapping) digits(at catalog.Pos, rel, what, key string) {
+	k := pgx.Identifier{key}.Sanitize()
+	list := fmt.Sprintf("SELECT %s FROM %s WHERE %s::text ~ '[0-9]{%d}'", k, sanitize(rel), k, scrub.MinRun)
+	n, _, ok := m.count(fmt.Sprintf("SELECT count(*), '' FROM (%s) x", list))
+	if ok && n > 0 {
+		m.add(at, "present a key with no such run (a surrogate key, or the id with a letter between its digits); list them with: "+list,
+			"%s has %d %s key(s) with a run of %d or more digits, which every answer cuts to its last %d (the backstop that keeps phone and member numbers out); "+
+				"the rule is that a key survives an answer whole", rel, n, what, scrub.MinRun, scrub.Keep)
+	}
 }
 
 // ranges checks a history whose rows run from a day to a last day (NULL

@@ -137,6 +137,11 @@ func TestCheckMapping(t *testing.T) {
 		at:   "team_history:",
 		want: []string{"reporting.team_history.valid_from (roster team_history) is timestamp with time zone", "make it date"},
 	}, {
+		name:   "a key an answer would cut",
+		change: `UPDATE hr.employees SET employee_id = '20261007' WHERE employee_id = 'E1007'`,
+		at:     "agents:",
+		want:   []string{"reporting.agents has 1 agent key(s) with a run of 7 or more digits, which every answer cuts to its last 4"},
+	}, {
 		name:   "a key that is a number",
 		change: `DROP VIEW reporting.teams; CREATE VIEW reporting.teams AS SELECT row_number() OVER (ORDER BY team_code) AS team_code, team_name FROM hr.teams`,
 		at:     "teams:",
@@ -160,7 +165,7 @@ func TestCheckMapping(t *testing.T) {
 						t.Errorf("the check does not say %q:\n%s", want, got)
 					}
 				}
-				for _, personal := range []string{"E10", "Haddad", "Omar", "@"} {
+				for _, personal := range []string{"E10", "20261007", "Haddad", "Omar", "@"} {
 					if strings.Contains(got, personal) {
 						t.Errorf("the check shows %q:\n%s", personal, got)
 					}
