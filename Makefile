@@ -88,7 +88,8 @@ FUZZTIME ?=
 FUZZMINIMIZE ?= 1s
 FUZZ_TARGETS := reports:FuzzDecodeReport:150000x reports:FuzzResolveWho:100000x \
 	internal/oauth/intake:FuzzReadForm:25000x internal/oauth/intake:FuzzDecodeRegistration:15000x \
-	internal/oauth/cimd:FuzzParse:150000x catalog:FuzzLoad:50000x internal/sqlcheck:FuzzCheck:4000x
+	internal/oauth/cimd:FuzzParse:150000x catalog:FuzzLoad:50000x internal/scim:FuzzIntake:25000x \
+	internal/sqlcheck:FuzzCheck:4000x
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; rest=$${t#*:}; name=$${rest%%:*}; budget=$(or $(FUZZTIME),$${rest#*:}); \

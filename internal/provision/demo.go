@@ -78,7 +78,7 @@ func demoZone() *time.Location {
 }
 
 // DemoMembers puts the demo floor's team leads in the membership table,
-// standing in for a directory sync, and returns the first of them by name.
+// standing in for the identity provider, and returns the first of them by name.
 func DemoMembers(ctx context.Context, dsn string) (oauth.Member, error) {
 	var m oauth.Member
 	conn, err := pgx.Connect(ctx, dsn)

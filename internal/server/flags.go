@@ -8,6 +8,7 @@ import (
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgstore"
+	"plumbline/internal/scim"
 	"plumbline/reports"
 )
 
@@ -89,4 +90,11 @@ func (a *Auth) RegisterFlags(fs *flag.FlagSet) {
 func (a *Auth) RegisterPruneFlag(fs *flag.FlagSet) {
 	fs.DurationVar(&a.PruneEvery, "prune-every", oauth.DefaultPruneEvery, "how often an HTTP server deletes spent sign-in state (codes a day past expiry, "+
 		"expired sessions, tokens 30 days past expiry or revocation, failed client authentications a day old); 0 leaves it to plumbline prune-log")
+}
+
+// RegisterSCIMFlags registers the SCIM endpoint's flags, for a command
+// that serves HTTP.
+func (a *Auth) RegisterSCIMFlags(fs *flag.FlagSet) {
+	fs.IntVar(&a.SCIMPerMinute, "scim-per-minute", scim.DefaultPerMinute, "requests each SCIM token may make to "+scim.Path+
+		" in any minute, in each replica; 0 for no limit")
 }
