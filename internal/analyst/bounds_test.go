@@ -2,6 +2,7 @@ package analyst_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -121,4 +122,31 @@ func TestTheDatabaseHoldsTheAnalystToItsLimits(t *testing.T) {
 	if !isError || a.Error == nil || a.Error.SQLState != "53400" || !strings.Contains(a.Error.Rule, "temp_file_limit") {
 		t.Errorf("a sort past temp_file_limit: %+v", a.Error)
 	}
+}
+
+// A JSON value nested deeper than an answer holds is refused as such,
+// naming how to narrow it, rather than failing as if the door were down.
+func TestADeepJSONValueIsRefusedAsTooDeep(t *testing.T) {
+	f := newFloor(t, setup{})
+	cs := f.client(t, f.serviceToken(t, "floor-analyst", "reports:read", "analyst:sql"))
+	for _, n := range []int{12000, 65} {
+		sql := fmt.Sprintf("SELECT 1 AS n, (lpad('', %d, '[') || lpad('', %d, ']'))::jsonb AS deep", n, n)
+		a, isError := sqlCall(t, cs, map[string]any{"sql": sql})
+		if !isError || a.Error == nil || a.Error.Check != "depth" || a.Error.Code != "invalid_argument" || a.Error.Argument != "sql" ||
+			!strings.Contains(a.Error.Rule, "column 2") || !strings.Contains(a.Error.Rule, "::text") || strings.Contains(a.Error.Rule, "repeat") {
+			t.Errorf("%d deep: %d rows, error %s; want refused as too deep, naming the column and how to narrow", n, len(a.Rows), said(a))
+		}
+	}
+	a, isError := sqlCall(t, cs, map[string]any{"sql": "SELECT (lpad('', 192, '{\"a\":[') || '\"]}\"' || lpad('', 64, ']}'))::jsonb AS deep"})
+	if isError || len(a.Rows) != 1 {
+		t.Errorf("64 deep, with a bracket inside a string: error %s; want answered", said(a))
+	}
+}
+
+// said is the check and rule of an answer's error, if it has one.
+func said(a answer) string {
+	if a.Error == nil {
+		return "none"
+	}
+	return a.Error.Check + ": " + a.Error.Rule
 }

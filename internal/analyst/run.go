@@ -155,6 +155,9 @@ func (p *page) add(r pgx.Rows) error {
 	for i, v := range raw {
 		f := r.FieldDescriptions()[i]
 		enc, err := encode(r.Conn().TypeMap(), &f, v)
+		if over := (*overBound)(nil); errors.As(err, &over) {
+			over.column = i + 1
+		}
 		if err != nil {
 			return err
 		}
@@ -182,6 +185,9 @@ func encode(m *pgtype.Map, f *pgconn.FieldDescription, v []byte) (json.RawMessag
 		if f.DataTypeOID == pgtype.JSONBOID && f.Format == pgtype.BinaryFormatCode {
 			v = v[1:] // jsonb's version
 		}
+		if jsonDepth(v) > maxJSONDepth {
+			return nil, &overBound{bound: "depth"}
+		}
 		var b bytes.Buffer
 		err := json.Compact(&b, v)
 		return b.Bytes(), err
@@ -202,10 +208,36 @@ func encode(m *pgtype.Map, f *pgconn.FieldDescription, v []byte) (json.RawMessag
 	return json.Marshal(jsonValue(value, f.DataTypeOID))
 }
 
+// maxJSONDepth is how deeply a JSON value may nest: far more than data a
+// model reads, far less than where a parser's own limit answers with an
+// error instead of a refusal.
+const maxJSONDepth = 64
+
+// jsonDepth is how deeply the arrays and objects of the JSON text v nest.
+func jsonDepth(v []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range v {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			escaped, inString = c == '\\', c != '"'
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
 // overBound says which of the door's bounds a statement's rows went past:
-// a value's (in which column) or a page's.
+// a value's (in which column), a page's, or a JSON value's depth.
 type overBound struct {
-	bound  string // "value" or "page", the refusal's check
+	bound  string // "value", "page" or "depth", the refusal's check
 	column int    // the value's column, from 1
 }
 
@@ -215,10 +247,14 @@ func (o *overBound) Error() string { return "past the bound of a " + o.bound }
 // teaching how to narrow it.
 func (d *Door) overRefusal(o *overBound) *Refusal {
 	r := &Refusal{Code: reports.CodeInvalidArgument, Argument: "sql", Check: o.bound, Choices: []string{}}
-	if o.bound == "value" {
+	switch o.bound {
+	case "depth":
+		r.Rule = fmt.Sprintf("returns a JSON value nested more than %d levels deep (column %d), deeper than an answer holds; "+
+			"select a part of it (column -> 'key', column #> '{a,b}') or its text (column::text)", maxJSONDepth, o.column)
+	case "value":
 		r.Rule = fmt.Sprintf("returns a value longer than the analyst's bound of %s a value (column %d), so it was stopped unread; "+
 			"select part of it (left(column, n)), its length (length(column)) or an aggregate of it", kib(d.opts.ValueBytes), o.column)
-	} else {
+	default:
 		r.Rule = fmt.Sprintf("returns a row longer than the analyst's bound of %s a page, so it was stopped unread; "+
 			"select fewer columns, or shorter ones (left(column, n))", kib(d.opts.PageBytes))
 	}
