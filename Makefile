@@ -133,8 +133,9 @@ $(VIEWS)/node_modules/.package-lock.json: $(VIEWS)/package.json $(VIEWS)/package
 
 ## fuzz: a short run of each fuzz target, one for every decoder of caller
 ## input: tool arguments, names matched against the directory, the OAuth
-## endpoints' forms and registration JSON, client metadata documents and the
-## catalogue loader. Each runs a count of inputs (about ten seconds on two
+## endpoints' forms and registration JSON, client metadata documents, the
+## catalogue loader and the analyst's door's check (SELECTs from a grammar,
+## judged by PostgreSQL). Each runs a count of inputs (about ten seconds on two
 ## cores), not a duration: Go 1.26's fuzzer can fail a run at the end of a
 ## -fuzztime duration with "context deadline exceeded" when its workers are
 ## slow to stop (go.dev/issue/75804, fixed in Go 1.27). FUZZTIME=1m runs
@@ -146,7 +147,8 @@ FUZZTIME ?=
 FUZZMINIMIZE ?= 1s
 FUZZ_TARGETS := reports:FuzzDecodeReport:150000x reports:FuzzResolveWho:100000x \
 	internal/oauth/intake:FuzzReadForm:25000x internal/oauth/intake:FuzzDecodeRegistration:15000x \
-	internal/oauth/cimd:FuzzParse:150000x catalog:FuzzLoad:50000x
+	internal/oauth/cimd:FuzzParse:150000x catalog:FuzzLoad:50000x internal/scim:FuzzIntake:25000x \
+	internal/sqlcheck:FuzzCheck:4000x
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; rest=$${t#*:}; name=$${rest%%:*}; budget=$(or $(FUZZTIME),$${rest#*:}); \

@@ -75,31 +75,55 @@ type Roster struct {
 }
 
 // TeamsRelation is the team dimension.
-type TeamsRelation struct{ Relation, Key, Name string }
+type TeamsRelation struct {
+	At                  Pos // where the catalogue names it
+	Relation, Key, Name string
+}
 
 // AgentsRelation is the agent dimension.
-type AgentsRelation struct{ Relation, Key, Name, Email, Hired, Left string }
+type AgentsRelation struct {
+	At                                      Pos // where the catalogue names it
+	Relation, Key, Name, Email, Hired, Left string
+}
 
 // TeamHistoryRelation dates each agent's team: the latest row on or before a
-// day says which team the agent's figures count for that day.
-type TeamHistoryRelation struct{ Relation, Agent, Team, From string }
+// day says which team the agent's figures count for that day. To, when the
+// catalogue names it, is the last day of each row's range (null while it
+// holds), as HR systems keep it: the ranges must then follow one another
+// with neither overlap nor gap, which check --db proves, so that the start
+// of each range alone says the team of every day.
+type TeamHistoryRelation struct {
+	At                          Pos // where the catalogue names it
+	Relation, Agent, Team, From string
+	To                          string // empty when the rows are dated by From alone
+}
 
 // FloorHistoryRelation dates each team's place on the floor: the latest row
-// on or before a day says whether the team counts as sales that day.
-type FloorHistoryRelation struct{ Relation, Team, From, CountsAsSales, DecidedBy, Reason string }
+// on or before a day says whether the team counts as sales that day. To is
+// as in TeamHistoryRelation.
+type FloorHistoryRelation struct {
+	At                                                     Pos // where the catalogue names it
+	Relation, Team, From, CountsAsSales, DecidedBy, Reason string
+	To                                                     string // empty when the rows are dated by From alone
+}
 
 // LoadsRelation is the nightly build's record of its runs: a row per run,
-// naming the relation it loaded (Source), the day it covered and when it
-// finished (null while it runs). A nightly source's figures run to the
-// newest day a finished run covered: its load watermark. A day inside the
-// watermark with no rows is a day without activity, not missing data.
-type LoadsRelation struct{ Relation, Source, Day, Finished string }
+// naming what it loaded (Source: a nightly source's Load), the day it
+// covered and when it finished (null while it runs, or when it failed). A
+// nightly source's figures run to the newest day a finished run covered:
+// its load watermark. A day inside the watermark with no rows is a day
+// without activity, not missing data.
+type LoadsRelation struct {
+	At                              Pos // where the catalogue names it
+	Relation, Source, Day, Finished string
+}
 
 // TargetsRelation holds each team's targets: the figure a team is asked to
 // reach for a metric (by id) over a week or a calendar month (PeriodKind,
 // "week" or "month", from PeriodStart), with who set it, when and why. A
 // target revised has a row per version; the latest SetAt holds.
 type TargetsRelation struct {
+	At                                                                           Pos // where the catalogue names it
 	Relation, Team, Metric, PeriodKind, PeriodStart, Value, SetBy, SetAt, Reason string
 }
 
@@ -148,15 +172,19 @@ type Settle struct {
 
 // Source is a relation figures are summed from.
 type Source struct {
-	ID          string
-	Relation    string // schema.name
-	Grain       string // GrainAgentDay or GrainAgentEvent
-	AgentKey    string // column holding the agent key
-	DayKey      string // column holding the day (agent_day)
-	TimeKey     string // column holding the event time (agent_event)
-	Columns     []string
-	Nullable    []string // columns that may hold NULL: a value not known yet
-	Refresh     string
+	At       Pos // where the catalogue defines it
+	ID       string
+	Relation string // schema.name
+	Grain    string // GrainAgentDay or GrainAgentEvent
+	AgentKey string // column holding the agent key
+	DayKey   string // column holding the day (agent_day)
+	TimeKey  string // column holding the event time (agent_event)
+	Columns  []string
+	Nullable []string // columns that may hold NULL: a value not known yet
+	Refresh  string
+	// Load is the value that names a nightly source's runs in the loads
+	// relation's Source column: the catalogue's load:, or else Relation.
+	Load        string
 	Settles     Settle
 	Bases       []*Basis // counting bases figures from this source may carry
 	Description string
@@ -462,4 +490,32 @@ func sortedValues[V any](m map[string]V) []V {
 		out = append(out, m[k])
 	}
 	return out
+}
+
+// Where returns where the catalogue first names a relation it reads (the
+// roster, loads and targets sections, then the sources by id), or the zero
+// Pos for one it does not read.
+func (c *Catalog) Where(relation string) Pos {
+	type place struct {
+		rel string
+		at  Pos
+	}
+	ro := c.roster
+	places := []place{{ro.Teams.Relation, ro.Teams.At}, {ro.Agents.Relation, ro.Agents.At},
+		{ro.TeamHistory.Relation, ro.TeamHistory.At}, {ro.FloorHistory.Relation, ro.FloorHistory.At}}
+	if c.loads != nil {
+		places = append(places, place{c.loads.Relation, c.loads.At})
+	}
+	if c.targets != nil {
+		places = append(places, place{c.targets.Relation, c.targets.At})
+	}
+	for _, s := range c.Sources() {
+		places = append(places, place{s.Relation, s.At})
+	}
+	for _, p := range places {
+		if p.rel == relation {
+			return p.at
+		}
+	}
+	return Pos{}
 }

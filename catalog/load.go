@@ -72,6 +72,7 @@ type rawTeamHistory struct {
 	Agent    ref `yaml:"agent,required"`
 	Team     ref `yaml:"team,required"`
 	From     ref `yaml:"from,required"`
+	To       ref `yaml:"to"`
 }
 
 type rawFloorHistory struct {
@@ -79,6 +80,7 @@ type rawFloorHistory struct {
 	Relation      ref `yaml:"relation,required"`
 	Team          ref `yaml:"team,required"`
 	From          ref `yaml:"from,required"`
+	To            ref `yaml:"to"`
 	CountsAsSales ref `yaml:"counts_as_sales,required"`
 	DecidedBy     ref `yaml:"decided_by,required"`
 	Reason        ref `yaml:"reason,required"`
@@ -113,6 +115,7 @@ type rawSource struct {
 	Columns     []ref      `yaml:"columns,required"`
 	Nullable    []ref      `yaml:"nullable"`
 	Refresh     ref        `yaml:"refresh,required"`
+	Load        ref        `yaml:"load"`
 	Settles     *rawSettle `yaml:"settles,required"`
 	Bases       []ref      `yaml:"bases"`
 	Description string     `yaml:"description,required"`

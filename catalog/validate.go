@@ -120,18 +120,19 @@ func (b *builder) roster() {
 	}
 	ro := &b.cat.roster
 	if t := r.Teams; t != nil {
-		ro.Teams = TeamsRelation{b.relation(t.Relation), b.column(t.Key), b.column(t.Name)}
+		ro.Teams = TeamsRelation{At: t.At, Relation: b.relation(t.Relation), Key: b.column(t.Key), Name: b.column(t.Name)}
 	}
 	if a := r.Agents; a != nil {
-		ro.Agents = AgentsRelation{b.relation(a.Relation), b.column(a.Key), b.column(a.Name),
-			b.column(a.Email), b.column(a.Hired), b.column(a.Left)}
+		ro.Agents = AgentsRelation{At: a.At, Relation: b.relation(a.Relation), Key: b.column(a.Key), Name: b.column(a.Name),
+			Email: b.column(a.Email), Hired: b.column(a.Hired), Left: b.column(a.Left)}
 	}
 	if h := r.TeamHistory; h != nil {
-		ro.TeamHistory = TeamHistoryRelation{b.relation(h.Relation), b.column(h.Agent), b.column(h.Team), b.column(h.From)}
+		ro.TeamHistory = TeamHistoryRelation{At: h.At, Relation: b.relation(h.Relation), Agent: b.column(h.Agent), Team: b.column(h.Team),
+			From: b.column(h.From), To: b.column(h.To)}
 	}
 	if f := r.FloorHistory; f != nil {
-		ro.FloorHistory = FloorHistoryRelation{b.relation(f.Relation), b.column(f.Team), b.column(f.From),
-			b.column(f.CountsAsSales), b.column(f.DecidedBy), b.column(f.Reason)}
+		ro.FloorHistory = FloorHistoryRelation{At: f.At, Relation: b.relation(f.Relation), Team: b.column(f.Team), From: b.column(f.From),
+			To: b.column(f.To), CountsAsSales: b.column(f.CountsAsSales), DecidedBy: b.column(f.DecidedBy), Reason: b.column(f.Reason)}
 	}
 }
 
@@ -140,7 +141,8 @@ func (b *builder) loads() {
 	if l == nil {
 		return
 	}
-	b.cat.loads = &LoadsRelation{b.relation(l.Relation), b.column(l.Source), b.column(l.Day), b.column(l.Finished)}
+	b.cat.loads = &LoadsRelation{At: l.At, Relation: b.relation(l.Relation), Source: b.column(l.Source), Day: b.column(l.Day),
+		Finished: b.column(l.Finished)}
 }
 
 func (b *builder) targets() {
@@ -148,8 +150,9 @@ func (b *builder) targets() {
 	if t == nil {
 		return
 	}
-	b.cat.targets = &TargetsRelation{b.relation(t.Relation), b.column(t.Team), b.column(t.Metric), b.column(t.PeriodKind),
-		b.column(t.PeriodStart), b.column(t.Value), b.column(t.SetBy), b.column(t.SetAt), b.column(t.Reason)}
+	b.cat.targets = &TargetsRelation{At: t.At, Relation: b.relation(t.Relation), Team: b.column(t.Team), Metric: b.column(t.Metric),
+		PeriodKind: b.column(t.PeriodKind), PeriodStart: b.column(t.PeriodStart), Value: b.column(t.Value), SetBy: b.column(t.SetBy),
+		SetAt: b.column(t.SetAt), Reason: b.column(t.Reason)}
 }
 
 // target checks a metric's target rule: targets need the catalogue's
@@ -302,9 +305,16 @@ func (b *builder) sources() {
 	for _, id := range sortedKeys(b.raw.Sources) {
 		r := b.raw.Sources[id]
 		b.id("source", id, r.At)
-		s := &Source{ID: id, Relation: b.relation(r.Relation), Grain: r.Grain.Value,
+		s := &Source{At: r.At, ID: id, Relation: b.relation(r.Relation), Grain: r.Grain.Value,
 			AgentKey: b.column(r.Keys.Agent), DayKey: b.column(r.Keys.Day), TimeKey: b.column(r.Keys.Time),
-			Refresh: r.Refresh.Value, Description: r.Description, Notes: r.Notes}
+			Refresh: r.Refresh.Value, Load: r.Load.Value, Description: r.Description, Notes: r.Notes}
+		switch {
+		case s.Load != "" && s.Refresh != RefreshNightly:
+			b.errs.add(r.Load.At, "remove load:, or make the source nightly",
+				"source %q names its runs in the loads relation, but only a nightly source is read up to its load watermark", id)
+		case s.Load == "":
+			s.Load = s.Relation
+		}
 		keysAt := r.Keys.At
 		if keysAt.File == "" { // keys left empty: the source is the place
 			keysAt = r.At

@@ -92,10 +92,22 @@ func checkDatabase(ctx context.Context, s *streams, cat *catalog.Catalog, dsn st
 	if err != nil {
 		return false, err
 	}
-	if problemsOf(s, problems, format) {
+	mapping, err := dbcheck.CheckMapping(ctx, conn, cat)
+	if err != nil {
+		return false, err
+	}
+	// A mapping problem is the catalogue's place that names the relation.
+	out := terminal.Check{W: s.out, GitHub: format == "github"}
+	for _, e := range mapping {
+		out.CatalogError(e)
+	}
+	out.Problems(problems)
+	if n := len(mapping) + len(problems); n > 0 {
+		fmt.Fprintf(s.err, "%d problem(s) in the database\n", n)
 		return false, nil
 	}
-	fmt.Fprintf(s.out, "database: ok (%d relations exist, are granted with a review and readable by %s)\n", len(cat.Relations()), reader)
+	fmt.Fprintf(s.out, "database: ok (%d relations exist, are granted with a review and readable by %s, and their rows follow the catalogue's rules)\n",
+		len(cat.Relations()), reader)
 	return true, nil
 }
 

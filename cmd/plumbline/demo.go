@@ -76,7 +76,7 @@ func demo(ctx context.Context, args []string, s *streams) error {
 		}
 	}()
 	opts := demofloor.Options{Seed: uint64(*seed), Now: now, Agents: *agents, Days: *days}
-	if err := provision.Demo(ctx, cluster, opts, roles, append(gs, ags...), s.out); err != nil {
+	if err := provision.Demo(ctx, cluster, opts, roles, sf.Analyst.Limits, append(gs, ags...), s.out); err != nil {
 		return err
 	}
 	manager, err := provision.DemoMembers(ctx, cluster.DSN(provision.DemoDatabase))

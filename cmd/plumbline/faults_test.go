@@ -67,7 +67,7 @@ func newFaultFloor(t *testing.T) *faultFloor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := provision.Demo(ctx, cluster, demofloor.Options{Now: time.Now()}, roles, append(gs, ags...), io.Discard); err != nil {
+	if err := provision.Demo(ctx, cluster, demofloor.Options{Now: time.Now()}, roles, grants.DefaultLimits(), append(gs, ags...), io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	f := &faultFloor{cluster: cluster, appDSN: cluster.LoginDSN(roles.App, provision.DemoDatabase), public: "http://" + freeAddr(t)}

@@ -17,7 +17,12 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 	analystDSN := f.string("analyst-db", "", "PostgreSQL connection `string` of the analyst's door's login, to check it too")
 	var dirs grants.Dirs
 	var roles grants.Roles
-	f.register(func(fs *flag.FlagSet) { dirs.RegisterFlags(fs); roles.RegisterFlags(fs, false) })
+	var limits grants.Limits
+	f.register(func(fs *flag.FlagSet) {
+		dirs.RegisterFlags(fs)
+		roles.RegisterFlags(fs, false)
+		limits.RegisterFlags(fs)
+	})
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
@@ -56,6 +61,11 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 		if err != nil {
 			return err
 		}
+		extra, err := dbcheck.InspectLimits(ctx, agent, roles.Analyst, limits)
+		if err != nil {
+			return err
+		}
+		arep.Extra = append(arep.Extra, extra...)
 		fmt.Fprint(s.out, "\n", arep)
 		ok = ok && arep.OK()
 	}

@@ -25,9 +25,11 @@ func roleArgs(r grants.Roles) []string {
 }
 
 // The startup guard covers the analyst's door: an extra grant to the
-// analyst role, or an extra role for its login, stops the server and makes
-// plumbline guard --analyst-db exit 1, naming it; with the reviewed grants
-// both pass. What every role gets (a grant to PUBLIC, a database's
+// analyst role, an extra role for its login, or a limit of either that is
+// missing or looser than configured (a limit may be set for one database
+// only, which holds there), stops the server and makes plumbline guard
+// --analyst-db exit 1, naming it; with the reviewed grants and setup's
+// limits both pass. What every role gets (a grant to PUBLIC, a database's
 // setting) the guard names for both logins, and the server refuses at its
 // own login's.
 func TestServeRefusesAnalystOverGrants(t *testing.T) {
@@ -60,6 +62,10 @@ func TestServeRefusesAnalystOverGrants(t *testing.T) {
 			"EXECUTE on function pg_catalog.pg_advisory_lock(bigint)"},
 		{"the server's files, through PUBLIC", "GRANT EXECUTE ON FUNCTION pg_catalog.pg_read_file(text) TO PUBLIC",
 			"EXECUTE on function pg_catalog.pg_read_file(text)"},
+		{"a limit missing", "ALTER ROLE {agent} RESET temp_file_limit", "no temp_file_limit of its own on login {agent}"},
+		{"a limit looser", "ALTER ROLE {analyst} SET statement_timeout = '1h'", "statement_timeout = 1h on role {analyst}, looser than the 10s"},
+		{"a limit looser here", "ALTER ROLE {agent} IN DATABASE {db} SET work_mem = '1GB'", "work_mem = 1GB on login {agent}, looser than the 16MB"},
+		{"no limit at all", "ALTER ROLE {agent} SET lock_timeout = 0", "lock_timeout = 0 on login {agent}, looser than the 2s"},
 		{"none", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -300,7 +306,8 @@ func TestSetup(t *testing.T) {
 	code, out, _ = runCLI(t, append([]string{"setup", "--print"}, args...)...)
 	if code != 0 || !strings.Contains(out, "GRANT SELECT ON live.sales_board TO "+r.Reader+";") ||
 		!strings.Contains(out, "GRANT SELECT ON live.sales_board TO "+r.Analyst+";") || !strings.Contains(out, "GRANT "+r.Analyst+" TO "+r.Agent+";") ||
-		!strings.Contains(out, "CREATE ROLE "+r.App+" LOGIN") || strings.Contains(out, "{{") {
+		!strings.Contains(out, "CREATE ROLE "+r.App+" LOGIN") || !strings.Contains(out, "ALTER ROLE "+r.Agent+" SET temp_file_limit = '256MB';") ||
+		strings.Contains(out, "{{") {
 		t.Errorf("setup --print: exit %d\n%s", code, out)
 	}
 	if code, _, errOut := runCLI(t, "setup", "--reader-role", "Bad-Name"); code != 2 || !strings.Contains(errOut, "lower-case SQL identifier") {

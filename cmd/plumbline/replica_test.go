@@ -38,7 +38,7 @@ func TestReportsFromAReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := demofloor.Options{Now: pgtest.Now}
-	if err := provision.Demo(ctx, primary, opts, roles, gs, &syncBuffer{}); err != nil {
+	if err := provision.Demo(ctx, primary, opts, roles, grants.DefaultLimits(), gs, &syncBuffer{}); err != nil {
 		t.Fatal(err)
 	}
 	rdir, _ := os.MkdirTemp("", "plumbline-replica-")

@@ -37,6 +37,7 @@ func addServerFlags(f *flags, demo bool) *serverFlags {
 		sf.Settings.RegisterFlags(fs, demo)
 		sf.auth.RegisterFlags(fs)
 		sf.auth.RegisterPruneFlag(fs)
+		sf.auth.RegisterSCIMFlags(fs)
 	})
 	return sf
 }

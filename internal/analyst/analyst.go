@@ -20,14 +20,24 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultStatementTimeout = 10 * time.Second
-	DefaultWorkMem          = "16MB"
+	DefaultStatementTimeout = grants.DefaultStatementTimeout
+	DefaultWorkMem          = grants.DefaultWorkMem
 	DefaultPerMinute        = 30
 	// MaxPageSize is the most rows one call returns.
 	MaxPageSize = 50
 	// MaxOffset is the furthest into a statement's rows a call may page.
 	MaxOffset = 100000
+	// DefaultValueBytes and DefaultPageBytes bound what a call returns:
+	// a value, and a page's rows, as the answer's JSON holds them; they
+	// fit a model's context.
+	DefaultValueBytes = 64 << 10
+	DefaultPageBytes  = 256 << 10
 )
+
+// descriptionBytes is what the wire may carry beyond a page's values: a
+// result's description, which can name 1,664 columns, and the length of
+// each value of a wide row.
+const descriptionBytes = 256 << 10
 
 // Options tune a Door. The zero value gives the defaults.
 type Options struct {
@@ -48,6 +58,12 @@ type Options struct {
 	// WorkMem is each statement's work_mem, in PostgreSQL's units. If
 	// empty, DefaultWorkMem.
 	WorkMem string
+	// ValueBytes bounds each value a call returns, as PostgreSQL sends it
+	// and as the answer's JSON holds it; PageBytes bounds a page's rows,
+	// as JSON, and each row PostgreSQL sends. Past either, the door stops
+	// reading and cancels the statement. If zero, DefaultValueBytes and
+	// DefaultPageBytes; ValueBytes may not exceed PageBytes.
+	ValueBytes, PageBytes int
 	// PerMinute is how many statements each caller may send in any minute;
 	// negative for no limit. If zero, DefaultPerMinute.
 	PerMinute int
@@ -79,7 +95,8 @@ type column struct {
 // Open connects the door: to dsn, signed in as the agent login, with the
 // analyst grants gs; the audit log goes through audit. It reads which
 // columns the agent may read, for the tool's description and for
-// refusals.
+// refusals, and the names of PostgreSQL's built-in functions and types,
+// for the check.
 func Open(ctx context.Context, dsn string, audit *pgstore.Store, gs []*grants.Grant, opts *Options) (*Door, error) {
 	d := &Door{audit: audit, grants: gs, policy: sqlcheck.Policy{Relations: grants.Relations(gs)}}
 	if opts != nil {
@@ -98,6 +115,15 @@ func Open(ctx context.Context, dsn string, audit *pgstore.Store, gs []*grants.Gr
 	if o.MaxConns == 0 {
 		o.MaxConns = 4
 	}
+	if o.ValueBytes == 0 {
+		o.ValueBytes = DefaultValueBytes
+	}
+	if o.PageBytes == 0 {
+		o.PageBytes = DefaultPageBytes
+	}
+	if o.ValueBytes < 0 || o.ValueBytes > o.PageBytes {
+		return nil, fmt.Errorf("the bound of a value (%d bytes) must be positive and no more than the bound of a page (%d bytes)", o.ValueBytes, o.PageBytes)
+	}
 	if o.TimeZone == "" {
 		o.TimeZone = "UTC"
 	}
@@ -106,11 +132,12 @@ func Open(ctx context.Context, dsn string, audit *pgstore.Store, gs []*grants.Gr
 	}
 	var err error
 	d.agent, err = pgstore.Open(ctx, dsn, nil, &pgstore.Options{StatementTimeout: o.StatementTimeout,
-		AcquireTimeout: o.AcquireTimeout, MaxConns: o.MaxConns, Role: o.Role, Foreign: true})
+		AcquireTimeout: o.AcquireTimeout, MaxConns: o.MaxConns, Role: o.Role, Foreign: true,
+		MaxMessageBytes: o.PageBytes + descriptionBytes})
 	if err != nil {
 		return nil, err
 	}
-	if d.columns, err = d.readColumns(ctx); err != nil {
+	if d.columns, d.policy.Catalog, err = d.readSchema(ctx); err != nil {
 		d.agent.Close()
 		return nil, fmt.Errorf("read what the analyst may read: %w", err)
 	}

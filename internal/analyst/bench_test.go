@@ -3,10 +3,18 @@ package analyst_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/analyst"
 	"plumbline/internal/pgstore"
@@ -35,7 +43,19 @@ const starSQL = `SELECT * FROM metrics.agent_sales_daily WHERE day = date '2026-
 func BenchmarkDoor(b *testing.B) {
 	f := newFloor(b, setup{perMinute: 1 << 30})
 	ctx := context.Background()
-	st, err := sqlcheck.Check(benchSQL, &sqlcheck.Policy{Relations: []string{"analytics.agent_team_history", "metrics.agent_sales_daily"}})
+	rows, err := f.sql.Query(ctx, sqlcheck.CatalogQuery)
+	if err != nil {
+		b.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		b.Fatal(err)
+	}
+	policy := &sqlcheck.Policy{Relations: []string{"analytics.agent_team_history", "metrics.agent_sales_daily"}, Catalog: map[string]bool{}}
+	for _, n := range names {
+		policy.Catalog[n] = true
+	}
+	st, err := sqlcheck.Check(benchSQL, policy)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -44,7 +64,6 @@ func BenchmarkDoor(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("check", func(b *testing.B) {
-		policy := &sqlcheck.Policy{Relations: []string{"analytics.agent_team_history", "metrics.agent_sales_daily"}}
 		for b.Loop() {
 			if _, err := sqlcheck.Check(benchSQL, policy); err != nil {
 				b.Fatal(err)
@@ -117,4 +136,146 @@ func BenchmarkDoor(b *testing.B) {
 			}
 		})
 	}
+}
+
+// Eight statements at once whose answers would each be 100 MB of values
+// (50 rows of 2 MB), through the whole server: MCP over HTTP, the check,
+// the audit and the run. It reports the process's resident memory at its
+// peak over the calls, and that peak over what it was idle, after a first
+// call: the door reads no more than its bounds, so eight such calls cost
+// what eight small ones do.
+func BenchmarkEightLongAnswersAtOnce(b *testing.B) {
+	f := newFloor(b, setup{perMinute: 1 << 30})
+	cs := f.client(b, f.serviceToken(b, "floor-analyst", "reports:read", "analyst:sql"))
+	call := func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: analyst.ToolName,
+			Arguments: map[string]any{"sql": "SELECT lpad('', 2000000, 'x') FROM generate_series(1, 50)"}})
+		if err != nil {
+			b.Error(err)
+		} else if !res.IsError {
+			b.Error("a 2 MB value was answered")
+		}
+	}
+	call()
+	runtime.GC()
+	debug.FreeOSMemory()
+	idle := rssKiB(b)
+	peak := idle
+	for b.Loop() {
+		done := make(chan struct{})
+		sampled := make(chan int)
+		go func() {
+			top := 0
+			for {
+				top = max(top, rssKiB(b))
+				select {
+				case <-done:
+					sampled <- top
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+		}()
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(call)
+		}
+		wg.Wait()
+		close(done)
+		peak = max(peak, <-sampled)
+	}
+	b.ReportMetric(float64(peak)/1024, "peak-rss-MiB")
+	b.ReportMetric(float64(peak-idle)/1024, "rss-over-idle-MiB")
+}
+
+// rssKiB reads the process's resident memory, in KiB.
+func rssKiB(tb testing.TB) int {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return n
+		}
+	}
+	tb.Fatal("no VmRSS in /proc/self/status")
+	return 0
+}
+
+// Statements the statement timeout must end, each run alone through the
+// door with its default timeout of 10 s, while the database is watched
+// every 10 ms: for each, how long the call took and how long the
+// statement ran on the server (till its backend was last seen running
+// it), reported as the longest of each past the timeout. A statement is
+// over within the timeout and a second.
+func BenchmarkStatementsEndInTime(b *testing.B) {
+	f := newFloor(b, setup{perMinute: 1 << 30})
+	ctx := context.Background()
+	caller := reports.Caller{Person: "service:bench", Client: "bench", Tools: []string{analyst.ToolName}}
+	statements := []string{
+		"SELECT 'probe-cross', count(*) FROM metrics.agent_sales_daily a, metrics.agent_sales_daily b, metrics.agent_sales_daily c",
+		"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT 'probe-recursive', count(*) FROM r",
+		"SELECT 'probe-regex', count(*) FROM generate_series(1, 1000000000) n WHERE md5(n::text) ~ '^(a|b|ab)*c$'",
+		"SELECT 'probe-sort', lpad('', 1000, n::text) FROM generate_series(1, 100000000) n ORDER BY 2 DESC",
+		"SELECT 'probe-agg', length(string_agg(lpad('', 100000, n::text), '')) FROM generate_series(1, 1000000) n",
+		"SELECT 'probe-answer', lpad('', 2000000, 'x') FROM generate_series(1, 50)",
+		"SELECT 'probe-array', array_agg(lpad('', 100000, n::text)) FROM generate_series(1, 8000) n",
+	}
+	worstCall, worstRun := time.Duration(0), time.Duration(0)
+	for b.Loop() {
+		for _, sql := range statements {
+			probe := sql[strings.Index(sql, "'probe-")+1:]
+			probe = probe[:strings.Index(probe, "'")]
+			args, _ := json.Marshal(map[string]any{"sql": sql})
+			start := time.Now()
+			watched := make(chan time.Time)
+			stop := make(chan struct{})
+			go func() {
+				conn, err := pgx.Connect(ctx, f.db.DSN)
+				if err != nil {
+					b.Error(err)
+					watched <- time.Time{}
+					return
+				}
+				defer conn.Close(ctx)
+				var last time.Time
+				for {
+					var running bool
+					err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+						WHERE state = 'active' AND query LIKE '%' || $1 || '%' AND pid <> pg_backend_pid())`, probe).Scan(&running)
+					if err != nil {
+						b.Error(err)
+					}
+					if running {
+						last = time.Now()
+					}
+					select {
+					case <-stop:
+						if !running {
+							watched <- last
+							return
+						}
+					case <-time.After(10 * time.Millisecond):
+					}
+				}
+			}()
+			a := f.door.Call(ctx, caller, args)
+			took := time.Since(start)
+			close(stop)
+			ran := (<-watched).Sub(start)
+			outcome := "answered"
+			if body, ok := a.Body.(*analyst.RefusalAnswer); ok {
+				outcome = body.Error.Check
+			}
+			b.Logf("%-16s call %5.2fs, ran %5.2fs on the server (%s)", probe, took.Seconds(), ran.Seconds(), outcome)
+			worstCall, worstRun = max(worstCall, took), max(worstRun, ran)
+		}
+	}
+	b.ReportMetric((worstCall - analyst.DefaultStatementTimeout).Seconds(), "call-past-timeout-s")
+	b.ReportMetric((worstRun - analyst.DefaultStatementTimeout).Seconds(), "run-past-timeout-s")
 }

@@ -23,7 +23,14 @@
 //     know whether there are more. Pages are in a total order, the
 //     statement's ORDER BY and then every column, so that together they
 //     hold each row of its result exactly once; a column PostgreSQL cannot
-//     order (json) is refused with how to cast it.
+//     order (json) is refused with how to cast it. Rows are read within
+//     the bounds of a value and of a page (Options.ValueBytes, PageBytes):
+//     past one, the door stops reading and cancels the statement, and the
+//     page ends at the rows that fit or the call is refused. The agent
+//     login's store is foreign (pgstore.Options.Foreign): its connections
+//     are reset between statements, and a statement is over within its
+//     timeout and a grace. The analyst role and the agent login carry the
+//     analyst's limits (grants.Limits), which the startup guard checks.
 //
 // The outcome (ok or the refusal, the rule broken, the rows and the time)
 // is written to the audit log afterwards; the rows themselves never are.

@@ -154,12 +154,12 @@ func (f *floor) personToken(t *testing.T) (token, person string) {
 }
 
 // client connects the go-sdk's client over Streamable HTTP with a token.
-func (f *floor) client(t *testing.T, token string) *mcp.ClientSession {
+func (f *floor) client(t testing.TB, token string) *mcp.ClientSession {
 	t.Helper()
 	return connect(t, f.url, &http.Client{Transport: oauth.BearerTransport(token, http.DefaultTransport)})
 }
 
-func connect(t *testing.T, url string, hc *http.Client) *mcp.ClientSession {
+func connect(t testing.TB, url string, hc *http.Client) *mcp.ClientSession {
 	t.Helper()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "analyst-test", Version: "0"}, nil).
 		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: hc}, nil)

@@ -1,9 +1,11 @@
 package analyst
 
 import (
+	"bytes"
 	"context"
 	"database/sql/driver"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"plumbline/internal/pgstore"
@@ -28,26 +31,33 @@ import (
 // time zone, and one row more than the page to know whether there are
 // more. The page is in a total order, the statement's own and then every
 // column (sqlcheck.Statement.Paged); when its select list has a *, the
-// transaction first asks PostgreSQL how many columns that is.
+// transaction first asks PostgreSQL how many columns that is. The page is
+// read within the door's bounds (page.add): past one, reading stops, the
+// statement is cancelled, and the page holds the rows that fit or the call
+// is refused.
 func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck.Statement) *Answer {
 	var cols, types []string
-	var rows [][]any
+	p := &page{valueBytes: d.opts.ValueBytes, pageBytes: d.opts.PageBytes, size: args.PageSize}
 	start := time.Now()
 	ctx, span := telemetry.Span(ctx, "report_sql")
 	defer span.End()
-	queue := func(b *pgx.Batch, paged string) {
+	queue := func(b *pgx.Batch, paged string, columns int) {
 		b.Queue(paged, args.PageSize+1, args.Offset).Query(func(r pgx.Rows) error {
 			for r.Next() {
-				values, err := r.Values()
-				if err != nil {
-					return err
+				if cols == nil {
+					cols, types = columnsOf(r)
 				}
-				fields := r.FieldDescriptions()
-				row := make([]any, len(values))
-				for i, v := range values {
-					row[i] = jsonValue(v, fields[i].DataTypeOID)
+				if err := p.add(r); err != nil {
+					return pgstore.Abandon(r, err)
 				}
-				rows = append(rows, row)
+			}
+			var tooLong *pgproto3.ExceededMaxBodyLenErr
+			if errors.As(r.Err(), &tooLong) { // a row longer than a page may be, left unread
+				over := &overBound{bound: "page"}
+				if columns == 1 {
+					over = &overBound{bound: "value", column: 1}
+				}
+				return pgstore.Abandon(r, over)
 			}
 			if r.Err() != nil {
 				return r.Err() // no result to describe
@@ -62,38 +72,49 @@ func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck
 		if paged, err = stmt.Paged(stmt.Columns); err == nil {
 			err = d.agent.Batch(ctx, d.tx(), func(b *pgx.Batch) {
 				d.settings(b)
-				queue(b, paged)
+				queue(b, paged, stmt.Columns)
 			})
 		}
 	} else {
 		err = d.agent.BatchDescribing(ctx, d.tx(), d.settings, stmt.SQL, func(desc *pgconn.StatementDescription, b *pgx.Batch) error {
 			paged, err := stmt.Paged(len(desc.Fields))
 			if err == nil {
-				queue(b, paged)
+				queue(b, paged, len(desc.Fields))
 			}
 			return err
 		})
 	}
 	telemetry.Since(ctx, telemetry.StageReportSQL, start)
-	if err != nil {
+	var over *overBound
+	switch {
+	case errors.As(err, &over) && over.bound == "page" && len(p.rows) > 0:
+		p.more = true // the rows that fit, and the rest on the next page
+	case errors.As(err, &over):
+		return c.refuse(d.overRefusal(over))
+	case err != nil:
 		if r := d.unorderable(ctx, stmt, err); r != nil {
 			return c.refuse(r)
 		}
 		return d.refused(c, err, stmt)
 	}
-	ans := &PageAnswer{RequestID: c.id, Columns: cols, Types: types, Rows: rows, Offset: args.Offset, PageSize: args.PageSize,
+	ans := &PageAnswer{RequestID: c.id, Columns: cols, Types: types, Rows: p.rows, Offset: args.Offset, PageSize: args.PageSize,
 		Relations: stmt.Relations, Fingerprint: stmt.Fingerprint, Notes: []string{unverified},
 		Statement: StatementAt{Role: d.opts.Role, StatementTimeout: d.opts.StatementTimeout.String(), TimeZone: d.opts.TimeZone}}
 	if ans.Rows == nil {
 		ans.Rows = [][]any{}
 	}
-	if len(rows) > args.PageSize {
-		ans.Rows, ans.HasMore = rows[:args.PageSize], true
-		next := args.Offset + args.PageSize
+	if p.more {
+		ans.HasMore = true
+		next := args.Offset + len(p.rows)
 		ans.NextOffset = &next
 	}
 	if args.Clamped {
 		ans.Notes = append(ans.Notes, fmt.Sprintf("page_size is at most %d, so this page holds at most %d rows; page on with next_offset.", MaxPageSize, MaxPageSize))
+	}
+	if over != nil {
+		ans.Notes = append(ans.Notes, fmt.Sprintf("This page holds %d rows, not %d: the next would take it past the analyst's bound of %s a page. "+
+			"Page on with next_offset, or select fewer or shorter columns (left(column, n), length(column), an aggregate) to have more rows a page.",
+			len(p.rows), args.PageSize, kib(d.opts.PageBytes)))
 	}
 	if ans.HasMore || args.Offset > 0 {
 		ans.Notes = append(ans.Notes, paged)
@@ -104,6 +125,149 @@ func (d *Door) run(ctx context.Context, c *call, args *arguments, stmt *sqlcheck
 // paged is the note on an answer that spans pages.
 const paged = "Pages are ordered by the statement's ORDER BY, if it has one, and then by every column in turn, " +
 	"so each row comes exactly once across the pages."
+
+// page is a page of rows as the door reads them.
+type page struct {
+	valueBytes, pageBytes int // the door's bounds
+	size                  int // the rows the page shows
+	rows                  [][]any
+	bytes                 int  // the rows' JSON
+	more                  bool // rows come after the page
+}
+
+// add reads the row r is on into the page: each value as the answer's
+// JSON, none longer than the bound of a value as PostgreSQL sent it or
+// as JSON, and the page's rows no longer than the bound of a page. The row
+// after the page only says that there are more, and is not decoded.
+func (p *page) add(r pgx.Rows) error {
+	if len(p.rows) == p.size {
+		p.more = true
+		return nil
+	}
+	raw := r.RawValues()
+	for i, v := range raw {
+		if len(v) > p.valueBytes {
+			return &overBound{bound: "value", column: i + 1}
+		}
+	}
+	row := make([]any, len(raw))
+	size := 1 // the brackets and commas of the row
+	for i, v := range raw {
+		f := r.FieldDescriptions()[i]
+		enc, err := encode(r.Conn().TypeMap(), &f, v)
+		if over := (*overBound)(nil); errors.As(err, &over) {
+			over.column = i + 1
+		}
+		if err != nil {
+			return err
+		}
+		if len(enc) > p.valueBytes {
+			return &overBound{bound: "value", column: i + 1}
+		}
+		row[i], size = enc, size+len(enc)+1
+	}
+	if p.bytes+size > p.pageBytes {
+		return &overBound{bound: "page"}
+	}
+	p.rows, p.bytes = append(p.rows, row), p.bytes+size
+	return nil
+}
+
+// encode turns a value as PostgreSQL sent it into the answer's JSON.
+// JSON is passed on as it is, compacted, never decoded: a short text of
+// JSON can decode into many times its size.
+func encode(m *pgtype.Map, f *pgconn.FieldDescription, v []byte) (json.RawMessage, error) {
+	var value any
+	switch {
+	case v == nil:
+		return json.RawMessage("null"), nil
+	case f.DataTypeOID == pgtype.JSONOID || f.DataTypeOID == pgtype.JSONBOID:
+		if f.DataTypeOID == pgtype.JSONBOID && f.Format == pgtype.BinaryFormatCode {
+			v = v[1:] // jsonb's version
+		}
+		if jsonDepth(v) > maxJSONDepth {
+			return nil, &overBound{bound: "depth"}
+		}
+		var b bytes.Buffer
+		err := json.Compact(&b, v)
+		return b.Bytes(), err
+	default:
+		t, ok := m.TypeForOID(f.DataTypeOID)
+		switch {
+		case ok:
+			var err error
+			if value, err = t.Codec.DecodeValue(m, f.DataTypeOID, f.Format, v); err != nil {
+				return nil, err
+			}
+		case f.Format == pgtype.TextFormatCode:
+			value = string(v)
+		default:
+			value = bytes.Clone(v)
+		}
+	}
+	return json.Marshal(jsonValue(value, f.DataTypeOID))
+}
+
+// maxJSONDepth is how deeply a JSON value may nest: far more than data a
+// model reads, far less than where a parser's own limit answers with an
+// error instead of a refusal.
+const maxJSONDepth = 64
+
+// jsonDepth is how deeply the arrays and objects of the JSON text v nest.
+func jsonDepth(v []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range v {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			escaped, inString = c == '\\', c != '"'
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// overBound says which of the door's bounds a statement's rows went past:
+// a value's (in which column), a page's, or a JSON value's depth.
+type overBound struct {
+	bound  string // "value", "page" or "depth", the refusal's check
+	column int    // the value's column, from 1
+}
+
+func (o *overBound) Error() string { return "past the bound of a " + o.bound }
+
+// overRefusal refuses a statement whose first rows go past a bound,
+// teaching how to narrow it.
+func (d *Door) overRefusal(o *overBound) *Refusal {
+	r := &Refusal{Code: reports.CodeInvalidArgument, Argument: "sql", Check: o.bound, Choices: []string{}}
+	switch o.bound {
+	case "depth":
+		r.Rule = fmt.Sprintf("returns a JSON value nested more than %d levels deep (column %d), deeper than an answer holds; "+
+			"select a part of it (column -> 'key', column #> '{a,b}') or its text (column::text)", maxJSONDepth, o.column)
+	case "value":
+		r.Rule = fmt.Sprintf("returns a value longer than the analyst's bound of %s a value (column %d), so it was stopped unread; "+
+			"select part of it (left(column, n)), its length (length(column)) or an aggregate of it", kib(d.opts.ValueBytes), o.column)
+	default:
+		r.Rule = fmt.Sprintf("returns a row longer than the analyst's bound of %s a page, so it was stopped unread; "+
+			"select fewer columns, or shorter ones (left(column, n))", kib(d.opts.PageBytes))
+	}
+	return r
+}
+
+// kib writes a number of bytes in KiB.
+func kib(n int) string {
+	if n%1024 == 0 {
+		return fmt.Sprintf("%d KiB", n/1024)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // tx is the transaction a statement runs in: read-only, as the analyst,
 // ending in ROLLBACK.
@@ -240,6 +404,10 @@ func (d *Door) refused(c *call, err error, stmt *sqlcheck.Statement) *Answer {
 	case errors.As(err, &unpassable):
 		return c.refuse(statementRefusal(unpassable))
 	case errors.Is(err, reports.ErrTimeout):
+		if errors.Is(err, pgstore.ErrNotEnded) {
+			d.opts.Log.Error("a statement past its timeout may still be running: the agent login could not end its backend "+
+				"(it needs EXECUTE on pg_terminate_backend)", "request_id", c.id, "err", err)
+		}
 		return c.refuse(&Refusal{Code: reports.CodeTimeout, Argument: "sql", Check: "timeout", SQLState: "57014", Choices: []string{},
 			Rule: fmt.Sprintf("ran past the analyst's statement timeout of %s; narrow it (fewer days, fewer rows, an aggregate)", d.opts.StatementTimeout)})
 	case !errors.As(err, &pgErr):
@@ -267,7 +435,8 @@ func (d *Door) refused(c *call, err error, stmt *sqlcheck.Statement) *Answer {
 	case strings.HasPrefix(code, "22"):
 		r.Rule = "hit a value it could not compute (a bad cast, an overflow, an impossible date); check its casts and arithmetic"
 	case strings.HasPrefix(code, "53"):
-		r.Rule = fmt.Sprintf("needs more memory or disk than the analyst's work_mem of %s allows; aggregate in smaller steps", d.opts.WorkMem)
+		r.Rule = fmt.Sprintf("needs more memory or temporary disk than the analyst's limits allow (work_mem %s, and temp_file_limit); "+
+			"aggregate in smaller steps, over fewer rows or days", d.opts.WorkMem)
 	case strings.HasPrefix(code, "54"):
 		r.Rule = "is too complex for PostgreSQL to run; simplify it"
 	case strings.HasPrefix(code, "42") || strings.HasPrefix(code, "0A") || strings.HasPrefix(code, "21"):
@@ -293,10 +462,12 @@ func (d *Door) columnChoices(rels []string) []string {
 	return out
 }
 
-// readColumns reads, as the agent login, the columns of the allow-listed
-// relations the analyst may read, in their order.
-func (d *Door) readColumns(ctx context.Context) (map[string][]column, error) {
-	out := map[string][]column{}
+// readSchema reads, as the agent login, in one round trip: the columns of
+// the allow-listed relations the analyst may read, in their order; and the
+// names of the functions and types PostgreSQL may reach by a name after a
+// dot (sqlcheck.Policy.Catalog).
+func (d *Door) readSchema(ctx context.Context) (map[string][]column, map[string]bool, error) {
+	out, names := map[string][]column{}, map[string]bool{}
 	err := d.agent.Batch(ctx, pgstore.Tx{Role: d.opts.Role}, func(b *pgx.Batch) {
 		b.Queue(`SELECT n.nspname || '.' || c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
 			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -311,11 +482,19 @@ func (d *Door) readColumns(ctx context.Context) (map[string][]column, error) {
 			})
 			return err
 		})
+		b.Queue(sqlcheck.CatalogQuery).Query(func(rows pgx.Rows) error {
+			var name string
+			_, err := pgx.ForEachRow(rows, []any{&name}, func() error {
+				names[name] = true
+				return nil
+			})
+			return err
+		})
 	})
 	for _, rel := range d.policy.Relations {
 		if err == nil && len(out[rel]) == 0 {
 			d.opts.Log.Warn("the analyst cannot read a relation its grant file names; statements that read it will be refused", "relation", rel)
 		}
 	}
-	return out, err
+	return out, names, err
 }

@@ -42,8 +42,9 @@ func (d *Door) description() string {
 		"Rows come %d a page (page_size at most %d, offset from next_offset; has_more says whether there are more): "+
 		"aggregate in SQL rather than paging through raw rows. Pages are ordered by your ORDER BY and then by every column, "+
 		"so each row comes exactly once; select a column of a type PostgreSQL cannot order (json, xml) as text. "+
+		"A value may hold at most %s and a page's rows %s: select part of a long text (left(column, n)), not all of it. "+
 		"Every statement is audited. Every answer is labelled verified: false: state your assumptions on the first line of anything you write from it. ",
-		d.opts.StatementTimeout, d.opts.TimeZone, MaxPageSize, MaxPageSize)
+		d.opts.StatementTimeout, d.opts.TimeZone, MaxPageSize, MaxPageSize, kib(d.opts.ValueBytes), kib(d.opts.PageBytes))
 	b.WriteString("Relations and their columns: ")
 	for i, g := range d.grants {
 		if i > 0 {

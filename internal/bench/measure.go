@@ -130,7 +130,7 @@ func Measure(ctx context.Context, c *Config, out, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := provision.Demo(ctx, cluster, opts, roles, gs, progress); err != nil {
+	if err := provision.Demo(ctx, cluster, opts, roles, grants.DefaultLimits(), gs, progress); err != nil {
 		return err
 	}
 	if c.Soak.Duration > 0 {

@@ -38,9 +38,9 @@ func columnsOf(cat *catalog.Catalog) []column {
 	a := ro.Agents
 	add(a.Relation, "roster agents", false, a.Key, a.Name, a.Email, a.Hired, a.Left)
 	h := ro.TeamHistory
-	add(h.Relation, "roster team_history", false, h.Agent, h.Team, h.From)
+	add(h.Relation, "roster team_history", false, h.Agent, h.Team, h.From, h.To)
 	f := ro.FloorHistory
-	add(f.Relation, "roster floor_history", false, f.Team, f.From, f.CountsAsSales, f.DecidedBy, f.Reason)
+	add(f.Relation, "roster floor_history", false, f.Team, f.From, f.To, f.CountsAsSales, f.DecidedBy, f.Reason)
 	if l := cat.Loads(); l != nil {
 		add(l.Relation, "loads", false, l.Source, l.Day, l.Finished)
 	}
@@ -59,10 +59,12 @@ func columnsOf(cat *catalog.Catalog) []column {
 }
 
 // columnFacts reads, for each column, whether its relation and it exist,
-// its type, whether it may hold NULL, and whether the reader may select it.
+// its type, whether it may hold NULL (a view's column always may: a view
+// declares no NOT NULL), whether its relation is a view, and whether the
+// reader may select it.
 const columnFacts = `
 SELECT c.oid IS NOT NULL, a.attnum IS NOT NULL, coalesce(t.typcategory = 'N', false),
-       coalesce(format_type(a.atttypid, a.atttypmod), ''), coalesce(NOT a.attnotnull, false),
+       coalesce(format_type(a.atttypid, a.atttypmod), ''), coalesce(NOT a.attnotnull, false), coalesce(c.relkind IN ('v', 'm'), false),
        coalesce(r.oid IS NOT NULL AND a.attnum IS NOT NULL AND has_column_privilege(r.oid, c.oid, a.attnum, 'SELECT'), false)
 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY w(rel, col, i)
 LEFT JOIN pg_namespace n ON n.nspname = split_part(w.rel, '.', 1)
@@ -121,9 +123,10 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 	}
 	i := 0
 	missingRel := map[string]bool{}
-	var relExists, colExists, numeric, nullable, readable bool
+	var relExists, colExists, numeric, nullable, view, readable bool
 	var typ string
-	_, err = pgx.ForEachRow(rows, []any{&relExists, &colExists, &numeric, &typ, &nullable, &readable}, func() error {
+	var inViews []column // summed columns of views the catalogue does not list as nullable
+	_, err = pgx.ForEachRow(rows, []any{&relExists, &colExists, &numeric, &typ, &nullable, &view, &readable}, func() error {
 		c := cols[i]
 		i++
 		switch {
@@ -136,6 +139,8 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 			add("%s.%s (%s): the column does not exist", c.relation, c.name, c.use)
 		case c.summed && !numeric:
 			add("%s.%s (%s): is %s, not a number; a summed column must be numeric", c.relation, c.name, c.use, typ)
+		case c.summed && view && !c.nullable:
+			inViews = append(inViews, c)
 		case c.summed && nullable && !c.nullable:
 			add("%s.%s (%s): can hold NULL, but the catalogue does not list it under the source's nullable:; "+
 				"list it there (its metrics then need nulls: leave_out) or make the column NOT NULL", c.relation, c.name, c.use)
@@ -148,6 +153,15 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 		return nil, fmt.Errorf("check the catalogue's columns: %w", err)
 	}
 
+	for _, c := range inViews {
+		var nulls int64
+		stmt := fmt.Sprintf("SELECT count(*) FROM %s WHERE %s IS NULL", sanitize(c.relation), pgx.Identifier{c.name}.Sanitize())
+		if q.QueryRow(ctx, stmt).Scan(&nulls) == nil && nulls > 0 {
+			add("%s.%s (%s): holds NULL in %d rows, but the catalogue does not list it under the source's nullable: (a view declares no NOT NULL, "+
+				"so its rows are read); list it there (its metrics then need nulls: leave_out), or give the view a value where it has none",
+				c.relation, c.name, c.use, nulls)
+		}
+	}
 	for _, rel := range grants.Ungranted(cat, gs) {
 		add("%s: no grant file names it; add %s.sql with its grain and review to the grants directory", rel, rel)
 	}
@@ -163,9 +177,8 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 // kind of period the rule sets its targets for. A relation or column that is missing has been reported
 // already, so a query that fails adds nothing.
 func targetProblems(ctx context.Context, q Querier, cat *catalog.Catalog, t *catalog.TargetsRelation, add func(string, ...any)) {
-	schema, name, _ := strings.Cut(t.Relation, ".")
 	stmt := fmt.Sprintf("SELECT DISTINCT %s::text, %s::text FROM %s ORDER BY 1, 2", pgx.Identifier{t.Metric}.Sanitize(),
-		pgx.Identifier{t.PeriodKind}.Sanitize(), pgx.Identifier{schema, name}.Sanitize())
+		pgx.Identifier{t.PeriodKind}.Sanitize(), sanitize(t.Relation))
 	rows, err := q.Query(ctx, stmt)
 	if err != nil {
 		return
@@ -229,4 +242,10 @@ func CheckAnalyst(ctx context.Context, q Querier, gs []*grants.Grant, analyst st
 		}
 	}
 	return problems, nil
+}
+
+// sanitize quotes a schema-qualified relation name.
+func sanitize(relation string) string {
+	schema, name, _ := strings.Cut(relation, ".")
+	return pgx.Identifier{schema, name}.Sanitize()
 }

@@ -80,16 +80,17 @@ func (p Policy) own() []Table {
 }
 
 // Table is one of plumbline's own tables and what the login may do to it,
-// column by column.
+// column by column, and whether it may delete rows.
 type Table struct {
 	Relation               string
 	Select, Insert, Update []string
+	Delete                 bool
 }
 
 // Own lists plumbline's own tables the login may touch, and how; it is
 // exactly what sql/roles/database.sql grants: the request log, its
-// outcomes and the analyst's audit log (the logger), and the membership
-// table and token store (auth). The login may do nothing else to them, and
+// outcomes and the analyst's audit log (the logger), and the token store
+// and the directory (auth). The login may do nothing else to them, and
 // nothing at all to the rest of plumbline's schema.
 var Own = []Table{{
 	Relation: "plumbline.request_log",
@@ -106,7 +107,10 @@ var Own = []Table{{
 	Update:   []string{"outcome", "rule", "duration_ms", "row_count"},
 }, {
 	Relation: "plumbline.members",
-	Select:   []string{"person_id", "email", "display_name", "status"},
+	Select:   append([]string{"person_id", "updated_at", "scim_id", "created_at"}, memberWrites...),
+	Insert:   append([]string{"person_id", "scim_id"}, memberWrites...),
+	Update:   append([]string{"updated_at"}, memberWrites...),
+	Delete:   true,
 }, {
 	Relation: "plumbline.oauth_clients",
 	Select:   oauthClients, Insert: oauthClients,
@@ -125,7 +129,32 @@ var Own = []Table{{
 }, {
 	Relation: "plumbline.oauth_client_failures",
 	Select:   oauthClientFailures, Insert: oauthClientFailures,
+}, {
+	Relation: "plumbline.groups",
+	Select:   []string{"group_id", "display_name", "external_id", "created_at", "updated_at"},
+	Insert:   []string{"display_name", "external_id"},
+	Update:   []string{"display_name", "external_id", "updated_at"},
+	Delete:   true,
+}, {
+	Relation: "plumbline.group_members",
+	Select:   groupMembers, Insert: groupMembers, Delete: true,
+}, {
+	Relation: "plumbline.directory_changes",
+	Insert:   []string{"changed_by", "action", "person_id", "group_id"},
+}, {
+	Relation: "plumbline.scim_tokens",
+	Select:   []string{"token_id", "token_hash", "name", "created_at", "expires_at", "last_used_at", "revoked_at"},
+	Insert:   []string{"token_hash", "name", "expires_at"},
+	Update:   []string{"last_used_at", "revoked_at"},
 }}
+
+// The directory's columns: what the SCIM endpoint and the import write of
+// a member, and the members of a group.
+var (
+	memberWrites = []string{"email", "display_name", "status", "user_name", "external_id", "employee_number",
+		"given_name", "family_name", "kept_by"}
+	groupMembers = []string{"group_id", "person_id"}
+)
 
 // The token store's tables' columns, every one of which auth reads and
 // writes once.
@@ -432,6 +461,7 @@ func (c *comparison) add(r reached) {
 		switch {
 		case own && t.columns(priv) != nil:
 			// judged column by column
+		case own && priv == "DELETE" && t.Delete:
 		case priv == "SELECT" && slices.Contains(c.p.Read, object):
 		case priv == "SELECT":
 			extra("read", priv)
@@ -629,6 +659,9 @@ func (c *comparison) missing() []string {
 			if lacking != nil {
 				out = append(out, fmt.Sprintf("cannot %s (%s) on %s", priv, strings.Join(lacking, ", "), t.Relation))
 			}
+		}
+		if t.Delete && !c.held[held{"relation", t.Relation, "DELETE", ""}] {
+			out = append(out, fmt.Sprintf("cannot DELETE on %s", t.Relation))
 		}
 	}
 	return out

@@ -80,8 +80,8 @@ func TestMissingGrants(t *testing.T) {
 		"cannot execute pg_catalog.pg_logical_emit_message(boolean, text, text), with which the request log waits for the disk",
 		"cannot INSERT (arguments) on plumbline.request_log",
 	}
-	// Out of the auth role, the login misses all the token store holds:
-	// every own table after the logger's (the request log, its outcomes
+	// Out of the auth role, the login misses all the token store and the
+	// directory hold: every own table after the logger's (the request log, its outcomes
 	// and the analyst's audit log).
 	for _, tb := range dbcheck.Own[3:] {
 		for _, p := range []struct {
@@ -91,6 +91,9 @@ func TestMissingGrants(t *testing.T) {
 			if len(p.cols) > 0 {
 				want = append(want, "cannot "+p.priv+" ("+strings.Join(p.cols, ", ")+") on "+tb.Relation)
 			}
+		}
+		if tb.Delete {
+			want = append(want, "cannot DELETE on "+tb.Relation)
 		}
 	}
 	if !rep.OK() || strings.Join(rep.Missing, "\n") != strings.Join(want, "\n") {
@@ -301,5 +304,23 @@ func TestEachExtraSaysHowToUndoIt(t *testing.T) {
 		if rep, err := inspect(); err != nil || !rep.OK() {
 			t.Errorf("after %s and then %s: %v\n%s", c.grant, fix, err, rep)
 		}
+	}
+}
+
+// The login may delete rows of the directory's tables (a person or group
+// the identity provider deletes), and of no other of plumbline's own.
+func TestDeleteOnlyFromTheDirectory(t *testing.T) {
+	db := pgtest.NewDB(t)
+	r := db.PrivateRoles(t)
+	if _, err := db.Conn(t).Exec(context.Background(), `GRANT DELETE ON plumbline.oauth_tokens, plumbline.directory_changes TO `+r.Auth); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := dbcheck.Inspect(context.Background(), connect(t, db.LoginDSN(r.App)), policy(t, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"DELETE on relation plumbline.directory_changes", "DELETE on relation plumbline.oauth_tokens"}
+	if strings.Join(rep.Extra, "\n") != strings.Join(want, "\n") || len(rep.Missing) > 0 {
+		t.Errorf("extra = %q, want %q; missing = %q", rep.Extra, want, rep.Missing)
 	}
 }

@@ -20,4 +20,9 @@
 //
 // CheckCatalog is `plumbline check --db`: what the catalogue reads exists,
 // is numeric where summed, is granted, reviewed and readable by the reader.
+// CheckMapping reads the rows behind it: keys, days and times of the types
+// the engine reads, keys that answers do not cut, one row per agent-day and
+// per key, history ranges that neither overlap nor leave a gap, watermarks
+// that never go backwards, each problem at the catalogue's line that names
+// the relation.
 package dbcheck

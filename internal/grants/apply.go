@@ -48,10 +48,15 @@ func Apply(ctx context.Context, conn *pgx.Conn, r Roles, gs []*Grant) error {
 	})
 }
 
-// Script renders everything CreateRoles and Apply run as one SQL script, for
-// a DBA to read or to apply by hand after plumbline's migrations.
-func Script(r Roles, gs []*Grant) (string, error) {
+// Script renders everything CreateRoles, SetLimits and Apply run as one
+// SQL script, for a DBA to read or to apply by hand after plumbline's
+// migrations.
+func Script(r Roles, l Limits, gs []*Grant) (string, error) {
 	roles, err := rolesScript(r, "roles.sql")
+	if err != nil {
+		return "", err
+	}
+	limits, err := limitsScript(r, l)
 	if err != nil {
 		return "", err
 	}
@@ -59,7 +64,7 @@ func Script(r Roles, gs []*Grant) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return roles + "\n" + db, nil
+	return roles + "\n" + limits + "\n" + db, nil
 }
 
 func rolesScript(r Roles, file string) (string, error) {

@@ -250,8 +250,9 @@ func TestApplyReconciles(t *testing.T) {
 	if readable := readableColumns(t, conn, r.Reader); len(readable) != len(gs) {
 		t.Errorf("after applying every file again the reader reads %d relations, want %d", len(readable), len(gs))
 	}
-	script, err := grants.Script(r, gs)
-	if err != nil || !strings.Contains(script, "GRANT SELECT ON live.sales_board TO "+r.Reader+";") || strings.Contains(script, "{{") {
+	script, err := grants.Script(r, grants.DefaultLimits(), gs)
+	if err != nil || !strings.Contains(script, "GRANT SELECT ON live.sales_board TO "+r.Reader+";") ||
+		!strings.Contains(script, "ALTER ROLE "+r.Agent+" SET temp_file_limit = '256MB';") || strings.Contains(script, "{{") {
 		t.Errorf("the script for a DBA is not rendered: %v\n%s", err, script)
 	}
 }
@@ -281,6 +282,47 @@ func TestUngranted(t *testing.T) {
 		}
 		if got := grants.Ungranted(cat, kept); !slices.Equal(got, []string{rel}) {
 			t.Errorf("without the grant of %s: ungranted %q", rel, got)
+		}
+	}
+}
+
+// The analyst's limits are bounds PostgreSQL takes, written as it writes
+// them, and a role's value of one is looser when it allows more, in any of
+// PostgreSQL's units, or sets no bound at all.
+func TestLimits(t *testing.T) {
+	settings, err := grants.DefaultLimits().Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range settings {
+		got = append(got, s.Name+"="+s.Value)
+	}
+	if want := []string{"statement_timeout=10s", "lock_timeout=2s", "idle_in_transaction_session_timeout=10s", "work_mem=16MB",
+		"temp_file_limit=256MB"}; !slices.Equal(got, want) {
+		t.Errorf("the default limits are %v, want %v", got, want)
+	}
+	for _, bad := range []func(*grants.Limits){
+		func(l *grants.Limits) { l.WorkMem = "lots" }, func(l *grants.Limits) { l.TempFileLimit = "-1" },
+		func(l *grants.Limits) { l.LockTimeout = 0 }, func(l *grants.Limits) { l.TempFileLimit = "1'; DROP ROLE x; --" },
+	} {
+		l := grants.DefaultLimits()
+		bad(&l)
+		if _, err := l.Settings(); err == nil {
+			t.Errorf("%+v passed", l)
+		}
+	}
+	for _, tt := range []struct {
+		setting, value string
+		looser         bool
+	}{
+		{"statement_timeout", "10000", false}, {"statement_timeout", "9s", false}, {"statement_timeout", "11s", true},
+		{"statement_timeout", "1min", true}, {"statement_timeout", "0", true}, {"work_mem", "16384", false},
+		{"work_mem", "16MB", false}, {"work_mem", "1GB", true}, {"temp_file_limit", "-1", true}, {"temp_file_limit", "262144kB", false},
+	} {
+		s := settings[slices.IndexFunc(settings, func(s grants.Setting) bool { return s.Name == tt.setting })]
+		if looser, err := s.Looser(tt.value); err != nil || looser != tt.looser {
+			t.Errorf("%s = %s against %s: looser %v (%v), want %v", tt.setting, tt.value, s.Value, looser, err, tt.looser)
 		}
 	}
 }

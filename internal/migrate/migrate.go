@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -217,4 +219,54 @@ func (l *ledger) ListMigrations(ctx context.Context, db database.DBTxConn) ([]*d
 		return nil, fmt.Errorf("read migration ledger: %w", err)
 	}
 	return append(out, &database.ListMigrationsResult{Version: 0, IsApplied: true}), nil
+}
+
+// Rehearse runs, in tx, every file of sets that Apply would apply, in the
+// same order, and returns their names; the caller rolls tx back. It refuses
+// what Apply would refuse: a file changed since it was applied, or one
+// whose version is below one already applied. A failing file is named.
+func Rehearse(ctx context.Context, tx pgx.Tx, sets ...Set) ([]string, error) {
+	// The migrations find plumbline's schema there, as Apply's ledger
+	// creates it first.
+	if _, err := tx.Exec(ctx, bootstrap); err != nil {
+		return nil, fmt.Errorf("create migration ledger: %w", err)
+	}
+	var ran []string
+	for _, set := range sets {
+		files, err := load(set.Files)
+		if err != nil {
+			return ran, fmt.Errorf("read set %s: %w", set.Name, err)
+		}
+		applied := map[int64]string{}
+		rows, err := tx.Query(ctx, "SELECT version, checksum FROM plumbline.schema_migrations WHERE set_name = $1", set.Name)
+		if err != nil {
+			return ran, fmt.Errorf("read migration ledger: %w", err)
+		}
+		var v int64
+		var sum string
+		if _, err := pgx.ForEachRow(rows, []any{&v, &sum}, func() error { applied[v] = sum; return nil }); err != nil {
+			return ran, fmt.Errorf("read migration ledger: %w", err)
+		}
+		latest := int64(0)
+		for v := range applied {
+			latest = max(latest, v)
+		}
+		for _, v := range slices.Sorted(maps.Keys(files)) {
+			m := files[v]
+			sum, done := applied[v]
+			switch {
+			case done && sum != m.checksum:
+				return ran, fmt.Errorf("migration %s/%s changed after it was applied; add a new migration instead of editing it", set.Name, m.name)
+			case done:
+				continue
+			case v < latest:
+				return ran, fmt.Errorf("migration %s/%s comes before one already applied; give it a version after %04d", set.Name, m.name, latest)
+			}
+			if _, err := tx.Exec(ctx, m.sql, pgx.QueryExecModeSimpleProtocol); err != nil {
+				return ran, fmt.Errorf("apply %s/%s: %w", set.Name, m.name, err)
+			}
+			ran = append(ran, set.Name+"/"+m.name)
+		}
+	}
+	return ran, nil
 }

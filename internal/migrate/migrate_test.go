@@ -110,3 +110,51 @@ func TestOutOfOrderIsRefused(t *testing.T) {
 		t.Error("the out-of-order file ran")
 	}
 }
+
+// A rehearsal runs what Apply would run, in the transaction it is given,
+// and refuses what Apply would refuse, so that setup can roll it all back
+// and change nothing.
+func TestRehearse(t *testing.T) {
+	db := pgtest.NewDB(t)
+	conn := db.Conn(t)
+	ctx := context.Background()
+	rehearse := func(sets ...migrate.Set) ([]string, error) {
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		return migrate.Rehearse(ctx, tx, sets...)
+	}
+	applied := []migrate.Set{{Name: "demo", Files: sqlfiles.Demo()}, {Name: "plumbline", Files: sqlfiles.Migrations()}}
+	if ran, err := rehearse(applied...); err != nil || len(ran) != 0 {
+		t.Errorf("rehearsing applied sets ran %v, %v; want nothing", ran, err)
+	}
+	files := fstest.MapFS{
+		"0002_second.sql": {Data: []byte("CREATE TABLE second (x int);")},
+		"0001_first.sql":  {Data: []byte("CREATE TABLE first (x int);")},
+	}
+	ran, err := rehearse(migrate.Set{Name: "own", Files: files})
+	var left bool
+	conn.QueryRow(ctx, "SELECT to_regclass('first') IS NOT NULL OR to_regclass('second') IS NOT NULL").Scan(&left)
+	if err != nil || strings.Join(ran, " ") != "own/0001_first.sql own/0002_second.sql" || left {
+		t.Errorf("a rehearsal ran %v, %v, and left its tables: %v; want both in order and nothing left", ran, err, left)
+	}
+	if _, err := migrate.Apply(ctx, conn, migrate.Set{Name: "own", Files: fstest.MapFS{"0002_second.sql": files["0002_second.sql"]}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		files fstest.MapFS
+		want  string
+	}{
+		{"changed", fstest.MapFS{"0002_second.sql": {Data: []byte("CREATE TABLE second (y int);")}}, "own/0002_second.sql changed after it was applied"},
+		{"out of order", files, "own/0001_first.sql comes before one already applied"},
+		{"failing", fstest.MapFS{"0002_second.sql": files["0002_second.sql"], "0003_broken.sql": {Data: []byte("CREATE TABLE nope (x nosuchtype);")}},
+			"apply own/0003_broken.sql: "},
+	} {
+		if _, err := rehearse(migrate.Set{Name: "own", Files: tc.files}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

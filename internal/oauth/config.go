@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"slices"
@@ -95,6 +96,10 @@ type Config struct {
 	// Metrics, if set, count sign-in and token events and the
 	// registration limit's refusals (package telemetry).
 	Metrics *telemetry.Metrics
+	// Mount are more handlers served on the same origin behind the same
+	// Host checks, by the pattern each is registered under (as
+	// http.ServeMux takes it), such as the SCIM endpoint.
+	Mount map[string]http.Handler
 }
 
 // Issuer is the authorization server's issuer identifier.

@@ -114,7 +114,7 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 		t.Cleanup(app.Close)
 		e.store = oauth.NewStore(app, pgtest.Roles.Auth)
 	}
-	directory := oauth.NewStore(pool, "") // the directory sync
+	directory := oauth.NewStore(pool, "") // the directory
 	for _, m := range []oauth.Member{dana, ravi, gone} {
 		if err := directory.PutMember(ctx, m); err != nil {
 			t.Fatal(err)
@@ -143,7 +143,7 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 	return e
 }
 
-// exec runs SQL as the superuser, for what the directory sync or time
+// exec runs SQL as the superuser, for what the directory or time
 // would do.
 func (e *env) exec(sql string, args ...any) {
 	e.t.Helper()

@@ -20,11 +20,12 @@ import (
 
 // startProvider runs a real OpenID Connect provider (the npm package
 // oidc-provider) on loopback, with plumbline registered as a confidential
-// client, and returns its issuer.
-func startProvider(t *testing.T, redirectURI string) string {
+// client, set as g says, and returns its issuer.
+func startProvider(t *testing.T, redirectURI string, g guide) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, clienttest.Node(t), "oidc-provider.mjs", fmt.Sprint(freePort(t)), "plumbline", "op-secret", redirectURI)
+	cmd := exec.CommandContext(ctx, clienttest.Node(t), "oidc-provider.mjs", fmt.Sprint(freePort(t)), "plumbline", "op-secret", redirectURI,
+		g.path, g.vouch)
 	cmd.Dir = clienttest.Dir
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -52,13 +53,34 @@ func startProvider(t *testing.T, redirectURI string) string {
 	}
 }
 
-// People sign in with an OpenID Connect provider: discovery, the code flow
-// with PKCE, and the ID token verified; the verified email must be an
-// active member's. Driven in the browser through the provider's own pages.
+// guide is what a sign-in guide of the README ("Sign-in with your
+// identity provider") sets, as far as the test's provider can be set so:
+// where the issuer is, and the claim that vouches for the email address.
+// Each registers BASE/signin/oidc/callback as the redirect URI and is
+// asked for the scopes openid, email and profile.
+type guide struct{ name, path, vouch string }
+
+var guides = []guide{
+	{"Okta", "/oauth2/default", "email_verified"},
+	{"Microsoft Entra ID", "/6f1c3a52-8a0e-4d0b-9c55-2b7e5e1d9a10/v2.0", "xms_edov"},
+	{"Google", "", "email_verified"},
+	{"Clerk", "", "email_verified"},
+}
+
+// People sign in with an OpenID Connect provider set as each guide says:
+// discovery, the code flow with PKCE, and the ID token verified; the
+// email must be vouched for, and an active member's. Driven in the
+// browser through the provider's own pages.
 func TestOpenIDConnectSignIn(t *testing.T) {
+	for _, g := range guides {
+		t.Run(g.name, func(t *testing.T) { signInWith(t, g) })
+	}
+}
+
+func signInWith(t *testing.T, g guide) {
 	e := newEnvWith(t, envOptions{signIn: func(base string) signin.Method {
 		callback := base + "/signin/oidc/callback"
-		m, err := signin.NewOIDC(context.Background(), signin.OIDCConfig{Issuer: startProvider(t, callback),
+		m, err := signin.NewOIDC(context.Background(), signin.OIDCConfig{Issuer: startProvider(t, callback, g),
 			ClientID: "plumbline", ClientSecret: "op-secret", RedirectURL: callback})
 		if err != nil {
 			t.Fatalf("discover the provider: %v", err)
@@ -124,10 +146,20 @@ func TestOpenIDConnectSignIn(t *testing.T) {
 		t.Fatalf("the token after OpenID Connect sign-in: %+v", tr)
 	}
 
-	// Someone the provider knows but the directory does not is refused.
+	// Someone the provider knows but the directory does not is refused
+	// (whatever the provider), and so is a member whose address the
+	// provider does not vouch for.
+	if g == guides[0] {
+		ctx = chromium(t)
+		page = signInAt(ctx, e.authorizeURL(p), "stranger@elsewhere.example")
+		if !strings.Contains(page, "not an active member") || strings.Contains(page, `id="approve"`) {
+			t.Errorf("a stranger signing in:\n%s", page)
+		}
+	}
+	e.exec(`UPDATE plumbline.members SET email = 'unverified.' || email WHERE person_id = $1`, dana.PersonID)
 	ctx = chromium(t)
-	page = signInAt(ctx, e.authorizeURL(p), "stranger@elsewhere.example")
-	if !strings.Contains(page, "not an active member") || strings.Contains(page, `id="approve"`) {
-		t.Errorf("a stranger signing in:\n%s", page)
+	page = signInAt(ctx, e.authorizeURL(p), "unverified."+dana.Email)
+	if !strings.Contains(page, "vouches for no verified email address") || strings.Contains(page, `id="approve"`) {
+		t.Errorf("an address not vouched for:\n%s", page)
 	}
 }

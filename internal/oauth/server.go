@@ -64,6 +64,9 @@ func (s *Server) Handler(mcp http.Handler) http.Handler {
 	if s.signIn != nil {
 		mux.Handle("/signin/", s.signIn.Handler(s.signedIn))
 	}
+	for pattern, h := range s.cfg.Mount {
+		mux.Handle(pattern, h)
+	}
 	u, _ := url.Parse(s.cfg.BaseURL)
 	top := http.NewServeMux()
 	top.Handle("/", httpguard.Hosts(append([]string{u.Host}, s.cfg.Hosts...), s.cfg.Loopback(), mux))

@@ -16,11 +16,11 @@ import (
 	"plumbline/internal/signin"
 )
 
-// Store keeps plumbline's sign-in state in PostgreSQL: the membership table
-// the directory sync maintains, and the authorization server's clients,
-// sessions, consents, codes and tokens. Secrets are stored only as SHA-256
-// hashes, and every expiry is judged by the database's clock. It is safe for
-// concurrent use.
+// Store keeps plumbline's sign-in state in PostgreSQL: it reads the
+// membership table the directory keeps (package members), and keeps the
+// authorization server's clients, sessions, consents, codes and tokens.
+// Secrets are stored only as SHA-256 hashes, and every expiry is judged by
+// the database's clock. It is safe for concurrent use.
 type Store struct {
 	pool *pgxpool.Pool
 	role string
@@ -133,8 +133,9 @@ func (s *Store) ActivePeople(ctx context.Context) ([]signin.Person, error) {
 	return out, err
 }
 
-// PutMember inserts or updates a member. The directory sync owns the
-// membership table; the demo and tests use this to stand in for it.
+// PutMember inserts or updates a member. The directory (package members)
+// keeps the membership table; the demo and tests use this to stand in for
+// it.
 func (s *Store) PutMember(ctx context.Context, m Member) error {
 	return s.tx(ctx, false, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO plumbline.members (person_id, email, display_name, status) VALUES ($1, lower($2), $3, $4)

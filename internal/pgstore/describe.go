@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // This file asks PostgreSQL what a statement would return before running
@@ -22,26 +23,23 @@ import (
 // returned.
 func (s *Store) BatchDescribing(ctx context.Context, tx Tx, setup func(*pgx.Batch), stmt string,
 	queue func(*pgconn.StatementDescription, *pgx.Batch) error) error {
-	conn, err := s.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Release()
-	first := s.batch(ctx, []Step{{Tx: tx, Queue: setup}}, true)
-	// An explicit transaction's last statement ends it: the second round
-	// trip's.
-	end := first.QueuedQueries[len(first.QueuedQueries)-1]
-	first.QueuedQueries = first.QueuedQueries[:len(first.QueuedQueries)-1]
-	desc, err := describe(ctx, conn.Conn(), first.QueuedQueries, stmt)
-	if err != nil {
-		return timedOut(err)
-	}
-	then := &pgx.Batch{}
-	if err := queue(desc, then); err != nil {
-		return err // the pool drops the connection, in its transaction
-	}
-	then.QueuedQueries = append(then.QueuedQueries, end)
-	return timedOut(conn.SendBatch(ctx, then).Close())
+	return s.use(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
+		first := s.batch(ctx, []Step{{Tx: tx, Queue: setup}}, true)
+		// An explicit transaction's last statement ends it: the second
+		// round trip's.
+		end := first.QueuedQueries[len(first.QueuedQueries)-1]
+		first.QueuedQueries = first.QueuedQueries[:len(first.QueuedQueries)-1]
+		desc, err := describe(ctx, conn.Conn(), first.QueuedQueries, stmt)
+		if err != nil {
+			return err
+		}
+		then := &pgx.Batch{}
+		if err := queue(desc, then); err != nil {
+			return err // the pool drops the connection, in its transaction
+		}
+		then.QueuedQueries = append(then.QueuedQueries, end)
+		return conn.SendBatch(ctx, then).Close()
+	})
 }
 
 // describe runs queries and then describes stmt, in one round trip. The
@@ -83,35 +81,36 @@ func describe(ctx context.Context, c *pgx.Conn, queries []*pgx.QueuedQuery, stmt
 // of each type, all in one round trip, outside any transaction and reading
 // no relation.
 func (s *Store) Orderable(ctx context.Context, types []uint32) ([]bool, error) {
-	conn, err := s.acquire(ctx)
+	out := make([]bool, len(types))
+	err := s.use(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
+		p := conn.Conn().PgConn().StartPipeline(ctx)
+		for _, oid := range types {
+			// Each its own implicit transaction, so that one refused
+			// leaves the others to be answered.
+			p.SendPrepare("", "SELECT $1 ORDER BY 1", []uint32{oid})
+			p.SendPipelineSync()
+		}
+		if err := p.Flush(); err != nil {
+			return errors.Join(err, p.Close())
+		}
+		for i := range types {
+			res, err := p.GetResults()
+			var pgErr *pgconn.PgError
+			switch {
+			case errors.As(err, &pgErr) && pgErr.Code == "42883": // undefined_function: no ordering operator
+			case err != nil:
+				return errors.Join(err, p.Close())
+			default:
+				_, out[i] = res.(*pgconn.StatementDescription)
+			}
+			if _, err := p.GetResults(); err != nil { // the sync
+				return errors.Join(err, p.Close())
+			}
+		}
+		return p.Close()
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Release()
-	p := conn.Conn().PgConn().StartPipeline(ctx)
-	for _, oid := range types {
-		// Each its own implicit transaction, so that one refused leaves
-		// the others to be answered.
-		p.SendPrepare("", "SELECT $1 ORDER BY 1", []uint32{oid})
-		p.SendPipelineSync()
-	}
-	if err := p.Flush(); err != nil {
-		return nil, errors.Join(err, p.Close())
-	}
-	out := make([]bool, len(types))
-	for i := range types {
-		res, err := p.GetResults()
-		var pgErr *pgconn.PgError
-		switch {
-		case errors.As(err, &pgErr) && pgErr.Code == "42883": // undefined_function: no ordering operator
-		case err != nil:
-			return nil, errors.Join(err, p.Close())
-		default:
-			_, out[i] = res.(*pgconn.StatementDescription)
-		}
-		if _, err := p.GetResults(); err != nil { // the sync
-			return nil, errors.Join(err, p.Close())
-		}
-	}
-	return out, p.Close()
+	return out, nil
 }

@@ -40,8 +40,15 @@ type Options struct {
 	Role string
 	// Foreign says the statements run on the store are written by
 	// someone else (the analyst's door): when spans are recorded, theirs
-	// show a statement's kind, never its text (telemetry.SQLTracer).
+	// show a statement's kind, never its text (telemetry.SQLTracer); no
+	// state they leave on a connection reaches the next statement; and a
+	// statement ends within the statement timeout and Grace, cancelled,
+	// or else with its backend ended (see foreign.go).
 	Foreign bool
+	// MaxMessageBytes bounds each message read from the server, a row of
+	// results above all: a bigger one is not read, and the statement is
+	// cancelled and its connection closed. If zero, no bound.
+	MaxMessageBytes int
 }
 
 // Store is a report store over a PostgreSQL pool.
@@ -84,6 +91,10 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opts *Options) 
 	cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10)
 	if telemetry.Tracing() {
 		cfg.ConnConfig.Tracer = telemetry.SQLTracer{Foreign: s.opts.Foreign}
+	}
+	cfg.ConnConfig.MaxProtocolMessageBodyLen = s.opts.MaxMessageBytes
+	if s.opts.Foreign {
+		foreign(cfg)
 	}
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)

@@ -76,12 +76,9 @@ type Step struct {
 // saves two statements a batch and commits or rolls back just the same,
 // unless it needs one snapshot or must be discarded.
 func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
-	conn, err := s.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Release()
-	return timedOut(conn.SendBatch(ctx, s.batch(ctx, steps, false)).Close())
+	return s.use(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
+		return conn.SendBatch(ctx, s.batch(ctx, steps, false)).Close()
+	})
 }
 
 // acquire takes a connection from the pool, waiting at most the acquire

@@ -14,6 +14,10 @@
 // that changes a role's memberships or attributes takes roles of its own
 // (DB.PrivateRoles) and leaves the shared ones alone.
 //
+// NewEmptyDB gives a database with nothing in it instead, for what a company
+// sets up from scratch, and DB.LoadExport loads a company's export into it
+// as its own tables (testdata/floor2).
+//
 // There is no skip: a test that needs PostgreSQL and cannot get it fails with
 // the reason. Wire the cleanup into the package's TestMain:
 //

@@ -133,9 +133,13 @@ func (db *DB) PrivateRoles(t testing.TB) grants.Roles {
 	return r
 }
 
-// createLogin creates the roles and gives the logins their test password.
+// createLogin creates the roles, sets the analyst's default limits and
+// gives the logins their test password.
 func createLogin(ctx context.Context, conn *pgx.Conn, r grants.Roles) error {
 	if err := grants.CreateRoles(ctx, conn, r); err != nil {
+		return err
+	}
+	if err := grants.SetLimits(ctx, conn, r, grants.DefaultLimits()); err != nil {
 		return err
 	}
 	_, err := conn.Exec(ctx, fmt.Sprintf("ALTER ROLE %s PASSWORD '%s'; ALTER ROLE %s PASSWORD '%s'", r.App, loginPassword, r.Agent, loginPassword))

@@ -18,9 +18,11 @@ import (
 const DemoDatabase = "plumbline"
 
 // Demo creates the demo database on a private cluster if it is not there,
-// migrates it, loads a fresh floor generated with opts, creates the roles
-// and applies the grants (Database), and says what it did on out.
-func Demo(ctx context.Context, cluster *pgcluster.Cluster, opts demofloor.Options, roles grants.Roles, gs []*grants.Grant, out io.Writer) error {
+// migrates it, loads a fresh floor generated with opts, creates the roles,
+// sets the analyst's limits and applies the grants (Database), and says
+// what it did on out.
+func Demo(ctx context.Context, cluster *pgcluster.Cluster, opts demofloor.Options, roles grants.Roles, limits grants.Limits, gs []*grants.Grant,
+	out io.Writer) error {
 	admin, err := pgx.Connect(ctx, cluster.DSN("postgres"))
 	if err != nil {
 		return err
@@ -52,7 +54,7 @@ func Demo(ctx context.Context, cluster *pgcluster.Cluster, opts demofloor.Option
 		took = time.Since(start)
 		return err
 	}
-	applied, err := Database(ctx, conn, Plan{Demo: true, Roles: roles, Grants: gs, Fill: fill})
+	applied, err := Database(ctx, conn, Plan{Demo: true, Roles: roles, Grants: gs, Limits: limits, Fill: fill})
 	if len(applied) > 0 {
 		fmt.Fprintf(out, "Applied %d migrations.\n", len(applied))
 	}
@@ -76,7 +78,7 @@ func demoZone() *time.Location {
 }
 
 // DemoMembers puts the demo floor's team leads in the membership table,
-// standing in for a directory sync, and returns the first of them by name.
+// standing in for the identity provider, and returns the first of them by name.
 func DemoMembers(ctx context.Context, dsn string) (oauth.Member, error) {
 	var m oauth.Member
 	conn, err := pgx.Connect(ctx, dsn)

@@ -2,6 +2,7 @@ package provision_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"plumbline/catalog"
 	"plumbline/internal/demofloor"
 	"plumbline/internal/grants"
 	"plumbline/internal/pgtest"
@@ -26,23 +28,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // changes no grant.
 func TestDatabaseFromEmpty(t *testing.T) {
 	ctx := context.Background()
-	db := pgtest.NewDB(t)
-	admin := db.Conn(t)
-	name := db.Name + "_empty"
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
-	cfg, err := pgx.ParseConfig(admin.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Database = name
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.NewEmptyDB(t).Conn(t)
 
 	gs, err := grants.Load(sqlfiles.Grants())
 	if err != nil {
@@ -148,5 +134,39 @@ func TestDatabaseNeedsASuperuser(t *testing.T) {
 	_, err = provision.Database(ctx, conn, provision.Plan{Demo: true, Roles: pgtest.Roles, Grants: gs})
 	if err == nil || !strings.Contains(err.Error(), "from PUBLIC: ") || !strings.Contains(err.Error(), "run plumbline setup as a superuser") {
 		t.Errorf("provisioned by a role that is not a superuser: %v", err)
+	}
+}
+
+// A catalogue that reads a relation no grant file names is refused before
+// anything changes: the company's SQL and plumbline's migrations were only
+// rehearsed.
+func TestRefusesAnUngrantedRelation(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.NewEmptyDB(t)
+	db.LoadExport(t, "../../testdata/floor2")
+	conn := db.Conn(t)
+	cat, err := catalog.LoadDir("../../testdata/floor2/catalog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := grants.LoadDir("../../testdata/floor2/grants")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fewer []*grants.Grant
+	for _, g := range gs {
+		if g.Relation != "reporting.loads" {
+			fewer = append(fewer, g)
+		}
+	}
+	_, err = provision.Database(ctx, conn, provision.Plan{Roles: pgtest.Roles, Grants: fewer, Catalog: cat, SQL: os.DirFS("../../testdata/floor2/sql")})
+	var refusal *provision.Refusal
+	if !errors.As(err, &refusal) || len(refusal.Missing) != 0 || len(refusal.Ungranted) != 1 || refusal.Ungranted[0].Relation != "reporting.loads" ||
+		!strings.Contains(err.Error(), "reporting.loads (named by the catalogue at ../../testdata/floor2/catalog/floor.yaml:31:1)") {
+		t.Fatalf("a catalogue reading an ungranted relation: %v", err)
+	}
+	var schemas int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname IN ('plumbline', 'reporting')").Scan(&schemas); err != nil || schemas != 0 {
+		t.Errorf("the refused plan left %d of plumbline's and the company's schemas: %v", schemas, err)
 	}
 }

@@ -129,7 +129,7 @@ func (b *builder) floorSpans() sq.Sqlizer {
 func (b *builder) watermark(src *catalog.Source, agg string) sq.Sqlizer {
 	l := b.cat.Loads()
 	return sq.Expr(fmt.Sprintf("(SELECT %s(l.%s) FROM %s l WHERE l.%s = ? AND l.%s IS NOT NULL)",
-		agg, ident(l.Day), relation(l.Relation), ident(l.Source), ident(l.Finished)), src.Relation)
+		agg, ident(l.Day), relation(l.Relation), ident(l.Source), ident(l.Finished)), src.Load)
 }
 
 // dayOf is the floor's day of a source row aliased s.

@@ -1,6 +1,9 @@
 package scrub
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // MinRun is the shortest run of digits that is cut; Keep is how many of its
 // last digits stay.
@@ -139,12 +142,17 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // Value cuts the long digit runs of every string in v, a value as
 // encoding/json decodes one (a string, a number, a bool, nil, or []any and
-// map[string]any of those, whose keys are strings too), except inside the
-// tokens keep, and leaves every number alone. It changes v's slices and
-// maps in place (two keys that differ only in the digits cut become one)
-// and returns v, with how many strings it cut.
+// map[string]any of those, whose keys are strings too) or a JSON text
+// (json.RawMessage, cut as JSON cuts it), except inside the tokens keep,
+// and leaves every number alone. It changes v's slices and maps in place
+// (two keys that differ only in the digits cut become one) and returns v,
+// with how many strings it cut (for a JSON text, one if any).
 func Value(v any, keep ...string) (any, int) {
 	switch v := v.(type) {
+	case json.RawMessage:
+		if s := JSON(v, keep...); !bytes.Equal(s, v) {
+			return json.RawMessage(s), 1
+		}
 	case string:
 		if s := String(v, keep...); s != v {
 			return s, 1

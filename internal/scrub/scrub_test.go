@@ -102,7 +102,7 @@ func BenchmarkJSON(b *testing.B) {
 
 // A decoded JSON value has the runs of its strings cut, keys among them,
 // at any depth, and its numbers left alone; the count says how many
-// strings were cut.
+// strings were cut. A JSON text is cut as JSON is, counted once.
 func TestValue(t *testing.T) {
 	var v any
 	json.Unmarshal([]byte(`{"phone 5551234567": ["call 5551234567", 5551234567, {"n": 12345678, "s": "12345678"}], "ok": "123456"}`), &v)
@@ -115,5 +115,9 @@ func TestValue(t *testing.T) {
 		if got, n := scrub.Value(v); got != v || n != 0 {
 			t.Errorf("%v became %v (%d cut)", v, got, n)
 		}
+	}
+	raw, n := scrub.Value(json.RawMessage(`{"phone 5551234567":["call 5551234567",5551234567]}`))
+	if b, _ := json.Marshal(raw); string(b) != `{"phone 4567":["call 4567",5551234567]}` || n != 1 {
+		t.Errorf("a JSON text scrubbed as %s (%d cut)", b, n)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
 	"plumbline/internal/oauth/cimd"
+	"plumbline/internal/scim"
 	"plumbline/internal/signin"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
@@ -39,6 +40,9 @@ type Auth struct {
 	// HTTPS says the listener serves TLS itself, so that the default
 	// public URL is https.
 	HTTPS bool
+	// SCIMPerMinute is how many requests each SCIM token may make in any
+	// minute (0: no limit).
+	SCIMPerMinute int
 }
 
 func splitList(s string) []string {
@@ -97,12 +101,15 @@ func (a *Auth) Store(ctx context.Context, dsn string, m *telemetry.Metrics) (*oa
 
 // AuthServer builds the authorization server for a server listening on
 // addr: OpenID Connect sign-in when configured, else the development
-// sign-in when both the listener and the public URL are loopback.
-func (a *Auth) AuthServer(ctx context.Context, store *oauth.Store, addr string, loopbackListener bool, log *slog.Logger, m *telemetry.Metrics) (*oauth.Server, error) {
+// sign-in when both the listener and the public URL are loopback. It
+// serves mount too (oauth.Config.Mount).
+func (a *Auth) AuthServer(ctx context.Context, store *oauth.Store, addr string, loopbackListener bool, log *slog.Logger, m *telemetry.Metrics,
+	mount map[string]http.Handler) (*oauth.Server, error) {
 	cfg, err := a.Config(addr, log, m)
 	if err != nil {
 		return nil, err
 	}
+	cfg.Mount = mount
 	var method signin.Method
 	switch {
 	case a.OIDCIssuer != "":
@@ -131,15 +138,22 @@ func (a *Auth) handler(ctx context.Context, dsn string, srv *opened, ln net.List
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tcp, _ := ln.Addr().(*net.TCPAddr)
-	as, err := a.AuthServer(ctx, store, ln.Addr().String(), tcp != nil && tcp.IP.IsLoopback(), log, srv.Metrics)
+	directory, closeDirectory, err := a.directory(ctx, dsn, ln.Addr().String(), log)
 	if err != nil {
 		closeStore()
 		return nil, nil, nil, err
 	}
+	closeStores := func() { closeDirectory(); closeStore() }
+	tcp, _ := ln.Addr().(*net.TCPAddr)
+	as, err := a.AuthServer(ctx, store, ln.Addr().String(), tcp != nil && tcp.IP.IsLoopback(), log, srv.Metrics,
+		map[string]http.Handler{scim.Path + "/": directory})
+	if err != nil {
+		closeStores()
+		return nil, nil, nil, err
+	}
 	handler := mcpserver.Timed(as.Handler(mcpserver.StreamableHTTP(srv.MCP)))
 	if a.PruneEvery <= 0 {
-		return handler, as.Config(), closeStore, nil
+		return handler, as.Config(), closeStores, nil
 	}
 	pctx, stopPruning := context.WithCancel(ctx)
 	pruned := make(chan struct{})
@@ -150,7 +164,7 @@ func (a *Auth) handler(ctx context.Context, dsn string, srv *opened, ln net.List
 	closeAll := func() {
 		stopPruning()
 		<-pruned
-		closeStore()
+		closeStores()
 	}
 	return handler, as.Config(), closeAll, nil
 }

@@ -37,7 +37,7 @@ func TestDevSignInOnlyOnLoopback(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer closeStore()
-		as, err := a.AuthServer(context.Background(), store, "127.0.0.1:8080", tc.loopbackListener, quiet, nil)
+		as, err := a.AuthServer(context.Background(), store, "127.0.0.1:8080", tc.loopbackListener, quiet, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgstore"
+	"plumbline/internal/scim"
 	"plumbline/reports"
 )
 
@@ -49,8 +50,11 @@ func (s *Settings) RegisterFlags(fs *flag.FlagSet, demo bool) {
 	a := &s.Analyst
 	fs.StringVar(&a.DSN, "analyst-db", "", "PostgreSQL connection `string` signed in as the analyst's door's login (plumbline_agent, "+
 		"a member of the analyst role alone); without it there is no analyst's door")
-	fs.DurationVar(&a.StatementTimeout, "analyst-statement-timeout", analyst.DefaultStatementTimeout, "longest a statement of the analyst's door may run")
-	fs.StringVar(&a.WorkMem, "analyst-work-mem", analyst.DefaultWorkMem, "work_mem of each statement of the analyst's door, such as 16MB")
+	a.Limits.RegisterFlags(fs)
+	fs.IntVar(&a.ValueKiB, "analyst-value-kib", analyst.DefaultValueBytes>>10, "KiB a value of an analyst's answer may hold, as PostgreSQL sends it "+
+		"and as JSON; past it the statement is stopped and refused")
+	fs.IntVar(&a.PageKiB, "analyst-page-kib", analyst.DefaultPageBytes>>10, "KiB the rows of a page of an analyst's answer may hold, as JSON; "+
+		"past it the page stops at the rows that fit")
 	fs.IntVar(&a.PerMinute, "analyst-statements-per-minute", analyst.DefaultPerMinute, "statements each service may send through the analyst's door in any minute; 0 for no limit")
 
 	t := &s.Timeouts
@@ -94,4 +98,11 @@ func (a *Auth) RegisterFlags(fs *flag.FlagSet) {
 func (a *Auth) RegisterPruneFlag(fs *flag.FlagSet) {
 	fs.DurationVar(&a.PruneEvery, "prune-every", oauth.DefaultPruneEvery, "how often an HTTP server deletes spent sign-in state (codes a day past expiry, "+
 		"expired sessions, tokens 30 days past expiry or revocation, failed client authentications a day old); 0 leaves it to plumbline prune-log")
+}
+
+// RegisterSCIMFlags registers the SCIM endpoint's flags, for a command
+// that serves HTTP.
+func (a *Auth) RegisterSCIMFlags(fs *flag.FlagSet) {
+	fs.IntVar(&a.SCIMPerMinute, "scim-per-minute", scim.DefaultPerMinute, "requests each SCIM token may make to "+scim.Path+
+		" in any minute, in each replica; 0 for no limit")
 }

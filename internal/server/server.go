@@ -66,9 +66,13 @@ type Analyst struct {
 	// DSN signs in as the door's own login; empty means no door.
 	DSN string
 	// Grants are the analyst grant files, loaded by the command.
-	Grants           []*grants.Grant
-	StatementTimeout time.Duration
-	WorkMem          string
+	Grants []*grants.Grant
+	// Limits bound each statement, in the database (the analyst role's
+	// and the agent login's settings, which the startup guard checks) and
+	// in the door's own transaction (its timeout and work_mem).
+	Limits grants.Limits
+	// ValueKiB and PageKiB bound an answer's values and pages.
+	ValueKiB, PageKiB int
 	// PerMinute is each service's limit of statements in any minute
 	// (0: none).
 	PerMinute int
@@ -313,14 +317,19 @@ func openDoor(ctx context.Context, audit *pgstore.Store, engine *reports.Engine,
 		perMinute = -1
 	}
 	door, err := analyst.Open(ctx, a.DSN, audit, a.Grants, &analyst.Options{Role: s.Roles.Analyst, Logger: s.Roles.Logger,
-		StatementTimeout: a.StatementTimeout, WorkMem: a.WorkMem, PerMinute: perMinute, TimeZone: s.Catalog.Zone().String(),
-		Reports: engine.Tools(), Log: s.Log})
+		StatementTimeout: a.Limits.StatementTimeout, WorkMem: a.Limits.WorkMem, ValueBytes: a.ValueKiB << 10, PageBytes: a.PageKiB << 10,
+		PerMinute: perMinute, TimeZone: s.Catalog.Zone().String(), Reports: engine.Tools(), Log: s.Log})
 	if err != nil {
 		return nil, fmt.Errorf("the analyst's door: %w", err)
 	}
 	gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	rep, err := dbcheck.Inspect(gctx, door.Store().Pool(), dbcheck.AnalystPolicy(s.Roles, a.Grants))
+	if err == nil {
+		var limits []string
+		limits, err = dbcheck.InspectLimits(gctx, door.Store().Pool(), s.Roles.Analyst, a.Limits)
+		rep.Extra = append(rep.Extra, limits...)
+	}
 	if err == nil && !rep.OK() {
 		err = errors.New(rep.Refusal("the analyst's door's login " + rep.Login))
 	}

@@ -33,7 +33,8 @@ type OIDCConfig struct {
 // OIDC signs people in with an OpenID Connect provider: the authorization
 // code flow with PKCE (S256), state and nonce, and the ID token's
 // signature, issuer, audience and expiry verified by go-oidc. The person is
-// the token's email, which the provider must have verified.
+// the token's email, which the provider must vouch for: email_verified, or
+// Microsoft Entra ID's xms_edov.
 type OIDC struct {
 	cfg      OIDCConfig
 	oauth    oauth2.Config
@@ -144,10 +145,7 @@ func (o *OIDC) email(ctx context.Context, code string, p pending) (string, error
 	if subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(p.Nonce)) != 1 {
 		return "", errors.New("the ID token is not for this sign-in")
 	}
-	var claims struct {
-		Email    string `json:"email"`
-		Verified bool   `json:"email_verified"`
-	}
+	var claims emailClaims
 	if err := idt.Claims(&claims); err != nil {
 		return "", errors.New("the ID token's claims cannot be read")
 	}
@@ -156,13 +154,29 @@ func (o *OIDC) email(ctx context.Context, code string, p pending) (string, error
 		// they issue an access token (OpenID Connect Core §5.4); its
 		// subject must be the ID token's.
 		info, err := o.provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
-		if err != nil || info.Subject != idt.Subject {
+		if err != nil || info.Subject != idt.Subject || info.Claims(&claims) != nil {
 			return "", errors.New("the provider's user info could not be read")
 		}
-		claims.Email, claims.Verified = info.Email, info.EmailVerified
 	}
-	if claims.Email == "" || !claims.Verified {
+	if claims.Email == "" || !claims.verified() {
 		return "", errors.New("the provider vouches for no verified email address")
 	}
 	return claims.Email, nil
 }
+
+// emailClaims are the claims that say who the person is: the email address,
+// and whether the provider vouches for it. Either vouching claim may come
+// as a boolean or as a string.
+type emailClaims struct {
+	Email string `json:"email"`
+	// Verified is the standard claim (OpenID Connect Core §5.1).
+	Verified any `json:"email_verified"`
+	// DomainVerified is Microsoft Entra ID's instead (an optional claim
+	// an administrator adds): the address's domain is one the tenant has
+	// proved it owns, so no one else can hold the address there.
+	DomainVerified any `json:"xms_edov"`
+}
+
+func (c emailClaims) verified() bool { return isTrue(c.Verified) || isTrue(c.DomainVerified) }
+
+func isTrue(v any) bool { return v == true || v == "true" || v == "1" }

@@ -11,7 +11,12 @@
 // catalogue type, XML, an unqualified relation) is refused by name. What
 // passes is deparsed from the checked tree, so the text that runs is the
 // tree that was checked: comments, dollar quotes and Unicode escapes in the
-// caller's text never reach the database as written. Its pages come from
+// caller's text never reach the database as written. Every form of call
+// the parser can make is held to the allow-lists: a function by its name,
+// an operator (in an expression, ANY, ALL or ORDER BY … USING), a cast,
+// and a name after a dot, which PostgreSQL reads as a call or a cast where
+// no column has it (Policy.Catalog). FuzzCheck proves it against
+// PostgreSQL itself. Its pages come from
 // the same tree, ordered by its own ORDER BY and then by every column
 // (Statement.Paged).
 //

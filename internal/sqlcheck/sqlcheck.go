@@ -38,6 +38,7 @@ const (
 	CheckUnqualifed = "unqualified" // a relation named without its schema
 	CheckCatalog    = "catalog"     // a system catalogue
 	CheckFunction   = "function"    // a function not on the allow-list
+	CheckAttribute  = "attribute"   // a name after a dot that may call a function, or cast to a type, off the allow-lists
 	CheckOperator   = "operator"    // an operator not on the allow-list
 	CheckType       = "type"        // a cast to a type not on the allow-list
 	CheckParameter  = "parameter"   // a $n parameter
@@ -66,7 +67,24 @@ func (r *Refusal) Error() string { return r.Check + ": " + r.Rule }
 type Policy struct {
 	// Relations are the relations it may read, schema.name.
 	Relations []string
+	// Catalog holds the names of the functions and types PostgreSQL finds
+	// by an unqualified name: those of pg_catalog, as CatalogQuery reads
+	// them from the database. A name after a dot can reach one of them
+	// without a call in sight: where no column has the name, PostgreSQL
+	// reads alias.name as a call of that function on the whole row,
+	// (expression).name as a call on the expression or a cast to that
+	// type. Such a name is refused unless it is on an allow-list; a name
+	// that is none of them can only be a column. If nil, every name after
+	// a dot that is on no allow-list is refused.
+	Catalog map[string]bool
 }
+
+// CatalogQuery reads the names for Policy.Catalog: every function and type
+// of pg_catalog, one name a row. The analyst's statements run with a
+// search path of pg_catalog alone (and pg_temp, where the analyst can
+// create nothing and PostgreSQL never looks for functions).
+const CatalogQuery = `SELECT proname::text FROM pg_catalog.pg_proc WHERE pronamespace = 'pg_catalog'::regnamespace
+UNION SELECT typname::text FROM pg_catalog.pg_type WHERE typnamespace = 'pg_catalog'::regnamespace`
 
 // Statement is a statement that passed.
 type Statement struct {
@@ -346,9 +364,33 @@ func (w *walker) message(m protoreflect.Message, depth int) *Refusal {
 		if r := w.function(n); r != nil {
 			return r
 		}
+	case *pg.ColumnRef:
+		// alias.name, schema.relation.name: the last name is a column,
+		// or else a function of the whole row.
+		if f := n.Fields; len(f) > 1 {
+			if r := w.attribute(f[len(f)-1], n.Location); r != nil {
+				return r
+			}
+		}
+	case *pg.A_Indirection:
+		// (expression).name: a field, or else a function of the
+		// expression or a cast of it.
+		for _, f := range n.Indirection {
+			if r := w.attribute(f, location(n.Arg)); r != nil {
+				return r
+			}
+		}
 	case *pg.A_Expr:
 		if r := w.operator(n); r != nil {
 			return r
+		}
+	case *pg.SubLink: // expression op ANY (SELECT …), or ALL
+		if len(n.OperName) > 0 && !builtin(n.OperName, Operators) {
+			return w.operatorRefusal(n.Location)
+		}
+	case *pg.SortBy: // ORDER BY expression USING op
+		if len(n.UseOp) > 0 && !builtin(n.UseOp, Operators) {
+			return w.operatorRefusal(n.Location)
 		}
 	case *pg.TypeName:
 		if r := w.typeName(n); r != nil {
@@ -472,16 +514,51 @@ func (w *walker) function(f *pg.FuncCall) *Refusal {
 			"advisory locks, remote connections and the catalogue are never offered"}
 }
 
+// attribute checks a name written after a dot, at location: a String
+// node (a * is every column, and a subscript is no name). It passes when
+// PostgreSQL can read it only as a column or field, or else only as a call
+// or a cast the allow-lists hold.
+func (w *walker) attribute(n *pg.Node, location int32) *Refusal {
+	s := n.GetString_()
+	if s == nil || Functions[s.Sval] || Types[s.Sval] || (w.policy.Catalog != nil && !w.policy.Catalog[s.Sval]) {
+		return nil
+	}
+	return &Refusal{Check: CheckAttribute, Choices: sortedKeys(Functions), Position: position(w.text, location),
+		Rule: "writes a name after a dot that is also the name of a built-in function or type not among the safe built-ins (choices); " +
+			"PostgreSQL calls that function, or casts to that type, wherever no column has the name. Name such a column without " +
+			"its relation's alias, or rename it with AS in a sub-select, and call functions as function(argument)"}
+}
+
+// location is where an expression starts, if its node says; -1 if not.
+func location(n *pg.Node) int32 {
+	m := n.ProtoReflect()
+	fd := m.WhichOneof(m.Descriptor().Oneofs().ByName("node"))
+	if fd == nil {
+		return -1
+	}
+	inner := m.Get(fd).Message()
+	if loc := inner.Descriptor().Fields().ByName("location"); loc != nil {
+		return int32(inner.Get(loc).Int())
+	}
+	return -1
+}
+
 func (w *walker) operator(e *pg.A_Expr) *Refusal {
 	switch e.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP, pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL, pg.A_Expr_Kind_AEXPR_DISTINCT,
 		pg.A_Expr_Kind_AEXPR_NOT_DISTINCT, pg.A_Expr_Kind_AEXPR_NULLIF, pg.A_Expr_Kind_AEXPR_IN:
 		if !builtin(e.Name, Operators) {
-			return &Refusal{Check: CheckOperator, Rule: "uses an operator that is not among the built-in ones allowed (choices)",
-				Choices: sortedKeys(Operators), Position: position(w.text, e.Location)}
+			return w.operatorRefusal(e.Location)
 		}
 	}
 	return nil
+}
+
+// operatorRefusal refuses an operator that is not on the allow-list, at
+// location.
+func (w *walker) operatorRefusal(location int32) *Refusal {
+	return &Refusal{Check: CheckOperator, Rule: "uses an operator that is not among the built-in ones allowed (choices)",
+		Choices: sortedKeys(Operators), Position: position(w.text, location)}
 }
 
 func (w *walker) typeName(t *pg.TypeName) *Refusal {

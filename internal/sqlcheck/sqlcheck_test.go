@@ -1,21 +1,59 @@
 package sqlcheck_test
 
 import (
+	"context"
 	"errors"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
+	"plumbline/internal/pgtest"
 	"plumbline/internal/sqlcheck"
 	"plumbline/internal/sqlcheck/hostile"
 )
 
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
 // The analyst's allow-list of the demo floor, written out here.
-var policy = &sqlcheck.Policy{Relations: []string{
+var analystRelations = []string{
 	"analytics.agent_team_history", "analytics.dim_agent", "analytics.dim_team", "analytics.team_floor_history",
 	"live.sales_board", "metrics.agent_quality_daily", "metrics.agent_sales_daily", "metrics.agent_time_daily",
-}}
+}
+
+var (
+	catalogOnce sync.Once
+	catalog     map[string]bool
+)
+
+// floor returns the analyst's policy on the demo floor, with the names of
+// PostgreSQL's catalogue as the door reads them, read once from a test
+// database.
+func floor(t testing.TB) *sqlcheck.Policy {
+	t.Helper()
+	catalogOnce.Do(func() {
+		rows, err := pgtest.NewDB(t).Conn(t).Query(context.Background(), sqlcheck.CatalogQuery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		catalog = map[string]bool{}
+		for _, n := range names {
+			catalog[n] = true
+		}
+	})
+	if catalog == nil {
+		t.Fatal("no catalogue names")
+	}
+	return &sqlcheck.Policy{Relations: analystRelations, Catalog: catalog}
+}
 
 // Every hostile statement is refused by the check it breaks, with a rule
 // that repeats none of the statement's own names (every name with an
@@ -26,6 +64,7 @@ func TestHostileStatementsAreRefused(t *testing.T) {
 	if len(corpus) < 60 {
 		t.Fatalf("the corpus holds %d statements; it must hold at least 60", len(corpus))
 	}
+	policy := floor(t)
 	allowed := slices.Concat(policy.Relations, keys(sqlcheck.Functions), keys(sqlcheck.Types), keys(sqlcheck.Operators))
 	for _, h := range corpus {
 		st, err := sqlcheck.Check(h.SQL, policy)
@@ -56,6 +95,7 @@ func TestHostileStatementsAreRefused(t *testing.T) {
 // A syntax error points where PostgreSQL's parser stopped, and says nothing
 // of what is there (the parser's own message quotes it).
 func TestSyntaxErrorsPointWithoutQuoting(t *testing.T) {
+	policy := floor(t)
 	_, err := sqlcheck.Check("SELECT agent_key FROM metrics.agent_sales_daily WHERE submitted >> ORDER BY 1", policy)
 	var r *sqlcheck.Refusal
 	if !errors.As(err, &r) || r.Check != sqlcheck.CheckSyntax {
@@ -80,6 +120,7 @@ func TestSyntaxErrorsPointWithoutQuoting(t *testing.T) {
 // casts to plain types. What passes is deparsed from the checked tree,
 // without the caller's comments.
 func TestGoodStatementsPass(t *testing.T) {
+	policy := floor(t)
 	for _, tt := range []struct {
 		sql       string
 		relations []string
@@ -125,6 +166,7 @@ func TestGoodStatementsPass(t *testing.T) {
 // The fingerprint is the statement's shape: the same whatever its
 // constants, spacing and comments, and different for a different shape.
 func TestFingerprints(t *testing.T) {
+	policy := floor(t)
 	fp := func(sql string) string {
 		st, err := sqlcheck.Check(sql, policy)
 		if err != nil {
@@ -156,6 +198,7 @@ func BenchmarkCheck(b *testing.B) {
 		  CASE WHEN w.h > 40 THEN 'over' WHEN w.h > 30 THEN 'full' ELSE 'part' END
 		  FROM w JOIN analytics.dim_agent a ON a.agent_key = w.agent_key WHERE a.left_on IS NULL ORDER BY 2, 3 DESC`},
 	} {
+		policy := floor(b)
 		b.Run(bb.name, func(b *testing.B) {
 			for b.Loop() {
 				if _, err := sqlcheck.Check(bb.sql, policy); err != nil {
@@ -180,6 +223,7 @@ func keys(m map[string]bool) []string {
 // one, its DISTINCT ON) and then every column by position, counted from the
 // tree, or given by the database when the select list has a *.
 func TestPagesAreInATotalOrder(t *testing.T) {
+	policy := floor(t)
 	for _, tt := range []struct {
 		sql     string
 		columns int    // what the check counts
@@ -221,6 +265,7 @@ func TestPagesAreInATotalOrder(t *testing.T) {
 // write instead: its tied rows could only be ordered by changing which rows
 // tie. In a sub-select it is only a set of rows, and passes.
 func TestWithTiesIsRefused(t *testing.T) {
+	policy := floor(t)
 	sql := "SELECT agent_key FROM metrics.agent_sales_daily ORDER BY submitted DESC FETCH FIRST 5 ROWS WITH TIES"
 	_, err := sqlcheck.Check(sql, policy)
 	var r *sqlcheck.Refusal
@@ -230,5 +275,47 @@ func TestWithTiesIsRefused(t *testing.T) {
 	}
 	if _, err := sqlcheck.Check("SELECT * FROM ("+sql+") AS best ORDER BY 1", policy); err != nil {
 		t.Errorf("WITH TIES in a sub-select: %v", err)
+	}
+}
+
+// Every form of call PostgreSQL's parser can make is checked against the
+// allow-lists, not only a function's name before its arguments: a name
+// after a dot that is a function or a type off the allow-lists (which
+// PostgreSQL calls, or casts to, wherever no column has that name), and an
+// operator in ANY, ALL or ORDER BY … USING. Columns, fields and allowed
+// functions after a dot pass; without the catalogue's names, no name
+// after a dot passes unless an allow-list holds it.
+func TestEveryFormOfCallIsChecked(t *testing.T) {
+	policy := floor(t)
+	for _, tt := range []struct{ sql, check string }{
+		{"SELECT s.row_to_json FROM metrics.agent_sales_daily s", sqlcheck.CheckAttribute},
+		{"SELECT (s).row_to_json FROM metrics.agent_sales_daily s", sqlcheck.CheckAttribute},
+		{"SELECT (s.agent_key).quote_ident FROM metrics.agent_sales_daily s", sqlcheck.CheckAttribute},
+		{"SELECT metrics.agent_sales_daily.pg_typeof FROM metrics.agent_sales_daily", sqlcheck.CheckAttribute},
+		{"SELECT ('pg_class'::text).regclass", sqlcheck.CheckAttribute},
+		{"SELECT (ROW(1, 2)).row_to_json", sqlcheck.CheckAttribute},
+		{"SELECT 1 FROM metrics.agent_sales_daily WHERE agent_key OPERATOR(pg_catalog.~<~) ANY (SELECT team_key FROM analytics.dim_team)", sqlcheck.CheckOperator},
+		{"SELECT 1 WHERE 1 OPERATOR(public.=) ALL (SELECT 1)", sqlcheck.CheckOperator},
+		{"SELECT agent_key FROM metrics.agent_sales_daily ORDER BY agent_key USING ~<~", sqlcheck.CheckOperator},
+	} {
+		_, err := sqlcheck.Check(tt.sql, policy)
+		var r *sqlcheck.Refusal
+		if !errors.As(err, &r) || r.Check != tt.check || r.Position < 1 || strings.Contains(r.Rule, "_") {
+			t.Errorf("%s: got %+v, want refused by %s at a position, naming nothing of the statement", tt.sql, err, tt.check)
+		}
+	}
+	for _, sql := range []string{
+		"SELECT s.agent_key, s.day, metrics.agent_sales_daily.submitted FROM metrics.agent_sales_daily JOIN metrics.agent_sales_daily s USING (agent_key, day)",
+		"SELECT (h).*, (h).team_key, (h.agent_key).text FROM analytics.agent_team_history h",
+		"SELECT w.sum, w.count FROM (SELECT sum(submitted), count(*) FROM metrics.agent_sales_daily) w",
+		"SELECT agent_key FROM metrics.agent_sales_daily WHERE agent_key = ANY (SELECT agent_key FROM analytics.dim_agent) ORDER BY day USING >",
+	} {
+		if _, err := sqlcheck.Check(sql, policy); err != nil {
+			t.Errorf("%s: refused: %v", sql, err)
+		}
+	}
+	_, err := sqlcheck.Check("SELECT s.agent_key FROM metrics.agent_sales_daily s", &sqlcheck.Policy{Relations: analystRelations})
+	if r := (*sqlcheck.Refusal)(nil); !errors.As(err, &r) || r.Check != sqlcheck.CheckAttribute {
+		t.Errorf("without the catalogue's names: %v, want refused", err)
 	}
 }

@@ -96,16 +96,31 @@ GRANT SELECT (statement_id, caller, started_at, outcome) ON plumbline.analyst_lo
 GRANT UPDATE (outcome, rule, duration_ms, row_count) ON plumbline.analyst_log TO {{logger}};
 
 -- The token store (sql/migrations/0100_oauth.sql): auth reads the
--- membership table the directory sync keeps, registers clients, keeps
--- sign-in sessions and consents, issues codes and marks them used, issues
--- tokens and revokes them, and counts failed client authentications
--- (sql/migrations/0103_client_failures.sql). It can change no member,
--- delete nothing itself, and rewrite no code, token, session or failure
+-- membership table, registers clients, keeps sign-in sessions and
+-- consents, issues codes and marks them used, issues tokens and revokes
+-- them, and counts failed client authentications
+-- (sql/migrations/0103_client_failures.sql). It deletes nothing of the
+-- token store itself, and rewrites no code, token, session or failure
 -- beyond those marks.
 GRANT USAGE ON SCHEMA plumbline TO {{auth}};
 REVOKE ALL ON plumbline.members, plumbline.oauth_clients, plumbline.oauth_sessions,
-    plumbline.oauth_consents, plumbline.oauth_codes, plumbline.oauth_tokens, plumbline.oauth_client_failures FROM {{auth}};
-GRANT SELECT (person_id, email, display_name, status) ON plumbline.members TO {{auth}};
+    plumbline.oauth_consents, plumbline.oauth_codes, plumbline.oauth_tokens, plumbline.oauth_client_failures,
+    plumbline.groups, plumbline.group_members, plumbline.directory_changes, plumbline.scim_tokens FROM {{auth}};
+-- The directory (sql/migrations/0300_directory.sql): auth also serves the
+-- SCIM endpoint and the import, which keep the members and groups (a
+-- person or group the provider deletes is deleted, with what they hold),
+-- put each change on record once, and check the SCIM endpoint's tokens.
+GRANT SELECT, DELETE ON plumbline.members TO {{auth}};
+GRANT INSERT (person_id, scim_id, email, display_name, status, user_name, external_id, employee_number, given_name, family_name, kept_by)
+    ON plumbline.members TO {{auth}};
+GRANT UPDATE (email, display_name, status, updated_at, user_name, external_id, employee_number, given_name, family_name, kept_by)
+    ON plumbline.members TO {{auth}};
+GRANT SELECT, DELETE ON plumbline.groups TO {{auth}};
+GRANT INSERT (display_name, external_id), UPDATE (display_name, external_id, updated_at) ON plumbline.groups TO {{auth}};
+GRANT SELECT, INSERT, DELETE ON plumbline.group_members TO {{auth}};
+GRANT INSERT (changed_by, action, person_id, group_id) ON plumbline.directory_changes TO {{auth}};
+GRANT SELECT, INSERT (token_hash, name, expires_at) ON plumbline.scim_tokens TO {{auth}};
+GRANT UPDATE (last_used_at, revoked_at) ON plumbline.scim_tokens TO {{auth}};
 GRANT SELECT, INSERT ON plumbline.oauth_clients TO {{auth}};
 GRANT SELECT, INSERT ON plumbline.oauth_sessions TO {{auth}};
 GRANT SELECT, INSERT ON plumbline.oauth_consents TO {{auth}};
