@@ -80,6 +80,9 @@ type Engine struct {
 type Caller struct {
 	Person string // the person's id, or service:NAME for a service identity
 	Client string // the OAuth client the call came through
+	// Software is the MCP client program as it named itself (its name and
+	// version), for the request log; empty if it did not say.
+	Software string
 	// Tools are the tools this caller's token allows; nil allows every
 	// tool. A call to any other is refused, and recorded.
 	Tools []string

@@ -95,7 +95,7 @@ type Table struct {
 var Own = []Table{{
 	Relation: "plumbline.request_log",
 	Select:   []string{"request_id", "person", "started_at", "counted"},
-	Insert:   []string{"request_id", "person", "client", "tool", "arguments"},
+	Insert:   []string{"request_id", "person", "client", "tool", "arguments", "software"},
 	Update:   []string{"counted"},
 }, {
 	Relation: "plumbline.request_outcome",

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"plumbline/internal/analyst"
 	"plumbline/internal/chartview"
+	"plumbline/internal/oauth"
 	"plumbline/internal/scrub"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
@@ -82,6 +84,12 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 	}
 	if o.Caller == nil {
 		o.Caller = func(*mcp.CallToolRequest) reports.Caller { return reports.Caller{Person: "local", Client: "local"} }
+	}
+	caller := o.Caller
+	o.Caller = func(req *mcp.CallToolRequest) reports.Caller {
+		c := caller(req)
+		c.Software = software(req.ClientInfo())
+		return c
 	}
 	if o.CacheTTL == 0 {
 		o.CacheTTL = DefaultCacheTTL
@@ -406,4 +414,18 @@ func (h atLeast) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h atLeast) WithGroup(name string) slog.Handler {
 	return atLeast{h.Handler.WithGroup(name), h.min}
+}
+
+// software names the MCP client program as it named itself, in its
+// initialize request or in the call's _meta: its name and version, shown
+// safely and at most 200 characters long.
+func software(info *mcp.Implementation) string {
+	if info == nil {
+		return ""
+	}
+	s := strings.TrimSpace(info.Name + " " + info.Version)
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200])
+	}
+	return oauth.DisplayText(s)
 }

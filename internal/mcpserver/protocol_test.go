@@ -299,3 +299,35 @@ func TestAnswersAreScrubbed(t *testing.T) {
 		t.Errorf("submitted %v, want %v", got, want["total"])
 	}
 }
+
+// The request log names the MCP client program each call came from, as it
+// named itself on initialize, beside the token's client; a name that would
+// change how a terminal or a page shows it is neutralised.
+func TestTheLogNamesTheClientProgram(t *testing.T) {
+	f := newFloor(t)
+	ctx := context.Background()
+	for _, c := range []struct{ name, version, want string }{
+		{"test", "0", "test 0"},
+		{"desk\u202Egpj.exe", "1.2\n", "desk\uFFFDgpj.exe 1.2"},
+	} {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := f.server.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: c.name, Version: c.version}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := report(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"last_week"},"metrics":["submitted_sales"]}`)
+		cs.Close()
+		ss.Wait()
+		var software string
+		if err := f.sql.QueryRow(ctx, "SELECT software FROM plumbline.request_log WHERE request_id = $1", a["request_id"]).Scan(&software); err != nil {
+			t.Fatal(err)
+		}
+		if software != c.want {
+			t.Errorf("a client named %q %q was logged as %q, want %q", c.name, c.version, software, c.want)
+		}
+	}
+}

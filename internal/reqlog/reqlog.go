@@ -146,8 +146,9 @@ func CheckFrom(ctx context.Context) Check {
 	return c
 }
 
-const insert = `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[])`
+const insert = `INSERT INTO plumbline.request_log (request_id, person, client, tool, arguments, software)
+SELECT id, person, client, tool, args, NULLIF(software, '')
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[]) AS c(id, person, client, tool, args, software)`
 
 // Limits of the admissions' group commit.
 const (
@@ -340,16 +341,17 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duration) (*flush, error) {
 	recs := make([]*reports.Record, len(batch))
 	checks := make([]Check, len(batch))
-	ids, persons, clients, tools, args := make([]string, len(batch)), make([]string, len(batch)),
-		make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch))
+	ids, persons, clients, tools, args, software := make([]string, len(batch)), make([]string, len(batch)),
+		make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch))
 	for i, a := range batch {
 		r := a.rec
 		recs[i], checks[i] = r, a.check
 		ids[i], persons[i], clients[i], tools[i], args[i] = r.ID, r.Caller.Person, r.Caller.Client, r.Tool, string(r.Arguments)
+		software[i] = r.Caller.Software
 	}
 	steps := []pgstore.Step{{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Generic: true}, Queue: func(b *pgx.Batch) {
 		QueueChecks(b, checks, l.opts.Role)
-		b.Queue(insert, ids, persons, clients, tools, args)
+		b.Queue(insert, ids, persons, clients, tools, args, software)
 	}}}
 	if l.opts.PerMinute > 0 {
 		steps = append(steps, pgstore.Step{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Generic: true}, Queue: func(b *pgx.Batch) {

@@ -81,7 +81,7 @@ GRANT EXECUTE ON FUNCTION pg_catalog.pg_logical_emit_message(boolean, text, text
 -- outcome written.
 GRANT USAGE ON SCHEMA plumbline TO {{logger}};
 REVOKE ALL ON plumbline.request_log FROM {{logger}};
-GRANT INSERT (request_id, person, client, tool, arguments) ON plumbline.request_log TO {{logger}};
+GRANT INSERT (request_id, person, client, tool, arguments, software) ON plumbline.request_log TO {{logger}};
 GRANT SELECT (request_id, person, started_at, counted) ON plumbline.request_log TO {{logger}};
 GRANT UPDATE (counted) ON plumbline.request_log TO {{logger}};
 REVOKE ALL ON plumbline.request_outcome FROM {{logger}};
