@@ -471,9 +471,11 @@ func TestFaults(t *testing.T) {
 		// Each client has a connection of its own, so no call waits for
 		// one: every call ends within its statement timeout, give or take
 		// the time a call takes without the lock, even on a connection
-		// opened after another timed out.
+		// opened after another timed out. A call that waited for the lock
+		// instead would take the lock's 2 s; the bound leaves room for a
+		// machine busy with other tests.
 		t.Logf("the longest call took %s", l.longest.Round(time.Millisecond))
-		if l.longest > 1300*time.Millisecond {
+		if l.longest > 1800*time.Millisecond {
 			t.Errorf("a call took %s with a statement timeout of 300ms, while the table was locked for 2s", l.longest)
 		}
 		if code := stop(); code != 0 {
