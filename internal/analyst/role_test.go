@@ -86,20 +86,8 @@ func TestTheRoleAloneRefusesTheHostileCorpus(t *testing.T) {
 func asAnalyst(t *testing.T, db *pgtest.DB, text string, collect bool) ([]string, error) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, db.AgentDSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL statement_timeout = '1s'; SET LOCAL ROLE %s;
-		SET LOCAL search_path = pg_catalog, pg_temp; SET LOCAL work_mem = '16MB'`, pgtest.Roles.Analyst)); err != nil {
-		t.Fatal(err)
-	}
+	tx, end := db.AsAnalyst(t, "1s")
+	defer end()
 	if !collect {
 		_, err := tx.Exec(ctx, text, pgx.QueryExecModeSimpleProtocol)
 		return nil, err

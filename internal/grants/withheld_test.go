@@ -79,22 +79,9 @@ func TestTheAnalystSeesNoOneElse(t *testing.T) {
 // rolled back) and returns its rows as text.
 func asAnalyst(t *testing.T, db *pgtest.DB, stmt string) ([][]string, error) {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, db.AgentDSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL ROLE %s; SET LOCAL search_path = pg_catalog, pg_temp; SET LOCAL statement_timeout = '2s'",
-		pgtest.Roles.Analyst), pgx.QueryExecModeSimpleProtocol); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := tx.Query(ctx, stmt, pgx.QueryExecModeSimpleProtocol)
+	tx, end := db.AsAnalyst(t, "2s")
+	defer end()
+	rows, err := tx.Query(context.Background(), stmt, pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		return nil, err
 	}

@@ -79,6 +79,29 @@ func (db *DB) Conn(t testing.TB) *pgx.Conn {
 	return conn
 }
 
+// AsAnalyst opens a transaction as the analyst's door runs a statement:
+// signed in as the agent login, as the analyst role, read-only, with a
+// search path of the catalogue alone and the given statement timeout. end
+// rolls it back and closes its connection.
+func (db *DB) AsAnalyst(t testing.TB, timeout string) (tx pgx.Tx, end func()) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db.AgentDSN)
+	if err != nil {
+		t.Fatalf("pgtest: connect as the agent login: %v", err)
+	}
+	if tx, err = conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly}); err == nil {
+		_, err = tx.Exec(ctx, fmt.Sprintf(`SET LOCAL statement_timeout = '%s'; SET LOCAL ROLE %s;
+			SET LOCAL search_path = pg_catalog, pg_temp; SET LOCAL work_mem = '16MB'`, timeout, Roles.Analyst),
+			pgx.QueryExecModeSimpleProtocol)
+	}
+	if err != nil {
+		conn.Close(ctx)
+		t.Fatalf("pgtest: begin as the analyst: %v", err)
+	}
+	return tx, func() { tx.Rollback(ctx); conn.Close(ctx) }
+}
+
 // Store opens a report store over the demo catalogue, signed in as
 // plumbline's login and running reports as the reader, as a server does.
 // It is closed when the test ends.
