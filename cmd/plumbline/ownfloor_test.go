@@ -242,7 +242,7 @@ func TestOwnFloorEndToEnd(t *testing.T) {
 		roster  = `{"who":{"team":"Atlantic"},"day":"2026-02-26"}`
 		teamDay = `{"who":{"team":"Pacific"},"period":{"day":"2026-03-06"}}`
 	)
-	for _, c := range []call{
+	calls = append(calls, []call{
 		{"a goal revised mid-week", "sales", json.RawMessage(goal)},
 		{"hours not in yet", "hours", json.RawMessage(notIn)},
 		{"league", "league", json.RawMessage(league)},
@@ -253,9 +253,7 @@ func TestOwnFloorEndToEnd(t *testing.T) {
 		{"freshness", "freshness", json.RawMessage(`{}`)},
 		{"metric_definitions", "metric_definitions", json.RawMessage(`{}`)},
 		{"health", "health", json.RawMessage(`{}`)},
-	} {
-		calls = append(calls, c)
-	}
+	}...)
 	mcpURL := base + "/mcp"
 	token, seen := signInAndAsk(t, mcpURL, manager.email, writeJSON(t, "matrix.json", calls), contract)
 	called := map[string]bool{}
@@ -402,7 +400,7 @@ func TestOwnFloorEndToEnd(t *testing.T) {
 	}
 	section = regexp.MustCompile(`\\\n\s*`).ReplaceAllString(section, "")
 	for _, line := range []string{ownFloor.warehouse, ownFloor.export, ownFloor.setup, ownFloor.guard, ownFloor.check, ownFloor.scimToken, ownFloor.serve} {
-		if !strings.Contains(section, line) {
+		if !strings.Contains(section, "\n"+line+"\n") {
 			t.Errorf("the README's section does not give the command the test runs:\n%s", line)
 		}
 	}
