@@ -283,7 +283,12 @@ func toStrings(v any) []string {
 // columns' figures.
 func answerRows(t *testing.T, e *reports.Engine, tool, args string, columns []string) map[string][]float64 {
 	t.Helper()
-	body := callJSON(t, e, tool, args)
+	return answerBodyRows(t, tool, callJSON(t, e, tool, args), columns)
+}
+
+// answerBodyRows returns an answer's rows by key, each the named columns' figures.
+func answerBodyRows(t *testing.T, tool string, body []byte, columns []string) map[string][]float64 {
+	t.Helper()
 	var ans struct {
 		Columns []string
 		Rows    [][]any

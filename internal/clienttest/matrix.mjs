@@ -14,23 +14,14 @@
 //
 // Usage: node matrix.mjs URL TOKEN MATRIX.json [CONTRACT.json]
 
-import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { callEach } from "./calls.mjs";
 
 const [url, token, file, contractFile] = process.argv.slice(2);
 if (!url || !token || !file) {
   console.error("usage: node matrix.mjs URL TOKEN MATRIX.json");
   process.exit(2);
-}
-const calls = JSON.parse(readFileSync(file, "utf8"));
-const exact = {};
-if (contractFile) {
-  const validator = new AjvJsonSchemaValidator();
-  for (const [name, schema] of Object.entries(JSON.parse(readFileSync(contractFile, "utf8")))) {
-    exact[name] = validator.getValidator(schema);
-  }
 }
 const transport = new StreamableHTTPClientTransport(new URL(url), {
   requestInit: { headers: { Authorization: `Bearer ${token}` } },
@@ -39,20 +30,7 @@ const client = new Client({ name: "plumbline-matrix", version: "1.0.0" });
 
 try {
   await client.connect(transport);
-  const { tools } = await client.listTools(); // compiles each output schema
-  const seen = { tools: tools.map((t) => t.name), results: {} };
-  for (const { label, tool, arguments: args } of calls) {
-    try {
-      const res = await client.callTool({ name: tool, arguments: args });
-      seen.results[label] = { accepted: true, isError: res.isError === true, structured: res.structuredContent };
-      const check = exact[tool]?.(res.structuredContent);
-      if (check && !check.valid) {
-        seen.results[label].exactError = check.errorMessage;
-      }
-    } catch (err) {
-      seen.results[label] = { accepted: false, error: String(err?.message ?? err) };
-    }
-  }
+  const seen = await callEach(client, file, contractFile);
   console.log(JSON.stringify(seen));
 } catch (err) {
   console.error("matrix.mjs:", err?.message ?? err);

@@ -4,15 +4,21 @@
 // completes the authorization code flow with PKCE through its loopback
 // callback, and calls a report.
 //
-// Usage: node signin-client.mjs MCP_URL CALLBACK_PORT (CLIENT_METADATA_URL | --client-id ID)
+// Usage: node signin-client.mjs MCP_URL CALLBACK_PORT (CLIENT_METADATA_URL | --client-id ID) [MATRIX.json [CONTRACT.json]]
 // It prints "AUTHORIZE <url>" when the person must sign in in a browser,
 // and "RESULT <json>" with the report's structured content at the end.
+// With a matrix file it makes every call of the matrix instead, as
+// matrix.mjs does (calls.mjs), and prints "TOKEN <access token>" (for a
+// later request with the same token) and "MATRIX <json>" with what it saw.
 import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { callEach } from "./calls.mjs";
 
-const [url, port, who, clientId] = process.argv.slice(2);
+const [url, port, who, ...rest] = process.argv.slice(2);
+const clientId = who === "--client-id" ? rest.shift() : undefined;
+const [matrixFile, contractFile] = rest;
 const redirectUrl = `http://127.0.0.1:${port}/callback`;
 
 let codeVerifier, tokens, clientInfo = who === "--client-id" ? { client_id: clientId } : undefined;
@@ -59,9 +65,15 @@ try {
     await transport.finishAuth(await code);
     client = await connect();
   }
-  const res = await client.callTool({ name: "sales", arguments: { who: { team: "falcons" }, period: { named: "last_week" }, group_by: "week" } });
-  if (res.isError) throw new Error("the report was refused: " + JSON.stringify(res.structuredContent));
-  console.log("RESULT " + JSON.stringify(res.structuredContent));
+  if (matrixFile) {
+    const seen = await callEach(client, matrixFile, contractFile);
+    console.log("TOKEN " + tokens.access_token);
+    console.log("MATRIX " + JSON.stringify(seen));
+  } else {
+    const res = await client.callTool({ name: "sales", arguments: { who: { team: "falcons" }, period: { named: "last_week" }, group_by: "week" } });
+    if (res.isError) throw new Error("the report was refused: " + JSON.stringify(res.structuredContent));
+    console.log("RESULT " + JSON.stringify(res.structuredContent));
+  }
   await client.close();
   process.exit(0);
 } catch (err) {

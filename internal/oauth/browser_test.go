@@ -6,45 +6,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"plumbline/internal/clienttest"
 	"plumbline/internal/oauth"
 )
 
-// chromium starts a headless Chromium for a test. PLUMBLINE_CHROMIUM names
-// the binary; otherwise chromium is looked for on PATH.
-func chromium(t *testing.T) context.Context {
-	t.Helper()
-	path := os.Getenv("PLUMBLINE_CHROMIUM")
-	if path == "" {
-		var err error
-		if path, err = exec.LookPath("chromium"); err != nil {
-			t.Fatal("this test needs Chromium: install Debian's chromium package (.ci/run does) or set PLUMBLINE_CHROMIUM")
-		}
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	// The browser lives as long as the context of its first run, so that
-	// one has no timeout; the actions after it do.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start Chromium: %v", err)
-	}
-	tctx, cancelTimeout := context.WithTimeout(ctx, time.Minute)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	return tctx
-}
+// chromium starts a headless Chromium for a test.
+func chromium(t *testing.T) context.Context { return clienttest.Chromium(t) }
 
 // signInWithBrowser takes the browser from an authorization URL through
 // the development sign-in (as email) and the consent page, approving, and
