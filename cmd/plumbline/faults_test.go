@@ -123,12 +123,15 @@ func (f *faultFloor) lock(t *testing.T) (release func()) {
 func (f *faultFloor) serve(t *testing.T, flags ...string) (endpoint, metrics string, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	addr := freeAddr(t)
+	// Both addresses are chosen here: a metrics listener on port 0 could
+	// take the serving address between its check and serve's listen.
+	addrs := freeAddrs(t, 2)
+	addr := addrs[0]
 	var out, logs syncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- runWith(ctx, append([]string{"serve", "--db", f.appDSN, "--addr", addr, "--public-url", f.public,
-			"--cache-mib", "0", "--calls-per-minute", "0", "--metrics-addr", "127.0.0.1:0"}, flags...), &out, &logs)
+			"--cache-mib", "0", "--calls-per-minute", "0", "--metrics-addr", addrs[1]}, flags...), &out, &logs)
 	}()
 	metrics = waitFor(t, &logs, regexp.MustCompile(`"metrics_url":"([^"]+)"`), done)
 	waitFor(t, &logs, regexp.MustCompile(`"url":"([^"]+)"`), done)
