@@ -426,7 +426,7 @@ func TestFaults(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		f.exec(t, "REVOKE INSERT ON plumbline.request_log FROM plumbline_logger")
 		time.Sleep(time.Second)
-		f.exec(t, "GRANT INSERT (request_id, person, client, tool, arguments) ON plumbline.request_log TO plumbline_logger")
+		f.exec(t, "GRANT INSERT (request_id, person, client, tool, arguments, software) ON plumbline.request_log TO plumbline_logger")
 		back := time.Now()
 		time.Sleep(time.Second)
 		l := drive()
