@@ -69,3 +69,12 @@ func TestAccessFromTheCommandLine(t *testing.T) {
 		t.Errorf("rows after the bad calls: %d, %v; want the 3 granted", rows, err)
 	}
 }
+
+// serve takes floor or none as the default reach, and teaches the choices
+// before it connects anywhere.
+func TestDefaultReachFlag(t *testing.T) {
+	code, _, errOut := runCLI(t, "serve", "--db", "postgres://nowhere.invalid/x", "--default-reach", "team")
+	if code != 2 || !strings.Contains(errOut, "default-reach") || !strings.Contains(errOut, "floor, none") {
+		t.Errorf("--default-reach team: exit %d\n%s", code, errOut)
+	}
+}

@@ -200,21 +200,39 @@ func fold(sees, teams []string, def reports.Reach) (reports.Reach, bool) {
 	return r, false
 }
 
+// ReachSQL reads the rows of reach in force for person $1 on day $2, their
+// own and their groups': what each sees, and its team key (” but for a
+// team), as two arrays in the rows' order. FoldReach makes them one reach.
+const ReachSQL = `SELECT coalesce(array_agg(sees ORDER BY reach_id), '{}'), coalesce(array_agg(coalesce(team_key, '') ORDER BY reach_id), '{}')
+	FROM plumbline.reach
+	WHERE (person_id = $1 OR group_id IN (SELECT group_id FROM plumbline.group_members WHERE person_id = $1))
+	AND from_day <= $2 AND (to_day IS NULL OR to_day >= $2)`
+
+// FoldReach makes one reach of the rows ReachSQL read: their union, or def
+// when there are none.
+func FoldReach(sees, teams []string, def reports.Reach) reports.Reach {
+	r, _ := fold(sees, teams, def)
+	return r
+}
+
 // Reach resolves what a person may see on a day: the union of the rows in
 // force that day for them and every group they are in, or def when none is.
 func (s *Store) Reach(ctx context.Context, person string, day time.Time, def reports.Reach) (reports.Reach, error) {
 	var sees, teams []string
 	err := s.tx(ctx, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `SELECT coalesce(array_agg(sees ORDER BY reach_id), '{}'), coalesce(array_agg(coalesce(team_key, '') ORDER BY reach_id), '{}')
-			FROM plumbline.reach
-			WHERE (person_id = $1 OR group_id IN (SELECT group_id FROM plumbline.group_members WHERE person_id = $1))
-			AND from_day <= $2 AND (to_day IS NULL OR to_day >= $2)`, person, day).Scan(&sees, &teams)
+		return tx.QueryRow(ctx, ReachSQL, person, day).Scan(&sees, &teams)
 	})
 	if err != nil {
 		return reports.Reach{}, fmt.Errorf("read reach: %w", err)
 	}
-	r, _ := fold(sees, teams, def)
-	return r, nil
+	return FoldReach(sees, teams, def), nil
+}
+
+// ReachReader resolves a person's reach on a day, or def when no row is in
+// force: a Store, or pgstore's reader of it, which holds a call to the
+// pool's acquire and statement timeouts.
+type ReachReader interface {
+	Reach(ctx context.Context, person string, day time.Time, def reports.Reach) (reports.Reach, error)
 }
 
 // DefaultReachTTL is how long a ReachSource keeps a person's reach before
@@ -224,7 +242,7 @@ const DefaultReachTTL = 30 * time.Second
 // ReachSource resolves callers' reach from the directory for the engine
 // (reports.ReachSource), keeping each person's for TTL.
 type ReachSource struct {
-	Store *Store
+	Store ReachReader
 	// Default is what a person with no row in force sees.
 	Default reports.Reach
 	// TTL is how long a person's reach is kept. If zero,
