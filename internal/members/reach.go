@@ -201,8 +201,8 @@ func fold(sees, teams []string, def reports.Reach) (reports.Reach, bool) {
 }
 
 // ReachSQL reads the rows of reach in force for person $1 on day $2, their
-// own and their groups': what each sees, and its team key (” but for a
-// team), as two arrays in the rows' order. FoldReach makes them one reach.
+// own and their groups': what each sees, and its team key (empty but for
+// a team), as two arrays in the rows' order. FoldReach makes them one reach.
 const ReachSQL = `SELECT coalesce(array_agg(sees ORDER BY reach_id), '{}'), coalesce(array_agg(coalesce(team_key, '') ORDER BY reach_id), '{}')
 	FROM plumbline.reach
 	WHERE (person_id = $1 OR group_id IN (SELECT group_id FROM plumbline.group_members WHERE person_id = $1))
