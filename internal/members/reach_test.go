@@ -100,6 +100,17 @@ func TestReach(t *testing.T) {
 		t.Errorf("p1's rows after the revoke: %d rows, %d ended (%v); want 2 kept, 1 ended", rows, ended, err)
 	}
 
+	// A group's rows end for every member of it.
+	if n, err := s.EndGrants(ctx, "", "Floor managers", "", day("2026-12-01"), "Dana Okafor"); err != nil || n != 1 {
+		t.Fatalf("revoke the group's: %d, %v; want 1 row ended", n, err)
+	}
+	if got := reach("p2", "2026-12-01", reports.Reach{}); got != "none" {
+		t.Errorf("p2 once the group's row ended: %s, want the default", got)
+	}
+	if got := reach("p2", "2026-11-30", reports.Reach{}); got != "floor" {
+		t.Errorf("p2 the day before: %s, want floor", got)
+	}
+
 	// The list of one day agrees with what each person resolves to.
 	grants, err := s.Grants(ctx, day("2026-10-15"))
 	if err != nil || len(grants) != 5 {
