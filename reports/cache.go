@@ -23,7 +23,8 @@ import (
 // other; its outcome is "cached".
 //
 // An answer is found by everything it depends on: the catalogue's version,
-// the tool and its arguments, the floor's day, the directory's fingerprint,
+// the tool and its arguments, the caller's reach (and the caller, when the
+// answer depends on who they are), the floor's day, the directory's fingerprint,
 // how far each source it reads is loaded and how far each metric is final.
 // A moved load watermark, a new catalogue, a changed roster or the next
 // settle hour each make a new key; old keys age out of the LRU.
@@ -138,6 +139,13 @@ func (e *Engine) answerKey(ctx context.Context, c *call, raw json.RawMessage) (s
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", e.cat.Version(), c.tool, args, today(c.now, e.cat.Zone()).Format(time.DateOnly), dir.fingerprint)
+	// What the caller may see shapes the answer, and so, when the reach
+	// covers their own agent or the call asks for their own team, does who
+	// they are: no answer crosses callers of different reach.
+	fmt.Fprintf(h, "%s\x00", c.reach)
+	if c.reach.Own || bytes.Contains(bytes.ToLower(args), []byte(`"`+MineTeam+`"`)) {
+		fmt.Fprintf(h, "%s\x00", c.caller.Person)
+	}
 	zone := e.cat.Zone()
 	for _, m := range metrics {
 		th := metricThrough(m, cov, c.now, zone)

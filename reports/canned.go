@@ -42,7 +42,7 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p Period,
 	if err != nil {
 		return nil, e.fault(c, err)
 	}
-	scope, cands, r := dir.resolveWho(who)
+	scope, cands, r := dir.resolveWithin(who, c.reach, c.caller.Person)
 	switch {
 	case r != nil:
 		return nil, c.refuse(r)
@@ -229,7 +229,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 	if stop != nil {
 		return stop
 	}
-	scope, _, _ := k.dir.resolveWho(who)
+	scope, _, _ := k.dir.resolveWithin(who, c.reach, c.caller.Person)
 	k.ans.Request.Day = p.Start.Format(time.DateOnly)
 	group := catalog.GroupAgent
 	if scope.Kind == ScopeFloor {
@@ -306,7 +306,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	// Against the week before: the weeks before the first are read too.
 	before := Period{Start: p.Start.AddDate(0, 0, -7*weeks), End: p.Start.AddDate(0, 0, -1)}
-	scope, _, _ := k.dir.resolveWho(who)
+	scope, _, _ := k.dir.resolveWithin(who, c.reach, c.caller.Person)
 	var tg *targeted
 	switch compareTo {
 	case CompareTarget:
@@ -439,6 +439,10 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	var p Period
 	if r == nil {
 		p, r = resolvePeriod(arg, c.now, e.cat)
+	}
+	if r == nil && !c.reach.Floor {
+		r = &Refusal{Code: CodeForbidden, Argument: "tool", Choices: c.reach.choices(c.caller.Person),
+			Rule: "league ranks every team of the floor, and what you may see is not the whole floor; ask team_weeks or a report tool about one of your teams or agents (choices)"}
 	}
 	if r != nil {
 		return c.refuse(r)

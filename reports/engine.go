@@ -56,6 +56,9 @@ type Options struct {
 	// Cache keeps settled answers. If nil, the engine keeps its own of
 	// DefaultCacheBytes; NewAnswerCache(0) keeps nothing.
 	Cache *AnswerCache
+	// Reach resolves what each caller may see, once per call, as of the
+	// call's day on the floor. If nil, every caller sees the whole floor.
+	Reach ReachSource
 }
 
 // Engine answers tool calls from the catalogue and a store. It is safe for
@@ -200,6 +203,7 @@ type call struct {
 	tool   string
 	caller Caller
 	now    time.Time
+	reach  Reach // what the caller may see, resolved by dispatch
 
 	// The arguments, decoded once (see arguments).
 	decoded     bool
@@ -255,6 +259,9 @@ func (e *Engine) dispatch(ctx context.Context, c *call, raw json.RawMessage) *An
 	if c.caller.Tools != nil && !slices.Contains(c.caller.Tools, c.tool) {
 		return c.refuse(&Refusal{Code: CodeForbidden, Argument: "tool",
 			Rule: "is not among the tools this token allows (choices); ask whoever issued the token for one that allows it", Choices: c.caller.Tools})
+	}
+	if err := e.reachOf(ctx, c); err != nil {
+		return e.fault(c, err)
 	}
 	key, cacheable := e.answerKey(ctx, c, raw)
 	if cacheable {

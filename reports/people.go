@@ -91,7 +91,7 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if err != nil {
 		return e.fault(c, err)
 	}
-	scope, cands, r := dir.resolveWho(who)
+	scope, cands, r := dir.resolveWithin(who, c.reach, c.caller.Person)
 	switch {
 	case r != nil:
 		return c.refuse(r)
@@ -102,7 +102,7 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 		Teams: []RosterTeam{}, Rows: [][]any{}, CatalogVersion: e.cat.Version()}
 	ans.Request = Echo{Tool: c.tool, Who: whoEcho(scope, dir), Day: ans.Day}
 	if scope.Kind == ScopeAgent {
-		e.agentHistory(ans, dir, scope.Key, day)
+		e.agentHistory(ans, dir, scope.Key, day, c.reach.Floor || scope.Key == c.caller.Person, c.reach)
 	} else {
 		e.teamsOn(ans, dir, scope, day)
 	}
@@ -155,7 +155,10 @@ func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope Scope, day tim
 }
 
 // agentHistory lists an agent's teams over time, marking the one on day.
-func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, day time.Time) {
+// Unless every team may be named (the caller sees the floor, or the agent
+// is the caller), a team outside the reach is shown without its key or
+// name.
+func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, day time.Time, every bool, r Reach) {
 	ans.Columns = []string{"team", "team_name", "from", "until", "current_on_day"}
 	moves := dir.moves[agent]
 	on, _ := dir.membership(agent, day)
@@ -164,6 +167,10 @@ func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, d
 		var until any
 		if i+1 < len(moves) {
 			until = moves[i+1].From.AddDate(0, 0, -1).Format(time.DateOnly)
+		}
+		if !every && !r.seesTeam(m.Team) {
+			ans.Rows = append(ans.Rows, []any{nil, nil, m.From.Format(time.DateOnly), until, m == on})
+			continue
 		}
 		ans.Rows = append(ans.Rows, []any{m.Team, nullable(t.Name), m.From.Format(time.DateOnly), until, m == on})
 	}
@@ -195,7 +202,7 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 		return e.fault(c, err)
 	}
 	ans := &PeopleAnswer{RequestID: c.id, People: []Person{}, CatalogVersion: e.cat.Version()}
-	for _, m := range dir.matchAgents(q) {
+	for _, m := range dir.matchAgents(q, func(a Agent) bool { return c.reach.seesAgent(a, c.caller.Person) }) {
 		if len(ans.People) == maxPeople {
 			ans.Truncated = true
 			break

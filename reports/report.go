@@ -35,7 +35,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if err != nil {
 		return e.fault(c, err)
 	}
-	scope, cands, r := dir.resolveWho(req.Who)
+	scope, cands, r := dir.resolveWithin(req.Who, c.reach, c.caller.Person)
 	if r != nil {
 		return c.refuse(r)
 	}

@@ -235,22 +235,46 @@ func (d *Directory) agent(key string) (Agent, bool) {
 }
 
 // resolveWho turns a who argument into a scope, or candidates when a name
-// matches several, or a refusal when it matches none.
+// matches several, or a refusal when it matches none, over the whole floor.
 func (d *Directory) resolveWho(w WhoArg) (Scope, []Candidate, *Refusal) {
+	return d.resolveWithin(w, FloorReach, "")
+}
+
+// resolveWithin resolves a who within a reach, for the person calling:
+// names are matched only against the teams and agents the reach covers, so
+// candidates and refusals never name anyone outside it, and a who outside
+// it is refused naming what the caller may ask for. {"team": "mine"} is the
+// caller's own team (Directory.mine).
+func (d *Directory) resolveWithin(w WhoArg, r Reach, person string) (Scope, []Candidate, *Refusal) {
 	switch {
+	case r.None():
+		return Scope{}, nil, r.outside(argWho, person)
 	case w.Floor:
+		if !r.Floor {
+			return Scope{}, nil, r.outside("who.floor", person)
+		}
 		return Scope{Kind: ScopeFloor, Name: "the floor"}, nil, nil
+	case w.Team != "" && strings.EqualFold(w.Team, MineTeam):
+		t, ok := d.mine(r, person)
+		if !ok {
+			return Scope{}, nil, &Refusal{Code: CodeInvalidArgument, Argument: "who.team", Choices: r.choices(person),
+				Rule: `"mine" names your own team: the one team your reach covers, or the team you are on; you have none or several, so name one (choices)`}
+		}
+		return Scope{Kind: ScopeTeam, Key: t.Key, Name: t.Name}, nil, nil
 	case w.Team != "":
-		return d.resolveTeam(w.Team)
+		return d.resolveTeam(w.Team, r, person)
 	default:
-		return d.resolveAgent(w.Agent)
+		return d.resolveAgent(w.Agent, r, person)
 	}
 }
 
-func (d *Directory) resolveTeam(text string) (Scope, []Candidate, *Refusal) {
+func (d *Directory) resolveTeam(text string, r Reach, person string) (Scope, []Candidate, *Refusal) {
 	typed := tokens(text)
 	var exact, loose []Team
 	for i, t := range d.Teams {
+		if !r.seesTeam(t.Key) {
+			continue
+		}
 		switch {
 		case strings.EqualFold(t.Key, text) || slices.Equal(d.teamNames[i], typed):
 			exact = append(exact, t)
@@ -264,6 +288,9 @@ func (d *Directory) resolveTeam(text string) (Scope, []Candidate, *Refusal) {
 	}
 	switch len(found) {
 	case 0:
+		if !r.Floor {
+			return Scope{}, nil, r.outside("who.team", person)
+		}
 		keys := make([]string, len(d.Teams))
 		for i, t := range d.Teams {
 			keys[i] = t.Key
@@ -279,35 +306,48 @@ func (d *Directory) resolveTeam(text string) (Scope, []Candidate, *Refusal) {
 	return Scope{}, cands, nil
 }
 
-func (d *Directory) resolveAgent(text string) (Scope, []Candidate, *Refusal) {
-	found := d.matchAgents(text)
-	switch len(found) {
-	case 0:
+func (d *Directory) resolveAgent(text string, r Reach, person string) (Scope, []Candidate, *Refusal) {
+	found := d.matchAgents(text, func(a Agent) bool { return r.seesAgent(a, person) })
+	switch {
+	case len(found) == 0 && !r.Floor:
+		return Scope{}, nil, r.outside("who.agent", person)
+	case len(found) == 0:
 		return Scope{}, nil, invalid("who.agent", "matches no agent; give an agent_key, a name or an email (find_people lists matches)")
-	case 1:
+	case len(found) == 1:
 		a := found[0]
 		return Scope{Kind: ScopeAgent, Key: a.Key, Name: a.Name, Team: a.Team}, nil, nil
 	}
 	return Scope{}, d.candidates(found), nil
 }
 
-// matchAgents finds the agents a key, an email or a name means. A key or an
-// email matches exactly (ignoring case); a name matches when every word typed
-// starts a different word of the agent's name, ignoring case and accents. An
-// agent whose whole name is exactly what was typed wins over looser matches.
-func (d *Directory) matchAgents(text string) []Agent {
+// matchAgents finds the agents a key, an email or a name means, among
+// those keep keeps (every agent when keep is nil). A key or an email
+// matches exactly (ignoring case); a name matches when every word typed
+// starts a different word of the agent's name, ignoring case and accents.
+// An agent whose whole name is exactly what was typed wins over looser
+// matches.
+func (d *Directory) matchAgents(text string, keep func(Agent) bool) []Agent {
+	if keep == nil {
+		keep = func(Agent) bool { return true }
+	}
 	if a, ok := d.agent(text); ok {
-		return []Agent{a}
+		if keep(a) {
+			return []Agent{a}
+		}
+		return nil
 	}
 	for _, a := range d.Agents {
 		if strings.EqualFold(a.Key, text) {
-			return []Agent{a}
+			if keep(a) {
+				return []Agent{a}
+			}
+			return nil
 		}
 	}
 	if strings.Contains(text, "@") {
 		var out []Agent
 		for _, a := range d.Agents {
-			if strings.EqualFold(a.Email, text) {
+			if strings.EqualFold(a.Email, text) && keep(a) {
 				out = append(out, a)
 			}
 		}
@@ -319,6 +359,9 @@ func (d *Directory) matchAgents(text string) []Agent {
 	}
 	var exact, loose []Agent
 	for i, a := range d.Agents {
+		if !keep(a) {
+			continue
+		}
 		name := d.names[i]
 		switch {
 		case slices.Equal(name, typed):

@@ -10,6 +10,7 @@ import (
 // commands are plumbline's subcommands, by name; each one's help text
 // and code live in its own file.
 var commands = map[string]command{
+	"access":    {summary: "grant, revoke and list who may see which teams (reach)", help: helpText("access"), run: accessCmd},
 	"ask":       {summary: "call a report from the terminal and print it as a table", help: helpText("ask"), run: ask},
 	"bench":     {summary: "measure each tool over MCP against the same SQL run directly", help: helpText("bench"), run: benchCmd},
 	"config":    {summary: "print the settings serve would run with, each with where it came from", help: helpText("config"), run: configCmd},

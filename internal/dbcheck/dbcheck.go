@@ -90,7 +90,7 @@ type Table struct {
 // Own lists plumbline's own tables the login may touch, and how; it is
 // exactly what sql/roles/database.sql grants: the request log, its
 // outcomes and the analyst's audit log (the logger), and the token store
-// and the directory (auth). The login may do nothing else to them, and
+// and the directory and reach (auth). The login may do nothing else to them, and
 // nothing at all to the rest of plumbline's schema.
 var Own = []Table{{
 	Relation: "plumbline.request_log",
@@ -146,6 +146,12 @@ var Own = []Table{{
 	Select:   []string{"token_id", "token_hash", "name", "created_at", "expires_at", "last_used_at", "revoked_at"},
 	Insert:   []string{"token_hash", "name", "expires_at"},
 	Update:   []string{"last_used_at", "revoked_at"},
+}, {
+	Relation: "plumbline.reach",
+	Select: []string{"reach_id", "person_id", "group_id", "sees", "team_key", "from_day", "to_day", "set_by", "set_at",
+		"reason", "ended_by", "ended_at"},
+	Insert: []string{"person_id", "group_id", "sees", "team_key", "from_day", "to_day", "set_by", "reason"},
+	Update: []string{"to_day", "ended_by", "ended_at"},
 }}
 
 // The directory's columns: what the SCIM endpoint and the import write of

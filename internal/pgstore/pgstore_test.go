@@ -98,6 +98,31 @@ func TestReportTransactions(t *testing.T) {
 	}
 }
 
+// Every transaction carries its caller's person id, exactly as given, in
+// a setting local to it: the next transaction on the connection, asked
+// for by no one, carries none.
+func TestTransactionsCarryTheCaller(t *testing.T) {
+	db := pgtest.NewDB(t)
+	st := open(t, db, demo(t), &pgstore.Options{MaxConns: 1})
+	person := "ana.lópez@floor.example\n" + strings.Repeat("x", 80)
+	read := func(ctx context.Context) (caller string) {
+		t.Helper()
+		err := st.Batch(ctx, pgstore.Tx{Role: pgtest.Roles.Reader}, func(b *pgx.Batch) {
+			b.Queue("SELECT current_setting($1, true)", pgstore.CallerSetting).QueryRow(func(r pgx.Row) error { return r.Scan(&caller) })
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return caller
+	}
+	if got := read(reports.WithCaller(context.Background(), reports.Caller{Person: person})); got != person {
+		t.Errorf("the caller's transaction carries %q, want %q", got, person)
+	}
+	if got := read(context.Background()); got != "" {
+		t.Errorf("the next transaction, for no caller, carries %q, want none", got)
+	}
+}
+
 // A report's statements are planned once per connection and that plan is
 // reused: PostgreSQL's own choice plans each call anew for its values.
 func TestAReportIsPlannedOnce(t *testing.T) {

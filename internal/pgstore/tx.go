@@ -122,7 +122,7 @@ func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Bat
 			b.Queue(begin)
 		}
 		settings := settingsSQL[settingsKey{readOnly: !st.Tx.Write && implicit, lazy: st.Tx.Lazy, generic: st.Tx.Generic}]
-		b.Queue(settings, timeout, name, roleSetting(st.Tx.Role))
+		b.Queue(settings, timeout, name, roleSetting(st.Tx.Role), callerSetting(ctx))
 		st.Queue(b)
 		// After a failed statement the transaction is aborted; the pool
 		// drops a connection that is not idle when it comes back.
@@ -142,15 +142,16 @@ func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Bat
 // whether it commits lazily and whether it plans generically.
 type settingsKey struct{ readOnly, lazy, generic bool }
 
-// settingsSQL sets a transaction's statement timeout, application name and
-// role ($1, $2, $3), and its mode, in one statement; every setting is local
-// to the transaction.
+// settingsSQL sets a transaction's statement timeout, application name,
+// role and caller ($1 to $4), and its mode, in one statement; every setting
+// is local to the transaction.
 var settingsSQL = func() map[settingsKey]string {
 	out := map[settingsKey]string{}
 	for _, readOnly := range []bool{false, true} {
 		for _, lazy := range []bool{false, true} {
 			for _, generic := range []bool{false, true} {
-				q := "SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true), set_config('role', $3, true)"
+				q := "SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true), set_config('role', $3, true), " +
+					"set_config('" + CallerSetting + "', $4, true)"
 				if readOnly {
 					q += ", set_config('transaction_read_only', 'on', true)"
 				}
@@ -180,6 +181,29 @@ func roleSetting(role string) string {
 		return "none"
 	}
 	return role
+}
+
+// CallerSetting is the per-transaction setting every transaction of a
+// Store carries the caller's person id in (reports.CallerFrom; empty for a
+// transaction no caller asked for), exactly as the token names them, for
+// the database to filter what the reader returns by the caller's reach
+// (plumbline.reach).
+//
+// Any role may set a setting of this name: PostgreSQL checks no privilege
+// on a custom setting. So the database trusts it only in a session of
+// plumbline's own login, which runs no statement but plumbline's: a filter
+// reads it only where session_user is that login, which SET ROLE does not
+// change and only a superuser's SET SESSION AUTHORIZATION could. The
+// analyst's door signs in as a login of its own, so what it sets is never
+// read as a caller, and a session of any other login reads as no one.
+const CallerSetting = "plumbline.caller"
+
+// callerSetting is the value of CallerSetting for ctx's caller.
+func callerSetting(ctx context.Context) string {
+	if c, ok := reports.CallerFrom(ctx); ok {
+		return c.Person
+	}
+	return ""
 }
 
 // maxAppName is the longest application_name PostgreSQL keeps, in bytes.

@@ -17,6 +17,7 @@ import (
 	"plumbline/internal/dbcheck"
 	"plumbline/internal/grants"
 	"plumbline/internal/mcpserver"
+	"plumbline/internal/members"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgstore"
 	"plumbline/internal/reqlog"
@@ -46,8 +47,11 @@ type Settings struct {
 	MaxConns, PerMinute, CacheMiB    int
 	// LogSecret keys the hashes of free text in the request log; empty
 	// makes a key for this run.
-	LogSecret                            string
-	TextContent, Compress                string
+	LogSecret             string
+	TextContent, Compress string
+	// DefaultReach is what a person with no row of reach in force sees:
+	// reports.SeesFloor or reports.SeesNone.
+	DefaultReach                         string
 	ClientCacheTTL                       time.Duration
 	MetricsAddr, OTLPEndpoint, DebugAddr string
 	// TLSCert and TLSKey are the PEM files HTTP serves TLS with; empty
@@ -227,8 +231,17 @@ func open(ctx context.Context, dsn string, s *Settings, callers callers) (*opene
 	// those still queued, before the pools close.
 	rl := reqlog.New(primary, &reqlog.Options{Role: s.Roles.Logger, PerMinute: s.PerMinute, Logger: log, Metrics: srv.Metrics})
 	then(rl.Close)
+	def := reports.FloorReach
+	if s.DefaultReach != "" {
+		if def, err = reports.ParseReach(s.DefaultReach); err != nil {
+			return fail(fmt.Errorf("%w: --default-reach: %v", ErrUsage, err))
+		}
+	}
+	// Each caller's reach is read from the directory, as the auth role,
+	// with the pool's guards.
+	reach := &members.ReachSource{Store: pgstore.ReachReader{Store: primary, Role: s.Roles.Auth}, Default: def}
 	engine := reports.New(cat, reader, &reports.Options{Now: s.Now, Logger: log, Redact: reqlog.Redactor(secret), Recorder: rl,
-		Cache: reports.NewAnswerCache(int64(max(s.CacheMiB, 0)) << 20)})
+		Cache: reports.NewAnswerCache(int64(max(s.CacheMiB, 0)) << 20), Reach: reach})
 	log.Info("catalogue loaded", "version", cat.Version(), "reports", len(cat.Reports()), "metrics", len(cat.Metrics()))
 	tools := engine.ToolNames()
 	door, err := openDoor(ctx, primary, engine, s)

@@ -105,7 +105,8 @@ GRANT UPDATE (outcome, rule, duration_ms, row_count) ON plumbline.analyst_log TO
 GRANT USAGE ON SCHEMA plumbline TO {{auth}};
 REVOKE ALL ON plumbline.members, plumbline.oauth_clients, plumbline.oauth_sessions,
     plumbline.oauth_consents, plumbline.oauth_codes, plumbline.oauth_tokens, plumbline.oauth_client_failures,
-    plumbline.groups, plumbline.group_members, plumbline.directory_changes, plumbline.scim_tokens FROM {{auth}};
+    plumbline.groups, plumbline.group_members, plumbline.directory_changes, plumbline.scim_tokens,
+    plumbline.reach FROM {{auth}};
 -- The directory (sql/migrations/0300_directory.sql): auth also serves the
 -- SCIM endpoint and the import, which keep the members and groups (a
 -- person or group the provider deletes is deleted, with what they hold),
@@ -120,6 +121,11 @@ GRANT INSERT (display_name, external_id), UPDATE (display_name, external_id, upd
 GRANT SELECT, INSERT, DELETE ON plumbline.group_members TO {{auth}};
 GRANT INSERT (changed_by, action, person_id, group_id) ON plumbline.directory_changes TO {{auth}};
 GRANT SELECT, INSERT (token_hash, name, expires_at) ON plumbline.scim_tokens TO {{auth}};
+-- Reach (sql/migrations/0400_reach.sql): auth reads it to resolve a
+-- caller's reach, adds rows and ends them (plumbline access); it deletes
+-- none and rewrites nothing but a row's end.
+GRANT SELECT, INSERT (person_id, group_id, sees, team_key, from_day, to_day, set_by, reason) ON plumbline.reach TO {{auth}};
+GRANT UPDATE (to_day, ended_by, ended_at) ON plumbline.reach TO {{auth}};
 GRANT UPDATE (last_used_at, revoked_at) ON plumbline.scim_tokens TO {{auth}};
 GRANT SELECT, INSERT ON plumbline.oauth_clients TO {{auth}};
 GRANT SELECT, INSERT ON plumbline.oauth_sessions TO {{auth}};

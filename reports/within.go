@@ -1,0 +1,85 @@
+package reports
+
+import (
+	"context"
+	"slices"
+)
+
+// This file answers within reach: the engine resolves a caller's reach once
+// per call, as of the call's day on the floor, and every tool answers within
+// it: a who outside it is refused naming what the caller may ask for, and
+// names of people and teams outside it never appear in candidates or
+// find_people.
+
+// reachOf resolves the call's reach once: the whole floor when the engine
+// has no source of reach.
+func (e *Engine) reachOf(ctx context.Context, c *call) error {
+	if e.opts.Reach == nil {
+		c.reach = FloorReach
+		return nil
+	}
+	r, err := e.opts.Reach.Reach(ctx, c.caller.Person, today(c.now, e.cat.Zone()))
+	if err != nil {
+		return err
+	}
+	c.reach = r
+	return nil
+}
+
+// within reports whether the reach covers a team.
+func (r Reach) seesTeam(key string) bool { return r.Floor || slices.Contains(r.Teams, key) }
+
+// seesAgent reports whether the reach covers an agent: on the floor, the
+// caller's own agent, or an agent whose team today is one the reach covers.
+func (r Reach) seesAgent(a Agent, person string) bool {
+	return r.Floor || r.Own && a.Key == person || a.Team != "" && slices.Contains(r.Teams, a.Team)
+}
+
+// mine is the team {"team": "mine"} names: the one team the reach covers,
+// else the team the caller's own agent is on today when the reach covers it.
+func (d *Directory) mine(r Reach, person string) (Team, bool) {
+	if !r.Floor && len(r.Teams) == 1 {
+		return d.team(r.Teams[0])
+	}
+	if a, ok := d.agent(person); ok && a.Team != "" && r.seesTeam(a.Team) {
+		return d.team(a.Team)
+	}
+	return Team{}, false
+}
+
+// MineTeam is the who.team value that names the caller's own team.
+const MineTeam = "mine"
+
+// reachChoices names what a caller may ask for, for a refusal: "floor"
+// when the whole floor, the team keys, and the caller's own agent key.
+func (r Reach) choices(person string) []string {
+	if r.Floor {
+		return []string{"floor", "team", "agent"}
+	}
+	out := slices.Clone(r.Teams)
+	if r.Own {
+		out = append(out, person)
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// outside is the refusal of a who the caller's reach does not cover. It
+// names what the caller may ask for, never what they sent.
+func (r Reach) outside(argument, person string) *Refusal {
+	rule := "is outside what you may see; ask about "
+	switch {
+	case r.None():
+		return &Refusal{Code: CodeForbidden, Argument: argument, Choices: []string{},
+			Rule: "is outside what you may see: your reach covers no team or agent; ask whoever runs plumbline to grant you one (plumbline access grant)"}
+	case len(r.Teams) > 0 && r.Own:
+		rule += `one of your teams (choices, in who.team, or {"team": "mine"} when you have one) or your own figures (your agent_key, in who.agent)`
+	case len(r.Teams) > 0:
+		rule += `one of your teams (choices, in who.team; {"team": "mine"} when you have one) or an agent on one of them`
+	default:
+		rule += "your own figures only (your agent_key, in choices, in who.agent)"
+	}
+	return &Refusal{Code: CodeForbidden, Argument: argument, Rule: rule, Choices: r.choices(person)}
+}
