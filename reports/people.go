@@ -195,7 +195,12 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 		return e.fault(c, err)
 	}
 	ans := &PeopleAnswer{RequestID: c.id, People: []Person{}, CatalogVersion: e.cat.Version()}
-	for _, m := range dir.matchAgents(q) {
+	found, near := dir.matchAgents(q), false
+	if len(found) == 0 {
+		found = dir.closeAgents(q)
+		near = len(found) > 0
+	}
+	for _, m := range found {
 		if len(ans.People) == maxPeople {
 			ans.Truncated = true
 			break
@@ -210,6 +215,8 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 		ans.People = append(ans.People, p)
 	}
 	switch {
+	case near:
+		ans.Notes = []string{"No one has that name or email, but these people have names close to it, the closest first; ask whether one of them is meant, then use their agent_key in who.agent."}
 	case len(ans.People) == 0:
 		ans.Notes = []string{"No one matches. Try part of the name, a different spelling, or an email."}
 	case len(ans.People) > 1:

@@ -478,12 +478,17 @@ func (e *Engine) candidates(c *call, w WhoArg, cands []Candidate) *Answer {
 	if w.Team != "" {
 		arg, what, key = "who.team", "teams", "team_key"
 	}
+	note := "Several " + what + " match, so no figures are returned. Ask which one is meant, then call again with " +
+		arg + " set to its " + key + "."
+	if len(cands) > 0 && cands[0].close {
+		note = "No " + strings.TrimSuffix(what, "s") + " has that name, but these names are close to it, the closest first, so no figures are returned. " +
+			"Ask whether one of them is meant, then call again with " + arg + " set to its " + key + "."
+	}
 	return &Answer{Body: &CandidatesAnswer{
-		RequestID:  c.id,
-		Argument:   arg,
-		Candidates: cands,
-		Notes: []string{"Several " + what + " match, so no figures are returned. Ask which one is meant, then call again with " +
-			arg + " set to its " + key + "."},
+		RequestID:      c.id,
+		Argument:       arg,
+		Candidates:     cands,
+		Notes:          []string{note},
 		CatalogVersion: e.cat.Version(),
 	}}
 }

@@ -86,6 +86,10 @@ type Candidate struct {
 	Name     string `json:"name"`
 	Team     string `json:"team,omitempty"` // the agent's latest team
 	Left     string `json:"left_on,omitempty"`
+
+	// close marks a name that matched nothing but is close to this one
+	// (close.go): a suggestion, not a match.
+	close bool
 }
 
 // Scope kinds.
@@ -235,7 +239,8 @@ func (d *Directory) agent(key string) (Agent, bool) {
 }
 
 // resolveWho turns a who argument into a scope, or candidates when a name
-// matches several, or a refusal when it matches none.
+// matches several or matches none but is close to some (close.go), or a
+// refusal when it matches none and is close to none.
 func (d *Directory) resolveWho(w WhoArg) (Scope, []Candidate, *Refusal) {
 	switch {
 	case w.Floor:
@@ -262,6 +267,15 @@ func (d *Directory) resolveTeam(text string) (Scope, []Candidate, *Refusal) {
 	if len(found) == 0 {
 		found = loose
 	}
+	if len(found) == 0 {
+		if near := d.closeTeams(text); len(near) > 0 {
+			cands := make([]Candidate, len(near))
+			for i, t := range near {
+				cands[i] = Candidate{TeamKey: t.Key, Name: t.Name, close: true}
+			}
+			return Scope{}, cands, nil
+		}
+	}
 	switch len(found) {
 	case 0:
 		keys := make([]string, len(d.Teams))
@@ -281,6 +295,15 @@ func (d *Directory) resolveTeam(text string) (Scope, []Candidate, *Refusal) {
 
 func (d *Directory) resolveAgent(text string) (Scope, []Candidate, *Refusal) {
 	found := d.matchAgents(text)
+	if len(found) == 0 {
+		if near := d.closeAgents(text); len(near) > 0 {
+			cands := d.candidates(near)
+			for i := range cands {
+				cands[i].close = true
+			}
+			return Scope{}, cands, nil
+		}
+	}
 	switch len(found) {
 	case 0:
 		return Scope{}, nil, invalid("who.agent", "matches no agent; give an agent_key, a name or an email (find_people lists matches)")
