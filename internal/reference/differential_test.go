@@ -531,8 +531,10 @@ func drawWho(rng *rand.Rand, f *floorAt) *reference.Who {
 			return &reference.Who{Team: t.Key}
 		case y < 0.85:
 			return &reference.Who{Team: strings.ToLower(t.Name)}
-		case y < 0.95:
+		case y < 0.9:
 			return &reference.Who{Team: t.Name[:1]}
+		case y < 0.97:
+			return &reference.Who{Team: misspell(rng, t.Name)}
 		default:
 			return &reference.Who{Team: "Nobody's team"}
 		}
@@ -543,15 +545,48 @@ func drawWho(rng *rand.Rand, f *floorAt) *reference.Who {
 			return &reference.Who{Agent: a.Key}
 		case y < 0.6:
 			return &reference.Who{Agent: strings.ToUpper(a.Email)}
-		case y < 0.85:
+		case y < 0.78:
 			return &reference.Who{Agent: a.Name}
-		case y < 0.95:
+		case y < 0.85:
 			first, last, _ := strings.Cut(a.Name, " ")
 			return &reference.Who{Agent: first + " " + last[:min(3, len(last))]}
+		case y < 0.93:
+			return &reference.Who{Agent: misspell(rng, a.Name)}
+		case y < 0.97:
+			return &reference.Who{Agent: misspell(rng, a.Email)}
 		default:
 			return &reference.Who{Agent: "Zebediah Quux"}
 		}
 	}
+}
+
+// misspell types a name or an email wrong, as people do: one to three
+// letters dropped, doubled, swapped with the next or replaced, accents
+// left off, or all of it in capitals, so that some of it lands close to
+// the name, some close to others, and some close to none.
+func misspell(rng *rand.Rand, s string) string {
+	r := []rune(s)
+	for range 1 + rng.IntN(3) {
+		if len(r) < 2 {
+			break
+		}
+		i := rng.IntN(len(r) - 1)
+		switch rng.IntN(6) {
+		case 0:
+			r = append(r[:i:i], r[i+1:]...)
+		case 1:
+			r = append(r[:i+1:i+1], r[i:]...)
+		case 2:
+			r[i], r[i+1] = r[i+1], r[i]
+		case 3:
+			r[i] = rune('a' + rng.IntN(26))
+		case 4:
+			r = []rune(strings.NewReplacer("é", "e", "ñ", "n", "í", "i", "á", "a", "ó", "o", "ü", "u").Replace(string(r)))
+		default:
+			r = []rune(strings.ToUpper(string(r)))
+		}
+	}
+	return string(r)
 }
 
 func drawPeriod(rng *rand.Rand, today time.Time) *reference.Period {
