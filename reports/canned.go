@@ -209,12 +209,12 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 		who, r = decodeWho(a)
 	}
 	if r == nil && who.Agent != "" {
-		r = invalid(argWho, "team_day is about a team or the floor; for one agent use hours, sales or quality with who.agent", "floor", "team")
+		r = invalid(argWho, "must be a team or the floor, as team_day is about one of those; for one agent use hours, sales or quality with who.agent.", "floor", "team")
 	}
 	arg := PeriodArg{Named: "yesterday"}
 	if r == nil && a.has(argPeriod) {
 		if arg, r = decodePeriod(a); r == nil && arg.Day == "" && arg.Named != "today" && arg.Named != "yesterday" {
-			r = invalid(argPeriod, `team_day covers one day: {"day": "YYYY-MM-DD"} or {"named": "today"} or {"named": "yesterday"}`, "today", "yesterday", "day")
+			r = invalid(argPeriod, `must be one day, as team_day covers one: {"day": "YYYY-MM-DD"}, {"named": "today"} or {"named": "yesterday"}.`, "today", "yesterday", "day")
 		}
 	}
 	compact, known, r := cannedArgs(a, r)
@@ -416,7 +416,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if r == nil && a.has(argMetrics) {
 		var ids []string
 		if ids, r = a.metricList(argMetrics, e.leagueMetricIDs()); r == nil && len(ids) > maxLeagueMetrics {
-			r = invalid(argMetrics, "lists more than "+itoa(maxLeagueMetrics)+" metrics; a league ranks by a few", e.leagueMetricIDs()...)
+			r = invalid(argMetrics, "lists more than "+itoa(maxLeagueMetrics)+" metrics; a league ranks by a few.", e.leagueMetricIDs()...)
 		}
 		metrics = nil
 		for _, id := range ids {
@@ -450,7 +450,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if rankBy == RankAttainment {
 		m, _ := e.cat.Metric(sort.Metric)
 		if m.Target == nil {
-			return c.refuse(invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these", e.targetMetricIDs()...))
+			return c.refuse(invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these.", e.targetMetricIDs()...))
 		}
 		var ok bool
 		if ts, ok = targetPeriodOf(p, today(c.now, e.cat.Zone()), e.cat.WeekStart()); !ok {

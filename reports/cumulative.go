@@ -13,9 +13,9 @@ func cumulates(req *Request) *Refusal {
 	case !req.Cumulative:
 		return nil
 	case req.GroupBy != catalog.GroupDay:
-		return invalid(argCumulative, "is a running total by day, so it needs group_by day", catalog.GroupDay)
+		return invalid(argCumulative, "is a running total by day, so it needs group_by day.", catalog.GroupDay)
 	case req.Sort != nil || req.TopN > 0:
-		return invalid(argCumulative, "gives running totals in day order; leave sort and top_n out, or cumulative")
+		return invalid(argCumulative, "gives running totals in day order; leave sort and top_n out, or cumulative.")
 	}
 	return nil
 }

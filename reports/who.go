@@ -282,7 +282,7 @@ func (d *Directory) resolveTeam(text string) (Scope, []Candidate, *Refusal) {
 		for i, t := range d.Teams {
 			keys[i] = t.Key
 		}
-		return Scope{}, nil, invalid("who.team", "matches no team; give a team key or name", keys...)
+		return Scope{}, nil, invalid("who.team", "matches no team; give a team key or name.", keys...)
 	case 1:
 		return Scope{Kind: ScopeTeam, Key: found[0].Key, Name: found[0].Name}, nil, nil
 	}
@@ -306,7 +306,7 @@ func (d *Directory) resolveAgent(text string) (Scope, []Candidate, *Refusal) {
 	}
 	switch len(found) {
 	case 0:
-		return Scope{}, nil, invalid("who.agent", "matches no agent; give an agent_key, a name or an email (find_people lists matches)")
+		return Scope{}, nil, invalid("who.agent", "matches no agent; give an agent_key, a name or an email (find_people lists matches).")
 	case 1:
 		a := found[0]
 		return Scope{Kind: ScopeAgent, Key: a.Key, Name: a.Name, Team: a.Team}, nil, nil
