@@ -97,6 +97,11 @@ func TestANameTypedWrongReturnsTheCloseNames(t *testing.T) {
 			}
 		}
 	}
+	falcons := f.sqlKeys(t, `SELECT team_key FROM analytics.dim_team WHERE team_name = 'Falcons'`)
+	a, _ := call(t, cs, "sales", `{"who":{"team":"Falcns"},"period":{"named":"last_week"}}`)
+	if cands, _ := a["candidates"].([]any); a["rows"] != nil || len(cands) != 1 || len(falcons) != 1 || cands[0].(map[string]any)["team_key"] != falcons[0] {
+		t.Errorf("a team name typed wrong: %v, want the candidate %v", a, falcons)
+	}
 	people, _ := call(t, cs, "find_people", `{"query":"Tom Beker"}`)
 	if p := people["people"].([]any); len(p) != 1 || p[0].(map[string]any)["agent_key"] != becker {
 		t.Errorf("find_people for a name typed wrong: %v", p)
@@ -105,7 +110,7 @@ func TestANameTypedWrongReturnsTheCloseNames(t *testing.T) {
 	// The candidate's figures, asked for by key, are plain SQL's.
 	right := f.sqlFloats(t, `SELECT agent_key, sum(submitted)::float8 FROM metrics.agent_sales_daily
 		WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND agent_key = $1 GROUP BY 1`, becker)
-	a := report(t, cs, "sales", fmt.Sprintf(`{"who":{"agent":%q},"period":{"named":"last_week"},"metrics":["submitted_sales"]}`, becker))
+	a = report(t, cs, "sales", fmt.Sprintf(`{"who":{"agent":%q},"period":{"named":"last_week"},"metrics":["submitted_sales"]}`, becker))
 	if got, _ := a.total(t, "submitted_sales").(float64); !near(got, right[becker]) {
 		t.Errorf("Tom Becker's submitted sales last week: %v, want %v", got, right[becker])
 	}
