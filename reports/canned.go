@@ -271,7 +271,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	shown := e.shownWeekly()
 	if r == nil && compareTo == ComparePreviousPeriod {
 		r = lackingRule(argCompareTo, "sets every figure of team_weeks beside the week before, and the catalogue declares one of "+
-			"them as not set beside another period (compare: none); leave compare_to out, or ask a report tool for metrics that can be compared",
+			"them as not set beside another period (compare: none); leave compare_to out, or ask a report tool for metrics that can be compared.",
 			shown, nil, notCompared)
 	}
 	compact, known, r := cannedArgs(a, r)

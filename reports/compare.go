@@ -90,7 +90,7 @@ func comparable(req *Request, rep *catalog.Report) *Refusal {
 // (compare: none), naming those of offered that can be.
 func declaredComparable(metrics, offered []*catalog.Metric) *Refusal {
 	return lackingRule(argCompareTo, "sets each figure beside the previous period's, and a metric asked for is declared in the "+
-		"catalogue as not set beside another period (compare: none); ask for metrics that can be compared, or leave compare_to out",
+		"catalogue as not set beside another period (compare: none); ask for metrics that can be compared, or leave compare_to out.",
 		metrics, offered, notCompared)
 }
 

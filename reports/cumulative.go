@@ -25,7 +25,7 @@ func cumulates(req *Request) *Refusal {
 // of offered that have one.
 func declaredCumulative(metrics, offered []*catalog.Metric) *Refusal {
 	return lackingRule(argCumulative, "gives each metric's running figure by day, and a metric asked for is declared in the "+
-		"catalogue as having none (cumulative: none); ask for metrics that have one, or leave cumulative out",
+		"catalogue as having none (cumulative: none); ask for metrics that have one, or leave cumulative out.",
 		metrics, offered, func(m *catalog.Metric) bool { return m.Cumulative == catalog.CumulativeNone })
 }
 

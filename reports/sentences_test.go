@@ -40,8 +40,9 @@ var refusalPackages = map[string]string{
 }
 
 // refusalSites finds every place in those packages' sources where a
-// refusal's rule is written: invalid(argument, rule, ...), unavailable(code,
-// rule), a Refusal literal with a Rule, or an assignment to a refusal's Rule.
+// refusal's rule is written: invalid(argument, rule, ...), lackingRule(
+// argument, rule, ...), unavailable(code, rule), a Refusal literal with a
+// Rule, or an assignment to a refusal's Rule.
 // A rule passed through from a parameter is checked where it is written.
 func refusalSites(t *testing.T) []refusalSite {
 	var sites []refusalSite
@@ -91,6 +92,11 @@ func refusalSites(t *testing.T) []refusalSite {
 						return true
 					}
 					switch fn.Name {
+					case "lackingRule": // lists the metrics that have what it asks for
+						arg, _ := text(n.Args[0])
+						if rule, ok := text(n.Args[1]); ok {
+							sites = append(sites, refusalSite{at: at(), argument: arg, rule: rule, invalid: true, choices: true})
+						}
 					case "invalid":
 						arg, _ := text(n.Args[0])
 						if rule, ok := text(n.Args[1]); ok {
