@@ -90,7 +90,7 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(s, 1))
 	fs := floors(t)
 	start := time.Now()
-	var mismatches, refusals, candidates, compared, targeted, attained, running int
+	var mismatches, refusals, candidates, near, compared, targeted, attained, running int
 	kinds := map[string]int{}   // the new kinds of request answered
 	classes := map[string]int{} // mismatches by class
 	for i := 0; i < *requests; i++ {
@@ -103,6 +103,9 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			refusals++
 		case want.Candidates != nil:
 			candidates++
+			if want.Close {
+				near++
+			}
 		case req.CompareTo == "target":
 			targeted++
 		case req.RankBy == "attainment":
@@ -129,8 +132,9 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period, %d beside targets, %d leagues ranked by attainment, %d with running totals; "+
-		"of those answered: %s) over %d moments compared in %v with seed %d: %d mismatches", *requests, refusals, candidates, compared, targeted, attained, running,
+	t.Logf("%d requests (%d refused, %d with candidates (%d of them close to a name typed wrong), %d answered beside the previous period, %d beside targets, "+
+		"%d leagues ranked by attainment, %d with running totals; of those answered: %s) over %d moments compared in %v with seed %d: %d mismatches",
+		*requests, refusals, candidates, near, compared, targeted, attained, running,
 		counted(kinds, ", "), len(fs), time.Since(start).Round(time.Millisecond), s, mismatches)
 	if mismatches > 0 {
 		t.Errorf("mismatches by class (a request can fall in several):\n  %s", counted(classes, "\n  "))
@@ -711,6 +715,11 @@ func compare(got *reports.Answer, want *reference.Expected) differences {
 		}
 		if !slices.Equal(keys, want.Candidates) {
 			add("candidates", "candidates %v, want %v", keys, want.Candidates)
+		}
+		// Candidates close to a name typed wrong say so; matches do not.
+		notes, _ := body["notes"].([]any)
+		if said := len(notes) > 0 && strings.Contains(fmt.Sprint(notes[0]), "close to it"); said != want.Close {
+			add("candidates said close", "the note says close: %v, want %v", said, want.Close)
 		}
 		return diffs
 	case body["candidates"] != nil:

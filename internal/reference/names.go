@@ -178,7 +178,7 @@ func suggest(near []int, key func(int) string) *Expected {
 	for i, n := range near {
 		keys[i] = key(n)
 	}
-	return &Expected{Candidates: keys}
+	return &Expected{Candidates: keys, Close: true}
 }
 
 // pickOne reads the matches of a name: none is a refusal, one the who,
