@@ -17,10 +17,13 @@ const (
 // Refusal is plumbline's own teaching error: which argument, the rule it
 // broke and the valid choices. It never carries the caller's value.
 type Refusal struct {
-	Code     string   `json:"code"`
-	Argument string   `json:"argument,omitempty"`
-	Rule     string   `json:"rule"`
-	Choices  []string `json:"choices"`
+	Code     string `json:"code"`
+	Argument string `json:"argument,omitempty"`
+	// Rule reads after the argument's name ("is not a calendar date; …."),
+	// or, with no argument, is a sentence of its own; either way it ends
+	// with a period and says what to do or lists the choices.
+	Rule    string   `json:"rule"`
+	Choices []string `json:"choices"`
 }
 
 // Error is the refusal's code and its sentence.
