@@ -147,7 +147,7 @@ func notTargetPeriod() *Refusal {
 		choices = append(choices, targetPeriods[k]...)
 	}
 	return invalid(argPeriod, "is not a period targets are set for: a whole week or calendar month, or one from its first day "+
-		"through today; for example one of these named periods.", choices...)
+		"through today; ask for one, for example with one of these named periods.", choices...)
 }
 
 // League rankings (rank_by).

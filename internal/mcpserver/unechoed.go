@@ -102,10 +102,10 @@ func unechoed(engine *reports.Engine) mcp.Middleware {
 					Choices: []string{metricsURI, metricTemplate, teamTemplate}})
 			case method == "tools/call" && errors.As(err, &jerr) && jerr.Code == jsonrpc.CodeInvalidParams:
 				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "name",
-					Rule: "names no plumbline tool; tools/list gives them.", Choices: engine.ToolNames()})
+					Rule: "is not a plumbline tool; tools/list gives them.", Choices: engine.ToolNames()})
 			case method == "prompts/get" && errors.As(err, &jerr) && jerr.Code == jsonrpc.CodeInvalidParams:
 				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "name",
-					Rule: "names no prompt: plumbline offers none; its tools answer every question."})
+					Rule: "is not a prompt: plumbline offers none, as its tools answer every question."})
 			}
 			return nil, unechoedError(err)
 		}
