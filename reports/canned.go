@@ -209,12 +209,12 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 		who, r = decodeWho(a)
 	}
 	if r == nil && who.Agent != "" {
-		r = invalid(argWho, "team_day is about a team or the floor; for one agent use hours, sales or quality with who.agent", "floor", "team")
+		r = invalid(argWho, "must be a team or the floor, as team_day is about one of those; for one agent use hours, sales or quality with who.agent.", "floor", "team")
 	}
 	arg := PeriodArg{Named: "yesterday"}
 	if r == nil && a.has(argPeriod) {
 		if arg, r = decodePeriod(a); r == nil && arg.Day == "" && arg.Named != "today" && arg.Named != "yesterday" {
-			r = invalid(argPeriod, `team_day covers one day: {"day": "YYYY-MM-DD"} or {"named": "today"} or {"named": "yesterday"}`, "today", "yesterday", "day")
+			r = invalid(argPeriod, `must be one day, as team_day covers one: {"day": "YYYY-MM-DD"}, {"named": "today"} or {"named": "yesterday"}.`, "today", "yesterday", "day")
 		}
 	}
 	compact, known, r := cannedArgs(a, r)
@@ -271,7 +271,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	shown := e.shownWeekly()
 	if r == nil && compareTo == ComparePreviousPeriod {
 		r = lackingRule(argCompareTo, "sets every figure of team_weeks beside the week before, and the catalogue declares one of "+
-			"them as not set beside another period (compare: none); leave compare_to out, or ask a report tool for metrics that can be compared",
+			"them as not set beside another period (compare: none); leave compare_to out, or ask a report tool for metrics that can be compared.",
 			shown, nil, notCompared)
 	}
 	compact, known, r := cannedArgs(a, r)
@@ -416,7 +416,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if r == nil && a.has(argMetrics) {
 		var ids []string
 		if ids, r = a.metricList(argMetrics, e.leagueMetricIDs()); r == nil && len(ids) > maxLeagueMetrics {
-			r = invalid(argMetrics, "lists more than "+itoa(maxLeagueMetrics)+" metrics; a league ranks by a few", e.leagueMetricIDs()...)
+			r = invalid(argMetrics, "lists more than "+itoa(maxLeagueMetrics)+" metrics; a league ranks by a few.", e.leagueMetricIDs()...)
 		}
 		metrics = nil
 		for _, id := range ids {
@@ -442,7 +442,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	}
 	if r == nil && !c.reach.Floor {
 		r = &Refusal{Code: CodeForbidden, Argument: "tool", Choices: c.reach.choices(c.caller.Person),
-			Rule: "league ranks every team of the floor, and what you may see is not the whole floor; ask team_weeks or a report tool about one of your teams or agents (choices)"}
+			Rule: "needs the whole floor for league, which is more than you may see; ask team_weeks or a report tool about one of your teams or agents (choices)."}
 	}
 	if r != nil {
 		return c.refuse(r)
@@ -454,7 +454,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if rankBy == RankAttainment {
 		m, _ := e.cat.Metric(sort.Metric)
 		if m.Target == nil {
-			return c.refuse(invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these", e.targetMetricIDs()...))
+			return c.refuse(invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these.", e.targetMetricIDs()...))
 		}
 		var ok bool
 		if ts, ok = targetPeriodOf(p, today(c.now, e.cat.Zone()), e.cat.WeekStart()); !ok {

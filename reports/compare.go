@@ -82,7 +82,7 @@ func comparable(req *Request, rep *catalog.Report) *Refusal {
 		}
 	}
 	return invalid(argCompareTo, "compares whole periods, so it takes group_by team or agent, or no group_by; "+
-		"for week by week use group_by week without compare_to, or team_weeks", choices...)
+		"for week by week use group_by week without compare_to, or team_weeks.", choices...)
 }
 
 // declaredComparable refuses a comparison with the previous period that
@@ -90,7 +90,7 @@ func comparable(req *Request, rep *catalog.Report) *Refusal {
 // (compare: none), naming those of offered that can be.
 func declaredComparable(metrics, offered []*catalog.Metric) *Refusal {
 	return lackingRule(argCompareTo, "sets each figure beside the previous period's, and a metric asked for is declared in the "+
-		"catalogue as not set beside another period (compare: none); ask for metrics that can be compared, or leave compare_to out",
+		"catalogue as not set beside another period (compare: none); ask for metrics that can be compared, or leave compare_to out.",
 		metrics, offered, notCompared)
 }
 
@@ -126,7 +126,7 @@ func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev Period, cov 
 		return nil
 	}
 	return invalid(argCompareTo, fmt.Sprintf("needs the previous period (%s to %s) to hold data, and the data starts on %s; "+
-		"compare a later period, or leave compare_to out", prev.Start.Format(time.DateOnly), prev.End.Format(time.DateOnly), first.Format(time.DateOnly)))
+		"compare a later period, or leave compare_to out.", prev.Start.Format(time.DateOnly), prev.End.Format(time.DateOnly), first.Format(time.DateOnly)))
 }
 
 // workingDays counts the days of an activity plan's rows on which anyone in

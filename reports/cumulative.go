@@ -13,9 +13,9 @@ func cumulates(req *Request) *Refusal {
 	case !req.Cumulative:
 		return nil
 	case req.GroupBy != catalog.GroupDay:
-		return invalid(argCumulative, "is a running total by day, so it needs group_by day", catalog.GroupDay)
+		return invalid(argCumulative, "is a running total by day, so it needs group_by day.", catalog.GroupDay)
 	case req.Sort != nil || req.TopN > 0:
-		return invalid(argCumulative, "gives running totals in day order; leave sort and top_n out, or cumulative")
+		return invalid(argCumulative, "gives running totals in day order; leave sort and top_n out, or cumulative.")
 	}
 	return nil
 }
@@ -25,7 +25,7 @@ func cumulates(req *Request) *Refusal {
 // of offered that have one.
 func declaredCumulative(metrics, offered []*catalog.Metric) *Refusal {
 	return lackingRule(argCumulative, "gives each metric's running figure by day, and a metric asked for is declared in the "+
-		"catalogue as having none (cumulative: none); ask for metrics that have one, or leave cumulative out",
+		"catalogue as having none (cumulative: none); ask for metrics that have one, or leave cumulative out.",
 		metrics, offered, func(m *catalog.Metric) bool { return m.Cumulative == catalog.CumulativeNone })
 }
 

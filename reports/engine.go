@@ -230,13 +230,13 @@ func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.
 	case errors.Is(err, ErrBusy):
 		return e.fault(c, err)
 	case errors.Is(err, ErrUnauthenticated):
-		a = c.refuse(unavailable(CodeUnauthenticated, "the access token is no longer valid (revoked or expired); sign in again"))
+		a = c.refuse(unavailable(CodeUnauthenticated, "The access token is no longer valid (it was revoked or has expired); sign in again."))
 	case err != nil:
 		e.opts.Logger.Error("request log: cannot record a call; refusing it", "request_id", c.id, "tool", tool, "err", err)
-		return c.refuse(unavailable(CodeUnavailable, "the call could not be put on record, so it was not run; try again in a minute"))
+		return c.refuse(unavailable(CodeUnavailable, "The call could not be put on record, so it was not run; try again in a minute."))
 	case wait > 0:
 		secs := int(wait.Seconds() + 0.999)
-		a = c.refuse(unavailable(CodeRateLimited, "too many calls this minute; try again in "+itoa(secs)+" seconds"))
+		a = c.refuse(unavailable(CodeRateLimited, "This token has made too many calls this minute; try again in "+itoa(secs)+" seconds."))
 	default:
 		a = e.dispatch(ctx, c, raw)
 	}
@@ -245,7 +245,7 @@ func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.
 		// until it is there.
 		if err := rec.Durable(); err != nil {
 			e.opts.Logger.Error("request log: cannot record a call; refusing it", "request_id", c.id, "tool", tool, "err", err)
-			a = c.refuse(unavailable(CodeUnavailable, "the call could not be put on record, so its answer was withheld; try again in a minute"))
+			a = c.refuse(unavailable(CodeUnavailable, "The call could not be put on record, so its answer was withheld; try again in a minute."))
 		}
 	}
 	a.RequestID = c.id
@@ -258,7 +258,7 @@ func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.
 func (e *Engine) dispatch(ctx context.Context, c *call, raw json.RawMessage) *Answer {
 	if c.caller.Tools != nil && !slices.Contains(c.caller.Tools, c.tool) {
 		return c.refuse(&Refusal{Code: CodeForbidden, Argument: "tool",
-			Rule: "is not among the tools this token allows (choices); ask whoever issued the token for one that allows it", Choices: c.caller.Tools})
+			Rule: "is not among the tools this token allows (choices); ask whoever issued the token for one that allows it.", Choices: c.caller.Tools})
 	}
 	if err := e.reachOf(ctx, c); err != nil {
 		return e.fault(c, err)
@@ -284,7 +284,7 @@ func (e *Engine) route(ctx context.Context, c *call, raw json.RawMessage) *Answe
 	if answer, ok := e.own[c.tool]; ok {
 		return answer(e, ctx, c, raw)
 	}
-	return c.refuse(invalid("tool", "is not a plumbline tool", e.ToolNames()...))
+	return c.refuse(invalid("tool", "is not a plumbline tool.", e.ToolNames()...))
 }
 
 func (c *call) refuse(r *Refusal) *Answer {
@@ -294,12 +294,12 @@ func (c *call) refuse(r *Refusal) *Answer {
 // fault turns a store error into a refusal the caller can act on, and logs
 // the detail, which never reaches the caller.
 func (e *Engine) fault(c *call, err error) *Answer {
-	r := unavailable(CodeUnavailable, "the report database did not answer; try again in a minute")
+	r := unavailable(CodeUnavailable, "The report database did not answer; try again in a minute.")
 	switch {
 	case errors.Is(err, ErrBusy):
-		r = unavailable(CodeBusy, "the server is busy; try again in a few seconds")
+		r = unavailable(CodeBusy, "The server is busy; try again in a few seconds.")
 	case errors.Is(err, ErrTimeout):
-		r = unavailable(CodeTimeout, "the query took too long; ask for a shorter period or fewer groups")
+		r = unavailable(CodeTimeout, "The query took too long; ask for a shorter period or fewer groups.")
 	}
 	e.opts.Logger.Error("tool call failed", "request_id", c.id, "tool", c.tool, "code", r.Code, "err", err)
 	return c.refuse(r)

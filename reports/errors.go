@@ -17,17 +17,27 @@ const (
 // Refusal is plumbline's own teaching error: which argument, the rule it
 // broke and the valid choices. It never carries the caller's value.
 type Refusal struct {
-	Code     string   `json:"code"`
-	Argument string   `json:"argument,omitempty"`
-	Rule     string   `json:"rule"`
-	Choices  []string `json:"choices"`
+	Code     string `json:"code"`
+	Argument string `json:"argument,omitempty"`
+	// Rule reads after the argument's name ("is not a calendar date; …."),
+	// or, with no argument, is a sentence of its own; either way it ends
+	// with a period and says what to do or lists the choices.
+	Rule    string   `json:"rule"`
+	Choices []string `json:"choices"`
 }
 
-func (r *Refusal) Error() string {
+// Error is the refusal's code and its sentence.
+func (r *Refusal) Error() string { return r.Code + ": " + r.Sentence() }
+
+// Sentence is the refusal as a model reads it: a rule about an argument
+// reads after the argument's name ("who.agent matches no agent; …."), and a
+// rule about none is a sentence of its own. Every rule is written so that
+// this is a sentence a person would write, ending with a period.
+func (r *Refusal) Sentence() string {
 	if r.Argument == "" {
-		return r.Code + ": " + r.Rule
+		return r.Rule
 	}
-	return r.Code + ": " + r.Argument + ": " + r.Rule
+	return r.Argument + " " + r.Rule
 }
 
 // invalid builds a refusal for a bad argument.

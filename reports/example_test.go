@@ -99,6 +99,6 @@ func ExampleEngine_Call_refusal() {
 	fmt.Println(a.Refusal.Choices)
 	// Output:
 	// invalid_argument period.named
-	// must be one of the choices
+	// must be one of the choices.
 	// [today yesterday this_week last_week this_month last_month last_7_days last_28_days week_to_date month_to_date quarter_to_date]
 }

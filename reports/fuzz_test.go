@@ -43,14 +43,14 @@ func FuzzDecodeReport(f *testing.F) {
 			t.Fatalf("%s resolved to %v..%v", raw, p.Start, p.End)
 		}
 		scope, cands, r := testDir.resolveWho(req.Who)
-		if (r != nil) == (scope.Kind != "" || cands != nil) || cands != nil && len(cands) < 2 {
+		if (r != nil) == (scope.Kind != "" || cands != nil) || len(cands) == 1 && !cands[0].close {
 			t.Fatalf("who resolved to scope %+v, %d candidates, refusal %v", scope, len(cands), r)
 		}
 	})
 }
 
 // FuzzResolveWho matches arbitrary text against the directory: one answer,
-// several candidates or a refusal, and a refusal is the same whatever the
+// several candidates, the names close to it or a refusal, and a refusal is the same whatever the
 // text, so it never holds it (the text may still be a piece of its fixed
 // words, such as " no ").
 func FuzzResolveWho(f *testing.F) {
@@ -78,8 +78,14 @@ func FuzzResolveWho(f *testing.F) {
 					t.Fatalf("the refusal of %q depends on it: %+v", text, r)
 				}
 			case cands != nil:
-				if len(cands) < 2 {
+				// One candidate is a name close to the text, never a match.
+				if len(cands) < 2 && !cands[0].close {
 					t.Fatalf("%q: one candidate should have been an answer", text)
+				}
+				for _, c := range cands[1:] {
+					if c.close != cands[0].close {
+						t.Fatalf("%q: candidates both matched and close: %+v", text, cands)
+					}
 				}
 			case scope.Key == "":
 				t.Fatalf("%q resolved to nothing", text)

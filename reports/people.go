@@ -81,9 +81,9 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 		d, ok := parseDate(dayText)
 		switch {
 		case !ok:
-			return c.refuse(invalid("day", "is not a calendar date"))
+			return c.refuse(invalid("day", "is not a calendar date; write a date that exists, as YYYY-MM-DD."))
 		case d.After(t):
-			return c.refuse(invalid("day", "is after today ("+t.Format(time.DateOnly)+"); the roster is known only up to today"))
+			return c.refuse(invalid("day", "is after today ("+t.Format(time.DateOnly)+"); the roster is known only up to today."))
 		}
 		day = d
 	}
@@ -192,7 +192,7 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 		q, present, r = a.text("query", maxNameLength)
 	}
 	if r == nil && !present {
-		r = invalid("query", "is required: a name or part of one, an email or an agent_key")
+		r = invalid("query", "is required: a name or part of one, an email or an agent_key.")
 	}
 	if r != nil {
 		return c.refuse(r)
@@ -202,7 +202,13 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 		return e.fault(c, err)
 	}
 	ans := &PeopleAnswer{RequestID: c.id, People: []Person{}, CatalogVersion: e.cat.Version()}
-	for _, m := range dir.matchAgents(q, func(a Agent) bool { return c.reach.seesAgent(a, c.caller.Person) }) {
+	sees := func(a Agent) bool { return c.reach.seesAgent(a, c.caller.Person) }
+	found, near := dir.matchAgents(q, sees), false
+	if len(found) == 0 {
+		found = dir.closeAgents(q, sees)
+		near = len(found) > 0
+	}
+	for _, m := range found {
 		if len(ans.People) == maxPeople {
 			ans.Truncated = true
 			break
@@ -217,6 +223,8 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 		ans.People = append(ans.People, p)
 	}
 	switch {
+	case near:
+		ans.Notes = []string{"No one has that name or email, but these people have names close to it, the closest first; ask whether one of them is meant, then use their agent_key in who.agent."}
 	case len(ans.People) == 0:
 		ans.Notes = []string{"No one matches. Try part of the name, a different spelling, or an email."}
 	case len(ans.People) > 1:

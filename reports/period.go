@@ -65,18 +65,18 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog) (Period, 
 		d, ok := parseDate(arg.Day)
 		switch {
 		case !ok:
-			return Period{}, invalid("period.day", "is not a calendar date")
+			return Period{}, invalid("period.day", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
 		case d.After(t):
-			return Period{}, invalid("period.day", "is after today ("+t.Format(time.DateOnly)+"); figures exist only up to today")
+			return Period{}, invalid("period.day", "is after today ("+t.Format(time.DateOnly)+"); figures exist only up to today.")
 		}
 		return Period{Start: d, End: d}, nil
 	case arg.Week != "":
 		d, ok := parseDate(arg.Week)
 		switch {
 		case !ok:
-			return Period{}, invalid("period.week", "is not a calendar date")
+			return Period{}, invalid("period.week", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
 		case d.After(t) && weekOf(d, cat.WeekStart()).After(t):
-			return Period{}, invalid("period.week", "is a week that has not started; figures exist only up to today ("+t.Format(time.DateOnly)+")")
+			return Period{}, invalid("period.week", "is a week that has not started; figures exist only up to today ("+t.Format(time.DateOnly)+").")
 		}
 		start := weekOf(d, cat.WeekStart())
 		p := Period{Start: start, End: start.AddDate(0, 0, 6)}
@@ -89,15 +89,15 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog) (Period, 
 		end, ok2 := parseDate(arg.End)
 		switch {
 		case !ok1:
-			return Period{}, invalid("period.start", "is not a calendar date")
+			return Period{}, invalid("period.start", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
 		case !ok2:
-			return Period{}, invalid("period.end", "is not a calendar date")
+			return Period{}, invalid("period.end", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
 		case end.Before(start):
-			return Period{}, invalid("period", "end is before start; both are inclusive dates")
+			return Period{}, invalid("period", "ends before it starts; start and end are inclusive dates, so end on or after the start.")
 		case end.After(t):
-			return Period{}, invalid("period.end", "is after today ("+t.Format(time.DateOnly)+"); end the range today or earlier")
+			return Period{}, invalid("period.end", "is after today ("+t.Format(time.DateOnly)+"); end the range today or earlier.")
 		case daysBetween(start, end)+1 > maxDays:
-			return Period{}, invalid("period", "is longer than "+itoa(maxDays)+" days; ask for a shorter range, or several")
+			return Period{}, invalid("period", "is longer than "+itoa(maxDays)+" days; ask for a shorter range, or several.")
 		}
 		return Period{Start: start, End: end}, nil
 	}

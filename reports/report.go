@@ -66,7 +66,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		}
 	}
 	if req.Sort != nil && !slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.ID == req.Sort.Metric }) {
-		return c.refuse(invalid("sort.metric", "must be one of the metrics this call returns; add it to metrics or sort by another", metricIDs(metrics)...))
+		return c.refuse(invalid("sort.metric", "must be one of the metrics this call returns; add it to metrics or sort by another.", metricIDs(metrics)...))
 	}
 	if req.TopN > 0 && req.Sort == nil {
 		req.Sort = &SortArg{Metric: metrics[0].ID, Direction: "desc"}
@@ -198,9 +198,9 @@ func ranksGroups(req *Request, rep *catalog.Report) *Refusal {
 	}
 	switch {
 	case req.TopN > 0:
-		return invalid(argTopN, "keeps the first groups of a ranking, so it needs group_by; add group_by or leave top_n out", rep.GroupBy...)
+		return invalid(argTopN, "keeps the first groups of a ranking, so it needs group_by; add group_by or leave top_n out.", rep.GroupBy...)
 	case req.Sort != nil:
-		return invalid(argSort, "orders groups, so it needs group_by; add group_by or leave sort out", rep.GroupBy...)
+		return invalid(argSort, "orders groups, so it needs group_by; add group_by or leave sort out.", rep.GroupBy...)
 	}
 	return nil
 }
@@ -357,7 +357,7 @@ func (e *Engine) beforeData(metrics []*catalog.Metric, p Period, cov map[string]
 		return nil
 	}
 	day := first.Format(time.DateOnly)
-	return invalid(argPeriod, "ends before the first day of data ("+day+"); ask about that day or later", day)
+	return invalid(argPeriod, "ends before the first day of data ("+day+"); ask about that day or later.", day)
 }
 
 // liveInstead swaps a report's default metrics for its live ones when the
@@ -408,12 +408,13 @@ func (e *Engine) unfinished(metrics []*catalog.Metric, p Period, cov map[string]
 			choices = append(choices, name)
 		}
 	}
-	rule := fmt.Sprintf("%s cannot include days that are not final: %s is final only through %s. End the period on or before %s",
-		what, blocking.ID, dateOrNever(last), dateOrNever(last))
+	example := ""
 	if len(choices) > 0 {
-		rule += ", for example with one of these named periods"
+		example = ", for example with one of these named periods"
 	}
-	return &Refusal{Code: CodeNotComparable, Argument: "period", Rule: rule + ".", Choices: append([]string{}, choices...)}
+	return &Refusal{Code: CodeNotComparable, Argument: "period", Choices: append([]string{}, choices...),
+		Rule: fmt.Sprintf("includes days that are not final, and %s cannot: %s is final only through %s. End the period on or before %s%s.",
+			what, blocking.ID, dateOrNever(last), dateOrNever(last), example)}
 }
 
 func dateOrNever(d time.Time) string {
@@ -443,7 +444,7 @@ func (e *Engine) chooseMetrics(rep *catalog.Report, req *Request) ([]*catalog.Me
 	metrics := rep.Defaults
 	switch {
 	case req.CompareCounts && req.Metrics != nil:
-		return nil, invalid(argCompareCounts, "chooses its own metrics (one count per basis); leave metrics out or set compare_counts to false")
+		return nil, invalid(argCompareCounts, "chooses its own metrics (one count per basis); leave metrics out or set compare_counts to false.")
 	case req.CompareCounts:
 		metrics = countedSums(rep)
 	case req.Metrics != nil:
@@ -478,12 +479,17 @@ func (e *Engine) candidates(c *call, w WhoArg, cands []Candidate) *Answer {
 	if w.Team != "" {
 		arg, what, key = "who.team", "teams", "team_key"
 	}
+	note := "Several " + what + " match, so no figures are returned. Ask which one is meant, then call again with " +
+		arg + " set to its " + key + "."
+	if len(cands) > 0 && cands[0].close {
+		note = "No " + strings.TrimSuffix(what, "s") + " has that name, but these names are close to it, the closest first, so no figures are returned. " +
+			"Ask whether one of them is meant, then call again with " + arg + " set to its " + key + "."
+	}
 	return &Answer{Body: &CandidatesAnswer{
-		RequestID:  c.id,
-		Argument:   arg,
-		Candidates: cands,
-		Notes: []string{"Several " + what + " match, so no figures are returned. Ask which one is meant, then call again with " +
-			arg + " set to its " + key + "."},
+		RequestID:      c.id,
+		Argument:       arg,
+		Candidates:     cands,
+		Notes:          []string{note},
 		CatalogVersion: e.cat.Version(),
 	}}
 }

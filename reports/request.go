@@ -98,11 +98,11 @@ func parseArgs(raw json.RawMessage) (*args, *Refusal) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, invalid("arguments", "must be a JSON object")
+		return nil, invalid("arguments", "must be a JSON object.")
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, invalid("arguments", "must be a JSON object")
+		return nil, invalid("arguments", "must be a JSON object.")
 	}
 	a.fields = obj
 	return a, nil
@@ -130,7 +130,7 @@ func (a *args) child(name, shape string) (*args, *Refusal) {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, invalid(a.sub(name), "must be an object: "+shape)
+		return nil, invalid(a.sub(name), "must be an object: "+shape+".")
 	}
 	return &args{fields: obj, path: a.sub(name)}, nil
 }
@@ -147,7 +147,7 @@ func (a *args) sub(name string) string {
 func (a *args) only(allowed ...string) *Refusal {
 	for k := range a.fields {
 		if !slices.Contains(allowed, k) {
-			return invalid(a.path, "has a field this tool does not take; use only the listed fields", allowed...)
+			return invalid(a.path, "has a field this tool does not take; use only the listed fields.", allowed...)
 		}
 	}
 	return nil
@@ -164,11 +164,11 @@ func (a *args) text(name string, max int) (string, bool, *Refusal) {
 	s, isString := v.(string)
 	switch {
 	case !isString:
-		return "", true, invalid(a.sub(name), "must be a string")
+		return "", true, invalid(a.sub(name), "must be a string.")
 	case strings.TrimSpace(s) == "":
-		return "", true, invalid(a.sub(name), "must not be empty")
+		return "", true, invalid(a.sub(name), "must not be empty.")
 	case len(s) > max:
-		return "", true, invalid(a.sub(name), "is too long; at most "+itoa(max)+" characters")
+		return "", true, invalid(a.sub(name), "is too long; at most "+itoa(max)+" characters.")
 	}
 	return strings.TrimSpace(s), true, nil
 }
@@ -181,7 +181,7 @@ func (a *args) choice(name string, choices []string) (string, *Refusal) {
 	}
 	s, isString := v.(string)
 	if !isString || !slices.Contains(choices, s) {
-		return "", invalid(a.sub(name), "must be one of the choices", choices...)
+		return "", invalid(a.sub(name), "must be one of the choices.", choices...)
 	}
 	return s, nil
 }
@@ -193,7 +193,7 @@ func (a *args) flag(name string) (bool, *Refusal) {
 	}
 	b, isBool := v.(bool)
 	if !isBool {
-		return false, invalid(a.sub(name), "must be true or false")
+		return false, invalid(a.sub(name), "must be true or false.")
 	}
 	return b, nil
 }
@@ -207,7 +207,7 @@ func (a *args) whole(name string, lo, hi int) (int, *Refusal) {
 	n, isNumber := v.(json.Number)
 	i, err := n.Int64()
 	if !isNumber || err != nil || i < int64(lo) || i > int64(hi) {
-		return 0, invalid(a.sub(name), "must be a whole number from "+itoa(lo)+" to "+itoa(hi))
+		return 0, invalid(a.sub(name), "must be a whole number from "+itoa(lo)+" to "+itoa(hi)+".")
 	}
 	return int(i), nil
 }
@@ -221,7 +221,7 @@ func (a *args) date(name string) (string, *Refusal) {
 	}
 	s, isString := v.(string)
 	if !isString || !dateRE.MatchString(s) {
-		return "", invalid(a.sub(name), "must be a date written YYYY-MM-DD")
+		return "", invalid(a.sub(name), "must be a date written YYYY-MM-DD.")
 	}
 	return s, nil
 }
@@ -234,16 +234,16 @@ func (a *args) metricList(name string, choices []string) ([]string, *Refusal) {
 	}
 	items, isList := v.([]any)
 	if !isList || len(items) == 0 {
-		return nil, invalid(a.sub(name), "must be a non-empty list of metric ids", choices...)
+		return nil, invalid(a.sub(name), "must be a non-empty list of metric ids.", choices...)
 	}
 	var out []string
 	for _, it := range items {
 		s, isString := it.(string)
 		switch {
 		case !isString || !slices.Contains(choices, s):
-			return nil, invalid(a.sub(name), "lists a metric this tool does not offer", choices...)
+			return nil, invalid(a.sub(name), "lists a metric this tool does not offer.", choices...)
 		case slices.Contains(out, s):
-			return nil, invalid(a.sub(name), "lists a metric twice; list each once", choices...)
+			return nil, invalid(a.sub(name), "lists a metric twice; list each once.", choices...)
 		}
 		out = append(out, s)
 	}
@@ -269,9 +269,9 @@ func decodeWho(a *args) (WhoArg, *Refusal) {
 	case r != nil:
 		return WhoArg{}, r
 	case w == nil:
-		return WhoArg{}, invalid(argWho, "is required: say whose figures, "+whoShape, "floor", "team", "agent")
+		return WhoArg{}, invalid(argWho, "is required: say whose figures, "+whoShape+".", "floor", "team", "agent")
 	case len(w.fields) != 1:
-		return WhoArg{}, invalid(argWho, "must have exactly one of the fields", "floor", "team", "agent")
+		return WhoArg{}, invalid(argWho, "must have exactly one of the fields.", "floor", "team", "agent")
 	}
 	if r := w.only("floor", "team", "agent"); r != nil {
 		return WhoArg{}, r
@@ -280,7 +280,7 @@ func decodeWho(a *args) (WhoArg, *Refusal) {
 	if w.has("floor") {
 		floor, r := w.flag("floor")
 		if r != nil || !floor {
-			return WhoArg{}, invalid("who.floor", "must be true; to ask about a team or an agent use who.team or who.agent")
+			return WhoArg{}, invalid("who.floor", "must be true; to ask about a team or an agent use who.team or who.agent.")
 		}
 		who.Floor = true
 	}
@@ -301,7 +301,7 @@ func decodePeriod(a *args) (PeriodArg, *Refusal) {
 	case r != nil:
 		return PeriodArg{}, r
 	case p == nil:
-		return PeriodArg{}, invalid(argPeriod, "is required: say which days, "+periodShape, "named", "day", "week", "start+end")
+		return PeriodArg{}, invalid(argPeriod, "is required: say which days, "+periodShape+".", "named", "day", "week", "start+end")
 	}
 	var out PeriodArg
 	switch {
@@ -325,13 +325,13 @@ func decodePeriod(a *args) (PeriodArg, *Refusal) {
 			return out, r
 		}
 		if !p.has("start") || !p.has("end") {
-			return out, invalid(argPeriod, "a range needs both start and end (inclusive)", "start", "end")
+			return out, invalid(argPeriod, "needs both start and end for a range (both inclusive).", "start", "end")
 		}
 		if out.Start, r = p.date("start"); r == nil {
 			out.End, r = p.date("end")
 		}
 	default:
-		return out, invalid(argPeriod, "must be one of the shapes "+periodShape, "named", "day", "week", "start+end")
+		return out, invalid(argPeriod, "must be one of the shapes "+periodShape+".", "named", "day", "week", "start+end")
 	}
 	return out, r
 }
@@ -385,7 +385,7 @@ func decodeSort(a *args, rep *catalog.Report) (*SortArg, *Refusal) {
 		return nil, r
 	}
 	if !s.has("metric") {
-		return nil, invalid("sort.metric", "is required: the metric to order rows by", rep.MetricIDs()...)
+		return nil, invalid("sort.metric", "is required: the metric to order rows by.", rep.MetricIDs()...)
 	}
 	out := &SortArg{Direction: "desc"}
 	if out.Metric, r = s.choice("metric", rep.MetricIDs()); r != nil {

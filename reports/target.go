@@ -92,12 +92,12 @@ func (d *Directory) targetOf(team, metric string, ts targetSpan) []TargetSet {
 func (e *Engine) targetable(scope Scope, groupBy string, metrics []*catalog.Metric) *Refusal {
 	switch {
 	case scope.Kind == ScopeAgent:
-		return invalid(argCompareTo, "sets figures beside targets, which are set per team; ask about the agent's team or the floor", "floor", "team")
+		return invalid(argCompareTo, "sets figures beside targets, which are set per team; ask about the agent's team or the floor.", "floor", "team")
 	case groupBy != "" && groupBy != catalog.GroupTeam:
-		return invalid(argCompareTo, "with target takes group_by team, or no group_by", catalog.GroupTeam)
+		return invalid(argCompareTo, "with target takes group_by team, or no group_by.", catalog.GroupTeam)
 	}
 	if !slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.Target != nil }) {
-		return invalid(argCompareTo, "with target needs a metric that has targets; ask for one of these metrics", e.targetMetricIDs()...)
+		return invalid(argCompareTo, "with target needs a metric that has targets; ask for one of these metrics.", e.targetMetricIDs()...)
 	}
 	return nil
 }
@@ -126,7 +126,7 @@ func targetsSetFor(metrics []*catalog.Metric, ts targetSpan) *Refusal {
 		choices = append(choices, targetPeriods[k]...)
 	}
 	return invalid(argPeriod, "is a "+ts.kind+", and the targets of "+strings.Join(ids, ", ")+" are set by "+strings.Join(kinds, " and ")+
-		" only; ask about a "+strings.Join(kinds, " or ")+", for example with one of these named periods", choices...)
+		" only; ask about a "+strings.Join(kinds, " or ")+", for example with one of these named periods.", choices...)
 }
 
 // targetMetricIDs are the metrics that have targets.
@@ -147,7 +147,7 @@ func notTargetPeriod() *Refusal {
 		choices = append(choices, targetPeriods[k]...)
 	}
 	return invalid(argPeriod, "is not a period targets are set for: a whole week or calendar month, or one from its first day "+
-		"through today; for example one of these named periods", choices...)
+		"through today; ask for one, for example with one of these named periods.", choices...)
 }
 
 // League rankings (rank_by).

@@ -407,7 +407,11 @@ func (t *textWriter) cell(v any) string {
 }
 
 func (t *textWriter) candidates(a *CandidatesAnswer) {
-	t.linef("No figures: %s matches several; catalog_version %s.", a.Argument, a.CatalogVersion)
+	if len(a.Candidates) > 0 && a.Candidates[0].close {
+		t.linef("No figures: %s matches none, and these names are close to it; catalog_version %s.", a.Argument, a.CatalogVersion)
+	} else {
+		t.linef("No figures: %s matches several; catalog_version %s.", a.Argument, a.CatalogVersion)
+	}
 	t.notes(a.Notes)
 	keys := []string{"agent_key", "name", "team", "left_on"}
 	if a.Argument == "who.team" {

@@ -86,6 +86,10 @@ type Candidate struct {
 	Name     string `json:"name"`
 	Team     string `json:"team,omitempty"` // the agent's latest team
 	Left     string `json:"left_on,omitempty"`
+
+	// close marks a name that matched nothing but is close to this one
+	// (close.go): a suggestion, not a match.
+	close bool
 }
 
 // Scope kinds.
@@ -235,7 +239,8 @@ func (d *Directory) agent(key string) (Agent, bool) {
 }
 
 // resolveWho turns a who argument into a scope, or candidates when a name
-// matches several, or a refusal when it matches none, over the whole floor.
+// matches several or matches none but is close to some (close.go), or a
+// refusal when it matches none and is close to none, over the whole floor.
 func (d *Directory) resolveWho(w WhoArg) (Scope, []Candidate, *Refusal) {
 	return d.resolveWithin(w, FloorReach, "")
 }
@@ -258,7 +263,7 @@ func (d *Directory) resolveWithin(w WhoArg, r Reach, person string) (Scope, []Ca
 		t, ok := d.mine(r, person)
 		if !ok {
 			return Scope{}, nil, &Refusal{Code: CodeInvalidArgument, Argument: "who.team", Choices: r.choices(person),
-				Rule: `"mine" names your own team: the one team your reach covers, or the team you are on; you have none or several, so name one (choices)`}
+				Rule: `must name one team when it is "mine", your own team (the one team your reach covers, or the team you are on), and you have none or several; name one (choices).`}
 		}
 		return Scope{Kind: ScopeTeam, Key: t.Key, Name: t.Name}, nil, nil
 	case w.Team != "":
@@ -286,6 +291,22 @@ func (d *Directory) resolveTeam(text string, r Reach, person string) (Scope, []C
 	if len(found) == 0 {
 		found = loose
 	}
+	if len(found) == 0 && !r.Floor {
+		// A team named exactly, outside the reach, is refused as such, not
+		// answered with teams within it whose names are close.
+		if _, cands, ref := d.resolveTeam(text, FloorReach, ""); ref == nil && (len(cands) == 0 || !cands[0].close) {
+			return Scope{}, nil, r.outside("who.team", person)
+		}
+	}
+	if len(found) == 0 {
+		if near := d.closeTeams(text, r.seesTeam); len(near) > 0 {
+			cands := make([]Candidate, len(near))
+			for i, t := range near {
+				cands[i] = Candidate{TeamKey: t.Key, Name: t.Name, close: true}
+			}
+			return Scope{}, cands, nil
+		}
+	}
 	switch len(found) {
 	case 0:
 		if !r.Floor {
@@ -295,7 +316,7 @@ func (d *Directory) resolveTeam(text string, r Reach, person string) (Scope, []C
 		for i, t := range d.Teams {
 			keys[i] = t.Key
 		}
-		return Scope{}, nil, invalid("who.team", "matches no team; give a team key or name", keys...)
+		return Scope{}, nil, invalid("who.team", "matches no team; give a team key or name.", keys...)
 	case 1:
 		return Scope{Kind: ScopeTeam, Key: found[0].Key, Name: found[0].Name}, nil, nil
 	}
@@ -307,12 +328,27 @@ func (d *Directory) resolveTeam(text string, r Reach, person string) (Scope, []C
 }
 
 func (d *Directory) resolveAgent(text string, r Reach, person string) (Scope, []Candidate, *Refusal) {
-	found := d.matchAgents(text, func(a Agent) bool { return r.seesAgent(a, person) })
+	sees := func(a Agent) bool { return r.seesAgent(a, person) }
+	found := d.matchAgents(text, sees)
+	if len(found) == 0 && !r.Floor && len(d.matchAgents(text, nil)) > 0 {
+		// Someone named exactly, outside the reach, is refused as such,
+		// not answered with people within it whose names are close.
+		return Scope{}, nil, r.outside("who.agent", person)
+	}
+	if len(found) == 0 {
+		if near := d.closeAgents(text, sees); len(near) > 0 {
+			cands := d.candidates(near)
+			for i := range cands {
+				cands[i].close = true
+			}
+			return Scope{}, cands, nil
+		}
+	}
 	switch {
 	case len(found) == 0 && !r.Floor:
 		return Scope{}, nil, r.outside("who.agent", person)
 	case len(found) == 0:
-		return Scope{}, nil, invalid("who.agent", "matches no agent; give an agent_key, a name or an email (find_people lists matches)")
+		return Scope{}, nil, invalid("who.agent", "matches no agent; give an agent_key, a name or an email (find_people lists matches).")
 	case len(found) == 1:
 		a := found[0]
 		return Scope{Kind: ScopeAgent, Key: a.Key, Name: a.Name, Team: a.Team}, nil, nil

@@ -178,3 +178,83 @@ func TestUnaccented(t *testing.T) {
 		t.Errorf("unaccented of ASCII text allocates %v times", n)
 	}
 }
+
+// A name or an email typed wrong, matching nothing, returns the names close
+// to it as candidates, the closest first; an exact match still wins, and a
+// name close to nothing is refused.
+func TestCloseNames(t *testing.T) {
+	for _, tc := range []struct {
+		team  bool
+		typed string
+		want  []string // keys, in order
+		close bool     // candidates suggested, not matched
+	}{
+		{typed: "Mraia Lopez", want: []string{"a001", "a002"}, close: true}, // swapped letters: 1 and 2 edits
+		{typed: "maria lopz", want: []string{"a001", "a002"}, close: true},  // a missing letter
+		{typed: "Lopz", want: []string{"a001"}, close: true},                // one word, one edit from lopez, two from lopes
+		{typed: "Jose Pna", want: []string{"a005"}, close: true},            // accents dropped on both sides
+		{typed: "JOSE PENNA", want: []string{"a005"}, close: true},
+		{typed: "Jamla", want: []string{"a003", "a004"}, close: true},
+		{typed: "maria.lopze@floor.example", want: []string{"a001", "a002"}, close: true},
+		{typed: "jamal.carter@floor.exmaple", want: []string{"a003"}, close: true},
+		{typed: "Ann Lea", want: []string{"a006"}, close: true}, // one edit from ann lee; ann leeman is three
+		{typed: "Ann Lee", want: []string{"a006"}},              // an exact match wins outright
+		{typed: "Maria Lopes", want: []string{"a002"}},
+		{typed: "Tim Lee", want: nil}, // three letters must be typed exactly
+		{typed: "Zebediah Quux", want: nil},
+		{typed: "zebediah@floor.example", want: nil},
+		{team: true, typed: "Falcns", want: []string{"falcons"}, close: true},
+		{team: true, typed: "hawsk", want: []string{"hawks"}, close: true},
+		{team: true, typed: "Red Taem", want: []string{"red_team"}, close: true},
+		{team: true, typed: "Retension", want: []string{"retention"}, close: true},
+		{team: true, typed: "Owls", want: nil},
+	} {
+		w := WhoArg{Agent: tc.typed}
+		if tc.team {
+			w = WhoArg{Team: tc.typed}
+		}
+		scope, cands, r := testDir.resolveWho(w)
+		var got []string
+		suggested := false
+		switch {
+		case r != nil:
+		case cands != nil:
+			for _, c := range cands {
+				got = append(got, c.AgentKey+c.TeamKey)
+				suggested = c.close
+			}
+		default:
+			got = []string{scope.Key}
+		}
+		if !slices.Equal(got, tc.want) || suggested != tc.close {
+			t.Errorf("%q resolved to %v (close %v), want %v (close %v)", tc.typed, got, suggested, tc.want, tc.close)
+		}
+		for _, c := range cands {
+			if c.Name == tc.typed {
+				t.Errorf("%q: a candidate echoes the typed text", tc.typed)
+			}
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"", "abc", 3},
+		{"tom beker", "tom becker", 1},
+		{"mraia", "maria", 1}, // a swap is one edit
+		{"ca", "abc", 3},      // no letter is edited twice: not 2
+		{"pena", "peña", 1},
+		{"kitten", "sitting", 3},
+	} {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+		if got := editDistance(tc.b, tc.a); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
+		}
+	}
+}

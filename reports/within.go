@@ -73,13 +73,13 @@ func (r Reach) outside(argument, person string) *Refusal {
 	switch {
 	case r.None():
 		return &Refusal{Code: CodeForbidden, Argument: argument, Choices: []string{},
-			Rule: "is outside what you may see: your reach covers no team or agent; ask whoever runs plumbline to grant you one (plumbline access grant)"}
+			Rule: "is outside what you may see: your reach covers no team or agent; ask whoever runs plumbline to grant you one (plumbline access grant)."}
 	case len(r.Teams) > 0 && r.Own:
-		rule += `one of your teams (choices, in who.team, or {"team": "mine"} when you have one) or your own figures (your agent_key, in who.agent)`
+		rule += `one of your teams (choices, in who.team, or {"team": "mine"} when you have one) or your own figures (your agent_key, in who.agent).`
 	case len(r.Teams) > 0:
-		rule += `one of your teams (choices, in who.team; {"team": "mine"} when you have one) or an agent on one of them`
+		rule += `one of your teams (choices, in who.team; {"team": "mine"} when you have one) or an agent on one of them.`
 	default:
-		rule += "your own figures only (your agent_key, in choices, in who.agent)"
+		rule += "your own figures only (your agent_key, in choices, in who.agent)."
 	}
 	return &Refusal{Code: CodeForbidden, Argument: argument, Rule: rule, Choices: r.choices(person)}
 }

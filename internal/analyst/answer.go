@@ -82,24 +82,24 @@ func decode(raw json.RawMessage) (*arguments, *Refusal) {
 		raw = []byte("{}")
 	}
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return nil, invalid("", "the arguments must be a JSON object: sql, and optionally page_size and offset", "sql", "page_size", "offset")
+		return nil, invalid("arguments", "must be a JSON object: sql, and optionally page_size and offset.", "sql", "page_size", "offset")
 	}
 	a := &arguments{PageSize: MaxPageSize}
 	if err := json.Unmarshal(fields["sql"], &a.SQL); err != nil || fields["sql"] == nil {
-		return nil, invalid("sql", "is required: one SELECT statement, as a string")
+		return nil, invalid("sql", "is required: one SELECT statement, as a string.")
 	}
 	for name := range fields {
 		switch name {
 		case "sql", "page_size", "offset":
 		default:
-			return a, invalid("", "has an argument the sql tool does not take; its arguments are sql, page_size and offset", "sql", "page_size", "offset")
+			return a, invalid("arguments", "has a field the sql tool does not take; its fields are sql, page_size and offset.", "sql", "page_size", "offset")
 		}
 	}
 	if v, ok := fields["page_size"]; ok {
 		n, ok := integer(v)
 		switch {
 		case !ok || n < 1:
-			return a, invalid("page_size", fmt.Sprintf("must be a whole number from 1 to %d", MaxPageSize))
+			return a, invalid("page_size", fmt.Sprintf("must be a whole number from 1 to %d.", MaxPageSize))
 		case n > MaxPageSize:
 			a.Clamped = true
 		default:
@@ -109,7 +109,7 @@ func decode(raw json.RawMessage) (*arguments, *Refusal) {
 	if v, ok := fields["offset"]; ok {
 		n, ok := integer(v)
 		if !ok || n < 0 || n > MaxOffset {
-			return a, invalid("offset", fmt.Sprintf("must be a whole number from 0 to %d: the next_offset of the page before", MaxOffset))
+			return a, invalid("offset", fmt.Sprintf("must be a whole number from 0 to %d: the next_offset of the page before.", MaxOffset))
 		}
 		a.Offset = int(n)
 	}

@@ -250,13 +250,13 @@ func (d *Door) overRefusal(o *overBound) *Refusal {
 	switch o.bound {
 	case "depth":
 		r.Rule = fmt.Sprintf("returns a JSON value nested more than %d levels deep (column %d), deeper than an answer holds; "+
-			"select a part of it (column -> 'key', column #> '{a,b}') or its text (column::text)", maxJSONDepth, o.column)
+			"select a part of it (column -> 'key', column #> '{a,b}') or its text (column::text).", maxJSONDepth, o.column)
 	case "value":
 		r.Rule = fmt.Sprintf("returns a value longer than the analyst's bound of %s a value (column %d), so it was stopped unread; "+
-			"select part of it (left(column, n)), its length (length(column)) or an aggregate of it", kib(d.opts.ValueBytes), o.column)
+			"select part of it (left(column, n)), its length (length(column)) or an aggregate of it.", kib(d.opts.ValueBytes), o.column)
 	default:
 		r.Rule = fmt.Sprintf("returns a row longer than the analyst's bound of %s a page, so it was stopped unread; "+
-			"select fewer columns, or shorter ones (left(column, n))", kib(d.opts.PageBytes))
+			"select fewer columns, or shorter ones (left(column, n)).", kib(d.opts.PageBytes))
 	}
 	return r
 }
@@ -326,7 +326,7 @@ func (d *Door) unorderable(ctx context.Context, stmt *sqlcheck.Statement, err er
 	}
 	return &Refusal{Code: reports.CodeInvalidArgument, Argument: "sql", Check: sqlcheck.CheckOrder, Choices: []string{},
 		Rule: fmt.Sprintf("returns %s of a type PostgreSQL cannot order (%s), and pages are ordered by every column so that each row comes exactly once; "+
-			"cast such a column to text in the select list (a json column may become jsonb instead)", what, strings.Join(which, "; "))}
+			"cast such a column to text in the select list (a json column may become jsonb instead).", what, strings.Join(which, "; "))}
 }
 
 // columnsOf names a result's columns and their PostgreSQL types.
@@ -409,7 +409,7 @@ func (d *Door) refused(c *call, err error, stmt *sqlcheck.Statement) *Answer {
 				"(it needs EXECUTE on pg_terminate_backend)", "request_id", c.id, "err", err)
 		}
 		return c.refuse(&Refusal{Code: reports.CodeTimeout, Argument: "sql", Check: "timeout", SQLState: "57014", Choices: []string{},
-			Rule: fmt.Sprintf("ran past the analyst's statement timeout of %s; narrow it (fewer days, fewer rows, an aggregate)", d.opts.StatementTimeout)})
+			Rule: fmt.Sprintf("ran past the analyst's statement timeout of %s; narrow it (fewer days, fewer rows, an aggregate).", d.opts.StatementTimeout)})
 	case !errors.As(err, &pgErr):
 		return d.fault(c, err)
 	}
@@ -417,30 +417,30 @@ func (d *Door) refused(c *call, err error, stmt *sqlcheck.Statement) *Answer {
 	code := pgErr.Code
 	switch {
 	case code == "42501":
-		r.Rule, r.Choices = "reads something the analyst role may not read, such as a column its grant leaves out; these are the columns it may read (choices)", d.columnChoices(stmt.Relations)
+		r.Rule, r.Choices = "reads something the analyst role may not read, such as a column its grant leaves out; these are the columns it may read (choices).", d.columnChoices(stmt.Relations)
 	case code == "42703":
-		r.Rule, r.Choices = "names a column that is not there; these are the columns of the relations it reads (choices)", d.columnChoices(stmt.Relations)
+		r.Rule, r.Choices = "names a column that is not there; these are the columns of the relations it reads (choices).", d.columnChoices(stmt.Relations)
 	case code == "42P01":
-		r.Rule = "names a relation or alias that is not there; check the FROM clause and the aliases"
+		r.Rule = "names a relation or alias that is not there; check the FROM clause and the aliases."
 	case code == "42702":
-		r.Rule = "names a column that more than one relation has; qualify it with its relation's alias"
+		r.Rule = "names a column that more than one relation has; qualify it with its relation's alias."
 	case code == "42803":
-		r.Rule = "selects a column that is neither grouped nor aggregated; add it to GROUP BY or aggregate it"
+		r.Rule = "selects a column that is neither grouped nor aggregated; add it to GROUP BY or aggregate it."
 	case code == "42883":
-		r.Rule = "calls a function or operator with argument types it does not take; cast the arguments"
+		r.Rule = "calls a function or operator with argument types it does not take; cast the arguments."
 	case code == "42804" || code == "42846" || code == "42P18":
-		r.Rule = "mixes types that do not match; cast one side to the other's type"
+		r.Rule = "mixes types that do not match; cast one side to the other's type."
 	case code == "22012":
-		r.Rule = "divides by zero; divide by NULLIF(divisor, 0)"
+		r.Rule = "divides by zero; divide by NULLIF(divisor, 0)."
 	case strings.HasPrefix(code, "22"):
-		r.Rule = "hit a value it could not compute (a bad cast, an overflow, an impossible date); check its casts and arithmetic"
+		r.Rule = "hit a value it could not compute (a bad cast, an overflow, an impossible date); check its casts and arithmetic."
 	case strings.HasPrefix(code, "53"):
 		r.Rule = fmt.Sprintf("needs more memory or temporary disk than the analyst's limits allow (work_mem %s, and temp_file_limit); "+
-			"aggregate in smaller steps, over fewer rows or days", d.opts.WorkMem)
+			"aggregate in smaller steps, over fewer rows or days.", d.opts.WorkMem)
 	case strings.HasPrefix(code, "54"):
-		r.Rule = "is too complex for PostgreSQL to run; simplify it"
+		r.Rule = "is too complex for PostgreSQL to run; simplify it."
 	case strings.HasPrefix(code, "42") || strings.HasPrefix(code, "0A") || strings.HasPrefix(code, "21"):
-		r.Rule = "could not be planned by PostgreSQL (see sqlstate); rewrite the part it names"
+		r.Rule = "could not be planned by PostgreSQL (see sqlstate); rewrite the part it names."
 	default:
 		return d.fault(c, err)
 	}

@@ -30,7 +30,7 @@ func knownLevel(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && method == "logging/setLevel" && !slices.Contains(loggingLevels, string(p.Level)) {
 			return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "level",
-				Rule: "is not a level of MCP logging; set one of the choices, from the least severe to the most", Choices: loggingLevels})
+				Rule: "is not a level of MCP logging; set one of the choices, from the least severe to the most.", Choices: loggingLevels})
 		}
 		return next(ctx, method, req)
 	}

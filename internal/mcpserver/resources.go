@@ -56,7 +56,7 @@ func readMetric(engine *reports.Engine, o Options) mcp.ResourceHandler {
 		if id, ok := strings.CutPrefix(req.Params.URI, metricsURI+"/"); ok {
 			if _, known := engine.Catalog().Metric(id); !known {
 				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "metric",
-					Rule: "is not a metric id of the catalogue", Choices: metricIDs(engine)})
+					Rule: "is not a metric id of the catalogue.", Choices: metricIDs(engine)})
 			}
 			args, _ = json.Marshal(map[string][]string{"metrics": {id}})
 		}
@@ -71,7 +71,7 @@ func readTeam(engine *reports.Engine, o Options) mcp.ResourceHandler {
 		team, err := url.PathUnescape(team)
 		if err != nil || team == "" || strings.Contains(team, "/") {
 			return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "team",
-				Rule: "must be one team key or name, percent-encoded; completion offers the keys", Choices: []string{}})
+				Rule: "must be one team key or name, percent-encoded; completion offers the keys.", Choices: []string{}})
 		}
 		args, _ := json.Marshal(map[string]any{"who": map[string]string{"team": team}})
 		return readAs(ctx, engine, o, req, "roster", args, "who.team")

@@ -582,7 +582,7 @@ func TestARefusalWithoutAnArgumentReadsAsASentence(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
-	if !res.IsError || !strings.HasPrefix(text, "Refused (unavailable): the call could not be put on record") {
+	if !res.IsError || !strings.HasPrefix(text, "Refused (unavailable): The call could not be put on record") {
 		t.Errorf("a call that could not be put on record reads %q", text)
 	}
 }

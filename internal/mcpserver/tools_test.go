@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"plumbline/internal/pgtest"
 	"slices"
@@ -46,6 +47,76 @@ func TestANameMatchingTwoAgentsReturnsCandidates(t *testing.T) {
 	one, _ := call(t, cs, "find_people", `{"query":"JOSE PENA"}`)
 	if p := one["people"].([]any); len(p) != 1 || p[0].(map[string]any)["name"] != "José Peña" {
 		t.Errorf("find_people for an accented name: %v", p)
+	}
+}
+
+// A name or an email typed wrong, matching no one, returns the people whose
+// names are close to it, closest first, and no figures, never the typed
+// text; calling again with a candidate's key gives the figures plain SQL
+// over the raw tables gives. An exact name still wins outright.
+func TestANameTypedWrongReturnsTheCloseNames(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	keyOf := func(name string) string {
+		t.Helper()
+		keys := f.sqlKeys(t, `SELECT agent_key FROM analytics.dim_agent WHERE full_name = $1`, name)
+		if len(keys) != 1 {
+			t.Fatalf("the demo floor has %d agents named %s", len(keys), name)
+		}
+		return keys[0]
+	}
+	becker, lopez, lopes := keyOf("Tom Becker"), keyOf("Maria Lopez"), keyOf("Maria Lopes")
+	email := f.sqlKeys(t, `SELECT email FROM analytics.dim_agent WHERE agent_key = $1`, becker)[0]
+	for _, tc := range []struct {
+		typed string
+		want  []string
+	}{
+		{"Tom Beker", []string{becker}},                                  // a missing letter
+		{"tom bekcer", []string{becker}},                                 // swapped letters
+		{"Mraia Lopez", []string{lopez, lopes}},                          // one edit from Lopez, two from Lopes
+		{strings.Replace(email, "becker", "beker", 1), []string{becker}}, // an email
+	} {
+		for _, tool := range []string{"sales", "roster"} {
+			args := fmt.Sprintf(`{"who":{"agent":%q},"period":{"named":"last_week"}}`, tc.typed)
+			if tool == "roster" {
+				args = fmt.Sprintf(`{"who":{"agent":%q}}`, tc.typed)
+			}
+			a, isError := call(t, cs, tool, args)
+			if isError || a["rows"] != nil {
+				t.Fatalf("%s %s: want candidates and no figures: %v", tool, tc.typed, a)
+			}
+			var keys []string
+			for _, c := range a["candidates"].([]any) {
+				keys = append(keys, c.(map[string]any)["agent_key"].(string))
+			}
+			if !slices.Equal(keys, tc.want) {
+				t.Errorf("%s %q: candidates %v, want %v", tool, tc.typed, keys, tc.want)
+			}
+			if b, _ := json.Marshal(a); strings.Contains(strings.ToLower(string(b)), strings.ToLower(tc.typed)) {
+				t.Errorf("%s %q: the answer echoes the typed text: %s", tool, tc.typed, b)
+			}
+		}
+	}
+	falcons := f.sqlKeys(t, `SELECT team_key FROM analytics.dim_team WHERE team_name = 'Falcons'`)
+	a, _ := call(t, cs, "sales", `{"who":{"team":"Falcns"},"period":{"named":"last_week"}}`)
+	if cands, _ := a["candidates"].([]any); a["rows"] != nil || len(cands) != 1 || len(falcons) != 1 || cands[0].(map[string]any)["team_key"] != falcons[0] {
+		t.Errorf("a team name typed wrong: %v, want the candidate %v", a, falcons)
+	}
+	people, _ := call(t, cs, "find_people", `{"query":"Tom Beker"}`)
+	if p := people["people"].([]any); len(p) != 1 || p[0].(map[string]any)["agent_key"] != becker {
+		t.Errorf("find_people for a name typed wrong: %v", p)
+	}
+
+	// The candidate's figures, asked for by key, are plain SQL's.
+	right := f.sqlFloats(t, `SELECT agent_key, sum(submitted)::float8 FROM metrics.agent_sales_daily
+		WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND agent_key = $1 GROUP BY 1`, becker)
+	a = report(t, cs, "sales", fmt.Sprintf(`{"who":{"agent":%q},"period":{"named":"last_week"},"metrics":["submitted_sales"]}`, becker))
+	if got, _ := a.total(t, "submitted_sales").(float64); !near(got, right[becker]) {
+		t.Errorf("Tom Becker's submitted sales last week: %v, want %v", got, right[becker])
+	}
+	// An exact name answers with figures, however close others are.
+	if a := report(t, cs, "sales", `{"who":{"agent":"Maria Lopez"},"period":{"named":"last_week"}}`); a["request"].(map[string]any)["who"].(map[string]any)["key"] != lopez {
+		t.Errorf("an exact name did not win: %v", a["request"])
 	}
 }
 

@@ -40,20 +40,20 @@ func teaching(code int64) *jsonrpc.Error {
 	r := &reports.Refusal{Code: reports.CodeInvalidArgument, Choices: []string{}}
 	switch code {
 	case jsonrpc.CodeParseError:
-		r.Argument, r.Rule = "body", "is not one valid JSON value with nothing after it; send one JSON-RPC message, a JSON object, per request (per line on stdio)"
+		r.Argument, r.Rule = "body", "is not one valid JSON value with nothing after it; send one JSON-RPC message, a JSON object, per request (per line on stdio)."
 	case jsonrpc.CodeInvalidRequest:
-		r.Argument, r.Rule = "request", `is not a valid JSON-RPC request: it needs "jsonrpc": "2.0", a method, an id for a call and none for a notification, and params where the method takes them`
+		r.Argument, r.Rule = "request", `is not a valid JSON-RPC request: it needs "jsonrpc": "2.0", a method, an id for a call and none for a notification, and params where the method takes them.`
 	case jsonrpc.CodeMethodNotFound:
-		r.Argument, r.Rule, r.Choices = "method", "is not a method plumbline serves", servedMethods
+		r.Argument, r.Rule, r.Choices = "method", "is not a method plumbline serves.", servedMethods
 	case jsonrpc.CodeInvalidParams:
-		r.Argument, r.Rule = "params", `do not fit the method: a field is missing or of the wrong type (on the 2026-07-28 revision, every request's _meta carries io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities)`
+		r.Argument, r.Rule = "params", `do not fit the method: a field is missing or of the wrong type (on the 2026-07-28 revision, every request's _meta carries io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities).`
 	case mcp.CodeHeaderMismatch:
 		r.Argument, r.Rule = "headers", `do not match the body: MCP-Protocol-Version must equal _meta["io.modelcontextprotocol/protocolVersion"], `+
-			"and Mcp-Method (with Mcp-Name, for a call that names a tool, resource or prompt) must repeat the body's method and name"
+			"and Mcp-Method (with Mcp-Name, for a call that names a tool, resource or prompt) must repeat the body's method and name."
 	case mcp.CodeUnsupportedProtocolVersion:
-		r.Argument, r.Rule = "protocolVersion", "is not a revision plumbline serves; the error's data lists the supported ones"
+		r.Argument, r.Rule = "protocolVersion", "is not a revision plumbline serves; the error's data lists the supported ones."
 	default:
-		r.Code, r.Argument, r.Rule = reports.CodeUnavailable, "request", "could not be handled; try again"
+		r.Code, r.Argument, r.Rule = reports.CodeUnavailable, "request", "could not be handled; try again."
 	}
 	data, _ := json.Marshal(r)
 	return &jsonrpc.Error{Code: code, Message: r.Error(), Data: data}
@@ -98,14 +98,14 @@ func unechoed(engine *reports.Engine) mcp.Middleware {
 				return res, err
 			case method == "resources/read" && errors.As(err, &jerr) && jerr.Code == jsonrpc.CodeInvalidParams:
 				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "uri",
-					Rule:    "names no plumbline resource; resources/list and resources/templates/list give the ones there are",
+					Rule:    "names no plumbline resource; resources/list and resources/templates/list give the ones there are.",
 					Choices: []string{metricsURI, metricTemplate, teamTemplate}})
 			case method == "tools/call" && errors.As(err, &jerr) && jerr.Code == jsonrpc.CodeInvalidParams:
 				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "name",
-					Rule: "names no plumbline tool; tools/list gives them", Choices: engine.ToolNames()})
+					Rule: "is not a plumbline tool; tools/list gives them.", Choices: engine.ToolNames()})
 			case method == "prompts/get" && errors.As(err, &jerr) && jerr.Code == jsonrpc.CodeInvalidParams:
 				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "name",
-					Rule: "names no prompt: plumbline offers none; its tools answer every question"})
+					Rule: "is not a prompt: plumbline offers none, as its tools answer every question."})
 			}
 			return nil, unechoedError(err)
 		}

@@ -33,7 +33,7 @@ func idRefusal() *jsonrpc.Error {
 	r := &reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "id", Choices: []string{},
 		Rule: "must be a string, or a whole number from -" + strconv.Itoa(maxExactID) + " to " + strconv.Itoa(maxExactID) +
 			" written without a fraction or an exponent, which every JSON reader keeps exactly, so that the answer's id is the request's; " +
-			"the request was not run, and this answer's id is null"}
+			"the request was not run, and this answer's id is null."}
 	data, _ := json.Marshal(r)
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: r.Error(), Data: data}
 }

@@ -19,10 +19,10 @@ import (
 // which the transport passes on as it is.
 var (
 	errTokenLost = refusalError(&reports.Refusal{Code: reports.CodeUnauthenticated, Choices: []string{},
-		Rule: "plumbline's token no longer holds: it was revoked or has expired, or its person left the directory; " +
-			"this process's access has ended, so restart it with a new token"})
+		Rule: "This process's plumbline token no longer holds: it was revoked or has expired, or its person left the directory; " +
+			"its access has ended, so restart it with a new token."})
 	errTokenUnchecked = refusalError(&reports.Refusal{Code: reports.CodeUnavailable, Choices: []string{},
-		Rule: "plumbline's token could not be checked, as the database is out of reach; try again in a minute"})
+		Rule: "This process's plumbline token could not be checked, as the database is out of reach; try again in a minute."})
 )
 
 // refusalError is a refusal as the error of a JSON-RPC call.

@@ -90,7 +90,7 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(s, 1))
 	fs := floors(t)
 	start := time.Now()
-	var mismatches, refusals, candidates, compared, targeted, attained, running int
+	var mismatches, refusals, candidates, near, compared, targeted, attained, running int
 	kinds := map[string]int{}   // the new kinds of request answered
 	classes := map[string]int{} // mismatches by class
 	for i := 0; i < *requests; i++ {
@@ -103,6 +103,9 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			refusals++
 		case want.Candidates != nil:
 			candidates++
+			if want.Close {
+				near++
+			}
 		case req.CompareTo == "target":
 			targeted++
 		case req.RankBy == "attainment":
@@ -129,8 +132,9 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d requests (%d refused, %d with candidates, %d answered beside the previous period, %d beside targets, %d leagues ranked by attainment, %d with running totals; "+
-		"of those answered: %s) over %d moments compared in %v with seed %d: %d mismatches", *requests, refusals, candidates, compared, targeted, attained, running,
+	t.Logf("%d requests (%d refused, %d with candidates (%d of them close to a name typed wrong), %d answered beside the previous period, %d beside targets, "+
+		"%d leagues ranked by attainment, %d with running totals; of those answered: %s) over %d moments compared in %v with seed %d: %d mismatches",
+		*requests, refusals, candidates, near, compared, targeted, attained, running,
 		counted(kinds, ", "), len(fs), time.Since(start).Round(time.Millisecond), s, mismatches)
 	if mismatches > 0 {
 		t.Errorf("mismatches by class (a request can fall in several):\n  %s", counted(classes, "\n  "))
@@ -531,8 +535,10 @@ func drawWho(rng *rand.Rand, f *floorAt) *reference.Who {
 			return &reference.Who{Team: t.Key}
 		case y < 0.85:
 			return &reference.Who{Team: strings.ToLower(t.Name)}
-		case y < 0.95:
+		case y < 0.9:
 			return &reference.Who{Team: t.Name[:1]}
+		case y < 0.97:
+			return &reference.Who{Team: misspell(rng, t.Name)}
 		default:
 			return &reference.Who{Team: "Nobody's team"}
 		}
@@ -543,15 +549,48 @@ func drawWho(rng *rand.Rand, f *floorAt) *reference.Who {
 			return &reference.Who{Agent: a.Key}
 		case y < 0.6:
 			return &reference.Who{Agent: strings.ToUpper(a.Email)}
-		case y < 0.85:
+		case y < 0.78:
 			return &reference.Who{Agent: a.Name}
-		case y < 0.95:
+		case y < 0.85:
 			first, last, _ := strings.Cut(a.Name, " ")
 			return &reference.Who{Agent: first + " " + last[:min(3, len(last))]}
+		case y < 0.93:
+			return &reference.Who{Agent: misspell(rng, a.Name)}
+		case y < 0.97:
+			return &reference.Who{Agent: misspell(rng, a.Email)}
 		default:
 			return &reference.Who{Agent: "Zebediah Quux"}
 		}
 	}
+}
+
+// misspell types a name or an email wrong, as people do: one to three
+// letters dropped, doubled, swapped with the next or replaced, accents
+// left off, or all of it in capitals, so that some of it lands close to
+// the name, some close to others, and some close to none.
+func misspell(rng *rand.Rand, s string) string {
+	r := []rune(s)
+	for range 1 + rng.IntN(3) {
+		if len(r) < 2 {
+			break
+		}
+		i := rng.IntN(len(r) - 1)
+		switch rng.IntN(6) {
+		case 0:
+			r = append(r[:i:i], r[i+1:]...)
+		case 1:
+			r = append(r[:i+1:i+1], r[i:]...)
+		case 2:
+			r[i], r[i+1] = r[i+1], r[i]
+		case 3:
+			r[i] = rune('a' + rng.IntN(26))
+		case 4:
+			r = []rune(strings.NewReplacer("é", "e", "ñ", "n", "í", "i", "á", "a", "ó", "o", "ü", "u").Replace(string(r)))
+		default:
+			r = []rune(strings.ToUpper(string(r)))
+		}
+	}
+	return string(r)
 }
 
 func drawPeriod(rng *rand.Rand, today time.Time) *reference.Period {
@@ -676,6 +715,11 @@ func compare(got *reports.Answer, want *reference.Expected) differences {
 		}
 		if !slices.Equal(keys, want.Candidates) {
 			add("candidates", "candidates %v, want %v", keys, want.Candidates)
+		}
+		// Candidates close to a name typed wrong say so; matches do not.
+		notes, _ := body["notes"].([]any)
+		if said := len(notes) > 0 && strings.Contains(fmt.Sprint(notes[0]), "close to it"); said != want.Close {
+			add("candidates said close", "the note says close: %v, want %v", said, want.Close)
 		}
 		return diffs
 	case body["candidates"] != nil:

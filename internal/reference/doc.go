@@ -10,7 +10,9 @@
 // to hide: the floor is laid out once as a table of every agent-day (the
 // team that day, on the staff or not) and every team-day (on the floor or
 // not); periods are found by walking a calendar built one day at a time;
-// names are matched by giving each typed word a name word of its own; rows
+// names are matched by giving each typed word a name word of its own,
+// and a name typed wrong is measured by edits counted from the ends of the
+// two texts inwards; rows
 // are ranked by sort keys built as byte strings; and every sum is kept in
 // whole numbers (hours in hundredths). The demo catalogue's metrics, settle
 // rules, targets and reports are written out again by hand from its YAML.

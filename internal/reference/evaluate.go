@@ -112,6 +112,7 @@ func (r Request) String() string { return fmt.Sprintf("%s %s", r.Tool, r.JSON())
 type Expected struct {
 	Refusal        *Refusal
 	Candidates     []string // agent or team keys, in order
+	Close          bool     // the candidates are close to a name that matched none
 	Start, End     string
 	Days           int      // the period's length in days
 	AskedEnd       string   // a period cut at its last final day: the end asked for

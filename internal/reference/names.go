@@ -8,7 +8,8 @@ import (
 // Names are matched as the directory's people and teams would be looked up
 // by hand: a key or an email as written, else a name's words, accents and
 // case aside, either all of them in order or each typed word the start of a
-// different word of the name.
+// different word of the name; a name that matches nothing this way may
+// still be close to some (close.go).
 
 // bare is what an accented Latin letter reads as without its accent.
 var bare = map[rune]rune{}
@@ -127,6 +128,11 @@ func (w *world) resolveWho(q Who) (who, *Expected) {
 		if len(found) == 0 {
 			found = loose
 		}
+		if len(found) == 0 {
+			if near := w.closeOnes("team", q.Team); len(near) > 0 {
+				return who{}, suggest(near, func(i int) string { return w.teams[i].key })
+			}
+		}
 		return pickOne(found, "team", func(i int) (string, string) { return w.teams[i].key, w.teams[i].name })
 	}
 	var found []int
@@ -157,7 +163,22 @@ func (w *world) resolveWho(q Who) (who, *Expected) {
 			found = loose
 		}
 	}
+	if len(found) == 0 {
+		if near := w.closeOnes("agent", q.Agent); len(near) > 0 {
+			return who{}, suggest(near, func(i int) string { return w.agents[i].Key })
+		}
+	}
 	return pickOne(found, "agent", func(i int) (string, string) { return w.agents[i].Key, w.agents[i].Name })
+}
+
+// suggest ends a call with the names close to one that matched nothing,
+// by key, even a single one: a guess is never answered with figures.
+func suggest(near []int, key func(int) string) *Expected {
+	keys := make([]string, len(near))
+	for i, n := range near {
+		keys[i] = key(n)
+	}
+	return &Expected{Candidates: keys, Close: true}
 }
 
 // pickOne reads the matches of a name: none is a refusal, one the who,

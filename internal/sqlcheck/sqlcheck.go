@@ -133,9 +133,9 @@ func (s *Statement) Paged(columns int) (string, error) {
 func Check(text string, p *Policy) (*Statement, error) {
 	switch {
 	case len(text) > MaxBytes:
-		return nil, &Refusal{Check: CheckSize, Rule: fmt.Sprintf("is longer than %d bytes; send one SELECT of a sensible length", MaxBytes), Choices: []string{}}
+		return nil, &Refusal{Check: CheckSize, Rule: fmt.Sprintf("is longer than %d bytes; send one SELECT of a sensible length.", MaxBytes), Choices: []string{}}
 	case !utf8.ValidString(text) || strings.ContainsRune(text, 0):
-		return nil, &Refusal{Check: CheckText, Rule: "must be UTF-8 text without NUL characters", Choices: []string{}}
+		return nil, &Refusal{Check: CheckText, Rule: "must be UTF-8 text without NUL characters.", Choices: []string{}}
 	}
 	tree, err := pg.Parse(text)
 	if err != nil {
@@ -143,10 +143,10 @@ func Check(text string, p *Policy) (*Statement, error) {
 	}
 	switch len(tree.Stmts) {
 	case 0:
-		return nil, &Refusal{Check: CheckEmpty, Rule: "holds no statement; send one SELECT", Choices: []string{}}
+		return nil, &Refusal{Check: CheckEmpty, Rule: "holds no statement; send one SELECT.", Choices: []string{}}
 	case 1:
 	default:
-		return nil, &Refusal{Check: CheckOne, Rule: "holds more than one statement; send exactly one SELECT per call", Choices: []string{},
+		return nil, &Refusal{Check: CheckOne, Rule: "holds more than one statement; send exactly one SELECT per call.", Choices: []string{},
 			Position: position(text, tree.Stmts[1].StmtLocation)}
 	}
 	sel := tree.Stmts[0].Stmt.GetSelectStmt()
@@ -160,7 +160,7 @@ func Check(text string, p *Policy) (*Statement, error) {
 	if sel.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
 		r := &Refusal{Check: CheckTies, Choices: []string{},
 			Rule: "fetches its rows WITH TIES, and pages cannot put tied rows in a fixed order without changing which rows tie; " +
-				"use LIMIT, or keep the ties with rank() OVER (ORDER BY …) in a sub-select and filter on the rank"}
+				"use LIMIT, or keep the ties with rank() OVER (ORDER BY …) in a sub-select and filter on the rank."}
 		if c := sel.LimitCount.GetAConst(); c != nil {
 			r.Position = position(text, c.Location)
 		}
@@ -185,7 +185,7 @@ func Check(text string, p *Policy) (*Statement, error) {
 
 // unpassable refuses a statement whose checked tree cannot be deparsed.
 func unpassable() *Refusal {
-	return &Refusal{Check: CheckConstruct, Rule: "uses a construct plumbline cannot pass on as checked; write it more plainly", Choices: []string{}}
+	return &Refusal{Check: CheckConstruct, Rule: "uses a construct plumbline cannot pass on as checked; write it more plainly.", Choices: []string{}}
 }
 
 // columns counts the columns of a SELECT's result from its tree: those of
@@ -232,10 +232,10 @@ func ownKeys(s *pg.SelectStmt) []*pg.Node {
 func parseRefusal(err error) *Refusal {
 	var pe *parser.Error
 	if errors.As(err, &pe) {
-		return &Refusal{Check: CheckSyntax, Rule: "is not valid PostgreSQL; check the SQL near the position given", Choices: []string{}, Position: pe.Cursorpos}
+		return &Refusal{Check: CheckSyntax, Rule: "is not valid PostgreSQL; check the SQL near the position given.", Choices: []string{}, Position: pe.Cursorpos}
 	}
 	// The tree was too deep for the decoder (protobuf's recursion limit).
-	return &Refusal{Check: CheckDepth, Rule: fmt.Sprintf("nests deeper than %d levels; write it flatter, with WITH queries", MaxDepth), Choices: []string{}}
+	return &Refusal{Check: CheckDepth, Rule: fmt.Sprintf("nests deeper than %d levels; write it flatter, using WITH queries.", MaxDepth), Choices: []string{}}
 }
 
 // topRefusal refuses a statement that is not a SELECT.
@@ -243,11 +243,11 @@ func topRefusal(n *pg.Node) *Refusal {
 	r := &Refusal{Choices: []string{}}
 	switch n.Node.(type) {
 	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
-		r.Check, r.Rule = CheckWrite, "changes data; the analyst's door only reads: send one SELECT"
+		r.Check, r.Rule = CheckWrite, "changes data; the analyst's door only reads: send one SELECT."
 	case *pg.Node_CreateTableAsStmt:
-		r.Check, r.Rule = CheckInto, "creates a table; the analyst's door only reads: send one SELECT"
+		r.Check, r.Rule = CheckInto, "creates a table; the analyst's door only reads: send one SELECT."
 	default:
-		r.Check, r.Rule = CheckSelect, "is not a SELECT (EXPLAIN, COPY, SET, CALL, DO and other commands are not offered); send one SELECT"
+		r.Check, r.Rule = CheckSelect, "is not a SELECT (EXPLAIN, COPY, SET, CALL, DO and other commands are not offered); send one SELECT."
 	}
 	return r
 }
@@ -277,10 +277,10 @@ func (w *walker) selectStmt(s *pg.SelectStmt, depth int) *Refusal {
 		return w.tooDeep()
 	}
 	if s.IntoClause != nil {
-		return &Refusal{Check: CheckInto, Rule: "is a SELECT INTO, which creates a table; the analyst's door only reads", Choices: []string{}}
+		return &Refusal{Check: CheckInto, Rule: "is a SELECT INTO, which creates a table; the analyst's door only reads.", Choices: []string{}}
 	}
 	if len(s.LockingClause) > 0 {
-		return &Refusal{Check: CheckLocking, Rule: "locks rows (FOR UPDATE, FOR SHARE); the analyst's door only reads, without locks", Choices: []string{}}
+		return &Refusal{Check: CheckLocking, Rule: "locks rows (FOR UPDATE, FOR SHARE); the analyst's door only reads, without locks.", Choices: []string{}}
 	}
 	if with := s.WithClause; with != nil {
 		var names []string
@@ -310,7 +310,7 @@ func (w *walker) cte(c *pg.CommonTableExpr, visible []string, depth int) *Refusa
 	}
 	sel := c.Ctequery.GetSelectStmt()
 	if sel == nil {
-		return &Refusal{Check: CheckWrite, Rule: "has a WITH query that changes data; every WITH query must be a SELECT", Choices: []string{},
+		return &Refusal{Check: CheckWrite, Rule: "has a WITH query that changes data; every WITH query must be a SELECT.", Choices: []string{},
 			Position: position(w.text, c.Location)}
 	}
 	w.ctes = append(w.ctes, visible)
@@ -397,9 +397,9 @@ func (w *walker) message(m protoreflect.Message, depth int) *Refusal {
 			return r
 		}
 	case *pg.ParamRef:
-		return &Refusal{Check: CheckParameter, Rule: "uses a $n parameter; write the values into the statement", Choices: []string{}, Position: position(w.text, n.Location)}
+		return &Refusal{Check: CheckParameter, Rule: "uses a $n parameter; write the values into the statement.", Choices: []string{}, Position: position(w.text, n.Location)}
 	case *pg.InsertStmt, *pg.UpdateStmt, *pg.DeleteStmt, *pg.MergeStmt:
-		return &Refusal{Check: CheckWrite, Rule: "changes data; the analyst's door only reads", Choices: []string{}}
+		return &Refusal{Check: CheckWrite, Rule: "changes data; the analyst's door only reads.", Choices: []string{}}
 	default:
 		if !harmless[m.Descriptor().Name()] {
 			return w.construct(m)
@@ -423,7 +423,7 @@ var harmless = map[protoreflect.Name]bool{
 // construct refuses a kind of node the analyst's SELECT does not offer.
 func (w *walker) construct(m protoreflect.Message) *Refusal {
 	r := &Refusal{Check: CheckConstruct, Choices: []string{},
-		Rule: "uses a construct the analyst's SELECT does not offer (such as XML, SQL/JSON, TABLESAMPLE or a utility clause); write it with plain SQL"}
+		Rule: "uses a construct the analyst's SELECT does not offer (such as XML, SQL/JSON, TABLESAMPLE or a utility clause); write it with plain SQL."}
 	if m != nil {
 		if fd := m.Descriptor().Fields().ByName("location"); fd != nil {
 			r.Position = position(w.text, int32(m.Get(fd).Int()))
@@ -433,7 +433,7 @@ func (w *walker) construct(m protoreflect.Message) *Refusal {
 }
 
 func (w *walker) tooDeep() *Refusal {
-	return &Refusal{Check: CheckDepth, Rule: fmt.Sprintf("nests deeper than %d levels; write it flatter, with WITH queries", MaxDepth), Choices: []string{}}
+	return &Refusal{Check: CheckDepth, Rule: fmt.Sprintf("nests deeper than %d levels; write it flatter, using WITH queries.", MaxDepth), Choices: []string{}}
 }
 
 // relation checks a relation a statement reads: a WITH query in scope, or
@@ -445,7 +445,7 @@ func (w *walker) relation(rv *pg.RangeVar) *Refusal {
 		allowed = []string{}
 	}
 	if rv.Catalogname != "" {
-		return &Refusal{Check: CheckRelation, Rule: "names a database; name relations as schema.relation, from the allow-list (choices)", Choices: allowed, Position: pos}
+		return &Refusal{Check: CheckRelation, Rule: "names a database; name relations as schema.relation, from the allow-list (choices).", Choices: allowed, Position: pos}
 	}
 	if rv.Schemaname == "" {
 		for _, scope := range w.ctes {
@@ -457,11 +457,11 @@ func (w *walker) relation(rv *pg.RangeVar) *Refusal {
 	name := rv.Schemaname + "." + rv.Relname
 	switch {
 	case isCatalog(rv.Schemaname, rv.Relname):
-		return &Refusal{Check: CheckCatalog, Rule: "reads a system catalogue; the analyst reads only the allow-list (choices)", Choices: allowed, Position: pos}
+		return &Refusal{Check: CheckCatalog, Rule: "reads a system catalogue; the analyst reads only the allow-list (choices).", Choices: allowed, Position: pos}
 	case rv.Schemaname == "":
-		return &Refusal{Check: CheckUnqualifed, Rule: "names a relation without its schema that is no WITH query in scope; name it as schema.relation, from the allow-list (choices)", Choices: allowed, Position: pos}
+		return &Refusal{Check: CheckUnqualifed, Rule: "names a relation without its schema that is no WITH query in scope; name it as schema.relation, from the allow-list (choices).", Choices: allowed, Position: pos}
 	case !slices.Contains(w.policy.Relations, name):
-		return &Refusal{Check: CheckRelation, Rule: "reads a relation that is not on the analyst's allow-list (choices)", Choices: allowed, Position: pos}
+		return &Refusal{Check: CheckRelation, Rule: "reads a relation that is not on the analyst's allow-list (choices).", Choices: allowed, Position: pos}
 	}
 	w.read[name] = true
 	return nil
@@ -511,7 +511,7 @@ func (w *walker) function(f *pg.FuncCall) *Refusal {
 	}
 	return &Refusal{Check: CheckFunction, Choices: sortedKeys(Functions), Position: position(w.text, f.Location),
 		Rule: "calls a function that is not among the safe built-ins (choices); sleeping, settings, files, large objects, " +
-			"advisory locks, remote connections and the catalogue are never offered"}
+			"advisory locks, remote connections and the catalogue are never offered."}
 }
 
 // attribute checks a name written after a dot, at location: a String
@@ -526,7 +526,7 @@ func (w *walker) attribute(n *pg.Node, location int32) *Refusal {
 	return &Refusal{Check: CheckAttribute, Choices: sortedKeys(Functions), Position: position(w.text, location),
 		Rule: "writes a name after a dot that is also the name of a built-in function or type not among the safe built-ins (choices); " +
 			"PostgreSQL calls that function, or casts to that type, wherever no column has the name. Name such a column without " +
-			"its relation's alias, or rename it with AS in a sub-select, and call functions as function(argument)"}
+			"its relation's alias, or rename it with AS in a sub-select, and call functions as function(argument)."}
 }
 
 // location is where an expression starts, if its node says; -1 if not.
@@ -557,7 +557,7 @@ func (w *walker) operator(e *pg.A_Expr) *Refusal {
 // operatorRefusal refuses an operator that is not on the allow-list, at
 // location.
 func (w *walker) operatorRefusal(location int32) *Refusal {
-	return &Refusal{Check: CheckOperator, Rule: "uses an operator that is not among the built-in ones allowed (choices)",
+	return &Refusal{Check: CheckOperator, Rule: "uses an operator that is not among the built-in ones allowed (choices).",
 		Choices: sortedKeys(Operators), Position: position(w.text, location)}
 }
 
@@ -565,7 +565,7 @@ func (w *walker) typeName(t *pg.TypeName) *Refusal {
 	if !t.PctType && builtin(t.Names, Types) {
 		return nil
 	}
-	return &Refusal{Check: CheckType, Rule: "casts to a type that is not among the plain types allowed (choices); catalogue types such as regclass are never offered",
+	return &Refusal{Check: CheckType, Rule: "casts to a type that is not among the plain types allowed (choices); catalogue types such as regclass are never offered.",
 		Choices: sortedKeys(Types), Position: position(w.text, t.Location)}
 }
 

@@ -52,13 +52,19 @@ func Answer(body []byte, w, errw io.Writer) error {
 	}
 	switch {
 	case a.Error != nil:
-		fmt.Fprintf(errw, "refused (%s): %s %s\n", a.Error.Code, a.Error.Argument, a.Error.Rule)
+		fmt.Fprintf(errw, "refused (%s): %s\n", a.Error.Code, a.Error.Sentence())
 		if len(a.Error.Choices) > 0 {
 			fmt.Fprintf(errw, "  choices: %s\n", strings.Join(a.Error.Choices, ", "))
 		}
 		return nil
 	case a.Candidates != nil:
-		fmt.Fprintln(w, "Several match; no figures. Candidates:")
+		// The note says whether the name matched several or matched none
+		// and these are close to it.
+		if len(a.Notes) > 0 && strings.Contains(a.Notes[0], "close to it") {
+			fmt.Fprintln(w, "None matches; these names are close. No figures. Candidates:")
+		} else {
+			fmt.Fprintln(w, "Several match; no figures. Candidates:")
+		}
 		table(w, []string{"key", "name", "team", "left_on"}, candidateRows(a.Candidates))
 	case a.Columns != nil:
 		table(w, a.Columns, a.Rows)
