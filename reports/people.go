@@ -204,7 +204,9 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 	ans := &PeopleAnswer{RequestID: c.id, People: []Person{}, CatalogVersion: e.cat.Version()}
 	sees := func(a Agent) bool { return c.reach.seesAgent(a, c.caller.Person) }
 	found, near := dir.matchAgents(q, sees), false
-	if len(found) == 0 {
+	// Close names are offered only for a query that names no one: one that
+	// names someone outside the reach finds no one, as who does.
+	if len(found) == 0 && len(dir.matchAgents(q, nil)) == 0 {
 		found = dir.closeAgents(q, sees)
 		near = len(found) > 0
 	}
