@@ -81,7 +81,7 @@ func TestOwnFloorEndToEnd(t *testing.T) {
 	})
 	addr := freeAddr(t)
 	base := "http://" + addr
-	issuer := startOIDCProvider(t, base+"/signin/oidc/callback")
+	issuer := clienttest.OIDCProvider(t, base+"/signin/oidc/callback")
 	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"ADMIN_DB="+db.DSN, "APP_DB="+db.LoginDSN(r.App), "AGENT_DB="+db.LoginDSN(r.Agent),
 		"ADDR="+addr, "PUBLIC_URL="+base, "OIDC_ISSUER="+issuer, "OIDC_CLIENT_ID=plumbline",
@@ -446,48 +446,6 @@ type seenCalls struct {
 		Accepted, IsError bool
 		Error, ExactError string
 		Structured        json.RawMessage
-	}
-}
-
-// startOIDCProvider runs a real OpenID Connect provider (the npm package
-// oidc-provider) on loopback, with plumbline registered as the
-// confidential client "plumbline" (secret op-secret) redirecting to
-// redirectURI, and returns its issuer. Its development login takes any
-// login, and the login is the account's verified email address.
-func startOIDCProvider(t *testing.T, redirectURI string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, clienttest.Node(t), "oidc-provider.mjs", fmt.Sprint(port), "plumbline", "op-secret", redirectURI)
-	cmd.Dir = clienttest.Dir
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if issuer, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
-				ready <- issuer
-			}
-		}
-	}()
-	select {
-	case issuer := <-ready:
-		return issuer
-	case <-time.After(30 * time.Second):
-		t.Fatal("the OpenID Connect provider did not start")
-		return ""
 	}
 }
 

@@ -1,13 +1,10 @@
 package oauth_test
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -23,34 +20,7 @@ import (
 // client, set as g says, and returns its issuer.
 func startProvider(t *testing.T, redirectURI string, g guide) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, clienttest.Node(t), "oidc-provider.mjs", fmt.Sprint(freePort(t)), "plumbline", "op-secret", redirectURI,
-		g.path, g.vouch)
-	cmd.Dir = clienttest.Dir
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if issuer, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
-				ready <- issuer
-			}
-		}
-	}()
-	select {
-	case issuer := <-ready:
-		return issuer
-	case <-time.After(30 * time.Second):
-		t.Fatal("the OpenID Connect provider did not start")
-		return ""
-	}
+	return clienttest.OIDCProvider(t, redirectURI, g.path, g.vouch)
 }
 
 // guide is what a sign-in guide of the README ("Sign-in with your
