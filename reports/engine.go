@@ -204,6 +204,9 @@ type call struct {
 	caller Caller
 	now    time.Time
 	reach  Reach // what the caller may see, resolved by dispatch
+	// reached says reach was resolved (a call refused before it was has
+	// none on record).
+	reached bool
 
 	// The arguments, decoded once (see arguments).
 	decoded     bool
@@ -250,6 +253,9 @@ func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.
 	}
 	a.RequestID = c.id
 	rec.Outcome, rec.Duration, rec.Rows = a.Outcome(), time.Since(rec.Started), a.Rows
+	if c.reached {
+		rec.Reach = c.reach.String()
+	}
 	e.opts.Recorder.Finish(context.WithoutCancel(ctx), rec)
 	return a
 }

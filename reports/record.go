@@ -30,6 +30,9 @@ type Record struct {
 	Outcome  string // "ok", "candidates", or a refusal code
 	Duration time.Duration
 	Rows     int
+	// Reach is what the caller could see on this call (Reach.String), or
+	// empty if the call was refused before it was resolved.
+	Reach string
 }
 
 // Recorder keeps the request log, and with it each caller's limit, which

@@ -15,14 +15,14 @@ import (
 // has no source of reach.
 func (e *Engine) reachOf(ctx context.Context, c *call) error {
 	if e.opts.Reach == nil {
-		c.reach = FloorReach
+		c.reach, c.reached = FloorReach, true
 		return nil
 	}
 	r, err := e.opts.Reach.Reach(ctx, c.caller.Person, today(c.now, e.cat.Zone()))
 	if err != nil {
 		return err
 	}
-	c.reach = r
+	c.reach, c.reached = r, true
 	return nil
 }
 

@@ -99,7 +99,7 @@ var Own = []Table{{
 	Update:   []string{"counted"},
 }, {
 	Relation: "plumbline.request_outcome",
-	Insert:   []string{"request_id", "outcome", "duration_ms", "row_count"},
+	Insert:   []string{"request_id", "outcome", "duration_ms", "row_count", "reach"},
 }, {
 	Relation: "plumbline.analyst_log",
 	Select:   []string{"statement_id", "caller", "started_at", "outcome"},

@@ -246,3 +246,34 @@ func TestReachFromItsDay(t *testing.T) {
 		t.Errorf("before the grant's day: refused %v", a["error"])
 	}
 }
+
+// The request log records the reach that applied to each call, with its
+// outcome: the floor for a member with no row (the default), the team a
+// lead was granted, none for a member whose row says none.
+func TestTheLogRecordsEachCallsReach(t *testing.T) {
+	f := newReachFloor(t)
+	ctx := context.Background()
+	var team string
+	if err := f.sql.QueryRow(ctx, "SELECT min(team_key) FROM analytics.dim_team").Scan(&team); err != nil {
+		t.Fatal(err)
+	}
+	const lead, nobody, manager = "lead-1", "nobody-1", "manager-1"
+	f.grant(t, lead, reports.SeesTeam, team)
+	f.grant(t, nobody, reports.SeesNone, "")
+	want := map[string]string{manager: "floor", lead: "team:" + team, nobody: "none"}
+	ids := map[string]string{}
+	for person := range want {
+		a, _ := f.ask(t, person, "sales", `{"who":{"team":"`+team+`"},"period":{"named":"last_week"},"metrics":["submitted_sales"]}`)
+		ids[person], _ = a["request_id"].(string)
+	}
+	f.log.Flush(ctx)
+	for person, reach := range want {
+		var got *string
+		if err := f.sql.QueryRow(ctx, "SELECT reach FROM plumbline.request_outcome WHERE request_id = $1", ids[person]).Scan(&got); err != nil {
+			t.Fatalf("%s's call %s: %v", person, ids[person], err)
+		}
+		if got == nil || *got != reach {
+			t.Errorf("%s's call was logged with reach %v, want %q", person, got, reach)
+		}
+	}
+}

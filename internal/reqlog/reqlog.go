@@ -59,6 +59,7 @@ type Log struct {
 // outcome is what Finish queues for the writer.
 type outcome struct {
 	id, code string
+	reach    string // empty: not resolved
 	ms       float64
 	rows     int32
 }
@@ -373,7 +374,7 @@ func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duratio
 // Finish queues a call's outcome, duration and row count for the writer;
 // it never waits for the database.
 func (l *Log) Finish(_ context.Context, r *reports.Record) {
-	o := outcome{id: r.ID, code: r.Outcome, ms: float64(r.Duration.Microseconds()) / 1000, rows: int32(r.Rows)}
+	o := outcome{id: r.ID, code: r.Outcome, reach: r.Reach, ms: float64(r.Duration.Microseconds()) / 1000, rows: int32(r.Rows)}
 	l.mu.Lock()
 	closed := l.closed
 	if !closed {
@@ -436,18 +437,20 @@ func (l *Log) Close() {
 	l.Flush(context.Background())
 }
 
-const insertOutcomes = `INSERT INTO plumbline.request_outcome (request_id, outcome, duration_ms, row_count)
-SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::int[])`
+const insertOutcomes = `INSERT INTO plumbline.request_outcome (request_id, outcome, duration_ms, row_count, reach)
+SELECT id, outcome, ms, row_count, NULLIF(reach, '')
+FROM unnest($1::text[], $2::text[], $3::float8[], $4::int[], $5::text[]) AS o(id, outcome, ms, row_count, reach)`
 
 // write records outcomes in one statement. Their calls' rows are already
 // on record; the outcomes need not wait for a disk flush.
 func (l *Log) write(ctx context.Context, batch []outcome) {
 	ids, codes, ms, rows := make([]string, len(batch)), make([]string, len(batch)), make([]float64, len(batch)), make([]int32, len(batch))
+	reaches := make([]string, len(batch))
 	for i, o := range batch {
-		ids[i], codes[i], ms[i], rows[i] = o.id, o.code, o.ms, o.rows
+		ids[i], codes[i], ms[i], rows[i], reaches[i] = o.id, o.code, o.ms, o.rows, o.reach
 	}
 	err := l.st.Batch(ctx, pgstore.Tx{Role: l.opts.Role, Write: true, Lazy: true}, func(b *pgx.Batch) {
-		b.Queue(insertOutcomes, ids, codes, ms, rows)
+		b.Queue(insertOutcomes, ids, codes, ms, rows, reaches)
 	})
 	if err != nil {
 		l.opts.Metrics.LogFailed(telemetry.LogWriteOutcome, len(batch))

@@ -85,7 +85,7 @@ GRANT INSERT (request_id, person, client, tool, arguments, software) ON plumblin
 GRANT SELECT (request_id, person, started_at, counted) ON plumbline.request_log TO {{logger}};
 GRANT UPDATE (counted) ON plumbline.request_log TO {{logger}};
 REVOKE ALL ON plumbline.request_outcome FROM {{logger}};
-GRANT INSERT (request_id, outcome, duration_ms, row_count) ON plumbline.request_outcome TO {{logger}};
+GRANT INSERT (request_id, outcome, duration_ms, row_count, reach) ON plumbline.request_outcome TO {{logger}};
 
 -- The analyst's audit log (sql/migrations/0200_analyst_log.sql): the logger
 -- puts each statement on record once, reads back what the per-service limit
