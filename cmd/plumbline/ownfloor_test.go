@@ -22,6 +22,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/internal/clienttest"
 	"plumbline/internal/grants"
+	"plumbline/internal/pgcluster"
 	"plumbline/internal/pgtest"
 	"plumbline/reports"
 )
@@ -82,7 +83,14 @@ func TestOwnFloorEndToEnd(t *testing.T) {
 	addr := freeAddr(t)
 	base := "http://" + addr
 	issuer := clienttest.OIDCProvider(t, base+"/signin/oidc/callback")
-	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+	// psql from the PostgreSQL the harness runs, whether or not it is on
+	// the PATH.
+	pgBin, err := pgcluster.Binaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := strings.Join([]string{filepath.Dir(bin), pgBin, os.Getenv("PATH")}, string(os.PathListSeparator))
+	env := append(os.Environ(), "PATH="+path,
 		"ADMIN_DB="+db.DSN, "APP_DB="+db.LoginDSN(r.App), "AGENT_DB="+db.LoginDSN(r.Agent),
 		"ADDR="+addr, "PUBLIC_URL="+base, "OIDC_ISSUER="+issuer, "OIDC_CLIENT_ID=plumbline",
 		"PLUMBLINE_OIDC_CLIENT_SECRET=op-secret", "PLUMBLINE_LOG_SECRET=own-floor-test-log-secret",

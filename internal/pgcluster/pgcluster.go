@@ -299,6 +299,11 @@ func (c *Cluster) run(ctx context.Context, name string, args ...string) error {
 	return nil
 }
 
+// Binaries returns the directory of the PostgreSQL server binaries a
+// cluster starts from (initdb, pg_ctl, and beside them psql), found as
+// Start finds them.
+func Binaries() (string, error) { return findBinaries() }
+
 // findBinaries looks in PLUMBLINE_PG_BIN when it is set, else next to initdb
 // on PATH, then in Debian's versioned directories, newest first.
 func findBinaries() (string, error) {
