@@ -37,6 +37,9 @@ type WhoArg struct {
 	Floor bool
 	Team  string
 	Agent string
+	// Default says who was left out: the caller's reach decides whom the
+	// call is about (Directory.defaultScope).
+	Default bool
 }
 
 // PeriodArg is which days: one of Named, Day, Week, or Start with End.
@@ -269,7 +272,7 @@ func decodeWho(a *args) (WhoArg, *Refusal) {
 	case r != nil:
 		return WhoArg{}, r
 	case w == nil:
-		return WhoArg{}, invalid(argWho, "is required: say whose figures, "+whoShape+".", "floor", "team", "agent")
+		return WhoArg{Default: true}, nil
 	case len(w.fields) != 1:
 		return WhoArg{}, invalid(argWho, "must have exactly one of the fields.", "floor", "team", "agent")
 	}

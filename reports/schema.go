@@ -112,7 +112,7 @@ func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 	if len(countedSums(rep)) > 1 {
 		props[argCompareCounts] = schema{"type": "boolean", "description": "each counting basis side by side"}
 	}
-	return object(props, argWho, argPeriod)
+	return object(props, argPeriod)
 }
 
 func joinIDs(ms []*catalog.Metric) string {

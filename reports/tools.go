@@ -70,7 +70,7 @@ func (e *Engine) builtins() []builtin {
 				argPeriod: withDescription("the day, in "+cat.Zone().String()+"; default yesterday",
 					exactlyOne(object(schema{"named": enum("", []string{"today", "yesterday"}), "day": dateSchema("")}))),
 				argCompact: compactSchema, argKnownDefinitions: knownSchema,
-			}, argWho),
+			}),
 			OutputSchema: cannedOutputSchema(),
 			Metrics:      sections,
 		}, (*Engine).teamDay},
@@ -84,7 +84,7 @@ func (e *Engine) builtins() []builtin {
 				"weeks":      schema{"type": "integer", "minimum": 1, "maximum": maxWeeks, "default": defaultWeeks},
 				argCompareTo: enum("", compareChoices),
 				argCompact:   compactSchema, argKnownDefinitions: knownSchema,
-			}, argWho),
+			}),
 			OutputSchema: cannedOutputSchema(),
 			Metrics:      sections,
 		}, (*Engine).teamWeeks},
@@ -111,7 +111,7 @@ func (e *Engine) builtins() []builtin {
 			InputSchema: object(schema{
 				argWho: oneOfWho(true),
 				"day":  dateSchema("default today"),
-			}, argWho),
+			}),
 			OutputSchema: rosterOutputSchema(),
 		}, (*Engine).roster},
 		{Tool{
@@ -195,7 +195,7 @@ func Instructions() string {
 - The notes are part of the answer: pass them on to the person, in your own words, with the figures they qualify.
 - Null means no data (for example hours not in yet, or a day not loaded), never zero. Do not fill nulls with zeros or estimates. A zero is a loaded day without activity.
 - A metric's left_out counts the agent-days left out of its figures because a part was not known yet; such figures are partial. Say so.
-- Each person sees what their reach allows (the whole floor, their own teams, or only their own figures): a who outside it is refused naming what they may ask for, and {"team": "mine"} is their own team.
+- Each person sees what their reach allows (the whole floor, their own teams, or only their own figures): a who outside it is refused naming what they may ask for, {"team": "mine"} is their own team, and a call without who is about the floor, or their one team, or their own figures.
 - Without group_by an answer is one total row. Grouped answers list every team or agent in scope, with null where nothing is in. A week row's days column says how many of the period's days it holds: compare whole weeks only.
 - top_n is a ranking by sort, or else by the first metric, descending; rows tied with the last one kept are kept too. Say when a note reports a tie.
 - Sales are counted on different bases (board = live, submitted = nightly, approved = carrier-confirmed). Every sales figure names its sales_basis; never add, subtract or compare figures across bases.

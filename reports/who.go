@@ -252,6 +252,8 @@ func (d *Directory) resolveWho(w WhoArg) (Scope, []Candidate, *Refusal) {
 // caller's own team (Directory.mine).
 func (d *Directory) resolveWithin(w WhoArg, r Reach, person string) (Scope, []Candidate, *Refusal) {
 	switch {
+	case w.Default:
+		return d.defaultScope(r, person)
 	case r.None():
 		return Scope{}, nil, r.outside(argWho, person)
 	case w.Floor:

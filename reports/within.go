@@ -83,3 +83,26 @@ func (r Reach) outside(argument, person string) *Refusal {
 	}
 	return &Refusal{Code: CodeForbidden, Argument: argument, Rule: rule, Choices: r.choices(person)}
 }
+
+// defaultScope is whom a call that leaves who out is about: the floor for
+// a caller who sees it, else their one team, or their own agent; a caller
+// who sees several teams, or a team and their own figures, is asked to
+// name one.
+func (d *Directory) defaultScope(r Reach, person string) (Scope, []Candidate, *Refusal) {
+	switch {
+	case r.Floor:
+		return Scope{Kind: ScopeFloor, Name: "the floor"}, nil, nil
+	case r.None():
+		return Scope{}, nil, r.outside(argWho, person)
+	case len(r.Teams) == 1 && !r.Own:
+		if t, ok := d.team(r.Teams[0]); ok {
+			return Scope{Kind: ScopeTeam, Key: t.Key, Name: t.Name}, nil, nil
+		}
+	case len(r.Teams) == 0:
+		if a, ok := d.agent(person); ok {
+			return Scope{Kind: ScopeAgent, Key: a.Key, Name: a.Name, Team: a.Team}, nil, nil
+		}
+	}
+	return Scope{}, nil, &Refusal{Code: CodeInvalidArgument, Argument: argWho, Choices: r.choices(person),
+		Rule: "must be given when you may see more than one team or agent; name one of yours (choices)."}
+}

@@ -100,7 +100,7 @@ func checkReportSchema(t *testing.T, raw any) {
 	if s.AdditionalProperties == nil || *s.AdditionalProperties {
 		t.Error("the sales schema accepts unknown fields")
 	}
-	if !slices.Equal(s.Required, []string{"who", "period"}) {
+	if !slices.Equal(s.Required, []string{"period"}) {
 		t.Errorf("required = %v", s.Required)
 	}
 	who, period := s.Properties["who"], s.Properties["period"]

@@ -155,6 +155,30 @@ func TestReachInTheEngine(t *testing.T) {
 			t.Errorf("the lead on %s: %v, want %v", who, submitted(a), teamSum(t1))
 		}
 	}
+	// A call without who is about what the caller may see: the floor for
+	// the manager (the same figure as asking for the floor), the lead's one
+	// team, the agent's own figures; someone who sees two teams is asked
+	// to name one.
+	noWho := `{` + period + `,"metrics":["submitted_sales"]}`
+	floorAsked, _ := f.ask(t, manager, "sales", sales(`{"floor":true}`))
+	if a, _ := f.ask(t, manager, "sales", noWho); submitted(a) != submitted(floorAsked) || submitted(a) == -1 {
+		t.Errorf("the manager without who: %v, want the floor's %v", submitted(a), submitted(floorAsked))
+	}
+	if a, _ := f.ask(t, lead, "sales", noWho); submitted(a) != teamSum(t1) {
+		t.Errorf("the lead without who: %v, want their team's %v", submitted(a), teamSum(t1))
+	}
+	if a, _ := f.ask(t, a1, "sales", noWho); submitted(a) != agentSum(a1) {
+		t.Errorf("%s without who: %v, want their own %v", a1, submitted(a), agentSum(a1))
+	}
+	const twoTeams = "lead-2"
+	f.grant(t, twoTeams, reports.SeesTeam, t1)
+	f.grant(t, twoTeams, reports.SeesTeam, t2)
+	a, _ := f.ask(t, twoTeams, "sales", noWho)
+	if e := refusal(t, a, "two teams without who"); e["code"] != reports.CodeInvalidArgument || e["argument"] != "who" ||
+		!slices.Equal(e["choices"].([]any), []any{t1, t2}) {
+		t.Errorf("two teams without who: %v, want who asked for, naming %s and %s", e, t1, t2)
+	}
+
 	// And nothing else: the other team (the manager's kept answer
 	// included), the floor, an agent of the other team by key, name or
 	// email.
