@@ -105,19 +105,21 @@ func closeness(typed string, words []string) int {
 	return best
 }
 
-// ranked orders the indexes found close by distance, then by index.
-type closeMatch struct{ at, distance int }
-
-func rankClose(found []closeMatch) []int {
-	slices.SortStableFunc(found, func(a, b closeMatch) int {
-		if a.distance != b.distance {
-			return a.distance - b.distance
+// closest returns the items close to what was typed, closest first and
+// then in the order given: distance says how far item i is, or -1 when it
+// is not close.
+func closest[T any](items []T, distance func(i int, item T) int) []T {
+	type match struct{ at, distance int }
+	var found []match
+	for i, it := range items {
+		if d := distance(i, it); d >= 0 {
+			found = append(found, match{i, d})
 		}
-		return a.at - b.at
-	})
-	out := make([]int, len(found))
+	}
+	slices.SortStableFunc(found, func(a, b match) int { return a.distance - b.distance })
+	out := make([]T, len(found))
 	for i, m := range found {
-		out[i] = m.at
+		out[i] = items[m.at]
 	}
 	return out
 }
@@ -126,34 +128,30 @@ func rankClose(found []closeMatch) []int {
 // email, whose email) is close to text, closest first. It is asked only
 // when nothing matched.
 func (d *Directory) closeAgents(text string, keep func(Agent) bool) []Agent {
-	var found []closeMatch
 	if strings.Contains(text, "@") {
 		typed := strings.ToLower(unaccented(text))
-		for i, a := range d.Agents {
+		return closest(d.Agents, func(_ int, a Agent) int {
 			if !keep(a) {
-				continue
+				return -1
 			}
 			email := strings.ToLower(a.Email)
 			local, _, _ := strings.Cut(email, "@")
-			if d := editDistance(typed, email); d <= allowance(utf8.RuneCountInString(local)) {
-				found = append(found, closeMatch{i, d})
+			if dist := editDistance(typed, email); dist <= allowance(utf8.RuneCountInString(local)) {
+				return dist
 			}
-		}
-	} else if typed := folded(text); typed != "" {
-		for i, a := range d.Agents {
-			if !keep(a) {
-				continue
-			}
-			if dist := closeness(typed, d.names[i]); dist >= 0 {
-				found = append(found, closeMatch{i, dist})
-			}
-		}
+			return -1
+		})
 	}
-	var out []Agent
-	for _, i := range rankClose(found) {
-		out = append(out, d.Agents[i])
+	typed := folded(text)
+	if typed == "" {
+		return nil
 	}
-	return out
+	return closest(d.Agents, func(i int, a Agent) int {
+		if !keep(a) {
+			return -1
+		}
+		return closeness(typed, d.names[i])
+	})
 }
 
 // closeTeams returns the teams sees allows (by key) whose name is close to
@@ -163,18 +161,10 @@ func (d *Directory) closeTeams(text string, sees func(key string) bool) []Team {
 	if typed == "" {
 		return nil
 	}
-	var found []closeMatch
-	for i, t := range d.Teams {
+	return closest(d.Teams, func(i int, t Team) int {
 		if !sees(t.Key) {
-			continue
+			return -1
 		}
-		if dist := closeness(typed, d.teamNames[i]); dist >= 0 {
-			found = append(found, closeMatch{i, dist})
-		}
-	}
-	var out []Team
-	for _, i := range rankClose(found) {
-		out = append(out, d.Teams[i])
-	}
-	return out
+		return closeness(typed, d.teamNames[i])
+	})
 }

@@ -206,7 +206,7 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 	found, near := dir.matchAgents(q, sees), false
 	// Close names are offered only for a query that names no one: one that
 	// names someone outside the reach finds no one, as who does.
-	if len(found) == 0 && len(dir.matchAgents(q, nil)) == 0 {
+	if len(found) == 0 && (c.reach.Floor || len(dir.matchAgents(q, nil)) == 0) {
 		found = dir.closeAgents(q, sees)
 		near = len(found) > 0
 	}
