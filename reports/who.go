@@ -278,27 +278,31 @@ func (d *Directory) resolveWithin(w WhoArg, r Reach, person string) (Scope, []Ca
 func (d *Directory) resolveTeam(text string, r Reach, person string) (Scope, []Candidate, *Refusal) {
 	typed := tokens(text)
 	var exact, loose []Team
+	outside := false // the text names a team outside the reach
 	for i, t := range d.Teams {
-		if !r.seesTeam(t.Key) {
-			continue
-		}
+		var in *[]Team
 		switch {
 		case strings.EqualFold(t.Key, text) || slices.Equal(d.teamNames[i], typed):
-			exact = append(exact, t)
+			in = &exact
 		case matchesTokens(typed, d.teamNames[i]):
-			loose = append(loose, t)
+			in = &loose
+		default:
+			continue
+		}
+		if r.seesTeam(t.Key) {
+			*in = append(*in, t)
+		} else {
+			outside = true
 		}
 	}
 	found := exact
 	if len(found) == 0 {
 		found = loose
 	}
-	if len(found) == 0 && !r.Floor {
-		// A team named exactly, outside the reach, is refused as such, not
-		// answered with teams within it whose names are close.
-		if _, cands, ref := d.resolveTeam(text, FloorReach, ""); ref == nil && (len(cands) == 0 || !cands[0].close) {
-			return Scope{}, nil, r.outside("who.team", person)
-		}
+	if len(found) == 0 && outside {
+		// A team named outside the reach is refused as such, not answered
+		// with teams within it whose names are close.
+		return Scope{}, nil, r.outside("who.team", person)
 	}
 	if len(found) == 0 {
 		if near := d.closeTeams(text, r.seesTeam); len(near) > 0 {
