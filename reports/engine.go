@@ -89,6 +89,9 @@ type Caller struct {
 	// Tools are the tools this caller's token allows; nil allows every
 	// tool. A call to any other is refused, and recorded.
 	Tools []string
+	// Day is the call's day on the floor, which dates the caller's reach;
+	// the engine sets it, for the store to name it to the database.
+	Day time.Time
 }
 
 // Answer is a tool call's result: a JSON object for the client.
@@ -220,7 +223,8 @@ type call struct {
 // here.
 func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.RawMessage) *Answer {
 	c := &call{id: newRequestID(), tool: tool, caller: caller, now: e.opts.Now()}
-	ctx = WithCaller(ctx, caller)
+	c.caller.Day = today(c.now, e.cat.Zone())
+	ctx = WithCaller(ctx, c.caller)
 	if e.opts.Recorder == nil {
 		a := e.dispatch(ctx, c, raw)
 		a.RequestID = c.id

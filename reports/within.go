@@ -18,7 +18,7 @@ func (e *Engine) reachOf(ctx context.Context, c *call) error {
 		c.reach, c.reached = FloorReach, true
 		return nil
 	}
-	r, err := e.opts.Reach.Reach(ctx, c.caller.Person, today(c.now, e.cat.Zone()))
+	r, err := e.opts.Reach.Reach(ctx, c.caller.Person, c.caller.Day)
 	if err != nil {
 		return err
 	}

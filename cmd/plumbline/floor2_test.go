@@ -107,7 +107,7 @@ func TestSecondFloorFromEmpty(t *testing.T) {
 	if _, err := admin.Exec(ctx, "ALTER ROLE "+r.App+" PASSWORD 'pgtest-login'; ALTER ROLE "+r.Agent+" PASSWORD 'pgtest-login'"); err != nil {
 		t.Fatal(err)
 	}
-	code, out, _ = runCLI(t, append([]string{"guard", "--db", db.LoginDSN(r.App), "--analyst-db", db.LoginDSN(r.Agent)}, floor2Args(r)...)...)
+	code, out, _ = runCLI(t, append([]string{"guard", "--db", db.LoginDSN(r.App), "--analyst-db", db.LoginDSN(r.Agent), "--catalog", floor2 + "/catalog"}, floor2Args(r)...)...)
 	if code != 0 || strings.Contains(out, "missing") || strings.Count(out, "nothing extra") != 2 {
 		t.Errorf("the login setup made does not pass the guard: exit %d\n%s", code, out)
 	}

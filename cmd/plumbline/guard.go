@@ -15,6 +15,7 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("guard", helpText("guard"), s)
 	db := f.string("db", "", "PostgreSQL connection `string` of plumbline's login (required)")
 	analystDSN := f.string("analyst-db", "", "PostgreSQL connection `string` of the analyst's door's login, to check it too")
+	catalogDir := f.string("catalog", "", "catalogue `directory` the database serves, whose sources the login must read only through the views that filter them by reach (default: the embedded demo catalogue)")
 	var dirs grants.Dirs
 	var roles grants.Roles
 	var limits grants.Limits
@@ -36,12 +37,16 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
+	cat, err := loadCatalog(*catalogDir)
+	if err != nil {
+		return err
+	}
 	conn, err := pgx.Connect(ctx, *db)
 	if err != nil {
 		return fmt.Errorf("cannot reach the database: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	rep, err := dbcheck.Inspect(ctx, conn, dbcheck.LoginPolicy(roles, gs))
+	rep, err := dbcheck.Inspect(ctx, conn, dbcheck.LoginPolicy(roles, gs, cat))
 	if err != nil {
 		return err
 	}

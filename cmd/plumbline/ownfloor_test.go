@@ -39,7 +39,7 @@ var ownFloor = struct {
 	export:    `for f in testdata/floor2/export/*.csv; do psql "$ADMIN_DB" -v ON_ERROR_STOP=1 -c "\copy $(basename "$f" .csv) FROM '$f' (FORMAT csv, HEADER)"; done`,
 	setup: `plumbline setup --db "$ADMIN_DB" --grants testdata/floor2/grants --analyst-grants testdata/floor2/analyst ` +
 		`--catalog testdata/floor2/catalog --sql testdata/floor2/sql`,
-	guard:     `plumbline guard --db "$APP_DB" --grants testdata/floor2/grants --analyst-db "$AGENT_DB" --analyst-grants testdata/floor2/analyst`,
+	guard:     `plumbline guard --db "$APP_DB" --catalog testdata/floor2/catalog --grants testdata/floor2/grants --analyst-db "$AGENT_DB" --analyst-grants testdata/floor2/analyst`,
 	check:     `plumbline check --db "$APP_DB" --grants testdata/floor2/grants --analyst-grants testdata/floor2/analyst testdata/floor2/catalog`,
 	scimToken: `plumbline scim token create --name okta --db "$APP_DB"`,
 	serve: `plumbline serve --db "$APP_DB" --grants testdata/floor2/grants --catalog testdata/floor2/catalog ` +

@@ -42,8 +42,12 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
+	cat, err := loadCatalog(*catalogDir)
+	if err != nil {
+		return err
+	}
 	if *printSQL {
-		script, err := grants.Script(roles, limits, append(gs, ags...))
+		script, err := grants.Script(roles, limits, append(gs, ags...), cat)
 		if err != nil {
 			return err
 		}
@@ -53,10 +57,7 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	if *db == "" {
 		return fmt.Errorf("%w: --db is required (or --print)", errUsage)
 	}
-	plan := provision.Plan{Roles: roles, Grants: append(gs, ags...), Limits: limits}
-	if plan.Catalog, err = loadCatalog(*catalogDir); err != nil {
-		return err
-	}
+	plan := provision.Plan{Roles: roles, Grants: append(gs, ags...), Limits: limits, Catalog: cat}
 	if *sqlDir != "" {
 		plan.SQL = os.DirFS(*sqlDir)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/grants"
+	"plumbline/internal/query"
 )
 
 // This file checks a database against a catalogue: `plumbline check --db`.
@@ -20,6 +21,9 @@ type column struct {
 	relation, name, use string
 	summed              bool
 	nullable            bool // the catalogue allows NULL in it
+	// seen is the view the reader reads a source's column through, in
+	// query.SeenSchema; empty for a relation it reads itself.
+	seen string
 }
 
 // columnsOf lists every column the catalogue reads: the roster's and each
@@ -50,9 +54,13 @@ func columnsOf(cat *catalog.Catalog) []column {
 	}
 	for _, s := range cat.Sources() {
 		use := "source " + s.ID
+		from := len(out)
 		add(s.Relation, use, false, s.AgentKey, s.DayKey, s.TimeKey)
 		for _, c := range s.Columns {
 			out = append(out, column{relation: s.Relation, name: c, use: use, summed: true, nullable: slices.Contains(s.Nullable, c)})
+		}
+		for i := from; i < len(out); i++ {
+			out[i].seen = s.ID
 		}
 	}
 	return out
@@ -61,17 +69,22 @@ func columnsOf(cat *catalog.Catalog) []column {
 // columnFacts reads, for each column, whether its relation and it exist,
 // its type, whether it may hold NULL (a view's column always may: a view
 // declares no NOT NULL), whether its relation is a view, and whether the
-// reader may select it.
+// reader may select it: in the view it reads a source through ($4, in
+// schema $5), or else in the relation itself.
 const columnFacts = `
 SELECT c.oid IS NOT NULL, a.attnum IS NOT NULL, coalesce(t.typcategory = 'N', false),
        coalesce(format_type(a.atttypid, a.atttypmod), ''), coalesce(NOT a.attnotnull, false), coalesce(c.relkind IN ('v', 'm'), false),
-       coalesce(r.oid IS NOT NULL AND a.attnum IS NOT NULL AND has_column_privilege(r.oid, c.oid, a.attnum, 'SELECT'), false)
-FROM unnest($1::text[], $2::text[]) WITH ORDINALITY w(rel, col, i)
+       coalesce(r.oid IS NOT NULL AND a.attnum IS NOT NULL AND
+                CASE WHEN w.seen = '' THEN has_column_privilege(r.oid, c.oid, a.attnum, 'SELECT')
+                     ELSE sa.attnum IS NOT NULL AND has_column_privilege(r.oid, sc.oid, sa.attnum, 'SELECT') END, false)
+FROM unnest($1::text[], $2::text[], $4::text[]) WITH ORDINALITY w(rel, col, seen, i)
 LEFT JOIN pg_namespace n ON n.nspname = split_part(w.rel, '.', 1)
 LEFT JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = split_part(w.rel, '.', 2)
 LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = w.col AND a.attnum > 0 AND NOT a.attisdropped
 LEFT JOIN pg_type t ON t.oid = a.atttypid
 LEFT JOIN pg_roles r ON r.rolname = $3
+LEFT JOIN pg_class sc ON sc.relnamespace = to_regnamespace($5) AND sc.relname = w.seen
+LEFT JOIN pg_attribute sa ON sa.attrelid = sc.oid AND sa.attname = w.col AND sa.attnum > 0 AND NOT sa.attisdropped
 ORDER BY w.i`
 
 // readerFacts reads whether the reader exists, whether the login may become
@@ -113,11 +126,11 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 	}
 
 	cols := columnsOf(cat)
-	rels, names := make([]string, len(cols)), make([]string, len(cols))
+	rels, names, seen := make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols))
 	for i, c := range cols {
-		rels[i], names[i] = c.relation, c.name
+		rels[i], names[i], seen[i] = c.relation, c.name, c.seen
 	}
-	rows, err := q.Query(ctx, columnFacts, rels, names, reader)
+	rows, err := q.Query(ctx, columnFacts, rels, names, reader, seen, query.SeenSchema)
 	if err != nil {
 		return nil, fmt.Errorf("check the catalogue's columns: %w", err)
 	}
@@ -144,6 +157,9 @@ func CheckCatalog(ctx context.Context, q Querier, cat *catalog.Catalog, gs []*gr
 		case c.summed && nullable && !c.nullable:
 			add("%s.%s (%s): can hold NULL, but the catalogue does not list it under the source's nullable:; "+
 				"list it there (its metrics then need nulls: leave_out) or make the column NOT NULL", c.relation, c.name, c.use)
+		case !readable && exists && c.seen != "":
+			add("%s.%s (%s): the reader role %s cannot read it through %s.%s, the view that filters it by reach; "+
+				"grant it in the relation's grant file and run plumbline setup", c.relation, c.name, c.use, reader, query.SeenSchema, c.seen)
 		case !readable && exists:
 			add("%s.%s (%s): the reader role %s cannot read it; grant it in the relation's grant file and apply the grants", c.relation, c.name, c.use, reader)
 		}

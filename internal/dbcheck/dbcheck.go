@@ -10,8 +10,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"plumbline/catalog"
 	"plumbline/internal/grants"
 	"plumbline/internal/pgstore"
+	"plumbline/internal/query"
 )
 
 // Querier runs queries and transactions: a *pgx.Conn or a *pgxpool.Pool.
@@ -24,8 +26,13 @@ type Querier interface {
 // Policy is what the login may reach.
 type Policy struct {
 	// Read lists the relations (schema.name) the login may read: those its
-	// grant files name.
+	// grant files name, but the views in place of the sources they filter
+	// (Seen).
 	Read []string
+	// Seen maps each source relation the catalogue sums figures from to
+	// the view the login reads it through, filtered by the caller's reach:
+	// reading the source itself is extra.
+	Seen map[string]string
 	// Roles lists the roles the login may be a member of: the reader, the
 	// logger and auth.
 	Roles []string
@@ -41,10 +48,15 @@ type Policy struct {
 }
 
 // LoginPolicy is what plumbline's server login may reach: the relations of
-// the reader's grant files gs, as a member of the reader, the logger and
+// the reader's grant files gs, but each of cat's sources only through the
+// view that filters it by reach, as a member of the reader, the logger and
 // auth, with plumbline's own tables and functions.
-func LoginPolicy(roles grants.Roles, gs []*grants.Grant) Policy {
-	return Policy{Read: grants.Relations(gs), Roles: roles.Held()}
+func LoginPolicy(roles grants.Roles, gs []*grants.Grant, cat *catalog.Catalog) Policy {
+	seen := map[string]string{}
+	for _, src := range cat.Sources() {
+		seen[src.Relation] = query.SeenNames(src)[0]
+	}
+	return Policy{Read: grants.ReaderReads(gs, cat), Roles: roles.Held(), Seen: seen}
 }
 
 // AnalystPolicy is what the analyst's door's login may reach: the analyst
@@ -469,6 +481,8 @@ func (c *comparison) add(r reached) {
 			// judged column by column
 		case own && priv == "DELETE" && t.Delete:
 		case priv == "SELECT" && slices.Contains(c.p.Read, object):
+		case priv == "SELECT" && c.p.Seen[object] != "":
+			extra("unfiltered", priv)
 		case priv == "SELECT":
 			extra("read", priv)
 		default:
@@ -522,8 +536,11 @@ func (c *comparison) extra() []string {
 		switch kind {
 		case "relation":
 			text = fmt.Sprintf("%s on relation %s", list, object)
-			if what == "read" {
+			switch what {
+			case "read":
 				text += ", which no grant file names"
+			case "unfiltered":
+				text += ", which plumbline reads only through " + c.p.Seen[object] + ", the view that filters it by the caller's reach; run plumbline setup again"
 			}
 		case "column":
 			text = fmt.Sprintf("%s (%s) on relation %s, beyond what plumbline's own table needs", what, list, object)
@@ -635,8 +652,17 @@ var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 // missing lists what the policy gives that the login does not hold.
 func (c *comparison) missing() []string {
 	var out []string
+	through := map[string]string{}
+	for src, view := range c.p.Seen {
+		through[view] = src
+	}
 	for _, rel := range c.p.Read {
-		if !c.held[held{"relation", rel, "SELECT", ""}] {
+		src := through[strings.TrimSuffix(rel, ":begins")]
+		switch {
+		case c.held[held{"relation", rel, "SELECT", ""}]:
+		case src != "":
+			out = append(out, fmt.Sprintf("cannot read %s, a view through which it reads %s, filtered by reach (or it does not exist); run plumbline setup again", rel, src))
+		default:
 			out = append(out, fmt.Sprintf("cannot read %s, which a grant file names (or it does not exist)", rel))
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"plumbline/internal/dbcheck"
 	"plumbline/internal/grants"
 	"plumbline/internal/pgtest"
+	"plumbline/internal/query"
 	sqlfiles "plumbline/sql"
 )
 
@@ -34,7 +35,7 @@ func policy(t testing.TB, r grants.Roles) dbcheck.Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dbcheck.LoginPolicy(r, gs)
+	return dbcheck.LoginPolicy(r, gs, pgtest.Catalog(t))
 }
 
 // With exactly the real grants, the guard finds nothing extra and nothing
@@ -62,7 +63,7 @@ func TestMissingGrants(t *testing.T) {
 	db := pgtest.NewDB(t)
 	r := db.PrivateRoles(t)
 	admin := db.Conn(t)
-	_, err := admin.Exec(context.Background(), `REVOKE SELECT ON live.sales_board FROM `+r.Reader+`;
+	_, err := admin.Exec(context.Background(), `REVOKE SELECT ON plumbline_seen.sales_board FROM `+r.Reader+`;
 		REVOKE INSERT (arguments) ON plumbline.request_log FROM `+r.Logger+`; REVOKE `+r.Auth+` FROM `+r.App+`;
 		REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM `+r.Logger)
 	if err != nil {
@@ -73,7 +74,7 @@ func TestMissingGrants(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"cannot read live.sales_board, which a grant file names (or it does not exist)",
+		"cannot read plumbline_seen.sales_board, a view through which it reads live.sales_board, filtered by reach (or it does not exist); run plumbline setup again",
 		"not a member of role " + r.Auth,
 		"cannot execute plumbline.prune_signin_state() (or it does not exist)",
 		"cannot execute pg_catalog.pg_advisory_xact_lock(bigint) (or it does not exist)",
@@ -158,10 +159,23 @@ func TestCheckCatalog(t *testing.T) {
 	}
 
 	r := db.PrivateRoles(t)
-	_, err = db.Conn(t).Exec(ctx, `
+	// The views that filter the sources by reach go with the columns they
+	// read, and come back as setup makes them, over the changed sources.
+	admin := db.Conn(t)
+	_, err = admin.Exec(ctx, `DROP SCHEMA plumbline_seen CASCADE;
 		ALTER TABLE metrics.agent_quality_daily RENAME COLUMN audits_failed TO audits_not_passed;
-		ALTER TABLE metrics.agent_sales_daily ALTER COLUMN lost TYPE text;
-		REVOKE SELECT ON live.sales_board FROM `+r.Reader+`;
+		ALTER TABLE metrics.agent_sales_daily ALTER COLUMN lost TYPE text;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, query.SeenViews(cat), pgx.QueryExecModeSimpleProtocol); err != nil {
+		t.Fatal(err)
+	}
+	if err := grants.Apply(ctx, admin, r, gs, cat); err != nil {
+		t.Fatal(err)
+	}
+	_, err = admin.Exec(ctx, `
+		REVOKE SELECT ON plumbline_seen.sales_board FROM `+r.Reader+`;
 		GRANT USAGE ON SCHEMA crm TO `+r.Reader+`; GRANT SELECT (call_id, member_phone) ON crm.member_calls TO `+r.Reader+`;
 		ALTER TABLE analytics.team_floor_history RENAME TO floor_history_old;
 		INSERT INTO analytics.targets VALUES ('hawks', 'zq_gone', 'week', '2026-11-09', 1, 'someone', now(), 'a metric since removed'),
@@ -188,7 +202,7 @@ func TestCheckCatalog(t *testing.T) {
 		`analytics.targets: holds targets for "logged_hours", which is not a metric with a target: rule`,
 		"analytics.targets: holds close_rate targets by week, but the catalogue sets them by month only",
 		"crm.member_calls.member_phone: the reader can read it and its name looks like member data",
-		"live.sales_board.sales (source sales_board): the reader role " + r.Reader + " cannot read it",
+		"live.sales_board.sales (source sales_board): the reader role " + r.Reader + " cannot read it through plumbline_seen.sales_board",
 		"metrics.agent_quality_daily.audits_failed (source agent_quality_daily): the column does not exist",
 		"metrics.agent_sales_daily.lost (source agent_sales_daily): is text, not a number",
 	} {
@@ -291,7 +305,7 @@ func TestEachExtraSaysHowToUndoIt(t *testing.T) {
 		}
 		fix := want[strings.LastIndex(want, ": ")+2:]
 		if strings.HasPrefix(fix, "run plumbline setup again") {
-			if err := grants.Apply(ctx, admin, r, append(gs, as...)); err != nil {
+			if err := grants.Apply(ctx, admin, r, append(gs, as...), pgtest.Catalog(t)); err != nil {
 				t.Fatal(err)
 			}
 			fix = strings.TrimPrefix(strings.TrimPrefix(fix, "run plumbline setup again"), ", and ")

@@ -132,7 +132,7 @@ func TestCheckMapping(t *testing.T) {
 		want:   []string{`source agent_sales_daily: no finished run in reporting.loads names it (job = "crm_nightly")`, "write load:"},
 	}, {
 		name: "a day that is a timestamp",
-		change: `DROP VIEW reporting.team_history; CREATE VIEW reporting.team_history AS
+		change: `DROP VIEW reporting.team_history CASCADE; CREATE VIEW reporting.team_history AS
 			SELECT employee_id, team_code, valid_from::timestamptz AS valid_from, valid_to FROM hr.team_assignments`,
 		at:   "team_history:",
 		want: []string{"reporting.team_history.valid_from (roster team_history) is timestamp with time zone", "make it date"},

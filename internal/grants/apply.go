@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"plumbline/catalog"
+	"plumbline/internal/query"
 	sqlfiles "plumbline/sql"
 )
 
@@ -32,11 +34,13 @@ func CreateRoles(ctx context.Context, conn *pgx.Conn, r Roles) error {
 // logger's privileges on the request log, no temporary tables for anyone by
 // default, nothing of Withheld but for the database's owner,
 // pg_read_all_stats and the two functions plumbline's roles use, and
-// exactly the grants gs, in one transaction. The database must be migrated
+// exactly the grants gs, in one transaction, but that the reader reads each
+// of cat's sources only through the view that filters it by the caller's
+// reach (query.SeenViews), which must exist. The database must be migrated
 // and the roles must exist, and only a superuser may apply it. It is safe
 // to run again, and a grant file removed since the last run is revoked.
-func Apply(ctx context.Context, conn *pgx.Conn, r Roles, gs []*Grant) error {
-	script, err := databaseScript(r, gs)
+func Apply(ctx context.Context, conn *pgx.Conn, r Roles, gs []*Grant, cat *catalog.Catalog) error {
+	script, err := databaseScript(r, gs, cat)
 	if err != nil {
 		return err
 	}
@@ -49,9 +53,10 @@ func Apply(ctx context.Context, conn *pgx.Conn, r Roles, gs []*Grant) error {
 }
 
 // Script renders everything CreateRoles, SetLimits and Apply run as one
-// SQL script, for a DBA to read or to apply by hand after plumbline's
+// SQL script, with the views that filter cat's sources by reach before
+// the grants, for a DBA to read or to apply by hand after plumbline's
 // migrations.
-func Script(r Roles, l Limits, gs []*Grant) (string, error) {
+func Script(r Roles, l Limits, gs []*Grant, cat *catalog.Catalog) (string, error) {
 	roles, err := rolesScript(r, "roles.sql")
 	if err != nil {
 		return "", err
@@ -60,11 +65,11 @@ func Script(r Roles, l Limits, gs []*Grant) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	db, err := databaseScript(r, gs)
+	db, err := databaseScript(r, gs, cat)
 	if err != nil {
 		return "", err
 	}
-	return roles + "\n" + limits + "\n" + db, nil
+	return roles + "\n" + limits + "\n" + query.SeenViews(cat) + "\n" + db, nil
 }
 
 func rolesScript(r Roles, file string) (string, error) {
@@ -92,7 +97,7 @@ func Withheld() string {
 	return string(body)
 }
 
-func databaseScript(r Roles, gs []*Grant) (string, error) {
+func databaseScript(r Roles, gs []*Grant, cat *catalog.Catalog) (string, error) {
 	db, err := rolesScript(r, "database.sql")
 	if err != nil {
 		return "", err
@@ -105,5 +110,29 @@ func databaseScript(r Roles, gs []*Grant) (string, error) {
 		}
 		parts = append(parts, "-- "+strings.Repeat("-", 20)+" "+g.File+"\n"+text)
 	}
-	return strings.Join(parts, "\n"), nil
+	return strings.Join(append(parts, seenScript(r, gs, cat)), "\n"), nil
+}
+
+// seenScript moves the reader's grant of each of cat's sources to the view
+// that filters it by reach: the grant file stays the record of the review,
+// and what the reader reads of the source is only what the caller may see.
+// A source no grant file to the reader names is read through no view.
+func seenScript(r Roles, gs []*Grant, cat *catalog.Catalog) string {
+	granted := map[string]bool{}
+	for _, g := range gs {
+		if g.To == ToReader {
+			granted[g.Relation] = true
+		}
+	}
+	reader := pgx.Identifier{r.Reader}.Sanitize()
+	var b strings.Builder
+	fmt.Fprintf(&b, "-- %s the reader reads figures through\nGRANT USAGE ON SCHEMA %s TO %s;\n",
+		strings.Repeat("-", 20), pgx.Identifier{query.SeenSchema}.Sanitize(), reader)
+	for _, src := range cat.Sources() {
+		fmt.Fprintf(&b, "REVOKE SELECT ON %s FROM %s;\n", pgx.Identifier(strings.SplitN(src.Relation, ".", 2)).Sanitize(), reader)
+		if granted[src.Relation] {
+			fmt.Fprintf(&b, "GRANT SELECT ON %s, %s TO %s;\n", query.Seen(src), query.Begins(src), reader)
+		}
+	}
+	return b.String()
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/internal/query"
 	sqlfiles "plumbline/sql"
 )
 
@@ -102,6 +103,21 @@ func LoadAnalystDir(dir string) ([]*Grant, error) {
 		return LoadFor(sqlfiles.AnalystGrants(), ToAnalyst)
 	}
 	return LoadFor(os.DirFS(dir), ToAnalyst)
+}
+
+// ReaderReads returns the relations the reader reads, sorted: those its
+// grant files gs name, but that it reads each of cat's sources only through
+// the views that filter it by reach (query.SeenNames).
+func ReaderReads(gs []*Grant, cat *catalog.Catalog) []string {
+	granted := Relations(gs)
+	out := slices.Clone(granted)
+	for _, src := range cat.Sources() {
+		if slices.Contains(granted, src.Relation) {
+			out = append(slices.DeleteFunc(out, func(rel string) bool { return rel == src.Relation }), query.SeenNames(src)...)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Relations returns the relations the grants name, sorted.

@@ -39,7 +39,7 @@ func TestTheAnalystSeesNoOneElse(t *testing.T) {
 	}
 	defer tx.Rollback(ctx)
 	if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL ROLE %s; SET LOCAL application_name = 'plumbline: p0042';
-		SELECT count(*) FROM metrics.agent_sales_daily`, pgtest.Roles.Reader), pgx.QueryExecModeSimpleProtocol); err != nil {
+		SELECT count(*) FROM plumbline_seen.agent_sales_daily`, pgtest.Roles.Reader), pgx.QueryExecModeSimpleProtocol); err != nil {
 		t.Fatal(err)
 	}
 	const memberCalls = `(SELECT oid FROM pg_class WHERE relname = 'member_calls')`
@@ -127,7 +127,7 @@ func TestWithheldGoesBackToWhoNeedsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := grants.Apply(ctx, admin, pgtest.Roles, append(gs, as...)); err != nil { // as setup does for a database of that owner
+	if err := grants.Apply(ctx, admin, pgtest.Roles, append(gs, as...), pgtest.Catalog(t)); err != nil { // as setup does for a database of that owner
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ role, sql string }{

@@ -49,6 +49,11 @@ type Options struct {
 	// results above all: a bigger one is not read, and the statement is
 	// cancelled and its connection closed. If zero, no bound.
 	MaxMessageBytes int
+	// DefaultReach is what a caller with no row of reach in force may see
+	// through the views that filter figures by reach (query.SeenViews):
+	// reports.SeesFloor or reports.SeesNone, as the engine's default
+	// (plumbline serve --default-reach). If empty, the floor.
+	DefaultReach string
 }
 
 // Store is a report store over a PostgreSQL pool.
@@ -74,6 +79,9 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opts *Options) 
 	}
 	if s.opts.AcquireTimeout == 0 {
 		s.opts.AcquireTimeout = DefaultAcquireTimeout
+	}
+	if s.opts.DefaultReach == "" {
+		s.opts.DefaultReach = reports.SeesFloor
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {

@@ -108,7 +108,7 @@ func TestTransactionsCarryTheCaller(t *testing.T) {
 	read := func(ctx context.Context) (caller string) {
 		t.Helper()
 		err := st.Batch(ctx, pgstore.Tx{Role: pgtest.Roles.Reader}, func(b *pgx.Batch) {
-			b.Queue("SELECT current_setting($1, true)", pgstore.CallerSetting).QueryRow(func(r pgx.Row) error { return r.Scan(&caller) })
+			b.Queue("SELECT current_setting($1, true)", query.CallerSetting).QueryRow(func(r pgx.Row) error { return r.Scan(&caller) })
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -396,6 +396,7 @@ func slowCatalog(t *testing.T, db *pgtest.DB) *catalog.Catalog {
 	if err != nil || cat.Relations()[len(cat.Relations())-1] != "metrics.slow_quality" {
 		t.Fatalf("the slow catalogue: %v %v", err, cat.Relations())
 	}
+	db.Serve(t, cat)
 	return cat
 }
 

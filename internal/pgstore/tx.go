@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"plumbline/internal/query"
 	"plumbline/reports"
 )
 
@@ -109,6 +111,7 @@ func timedOut(err error) error {
 func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Batch {
 	b := &pgx.Batch{}
 	timeout, name := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10), appName(ctx)
+	person, day := callerSettings(ctx)
 	for i, st := range steps {
 		implicit := !explicit && i == len(steps)-1 && !st.Tx.Snapshot && !st.Tx.Discard
 		if !implicit {
@@ -122,7 +125,7 @@ func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Bat
 			b.Queue(begin)
 		}
 		settings := settingsSQL[settingsKey{readOnly: !st.Tx.Write && implicit, lazy: st.Tx.Lazy, generic: st.Tx.Generic}]
-		b.Queue(settings, timeout, name, roleSetting(st.Tx.Role), callerSetting(ctx))
+		b.Queue(settings, timeout, name, roleSetting(st.Tx.Role), person, day, s.opts.DefaultReach)
 		st.Queue(b)
 		// After a failed statement the transaction is aborted; the pool
 		// drops a connection that is not idle when it comes back.
@@ -143,7 +146,8 @@ func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Bat
 type settingsKey struct{ readOnly, lazy, generic bool }
 
 // settingsSQL sets a transaction's statement timeout, application name,
-// role and caller ($1 to $4), and its mode, in one statement; every setting
+// role, and caller, day and default reach for the views that filter by
+// reach (query.SeenViews) ($1 to $6), and its mode, in one statement; every setting
 // is local to the transaction.
 var settingsSQL = func() map[settingsKey]string {
 	out := map[settingsKey]string{}
@@ -151,7 +155,8 @@ var settingsSQL = func() map[settingsKey]string {
 		for _, lazy := range []bool{false, true} {
 			for _, generic := range []bool{false, true} {
 				q := "SELECT set_config('statement_timeout', $1, true), set_config('application_name', $2, true), set_config('role', $3, true), " +
-					"set_config('" + CallerSetting + "', $4, true)"
+					"set_config('" + query.CallerSetting + "', $4, true), set_config('" + query.DaySetting + "', $5, true), " +
+					"set_config('" + query.DefaultReachSetting + "', $6, true)"
 				if readOnly {
 					q += ", set_config('transaction_read_only', 'on', true)"
 				}
@@ -183,27 +188,18 @@ func roleSetting(role string) string {
 	return role
 }
 
-// CallerSetting is the per-transaction setting every transaction of a
-// Store carries the caller's person id in (reports.CallerFrom; empty for a
-// transaction no caller asked for), exactly as the token names them, for
-// the database to filter what the reader returns by the caller's reach
-// (plumbline.reach).
-//
-// Any role may set a setting of this name: PostgreSQL checks no privilege
-// on a custom setting. So the database trusts it only in a session of
-// plumbline's own login, which runs no statement but plumbline's: a filter
-// reads it only where session_user is that login, which SET ROLE does not
-// change and only a superuser's SET SESSION AUTHORIZATION could. The
-// analyst's door signs in as a login of its own, so what it sets is never
-// read as a caller, and a session of any other login reads as no one.
-const CallerSetting = "plumbline.caller"
-
-// callerSetting is the value of CallerSetting for ctx's caller.
-func callerSetting(ctx context.Context) string {
-	if c, ok := reports.CallerFrom(ctx); ok {
-		return c.Person
+// callerSettings are the values of query.CallerSetting and
+// query.DaySetting for ctx's caller: empty for a transaction no caller
+// asked for.
+func callerSettings(ctx context.Context) (person, day string) {
+	c, ok := reports.CallerFrom(ctx)
+	if !ok {
+		return "", ""
 	}
-	return ""
+	if !c.Day.IsZero() {
+		day = c.Day.Format(time.DateOnly)
+	}
+	return c.Person, day
 }
 
 // maxAppName is the longest application_name PostgreSQL keeps, in bytes.

@@ -22,6 +22,7 @@ import (
 	"plumbline/internal/pgcluster"
 	"plumbline/internal/pgstore"
 	"plumbline/internal/provision"
+	"plumbline/internal/query"
 	sqlfiles "plumbline/sql"
 )
 
@@ -107,16 +108,38 @@ func (db *DB) AsAnalyst(t testing.TB, timeout string) (tx pgx.Tx, end func()) {
 // It is closed when the test ends.
 func (db *DB) Store(t testing.TB) *pgstore.Store {
 	t.Helper()
-	cat, err := catalog.Demo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := pgstore.Open(context.Background(), db.AppDSN, cat, &pgstore.Options{Role: Roles.Reader})
+	st, err := pgstore.Open(context.Background(), db.AppDSN, Catalog(t), &pgstore.Options{Role: Roles.Reader})
 	if err != nil {
 		t.Fatalf("pgtest: open a store: %v", err)
 	}
 	t.Cleanup(st.Close)
 	return st
+}
+
+// Catalog returns the demo catalogue, which the test databases serve.
+func Catalog(t testing.TB) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Demo()
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	return cat
+}
+
+// Serve makes the database serve cat, a catalogue of the test's own over
+// relations the reader may read: it replaces the views through which the
+// reader reads the sources (query.SeenViews) with cat's, and gives the
+// reader those.
+func (db *DB) Serve(t testing.TB, cat *catalog.Catalog) {
+	t.Helper()
+	script := query.SeenViews(cat)
+	for _, src := range cat.Sources() {
+		script += fmt.Sprintf("GRANT USAGE ON SCHEMA %s TO %s; GRANT SELECT ON %s, %s TO %s;\n",
+			query.SeenSchema, Roles.Reader, query.Seen(src), query.Begins(src), Roles.Reader)
+	}
+	if _, err := db.Conn(t).Exec(context.Background(), script, pgx.QueryExecModeSimpleProtocol); err != nil {
+		t.Fatalf("pgtest: serve a catalogue: %v", err)
+	}
 }
 
 // LoginDSN returns a connection string for a login pgtest created (such as
@@ -150,7 +173,7 @@ func (db *DB) PrivateRoles(t testing.TB) grants.Roles {
 			t.Errorf("pgtest: drop private roles: %v", err)
 		}
 	})
-	if err := grants.Apply(ctx, conn, r, gs); err != nil {
+	if err := grants.Apply(ctx, conn, r, gs, Catalog(t)); err != nil {
 		t.Fatalf("pgtest: grant private roles: %v", err)
 	}
 	return r
@@ -368,6 +391,13 @@ func fingerprint(floor *demofloor.Floor) string {
 		return nil
 	})
 	fmt.Fprint(h, Roles)
+	// What setup runs beyond the files: the views and the grants.
+	if gs, err := allGrants(); err == nil {
+		if cat, err := catalog.Demo(); err == nil {
+			script, _ := grants.Script(Roles, grants.DefaultLimits(), gs, cat)
+			h.Write([]byte(script))
+		}
+	}
 	h.Write([]byte(floor.Digest()))
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }

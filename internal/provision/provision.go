@@ -13,6 +13,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/internal/grants"
 	"plumbline/internal/migrate"
+	"plumbline/internal/query"
 	sqlfiles "plumbline/sql"
 )
 
@@ -39,8 +40,11 @@ type Plan struct {
 	// Limits are set on the analyst role and the agent login; if zero,
 	// grants.DefaultLimits.
 	Limits grants.Limits
-	// Catalog, if set, is the catalogue the database will serve: every
-	// relation it reads must exist and have a grant file to the reader.
+	// Catalog is the catalogue the database will serve: every relation it
+	// reads must exist and have a grant file to the reader, and the reader
+	// reads its sources through views that filter them by reach
+	// (query.SeenViews). If nil, the demo's, and the catalogue's
+	// relations are not checked.
 	Catalog *catalog.Catalog
 }
 
@@ -75,7 +79,16 @@ func Database(ctx context.Context, conn *pgx.Conn, p Plan) (applied []string, er
 	if err := grants.CreateRoles(ctx, conn, p.Roles); err != nil {
 		return applied, err
 	}
-	if err := grants.Apply(ctx, conn, p.Roles, p.Grants); err != nil {
+	cat := p.Catalog
+	if cat == nil {
+		if cat, err = catalog.Demo(); err != nil {
+			return applied, err
+		}
+	}
+	if _, err := conn.Exec(ctx, query.SeenViews(cat), pgx.QueryExecModeSimpleProtocol); err != nil {
+		return applied, fmt.Errorf("create the views that filter figures by reach: %w", err)
+	}
+	if err := grants.Apply(ctx, conn, p.Roles, p.Grants, cat); err != nil {
 		return applied, err
 	}
 	limits := p.Limits

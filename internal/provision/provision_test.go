@@ -67,11 +67,11 @@ func TestDatabaseFromEmpty(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		slices.Sort(names) // in Go's order, as grants.Relations is
+		slices.Sort(names) // in Go's order, as grants.ReaderReads is
 		return names
 	}
 	first := readable()
-	if want := grants.Relations(gs); !slices.Equal(first, want) {
+	if want := grants.ReaderReads(gs, pgtest.Catalog(t)); !slices.Equal(first, want) {
 		t.Errorf("the reader may read %v, want the grant files' %v", first, want)
 	}
 

@@ -103,8 +103,12 @@ func relation(name string) string {
 }
 
 // teamSpans gives each agent's team a [since, until) span of days.
-func (b *builder) teamSpans() sq.Sqlizer {
-	h := b.cat.Roster().TeamHistory
+func (b *builder) teamSpans() sq.Sqlizer { return teamSpans(b.cat) }
+
+// teamSpans gives each agent's team a [since, until) span of days, as
+// (agent, team, since, until); until is null while the span holds.
+func teamSpans(cat *catalog.Catalog) sq.SelectBuilder {
+	h := cat.Roster().TeamHistory
 	return sq.Select(
 		"h."+ident(h.Agent)+" AS agent",
 		"h."+ident(h.Team)+" AS team",
@@ -133,9 +137,11 @@ func (b *builder) watermark(src *catalog.Source, agg string) sq.Sqlizer {
 }
 
 // dayOf is the floor's day of a source row aliased s.
-func (b *builder) dayOf(src *catalog.Source) sq.Sqlizer {
+func (b *builder) dayOf(src *catalog.Source) sq.Sqlizer { return dayOf(b.cat, src) }
+
+func dayOf(cat *catalog.Catalog, src *catalog.Source) sq.Sqlizer {
 	if src.Grain == catalog.GrainAgentEvent {
-		return sq.Expr("(s."+ident(src.TimeKey)+" AT TIME ZONE ?)::date", b.cat.Zone().String())
+		return sq.Expr("(s."+ident(src.TimeKey)+" AT TIME ZONE ?)::date", cat.Zone().String())
 	}
 	return sq.Expr("s." + ident(src.DayKey))
 }
@@ -144,7 +150,7 @@ func (b *builder) dayOf(src *catalog.Source) sq.Sqlizer {
 // FROM … WHERE … of a query over the source aliased s.
 func (b *builder) rows(q sq.SelectBuilder, src *catalog.Source) sq.SelectBuilder {
 	p := b.plan
-	q = q.From(relation(src.Relation) + " s")
+	q = q.From(Seen(src) + " s")
 	if src.Grain == catalog.GrainAgentEvent {
 		zone := b.cat.Zone()
 		col := "s." + ident(src.TimeKey)
@@ -388,12 +394,12 @@ func Coverage(cat *catalog.Catalog, sources []*catalog.Source) (string, []any) {
 			cols = append(cols, b.add("", b.watermark(s, "min")), b.add("", b.watermark(s, "max")))
 			continue
 		}
-		first := "min(" + ident(s.DayKey) + ")"
+		first := "first"
 		if s.Grain == catalog.GrainAgentEvent {
 			b.args = append(b.args, cat.Zone().String())
-			first = "(min(" + ident(s.TimeKey) + ") AT TIME ZONE ?)::date"
+			first = "(first AT TIME ZONE ?)::date"
 		}
-		cols = append(cols, "(SELECT "+first+" FROM "+relation(s.Relation)+")", "NULL::date")
+		cols = append(cols, "(SELECT "+first+" FROM "+Begins(s)+")", "NULL::date")
 	}
 	stmt, _ := sq.Dollar.ReplacePlaceholders("SELECT " + strings.Join(cols, ", "))
 	return stmt, b.args

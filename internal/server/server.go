@@ -267,6 +267,7 @@ func open(ctx context.Context, dsn string, s *Settings, callers callers) (*opene
 func connect(ctx context.Context, dsn, what string, s *Settings) (*pgstore.Store, error) {
 	st, err := pgstore.Open(ctx, dsn, s.Catalog, &pgstore.Options{
 		StatementTimeout: s.StatementTimeout, AcquireTimeout: s.AcquireTimeout, MaxConns: int32(s.MaxConns), Role: s.Roles.Reader,
+		DefaultReach: s.DefaultReach,
 	})
 	if err != nil {
 		return nil, err
@@ -299,7 +300,7 @@ func logSecret(secret string, log *slog.Logger) ([]byte, error) {
 // guard refuses to start when the login can reach more than the grant
 // files, plumbline's own tables and its roles allow.
 func guard(ctx context.Context, st *pgstore.Store, s *Settings) error {
-	rep, err := dbcheck.Inspect(ctx, st.Pool(), dbcheck.LoginPolicy(s.Roles, s.Grants))
+	rep, err := dbcheck.Inspect(ctx, st.Pool(), dbcheck.LoginPolicy(s.Roles, s.Grants, s.Catalog))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,128 @@
+package query
+
+import (
+	"fmt"
+	"strings"
+
+	"plumbline/catalog"
+)
+
+// This file holds the views the reader reads figures through: one per
+// source, in schema SeenSchema, returning only the rows the transaction's
+// caller may see by their reach (plumbline.reach). The engine refuses a
+// request outside a caller's reach before any SQL runs; these views are the
+// database's own enforcement of the same rule, so that a report that asked
+// for a team outside it would get no rows even if the engine's check were
+// gone.
+//
+// A transaction names its caller in three settings, which pgstore sets in
+// every transaction: CallerSetting (the person's id), DaySetting (the
+// call's day on the floor, which dates the rows of reach and the teams)
+// and DefaultReachSetting (what a person with no row in force sees: floor
+// or none). PostgreSQL lets any role set a setting of these names, so the
+// settings are trusted only because only the reader may read the views,
+// and only plumbline's server login is a member of the reader: the
+// analyst's door, the one place a statement is written by someone else,
+// signs in as a login of its own that cannot read them.
+
+// The settings a transaction names its caller in.
+const (
+	CallerSetting       = "plumbline.caller"
+	DaySetting          = "plumbline.day"
+	DefaultReachSetting = "plumbline.default_reach"
+)
+
+// SeenSchema is the schema of the views that filter each source by the
+// caller's reach.
+const SeenSchema = "plumbline_seen"
+
+// Seen is the view the engine reads a source through, quoted: its rows
+// that the transaction's caller may see.
+func Seen(src *catalog.Source) string { return relation(SeenNames(src)[0]) }
+
+// Begins is the view of when a source's data begins, whoever asks, quoted:
+// one row, the first value of its day or time column. How far a source is
+// loaded is the same for every caller, and is kept once for all of them.
+func Begins(src *catalog.Source) string { return relation(SeenNames(src)[1]) }
+
+// SeenNames names, as schema.name, the views the reader reads a source
+// through: Seen's and Begins'.
+func SeenNames(src *catalog.Source) []string {
+	return []string{SeenSchema + "." + src.ID, SeenSchema + "." + src.ID + ":begins"}
+}
+
+// SeenViews returns the SQL that creates SeenSchema and its views for every
+// source of the catalogue, replacing any there were. Its owner must be able
+// to read the sources, the roster's team history and plumbline.reach; the
+// reader is given the views by the grants (internal/grants).
+//
+// A row of a source is seen when the caller sees the floor; when it is
+// their own agent's (own); when its agent is on one of the caller's teams
+// on the call's day, so that an agent's whole report is theirs to read; or
+// when its agent was on one of those teams on the row's day, so that a
+// team's report holds the days of those who have since moved on. What a
+// person sees on the day is the union of the rows of reach in force for
+// them and their groups, or the default when none is: the same rule the
+// engine applies (internal/members).
+func SeenViews(cat *catalog.Catalog) string {
+	spans, _, err := teamSpans(cat).ToSql()
+	if err != nil {
+		panic(err) // a constant shape with no arguments
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `DROP SCHEMA IF EXISTS %[1]s CASCADE;
+CREATE SCHEMA %[1]s;
+REVOKE ALL ON SCHEMA %[1]s FROM PUBLIC;
+
+-- Whom the transaction is for, and what they may see on its day: whether
+-- the whole floor, their own agent key when they see their own rows, and
+-- the keys of their teams.
+CREATE VIEW %[1]s.caller_reach AS
+WITH c AS (
+    SELECT nullif(current_setting('%[2]s', true), '') AS person,
+           nullif(current_setting('%[3]s', true), '')::date AS day,
+           coalesce(current_setting('%[4]s', true), '') AS fallback
+), r AS (
+    SELECT x.sees, x.team_key FROM plumbline.reach x, c
+    WHERE (x.person_id = c.person
+           OR x.group_id IN (SELECT g.group_id FROM plumbline.group_members g WHERE g.person_id = c.person))
+      AND x.from_day <= c.day AND (x.to_day IS NULL OR x.to_day >= c.day)
+)
+SELECT CASE WHEN EXISTS (SELECT FROM r) THEN EXISTS (SELECT FROM r WHERE r.sees = 'floor')
+            ELSE c.fallback = 'floor' END AS floor,
+       CASE WHEN EXISTS (SELECT FROM r WHERE r.sees = 'own') THEN c.person END AS own,
+       ARRAY(SELECT r.team_key FROM r WHERE r.sees = 'team') AS teams,
+       c.day
+FROM c;
+
+-- The spans of days agents were on the caller's teams.
+CREATE VIEW %[1]s.team_spans AS
+SELECT t.agent, t.since, t.until
+FROM (%[5]s) t, %[1]s.caller_reach c
+WHERE t.team = ANY (c.teams);
+`, SeenSchema, CallerSetting, DaySetting, DefaultReachSetting, spans)
+	for _, src := range cat.Sources() {
+		agent := "s." + ident(src.AgentKey)
+		day, first := "s."+ident(src.DayKey), ident(src.DayKey)
+		if src.Grain == catalog.GrainAgentEvent {
+			day = fmt.Sprintf("(s.%s AT TIME ZONE %s)::date", ident(src.TimeKey), literal(cat.Zone().String()))
+			first = ident(src.TimeKey)
+		}
+		fmt.Fprintf(&b, `
+-- %[3]s as the caller may see it.
+CREATE VIEW %[2]s WITH (security_barrier) AS
+SELECT s.* FROM %[3]s s
+WHERE (SELECT c.floor FROM %[1]s.caller_reach c)
+   OR %[4]s = (SELECT c.own FROM %[1]s.caller_reach c)
+   OR %[4]s IN (SELECT t.agent FROM %[1]s.team_spans t, %[1]s.caller_reach c
+               WHERE t.since <= c.day AND (t.until IS NULL OR t.until > c.day))
+   OR (%[4]s, %[5]s) IN (SELECT t.agent, d::date FROM %[1]s.team_spans t, %[1]s.caller_reach c,
+               generate_series(t.since, coalesce(t.until - 1, c.day), interval '1 day') d);
+CREATE VIEW %[6]s AS SELECT min(%[7]s) AS first FROM %[3]s;
+`, SeenSchema, Seen(src), relation(src.Relation), agent, day, Begins(src), first)
+	}
+	return b.String()
+}
+
+// literal quotes a string as an SQL literal.
+func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
