@@ -26,14 +26,15 @@ import (
 // official conformance suite, the TypeScript SDK's client and the MCP
 // Inspector, each against `plumbline demo` run as a newcomer runs it, at the
 // test floor's moment (Wednesday 18 November 2026, 14:30 New York), with
-// the access token the demo prints.
+// the access token the demo prints for its floor manager (--as
+// floor-manager), who sees every team, as the questions ask across the floor.
 
 // clientsNow is the moment the demo answers as of.
 const clientsNow = "2026-11-18T14:30:00-05:00"
 
 // clientsDemo runs the demo, with any extra flags, and returns its MCP
-// endpoint, the access token it prints for clients, and a superuser
-// connection to its database for expected figures.
+// endpoint, the floor manager's access token it prints for clients, and a
+// superuser connection to its database for expected figures.
 func clientsDemo(t *testing.T, flags ...string) (endpoint, token string, db *pgx.Conn) {
 	t.Helper()
 	// The cluster runs as the postgres user when tests run as root, so its
@@ -46,7 +47,7 @@ func clientsDemo(t *testing.T, flags ...string) (endpoint, token string, db *pgx
 	var out, logs syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- runWith(ctx, append([]string{"demo", "--dir", dir, "--addr", "127.0.0.1:0", "--now", clientsNow}, flags...), &out, &logs)
+		done <- runWith(ctx, append([]string{"demo", "--dir", dir, "--addr", "127.0.0.1:0", "--now", clientsNow, "--as", "floor-manager"}, flags...), &out, &logs)
 	}()
 	t.Cleanup(func() {
 		cancel()

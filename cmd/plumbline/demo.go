@@ -27,6 +27,8 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	seed := f.int("seed", demofloor.DefaultSeed, "seed of the generated floor")
 	agents := f.int("agents", demofloor.DefaultAgents, "agents on the generated floor")
 	days := f.int("days", demofloor.DefaultDays, "days of history on the generated floor")
+	as := f.choice("as", "lead", "whose token the printed configurations carry: lead (the Falcons' lead, who sees that team only) "+
+		"or floor-manager (who sees every team); both are kept in --dir", "lead", "floor-manager")
 	sf := addServerFlags(f, true)
 	if _, err := f.parse(args); err != nil {
 		return err
@@ -79,7 +81,7 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if err := provision.Demo(ctx, cluster, opts, roles, sf.Analyst.Limits, append(gs, ags...), s.out); err != nil {
 		return err
 	}
-	manager, err := provision.DemoMembers(ctx, cluster.DSN(provision.DemoDatabase))
+	people, err := provision.DemoMembers(ctx, cluster.DSN(provision.DemoDatabase), roles.Auth, opts)
 	if err != nil {
 		return err
 	}
@@ -98,8 +100,9 @@ func demo(ctx context.Context, args []string, s *streams) error {
 	if f.sources["metrics-addr"].Kind == config.Default {
 		settings.MetricsAddr = keptMetricsAddr(metricsPortFile, settings.MetricsAddr)
 	}
-	// The token is kept in --dir even when the cluster lives elsewhere, so
-	// that .plumbline/demo-token is where the README says.
+	// The tokens are kept in --dir even when the cluster lives elsewhere, so
+	// that .plumbline/demo-token and .plumbline/floor-manager-token are
+	// where the README says.
 	if err := os.MkdirAll(*dir, 0o700); err != nil {
 		return err
 	}
@@ -109,9 +112,21 @@ func demo(ctx context.Context, args []string, s *streams) error {
 			return err
 		}
 		defer closeStore()
-		token, err := provision.DemoToken(ctx, store, cfg, manager, *dir)
+		lead := terminal.DemoPerson{Name: people.Lead.Name, Email: people.Lead.Email, TokenFile: filepath.Join(*dir, provision.DemoTokenFile)}
+		leadToken, err := provision.DemoToken(ctx, store, cfg, people.Lead, *dir, provision.DemoTokenFile)
 		if err != nil {
 			return err
+		}
+		floor := terminal.DemoPerson{Name: people.FloorManager.Name, Email: people.FloorManager.Email,
+			TokenFile: filepath.Join(*dir, provision.FloorManagerTokenFile)}
+		floorToken, err := provision.DemoToken(ctx, store, cfg, people.FloorManager, *dir, provision.FloorManagerTokenFile)
+		if err != nil {
+			return err
+		}
+		asFloor := *as == "floor-manager"
+		token := leadToken
+		if asFloor {
+			token = floorToken
 		}
 		if u, err := url.Parse(metricsURL); err == nil && u.Port() != "" && f.sources["metrics-addr"].Kind == config.Default {
 			if err := os.WriteFile(metricsPortFile, []byte(u.Port()+"\n"), 0o644); err != nil {
@@ -131,8 +146,8 @@ func demo(ctx context.Context, args []string, s *streams) error {
 			}
 		}
 		return terminal.DemoBanner{Login: roles.App, URL: cfg.Resource(), BaseURL: cfg.BaseURL, AdminDSN: cluster.DSN(provision.DemoDatabase),
-			AppDSN: appDSN, MetricsURL: metricsURL, ManagerName: manager.Name, ManagerEmail: manager.Email, Token: token, TokenTTL: cfg.TokenTTL,
-			TokenEnv: server.TokenEnv, Exe: exe, StdioArgs: stdioArgs, KeptIn: cluster.Dir()}.Write(s.out)
+			AppDSN: appDSN, MetricsURL: metricsURL, Lead: lead, FloorManager: floor, Team: people.Team.Name, AsFloorManager: asFloor,
+			Token: token, TokenTTL: cfg.TokenTTL, TokenEnv: server.TokenEnv, Exe: exe, StdioArgs: stdioArgs, KeptIn: cluster.Dir()}.Write(s.out)
 	})
 }
 

@@ -188,6 +188,9 @@ func TestServeOverStdio(t *testing.T) {
 // the same port, with the same token, so that the first run's printed
 // configurations (the HTTP token, the Claude Desktop entry over stdio)
 // still work on the second. The banner goes to stdout, the logs to stderr.
+// The printed token is the Falcons' lead's, who sees that team alone, and
+// says so; the floor manager's, kept beside it, sees the floor, and a third
+// run with --as floor-manager prints theirs, the one kept.
 func TestDemo(t *testing.T) {
 	bin, err := buildBinary()
 	if err != nil {
@@ -201,26 +204,49 @@ func TestDemo(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	addr := freeAddr(t)
-	var first struct{ url, token, desktop, metrics string }
-	for run := 1; run <= 2; run++ {
+	var first struct{ url, token, desktop, metrics, floorToken string }
+	for run := 1; run <= 3; run++ {
 		ctx, cancel := context.WithCancel(context.Background())
 		var out, errb syncBuffer
 		done := make(chan int)
-		go func() {
-			done <- runWith(ctx, []string{"demo", "--dir", dir, "--addr", addr, "--now", "2026-11-18T14:30:00-05:00"}, &out, &errb)
-		}()
+		args := []string{"demo", "--dir", dir, "--addr", addr, "--now", "2026-11-18T14:30:00-05:00"}
+		if run == 3 {
+			args = append(args, "--as", "floor-manager")
+		}
+		go func() { done <- runWith(ctx, args, &out, &errb) }()
 		url := waitFor(t, &out, regexp.MustCompile(`MCP endpoint \(Streamable HTTP\): (\S+)`), done)
 		token := waitFor(t, &out, regexp.MustCompile(`--header "Authorization: Bearer (plb_\S+)"`), done)
 		desktop := waitFor(t, &out, regexp.MustCompile(`(?s)\n(\{\n  "mcpServers".*?\n\})\n`), done)
 		metricsURL := waitFor(t, &out, regexp.MustCompile(`Metrics \(Prometheus\): +(\S+)`), done)
+		floorToken, err := os.ReadFile(filepath.Join(dir, "floor-manager-token"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if run == 1 {
 			first.url, first.token, first.desktop, first.metrics = url, token, desktop, metricsURL
+			first.floorToken = strings.TrimSpace(string(floorToken))
+		} else if strings.TrimSpace(string(floorToken)) != first.floorToken {
+			t.Errorf("run %d replaced the floor manager's kept token", run)
+		}
+		if run == 3 {
+			if url != first.url || token != first.floorToken {
+				t.Errorf("run 3, --as floor-manager, printed %s %s, not the first run's endpoint and the floor manager's kept token %s", url, token, first.floorToken)
+			}
+			for _, want := range []string{"Access token, for Dana Whitfield (dana.whitfield@floor.example)",
+				"Dana Whitfield is the floor manager, so this token sees the whole floor: a\n  call that leaves out who is about the floor.",
+				"the lead of the Falcons, Brandon\nMyers (brandon.myers@floor.example)",
+				`export PLUMBLINE_TOKEN="$(cat ` + filepath.Join(dir, "demo-token") + `)"`,
+				"plumbline demo without --as prints these configurations with theirs."} {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("run 3 does not print %q:\n%s", want, out.String())
+				}
+			}
 		} else if url != first.url || token != first.token || desktop != first.desktop || metricsURL != first.metrics {
 			t.Errorf("run 2 printed another configuration:\n%s %s %s\n%s\nthan run 1:\n%s %s %s\n%s", url, token, metricsURL, desktop,
 				first.url, first.token, first.metrics, first.desktop)
 		}
-		if kept, err := os.ReadFile(filepath.Join(dir, "demo-token")); err != nil || strings.TrimSpace(string(kept)) != token {
-			t.Errorf("run %d: %s holds %q (%v), not the token printed", run, filepath.Join(dir, "demo-token"), kept, err)
+		if kept, err := os.ReadFile(filepath.Join(dir, "demo-token")); err != nil || strings.TrimSpace(string(kept)) != first.token {
+			t.Errorf("run %d: %s holds %q (%v), not the lead's token printed first", run, filepath.Join(dir, "demo-token"), kept, err)
 		}
 		// Without the token the endpoint answers 401; with the first run's,
 		// the printed configuration connects.
@@ -258,8 +284,31 @@ func TestDemo(t *testing.T) {
 		if strings.Contains(out.String(), `"level":`) || !strings.Contains(errb.String(), `"level":"INFO"`) {
 			t.Errorf("run %d: the logs are not on stderr alone, as JSON lines:\nstdout:\n%s\nstderr:\n%s", run, out.String(), errb.String())
 		}
-		if run == 2 && strings.Contains(out.String(), "Applied") {
-			t.Error("the second run applied migrations again")
+		if run > 1 && strings.Contains(out.String(), "Applied") {
+			t.Errorf("run %d applied migrations again", run)
+		}
+		if run == 1 {
+			for _, want := range []string{"Access token, for Brandon Myers (brandon.myers@floor.example)",
+				"Brandon Myers leads the Falcons, so this token sees the Falcons only: a\n  call that leaves out who is about the Falcons",
+				"the floor manager, Dana\nWhitfield (dana.whitfield@floor.example), sees every team",
+				`export PLUMBLINE_TOKEN="$(cat ` + filepath.Join(dir, "floor-manager-token") + `)"`,
+				"plumbline demo --as floor-manager prints these configurations with theirs.",
+				" access list --db postgres://plumbline_app@"} {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("the demo does not print %q:\n%s", want, out.String())
+				}
+			}
+			// The lead's token: a call without who is about the Falcons, and
+			// one about the Hawks is refused; the floor manager's sees the floor.
+			for _, c := range []struct{ token, args, who string }{
+				{first.token, `{"period":{"named":"yesterday"}}`, `{"key":"falcons","kind":"team","name":"Falcons"}`},
+				{first.token, `{"who":{"team":"Hawks"},"period":{"named":"yesterday"}}`, "forbidden"},
+				{first.floorToken, `{"period":{"named":"yesterday"}}`, `{"kind":"floor","name":"the floor"}`},
+			} {
+				if got := salesWho(t, ctx, url, c.token, c.args); got != c.who {
+					t.Errorf("sales %s with the %s token: who %s, want %s", c.args, map[bool]string{true: "lead's", false: "floor manager's"}[c.token == first.token], got, c.who)
+				}
+			}
 		}
 		cancel()
 		select {
@@ -274,6 +323,38 @@ func TestDemo(t *testing.T) {
 			t.Errorf("run %d did not stop PostgreSQL", run)
 		}
 	}
+}
+
+// salesWho calls sales over HTTP with a token and returns whom the answer
+// is about (its request's who, as JSON), or the refusal's code.
+func salesWho(t *testing.T, ctx context.Context, url, token, args string) string {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: oauth.BearerTransport(token, http.DefaultTransport)}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sales", Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Request struct{ Who json.RawMessage }
+		Error   struct{ Code string }
+	}
+	if err := json.Unmarshal(b, &body); err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError {
+		return body.Error.Code
+	}
+	return string(body.Request.Who)
 }
 
 // callDesktopEntry runs a printed Claude Desktop entry as Claude Desktop

@@ -221,8 +221,8 @@ func Generate(opts Options) (*Floor, error) {
 		return nil, err
 	}
 	now := opts.Now.In(loc)
-	today := date(now.Year(), now.Month(), now.Day())
-	f := &Floor{Today: today, Start: today.AddDate(0, 0, 1-opts.Days)}
+	start, today := span(opts, now)
+	f := &Floor{Today: today, Start: start}
 	f.LastNightly = today.AddDate(0, 0, -1)
 	if now.Hour() < NightlyHour {
 		f.LastNightly = today.AddDate(0, 0, -2)
@@ -257,6 +257,25 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("demo floor: days must be at least 120, the floor changes need room")
 	}
 	return o, nil
+}
+
+// Span returns the first day of history and the current day (dates at
+// 00:00 UTC) of the floor Generate makes with opts.
+func Span(opts Options) (start, today time.Time, err error) {
+	if opts, err = opts.withDefaults(); err != nil {
+		return start, today, err
+	}
+	loc, err := time.LoadLocation(Zone)
+	if err != nil {
+		return start, today, err
+	}
+	start, today = span(opts, opts.Now.In(loc))
+	return start, today, nil
+}
+
+func span(opts Options, now time.Time) (start, today time.Time) {
+	today = date(now.Year(), now.Month(), now.Day())
+	return today.AddDate(0, 0, 1-opts.Days), today
 }
 
 type generator struct {

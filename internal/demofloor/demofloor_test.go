@@ -31,6 +31,23 @@ func TestGenerateIsDeterministic(t *testing.T) {
 }
 
 // A settled day's figures must not change when the clock moves on.
+// Span names the days of the floor Generate makes, without making it.
+func TestSpan(t *testing.T) {
+	for _, opts := range []demofloor.Options{{Now: pgtest.Now}, {Now: pgtest.Now.Add(10 * time.Hour), Days: 150}} {
+		f, err := demofloor.Generate(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start, today, err := demofloor.Span(opts)
+		if err != nil || !start.Equal(f.Start) || !today.Equal(f.Today) {
+			t.Errorf("Span(%v) = %s, %s (%v); the floor runs %s to %s", opts, start, today, err, f.Start, f.Today)
+		}
+	}
+	if _, _, err := demofloor.Span(demofloor.Options{}); err == nil {
+		t.Error("Span takes options without a now")
+	}
+}
+
 func TestHistoryIsStableAsNowMovesOn(t *testing.T) {
 	early, _ := demofloor.Generate(demofloor.Options{Now: pgtest.Now})
 	late, _ := demofloor.Generate(demofloor.Options{Now: pgtest.Now.Add(72 * time.Hour)})

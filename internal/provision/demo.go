@@ -4,14 +4,18 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"plumbline/internal/demofloor"
 	"plumbline/internal/grants"
+	"plumbline/internal/members"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
+	"plumbline/reports"
 )
 
 // DemoDatabase is the demo floor's database on its private cluster.
@@ -77,26 +81,97 @@ func demoZone() *time.Location {
 	return z
 }
 
-// DemoMembers puts the demo floor's team leads in the membership table,
-// standing in for the identity provider, and returns the first of them by name.
-func DemoMembers(ctx context.Context, dsn string) (oauth.Member, error) {
-	var m oauth.Member
-	conn, err := pgx.Connect(ctx, dsn)
+// The demo's people whose tokens it hands out: the lead of demoLeadTeam,
+// the team the README's worked example asks about, and a floor manager who
+// is no agent (the floor director who sets the demo floor's targets).
+const (
+	demoLeadTeam = "falcons"
+	// DemoSetBy is who set the demo's rows of reach.
+	DemoSetBy = "demo floor"
+)
+
+// DemoFloorManager is the demo's floor manager, a member who is no agent.
+var DemoFloorManager = oauth.Member{PersonID: "m001", Email: "dana.whitfield@floor.example", Name: "Dana Whitfield", Status: "active"}
+
+// DemoPeople are the demo's members whose tokens it hands out.
+type DemoPeople struct {
+	// Lead leads the team Team, and sees only that team.
+	Lead oauth.Member
+	Team reports.Team
+	// FloorManager sees the whole floor.
+	FloorManager oauth.Member
+}
+
+// DemoMembers puts the demo floor's team leads and its floor manager in the
+// membership table, standing in for the identity provider, and gives them
+// reach as plumbline access grant does (as authRole, set by DemoSetBy, from
+// the first day of the floor opts generates): each lead sees the team they
+// lead, and the floor manager the whole floor. A row already in force on
+// the floor's day is not added again, so each run adds only what an earlier
+// one did not. It returns the lead of the Falcons (else the first lead by
+// name) and the floor manager.
+func DemoMembers(ctx context.Context, dsn, authRole string, opts demofloor.Options) (DemoPeople, error) {
+	var p DemoPeople
+	from, today, err := demofloor.Span(opts)
 	if err != nil {
-		return m, err
+		return p, err
 	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `INSERT INTO plumbline.members (person_id, email, display_name, status)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return p, err
+	}
+	defer pool.Close()
+	fm := DemoFloorManager
+	if _, err := pool.Exec(ctx, `INSERT INTO plumbline.members (person_id, email, display_name, status)
 		SELECT a.agent_key, lower(a.email), a.full_name, 'active'
 		FROM analytics.dim_team t JOIN analytics.dim_agent a ON a.agent_key = t.lead_agent_key
+		UNION ALL SELECT $1, $2, $3, 'active'
 		ON CONFLICT (person_id) DO UPDATE SET email = excluded.email, display_name = excluded.display_name,
-			status = 'active', updated_at = now()`); err != nil {
-		return m, fmt.Errorf("add the demo's members: %w", err)
+			status = 'active', updated_at = now()`, fm.PersonID, fm.Email, fm.Name); err != nil {
+		return p, fmt.Errorf("add the demo's members: %w", err)
 	}
-	err = conn.QueryRow(ctx, `SELECT m.person_id, m.email, m.display_name, m.status FROM plumbline.members m
-		JOIN analytics.dim_team t ON t.lead_agent_key = m.person_id ORDER BY m.display_name LIMIT 1`).Scan(&m.PersonID, &m.Email, &m.Name, &m.Status)
+	p.FloorManager = fm
+	rows, err := pool.Query(ctx, `SELECT m.person_id, m.email, m.display_name, m.status, t.team_key, t.team_name
+		FROM plumbline.members m JOIN analytics.dim_team t ON t.lead_agent_key = m.person_id
+		ORDER BY t.team_key = $1 DESC, m.display_name, t.team_key`, demoLeadTeam)
 	if err != nil {
-		return m, fmt.Errorf("find the demo's manager: %w", err)
+		return p, fmt.Errorf("find the demo's team leads: %w", err)
 	}
-	return m, nil
+	type lead struct {
+		oauth.Member
+		reports.Team
+	}
+	leads, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (lead, error) {
+		var l lead
+		err := r.Scan(&l.PersonID, &l.Email, &l.Member.Name, &l.Status, &l.Key, &l.Team.Name)
+		return l, err
+	})
+	if err != nil {
+		return p, fmt.Errorf("find the demo's team leads: %w", err)
+	}
+	if len(leads) == 0 {
+		return p, fmt.Errorf("find the demo's team leads: the floor has none")
+	}
+	p.Lead, p.Team = leads[0].Member, leads[0].Team
+	want := []members.Grant{{Person: fm.PersonID, Sees: reports.SeesFloor, Reason: "the floor manager sees every team"}}
+	for _, l := range leads {
+		want = append(want, members.Grant{Person: l.PersonID, Sees: reports.SeesTeam, Team: l.Key, Reason: "leads the " + l.Team.Name})
+	}
+	store := members.NewStore(pool, authRole)
+	have, err := store.Grants(ctx, today)
+	if err != nil {
+		return p, fmt.Errorf("read the demo's reach: %w", err)
+	}
+	for _, g := range want {
+		if slices.ContainsFunc(have, func(h members.Grant) bool {
+			return h.SetBy == DemoSetBy && h.Person == g.Person && h.Sees == g.Sees && h.Team == g.Team
+		}) {
+			continue
+		}
+		g.From, g.SetBy = from, DemoSetBy
+		if _, err := store.AddGrant(ctx, g); err != nil {
+			return p, fmt.Errorf("give the demo's members reach: %w", err)
+		}
+	}
+	return p, nil
 }

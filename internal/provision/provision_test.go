@@ -170,3 +170,62 @@ func TestRefusesAnUngrantedRelation(t *testing.T) {
 		t.Errorf("the refused plan left %d of plumbline's and the company's schemas: %v", schemas, err)
 	}
 }
+
+// The demo's members get reach as plumbline access grant gives it, once:
+// each lead sees the team they lead, the floor manager the floor, from the
+// floor's first day; a second run adds no row. The lead handed out is the
+// Falcons'.
+func TestDemoMembers(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	opts := demofloor.Options{Seed: pgtest.Seed, Now: pgtest.Now}
+	var people provision.DemoPeople
+	for run := 1; run <= 2; run++ {
+		var err error
+		if people, err = provision.DemoMembers(ctx, db.DSN, pgtest.Roles.Auth, opts); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+	}
+	if people.Team.Key != "falcons" || people.FloorManager != provision.DemoFloorManager {
+		t.Errorf("the demo hands out %+v", people)
+	}
+	conn := db.Conn(t)
+	start, _, err := demofloor.Span(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.Query(ctx, `SELECT r.person_id, r.sees || coalesce(':' || r.team_key, ''), count(*)
+		FROM plumbline.reach r WHERE r.set_by = $1 AND r.from_day = $2 AND r.to_day IS NULL GROUP BY 1, 2 ORDER BY 1`, provision.DemoSetBy, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var person, sees string
+		var n int
+		err := r.Scan(&person, &sees, &n)
+		return fmt.Sprintf("%s %s %d", person, sees, n), err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	leads, err := conn.Query(ctx, "SELECT lead_agent_key || ' team:' || team_key || ' 1' FROM analytics.dim_team ORDER BY lead_agent_key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err = pgx.CollectRows(leads, pgx.RowTo[string]); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, provision.DemoFloorManager.PersonID+" floor 1")
+	if !slices.Equal(got, want) {
+		t.Errorf("the demo's rows of reach:\n%v\nwant:\n%v", got, want)
+	}
+	var total int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM plumbline.reach").Scan(&total); err != nil || total != len(want) {
+		t.Errorf("plumbline.reach holds %d rows (%v), want %d", total, err, len(want))
+	}
+	var lead string
+	if err := conn.QueryRow(ctx, "SELECT lead_agent_key FROM analytics.dim_team WHERE team_key = 'falcons'").Scan(&lead); err != nil || people.Lead.PersonID != lead {
+		t.Errorf("the lead handed out is %s, not the Falcons' %s (%v)", people.Lead.PersonID, lead, err)
+	}
+}

@@ -11,17 +11,23 @@ import (
 	"plumbline/internal/oauth"
 )
 
-// demoTokenFile keeps the demo's ready token beside its cluster, so that
-// a configuration pasted once keeps working on every later run, until the
-// cluster is deleted, rather than each run spending one of the manager's
-// live tokens.
-const demoTokenFile = "demo-token"
+// The demo's ready tokens are kept beside its cluster, one file for each
+// person, so that a configuration pasted once keeps working on every later
+// run, until the cluster is deleted, rather than each run spending one of
+// the person's live tokens: DemoTokenFile holds the team lead's (the one
+// the demo prints unless asked for the other) and FloorManagerTokenFile
+// the floor manager's.
+const (
+	DemoTokenFile         = "demo-token"
+	FloorManagerTokenFile = "floor-manager-token"
+)
 
-// DemoToken returns the demo's ready token for the manager: the one kept
-// in dir while it still holds (it may have expired, or been issued for
-// another --addr), else a new one from store, kept there for the next run.
-func DemoToken(ctx context.Context, store *oauth.Store, cfg *oauth.Config, manager oauth.Member, dir string) (string, error) {
-	path := filepath.Join(dir, demoTokenFile)
+// DemoToken returns the demo's ready token for member: the one kept in
+// file in dir while it still holds (it may have expired, or been issued
+// for another --addr or another person), else a new one from store, kept
+// there for the next run.
+func DemoToken(ctx context.Context, store *oauth.Store, cfg *oauth.Config, member oauth.Member, dir, file string) (string, error) {
+	path := filepath.Join(dir, file)
 	if kept, err := os.ReadFile(path); err == nil {
 		as, err := oauth.New(*cfg, store, nil)
 		if err != nil {
@@ -30,13 +36,13 @@ func DemoToken(ctx context.Context, store *oauth.Store, cfg *oauth.Config, manag
 		token := strings.TrimSpace(string(kept))
 		id, err := as.Verify(ctx, token)
 		switch {
-		case err == nil && id.Kind == oauth.KindPerson && id.Subject == manager.PersonID:
+		case err == nil && id.Kind == oauth.KindPerson && id.Subject == member.PersonID:
 			return token, nil
 		case err != nil && !errors.Is(err, oauth.ErrInvalidToken):
 			return "", err
 		}
 	}
-	token, _, err := store.CreatePersonToken(ctx, cfg, manager.PersonID, cfg.TokenTTL)
+	token, _, err := store.CreatePersonToken(ctx, cfg, member.PersonID, cfg.TokenTTL)
 	if err != nil {
 		return "", err
 	}
