@@ -72,8 +72,10 @@ func AnalystPolicy(roles grants.Roles, gs []*grants.Grant) Policy {
 // security-definer function that holds the rules) and takes a
 // transaction's advisory lock while it issues tokens or registers a
 // client; the logger waits for the disk with a logical decoding message
-// ([pgstore.FlushFunction]).
-var LoginFunctions = []string{"plumbline.prune_signin_state()", "pg_catalog.pg_advisory_xact_lock(bigint)", pgstore.FlushFunction}
+// ([pgstore.FlushFunction]); and the reader reads what the transaction's
+// caller may see, for the views that filter figures by it
+// ([query.ReachFunction]).
+var LoginFunctions = []string{"plumbline.prune_signin_state()", "pg_catalog.pg_advisory_xact_lock(bigint)", pgstore.FlushFunction, query.ReachFunction}
 
 // functions returns the policy's functions.
 func (p Policy) functions() []string {

@@ -126,8 +126,8 @@ func seenScript(r Roles, gs []*Grant, cat *catalog.Catalog) string {
 	}
 	reader := pgx.Identifier{r.Reader}.Sanitize()
 	var b strings.Builder
-	fmt.Fprintf(&b, "-- %s the reader reads figures through\nGRANT USAGE ON SCHEMA %s TO %s;\n",
-		strings.Repeat("-", 20), pgx.Identifier{query.SeenSchema}.Sanitize(), reader)
+	fmt.Fprintf(&b, "-- %s the reader reads figures through\nGRANT USAGE ON SCHEMA %s TO %s;\nGRANT EXECUTE ON FUNCTION %s TO %s;\n",
+		strings.Repeat("-", 20), pgx.Identifier{query.SeenSchema}.Sanitize(), reader, query.ReachFunction, reader)
 	for _, src := range cat.Sources() {
 		fmt.Fprintf(&b, "REVOKE SELECT ON %s FROM %s;\n", pgx.Identifier(strings.SplitN(src.Relation, ".", 2)).Sanitize(), reader)
 		if granted[src.Relation] {
