@@ -113,7 +113,7 @@ func (k *canned) add(sp section, res *Result, cmp *comparison) {
 	if sp.target != nil {
 		byFigure = nil
 	}
-	t := k.e.table(plan, res, cmp, false, k.dir, k.c.now, k.gv, byFigure, 0, plan.Metrics)
+	t := k.e.table(plan, res, cmp, false, k.dir, k.c.now, k.gv, byFigure, 0, plan.Metrics, k.c.namer(plan.Scope))
 	s := &Section{ID: sp.id, Title: sp.title, Columns: t.columns, Rows: t.rows, Truncated: t.truncated}
 	switch {
 	case sp.target != nil && sp.sort != nil:

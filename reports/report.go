@@ -161,7 +161,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 			}
 		}
 	}
-	t := e.table(plan, results[0], cmp, req.Cumulative, dir, c.now, gv, req.Sort, req.TopN, metrics)
+	t := e.table(plan, results[0], cmp, req.Cumulative, dir, c.now, gv, req.Sort, req.TopN, metrics, c.namer(plan.Scope))
 	if tg != nil {
 		t.columns = append(keyColumns(plan.GroupBy), tg.columns(metrics)...)
 		for i, r := range t.kept {
@@ -224,7 +224,7 @@ type shownTable struct {
 //
 // Cumulative rows hold running totals of metrics, day by day.
 func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool, dir *Directory, now time.Time, gv *governor, sort *SortArg, topN int,
-	metrics []*catalog.Metric) shownTable {
+	metrics []*catalog.Metric, named func(team string) bool) shownTable {
 	// Who counts on which days, worked out once for each period.
 	stints := dir.stints(plan.Scope, plan.Period)
 	var stintsBefore []stint
@@ -269,6 +269,16 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 		}
 		t.rows[i] = rowFor(plan.GroupBy, r, metrics, dir, plan.Period)
 	}
+	if plan.GroupBy == catalog.GroupTeam {
+		// An agent's days on a team the answer may not name (outside the
+		// caller's reach) show without its key or name, as in the agent's
+		// teams over time on the roster.
+		for i, r := range kept {
+			if !named(r.Key) {
+				t.rows[i][0], t.rows[i][1] = nil, nil
+			}
+		}
+	}
 	leftOut := map[string]int64{}
 	for j, m := range plan.Metrics {
 		if j < len(res.LeftOut) {
@@ -303,17 +313,17 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 			agents = append(agents, r.Key)
 		}
 	}
-	if who := dir.presence(plan.Scope, plan.Period, agents, stints); len(who) > 0 {
+	if who := dir.presence(plan.Scope, plan.Period, agents, stints, named); len(who) > 0 {
 		gv.warn(WarnPresence, "Counted on only some days of the period, or with a change of team: "+strings.Join(who, ", ")+
 			". Days outside their time here have no figures for them.")
 	}
 	if cmp != nil {
 		p := cmp.plan.Period
-		if who := dir.presence(plan.Scope, p, agents, stintsBefore); len(who) > 0 {
+		if who := dir.presence(plan.Scope, p, agents, stintsBefore, named); len(who) > 0 {
 			gv.warn(WarnPresence, "In the previous period, counted on only some days, or with a change of team: "+strings.Join(who, ", ")+
 				". Each day counts for the team of that day.")
 		}
-		if who := dir.changes(plan.Scope, plan.Period, p, stints, stintsBefore); len(who) > 0 {
+		if who := dir.changes(plan.Scope, plan.Period, p, stints, stintsBefore, named); len(who) > 0 {
 			what, rule := "agents are counted for the team", "each agent's day counts for the team of that day"
 			if plan.Scope.Kind == ScopeFloor {
 				what, rule = "teams are on the floor", "a team counts for the floor only on its days on it"

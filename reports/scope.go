@@ -263,8 +263,10 @@ func covered(stints []stint, groupBy, key string, first, last time.Time) bool {
 // presence says, for each agent whose days in the period are cut short for
 // the scope, what cut them: joined, left, moved, or their team joining or
 // leaving the floor; for an agent's own figures, also the moves that did
-// not cut them. Agents are listed in the order given.
-func (d *Directory) presence(s Scope, p Period, agents []string, stints []stint) []string {
+// not cut them. Agents are listed in the order given. named says whether
+// the answer may name a team (within.go's namer): a team it may not reads
+// as "another team", and its joining or leaving the floor is left out.
+func (d *Directory) presence(s Scope, p Period, agents []string, stints []stint, named func(team string) bool) []string {
 	var out []string
 	for _, key := range agents {
 		a, ok := d.agent(key)
@@ -277,9 +279,9 @@ func (d *Directory) presence(s Scope, p Period, agents []string, stints []stint)
 				days += st.days()
 			}
 		}
-		what := d.agentEvents(a, p)
+		what := d.agentEvents(a, p, named)
 		if s.onFloorOnly() {
-			what = append(what, d.floorChanges(key, p)...)
+			what = append(what, d.floorChanges(key, p, named)...)
 		}
 		if days == p.Days() && (s.Kind != ScopeAgent || len(what) == 0) {
 			continue
@@ -293,8 +295,9 @@ func (d *Directory) presence(s Scope, p Period, agents []string, stints []stint)
 }
 
 // agentEvents names what changed an agent's place in the period: joined,
-// left, or moved from one team to another, with the dates.
-func (d *Directory) agentEvents(a Agent, p Period) []string {
+// left, or moved from one team to another, with the dates; a team the
+// answer may not name (named) is "another team".
+func (d *Directory) agentEvents(a Agent, p Period, named func(team string) bool) []string {
 	var what []string
 	if a.Hired.After(p.Start) {
 		what = append(what, "joined "+a.Hired.Format(time.DateOnly))
@@ -305,9 +308,7 @@ func (d *Directory) agentEvents(a Agent, p Period) []string {
 	moves := d.moves[a.Key]
 	for i, m := range moves {
 		if i > 0 && m.From.After(p.Start) && !m.From.After(p.End) {
-			from, _ := d.team(moves[i-1].Team)
-			to, _ := d.team(m.Team)
-			what = append(what, "moved from "+from.Name+" to "+to.Name+" on "+m.From.Format(time.DateOnly))
+			what = append(what, "moved from "+d.teamName(moves[i-1].Team, named)+" to "+d.teamName(m.Team, named)+" on "+m.From.Format(time.DateOnly))
 		}
 	}
 	return what
@@ -317,8 +318,9 @@ func (d *Directory) agentEvents(a Agent, p Period) []string {
 // before: for a team, each agent counted for it on some day of either
 // period but not on every day of both; for the floor, each team on the
 // floor likewise; each with the days counted in each period and what
-// changed, with its dates. An agent's own figures have none.
-func (d *Directory) changes(s Scope, p, before Period, stints, stintsBefore []stint) []string {
+// changed, with its dates, naming only the teams named allows. An agent's
+// own figures have none.
+func (d *Directory) changes(s Scope, p, before Period, stints, stintsBefore []stint, named func(team string) bool) []string {
 	span := Period{Start: minTime(before.Start, p.Start), End: maxTime(before.End, p.End)}
 	var out []string
 	both := func(name, key, verb string, now, then int, events []string) {
@@ -344,7 +346,7 @@ func (d *Directory) changes(s Scope, p, before Period, stints, stintsBefore []st
 		keys := slices.Sorted(maps.Keys(days))
 		for _, key := range keys {
 			a, _ := d.agent(key)
-			both(a.Name, key, "counted", days[key][0], days[key][1], d.agentEvents(a, span))
+			both(a.Name, key, "counted", days[key][0], days[key][1], d.agentEvents(a, span, named))
 		}
 	case ScopeFloor:
 		for _, t := range d.Teams {
@@ -372,16 +374,29 @@ func share(n, of int) string {
 func (st stint) days() int { return daysBetween(st.from, st.to) + 1 }
 
 // floorChanges names the days in the period on which the team an agent was
-// on joined or left the floor.
-func (d *Directory) floorChanges(agent string, p Period) []string {
+// on joined or left the floor, of the teams named allows.
+func (d *Directory) floorChanges(agent string, p Period, named func(team string) bool) []string {
 	var out []string
 	for _, st := range d.teamStints(nil, agent, p.Start, p.End) {
+		if !named(st.team) {
+			continue
+		}
 		t, _ := d.team(st.team)
 		for _, move := range d.floorMoves(st.team, Period{Start: maxTime(st.from, p.Start.AddDate(0, 0, 1)), End: st.to}) {
 			out = append(out, t.Name+" "+move)
 		}
 	}
 	return out
+}
+
+// teamName is a team's name, or "another team" when named does not allow
+// naming it.
+func (d *Directory) teamName(key string, named func(team string) bool) string {
+	if !named(key) {
+		return "another team"
+	}
+	t, _ := d.team(key)
+	return t.Name
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -35,6 +35,16 @@ func (r Reach) seesAgent(a Agent, person string) bool {
 	return r.Floor || r.Own && a.Key == person || a.Team != "" && slices.Contains(r.Teams, a.Team)
 }
 
+// namer says which teams an answer about scope may name in its notes: those
+// the reach covers, or every team when the scope is the caller's own agent
+// (as their own roster names every team they were on). Any other team
+// reads as "another team".
+func (c *call) namer(s Scope) func(team string) bool {
+	return func(team string) bool {
+		return c.reach.seesTeam(team) || s.Kind == ScopeAgent && s.Key == c.caller.Person
+	}
+}
+
 // mine is the team {"team": "mine"} names: the one team the reach covers,
 // else the team the caller's own agent is on today when the reach covers it.
 func (d *Directory) mine(r Reach, person string) (Team, bool) {

@@ -16,4 +16,8 @@
 // are ranked by sort keys built as byte strings; and every sum is kept in
 // whole numbers (hours in hundredths). The demo catalogue's metrics, settle
 // rules, targets and reports are written out again by hand from its YAML.
+//
+// It also says whom a call is about for a caller of limited reach (reach.go),
+// read from plumbline.reach with SELECT * and resolved from the product's
+// words on reach, for the test that each caller is answered within it.
 package reference

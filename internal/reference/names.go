@@ -114,20 +114,7 @@ func (w *world) resolveWho(q Who) (who, *Expected) {
 	case q.Floor:
 		return who{kind: "floor", name: "the floor", num: -1}, nil
 	case q.Team != "":
-		typed := nameWords(q.Team)
-		var exact, loose []int
-		for i, t := range w.teams {
-			switch names := nameWords(t.name); {
-			case strings.EqualFold(t.key, q.Team), sameWords(names, typed):
-				exact = append(exact, i)
-			case startsWords(typed, names):
-				loose = append(loose, i)
-			}
-		}
-		found := exact
-		if len(found) == 0 {
-			found = loose
-		}
+		found := w.teamMatches(q.Team, everyone)
 		if len(found) == 0 {
 			if near := w.closeOnes("team", q.Team); len(near) > 0 {
 				return who{}, suggest(near, func(i int) string { return w.teams[i].key })
@@ -135,40 +122,78 @@ func (w *world) resolveWho(q Who) (who, *Expected) {
 		}
 		return pickOne(found, "team", func(i int) (string, string) { return w.teams[i].key, w.teams[i].name })
 	}
-	var found []int
-	for i, a := range w.agents {
-		if strings.EqualFold(a.Key, q.Agent) {
-			found = []int{i}
-		}
-	}
-	if found == nil && strings.Contains(q.Agent, "@") {
-		for i, a := range w.agents {
-			if strings.EqualFold(a.Email, q.Agent) {
-				found = append(found, i)
-			}
-		}
-	} else if found == nil {
-		typed := nameWords(q.Agent)
-		var exact, loose []int
-		for i, a := range w.agents {
-			names := nameWords(a.Name)
-			if sameWords(names, typed) {
-				exact = append(exact, i)
-			} else if startsWords(typed, names) {
-				loose = append(loose, i)
-			}
-		}
-		found = exact
-		if len(found) == 0 {
-			found = loose
-		}
-	}
+	found := w.agentMatches(q.Agent, everyone)
 	if len(found) == 0 {
 		if near := w.closeOnes("agent", q.Agent); len(near) > 0 {
 			return who{}, suggest(near, func(i int) string { return w.agents[i].Key })
 		}
 	}
 	return pickOne(found, "agent", func(i int) (string, string) { return w.agents[i].Key, w.agents[i].Name })
+}
+
+// everyone keeps every team or agent: a name matched over the whole floor.
+func everyone(int) bool { return true }
+
+// teamMatches finds the teams text names among those keep keeps, by
+// number: a key or the whole name, else each typed word starting a word of
+// the name of its own.
+func (w *world) teamMatches(text string, keep func(int) bool) []int {
+	typed := nameWords(text)
+	var exact, loose []int
+	for i, t := range w.teams {
+		if !keep(i) {
+			continue
+		}
+		switch names := nameWords(t.name); {
+		case strings.EqualFold(t.key, text), sameWords(names, typed):
+			exact = append(exact, i)
+		case startsWords(typed, names):
+			loose = append(loose, i)
+		}
+	}
+	if len(exact) > 0 {
+		return exact
+	}
+	return loose
+}
+
+// agentMatches finds the agents text names among those keep keeps, by
+// number: a key (which names its agent alone, kept or not), else an email
+// as written, else the whole name, else each typed word starting a word
+// of the name of its own.
+func (w *world) agentMatches(text string, keep func(int) bool) []int {
+	for i, a := range w.agents {
+		if strings.EqualFold(a.Key, text) {
+			if keep(i) {
+				return []int{i}
+			}
+			return nil
+		}
+	}
+	var exact, loose []int
+	if strings.Contains(text, "@") {
+		for i, a := range w.agents {
+			if keep(i) && strings.EqualFold(a.Email, text) {
+				exact = append(exact, i)
+			}
+		}
+		return exact
+	}
+	typed := nameWords(text)
+	for i, a := range w.agents {
+		if !keep(i) {
+			continue
+		}
+		if names := nameWords(a.Name); sameWords(names, typed) {
+			exact = append(exact, i)
+		} else if startsWords(typed, names) {
+			loose = append(loose, i)
+		}
+	}
+	if len(exact) > 0 {
+		return exact
+	}
+	return loose
 }
 
 // suggest ends a call with the names close to one that matched nothing,
