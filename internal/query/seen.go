@@ -43,6 +43,10 @@ const (
 // caller may see; the reader alone may execute it.
 const ReachFunction = SeenSchema + ".caller_reach()"
 
+// keptSetting holds, for the rest of a transaction, what its caller may
+// see, as ReachFunction read it.
+const keptSetting = "plumbline.reach_kept"
+
 // SeenSchema is the schema of the views that filter each source by the
 // caller's reach.
 const SeenSchema = "plumbline_seen"
@@ -102,30 +106,46 @@ WITH c AS (
 ), spans AS (
     SELECT t.agent, t.since, t.until FROM (%[5]s) t
     WHERE t.team IN (SELECT r.team_key FROM r WHERE r.sees = 'team')
+), f AS (
+    SELECT CASE WHEN EXISTS (SELECT FROM r) THEN EXISTS (SELECT FROM r WHERE r.sees = 'floor')
+                ELSE c.fallback = 'floor' END AS floor,
+           c.person, c.day
+    FROM c
 )
-SELECT CASE WHEN EXISTS (SELECT FROM r) THEN EXISTS (SELECT FROM r WHERE r.sees = 'floor')
-            ELSE c.fallback = 'floor' END AS floor,
-       CASE WHEN EXISTS (SELECT FROM r WHERE r.sees = 'own') THEN c.person END AS own,
-       ARRAY(SELECT s.agent::text FROM spans s WHERE s.since <= c.day AND (s.until IS NULL OR s.until > c.day)) AS agents,
-       coalesce((SELECT jsonb_object_agg(a.agent, a.days)
-                 FROM (SELECT s.agent, range_agg(daterange(s.since, s.until))::text AS days FROM spans s GROUP BY s.agent) a),
-                '{}') AS days
-FROM c;
+SELECT f.floor,
+       CASE WHEN NOT f.floor AND EXISTS (SELECT FROM r WHERE r.sees = 'own') THEN f.person END AS own,
+       CASE WHEN f.floor THEN '{}'
+            ELSE ARRAY(SELECT s.agent::text FROM spans s WHERE s.since <= f.day AND (s.until IS NULL OR s.until > f.day)) END AS agents,
+       CASE WHEN f.floor THEN '{}'
+            ELSE coalesce((SELECT jsonb_object_agg(a.agent, a.days)
+                           FROM (SELECT s.agent, range_agg(daterange(s.since, s.until))::text AS days FROM spans s GROUP BY s.agent) a),
+                          '{}') END AS days
+FROM f;
 
--- The same, read once per statement by a function with a plan of its own,
--- so that a report's plan holds one call where it would hold the view's
--- every node, and starts as quickly as it would without it.
+-- The same, read by a function with a plan of its own, so that a report's
+-- plan holds one call where it would hold the view's every node; it keeps
+-- what it read for the rest of the transaction, in %[6]s, under a digest
+-- of the three settings it was read for. (The function sets no
+-- search_path, which would undo that setting as it returns; every name in
+-- it is qualified, and the reader can create nothing to shadow one.)
 CREATE TYPE %[1]s.reach AS (floor boolean, own text, agents text[], days jsonb);
 CREATE FUNCTION %[1]s.caller_reach() RETURNS %[1]s.reach
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER AS $$
 DECLARE
+    key text := pg_catalog.md5(pg_catalog.concat_ws(E'\n', pg_catalog.current_setting('%[2]s', true),
+        pg_catalog.current_setting('%[3]s', true), pg_catalog.current_setting('%[4]s', true)));
+    kept text := pg_catalog.current_setting('%[6]s', true);
     out %[1]s.reach;
 BEGIN
+    IF pg_catalog.left(kept, 32) = key THEN
+        RETURN pg_catalog.substr(kept, 34)::%[1]s.reach;
+    END IF;
     SELECT * INTO out FROM %[1]s.reach_of_caller;
+    PERFORM pg_catalog.set_config('%[6]s', key || E'\n' || out::text, true);
     RETURN out;
 END $$;
 REVOKE ALL ON FUNCTION %[1]s.caller_reach() FROM PUBLIC;
-`, SeenSchema, CallerSetting, DaySetting, DefaultReachSetting, spans)
+`, SeenSchema, CallerSetting, DaySetting, DefaultReachSetting, spans, keptSetting)
 	for _, src := range cat.Sources() {
 		agent := "s." + ident(src.AgentKey)
 		day, first := "s."+ident(src.DayKey), ident(src.DayKey)
@@ -139,7 +159,7 @@ CREATE VIEW %[2]s AS
 SELECT s.* FROM %[3]s s
 WHERE (SELECT (%[1]s.caller_reach()).floor)
    OR %[4]s::text = (SELECT (%[1]s.caller_reach()).own)
-   OR %[4]s::text = ANY (ARRAY(SELECT unnest((%[1]s.caller_reach()).agents)))
+   OR %[4]s::text IN (SELECT unnest((%[1]s.caller_reach()).agents))
    OR ((SELECT (%[1]s.caller_reach()).days) ->> %[4]s::text)::datemultirange @> %[5]s;
 CREATE VIEW %[6]s AS SELECT min(%[7]s) AS first FROM %[3]s;
 `, SeenSchema, Seen(src), relation(src.Relation), agent, day, Begins(src), first)
