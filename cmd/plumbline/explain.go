@@ -91,6 +91,8 @@ func explain(ctx context.Context, args []string, s *streams) error {
 		}
 		fmt.Fprintf(s.out, "\nEXPLAIN (ANALYZE, BUFFERS):\n%s\n", strings.Join(lines, "\n"))
 	}
+	fmt.Fprintf(s.out, "\nThe SQL reads the sources through the views that return the rows the transaction's caller may see (%s);\n"+
+		"to run it by hand as someone who sees the whole floor, first run: SELECT set_config('%s', 'floor', false);\n", query.SeenSchema, query.DefaultReachSetting)
 	if dsn == "" {
 		fmt.Fprintln(s.out, "\nWithout a database, team and agent keys are taken as given: not checked against the directory.")
 	}
