@@ -3,6 +3,7 @@ package dbcheck
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -388,6 +389,37 @@ UNION ALL
 SELECT 'setting', 'lo_compat_privileges', 'on', s.source, '', '', '' FROM pg_settings s
 WHERE s.name = 'lo_compat_privileges' AND s.setting = 'on'`
 
+// unfilteredQuery lists the views of $1 (schema.name) that exist but do not
+// call the function $2: a view that reads its source without asking what
+// the caller may see.
+const unfilteredQuery = `
+SELECT v FROM unnest($1::text[]) v
+WHERE to_regclass(format('%I.%I', split_part(v, '.', 1), split_part(v, '.', 2))) IS NOT NULL
+  AND NOT EXISTS (SELECT FROM pg_rewrite r JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = r.oid
+                  WHERE r.ev_class = to_regclass(format('%I.%I', split_part(v, '.', 1), split_part(v, '.', 2)))
+                    AND d.refclassid = 'pg_proc'::regclass AND d.refobjid = to_regprocedure($2))
+ORDER BY 1`
+
+// unfiltered lists, as extras, the views the policy's sources are read
+// through that no longer filter them by the caller's reach: a view
+// replaced by hand, which the reader would read whole.
+func unfiltered(ctx context.Context, tx pgx.Tx, p Policy) ([]string, error) {
+	if len(p.Seen) == 0 {
+		return nil, nil
+	}
+	views := slices.Sorted(maps.Values(p.Seen))
+	rows, err := tx.Query(ctx, unfilteredQuery, views, query.ReachFunction)
+	if err != nil {
+		return nil, err
+	}
+	bare, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	out := make([]string, len(bare))
+	for i, v := range bare {
+		out[i] = fmt.Sprintf("SELECT on relation %s, which reads its source without asking %s what the caller may see; run plumbline setup again", v, query.ReachFunction)
+	}
+	return out, err
+}
+
 // reach is reachQuery with what setup takes from PUBLIC.
 var reach = fmt.Sprintf(reachQuery, grants.Withheld())
 
@@ -421,12 +453,16 @@ func Inspect(ctx context.Context, q Querier, p Policy) (*Report, error) {
 			c.add(row)
 			return nil
 		})
+		if err != nil {
+			return err
+		}
+		r.Extra, err = unfiltered(ctx, tx, p)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("inspect what the login can reach: %w", err)
 	}
-	r.Extra, r.Missing = c.extra(), c.missing()
+	r.Extra, r.Missing = append(c.extra(), r.Extra...), c.missing()
 	return r, nil
 }
 

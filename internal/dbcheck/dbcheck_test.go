@@ -139,6 +139,24 @@ func TestSuperuserLogin(t *testing.T) {
 	}
 }
 
+// A view the reader reads a source through that no longer asks what the
+// caller may see (one replaced by hand) stops the server, naming the fix.
+func TestAViewThatDoesNotFilter(t *testing.T) {
+	db := pgtest.NewDB(t)
+	r := db.PrivateRoles(t)
+	if _, err := db.Conn(t).Exec(context.Background(), "CREATE OR REPLACE VIEW plumbline_seen.sales_board AS SELECT s.* FROM live.sales_board s"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := dbcheck.Inspect(context.Background(), connect(t, db.LoginDSN(r.App)), policy(t, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "SELECT on relation plumbline_seen.sales_board, which reads its source without asking plumbline_seen.caller_reach() what the caller may see; run plumbline setup again"
+	if rep.OK() || len(rep.Extra) != 1 || rep.Extra[0] != want {
+		t.Errorf("extra = %q, want %q", rep.Extra, want)
+	}
+}
+
 // check --db: the demo catalogue against the demo floor with the real
 // grants is clean; each kind of fault is named.
 func TestCheckCatalog(t *testing.T) {
