@@ -80,7 +80,10 @@ func SeenNames(src *catalog.Source) []string {
 // them and their groups, or the default when none is: the same rule the
 // engine applies (internal/members).
 func SeenViews(cat *catalog.Catalog) string {
-	spans, _, err := teamSpans(cat).ToSql()
+	// Only the histories of agents ever on the caller's teams are walked.
+	h := cat.Roster().TeamHistory
+	spans, _, err := teamSpans(cat).Where(fmt.Sprintf("h.%s IN (SELECT e.%s FROM %s e WHERE e.%s IN (SELECT r.team_key FROM r WHERE r.sees = 'team'))",
+		ident(h.Agent), ident(h.Agent), relation(h.Relation), ident(h.Team))).ToSql()
 	if err != nil {
 		panic(err) // a constant shape with no arguments
 	}
