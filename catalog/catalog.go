@@ -61,7 +61,7 @@ type Catalog struct {
 
 // Limits bound every report call.
 type Limits struct {
-	MaxDays int // the longest period, in days
+	MaxDays int // the longest range, and the most days of rows by day
 	MaxRows int // the most rows in one answer
 }
 

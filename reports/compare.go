@@ -15,10 +15,10 @@ import (
 // own summed parts.
 
 // previousPeriod is the period p is set beside: the day before a day, the
-// week before a week, the month before a month; for a period so far, as
-// many days from the first day of the week, month or quarter before (so for
-// a week the same weekdays), cut at its last day; and for any other range
-// the days just before it.
+// week before a week, the calendar month, quarter or year before a whole
+// one; for a period so far, as many days from the first day of the week,
+// month, quarter or year before (so for a week the same weekdays), cut at
+// its last day; and for any other range the days just before it.
 func previousPeriod(p Period) Period {
 	month := time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
 	var start, last time.Time
@@ -30,9 +30,13 @@ func previousPeriod(p Period) Period {
 		start, last = month.AddDate(0, -1, 0), month.AddDate(0, 0, -1)
 	case "quarter":
 		start, last = p.Start.AddDate(0, -3, 0), p.Start.AddDate(0, 0, -1)
+	case "year":
+		start, last = p.Start.AddDate(-1, 0, 0), p.Start.AddDate(0, 0, -1)
 	default:
-		if p.Named == "last_month" || p.Start.Equal(month) && p.End.Equal(month.AddDate(0, 1, -1)) {
-			return Period{Start: month.AddDate(0, -1, 0), End: month.AddDate(0, 0, -1)}
+		for _, months := range []int{1, 3, 12} {
+			if wholeCalendar(p, months) {
+				return Period{Start: p.Start.AddDate(0, -months, 0), End: p.Start.AddDate(0, 0, -1)}
+			}
 		}
 		n := p.Days()
 		return Period{Start: p.Start.AddDate(0, 0, -n), End: p.End.AddDate(0, 0, -n)}
@@ -40,9 +44,24 @@ func previousPeriod(p Period) Period {
 	return Period{Start: start, End: minTime(start.AddDate(0, 0, p.Days()-1), last)}
 }
 
-// finalSoFar cuts a period so far (a week, month or quarter to date) at the
-// last day final for every metric, so that it can be compared: false when
-// it is no period so far, or none of its days is final yet.
+// wholeCalendar reports whether p is a whole calendar month (months 1), quarter (3)
+// or year (12): last_month, last_quarter, last_year, or a range that is one.
+func wholeCalendar(p Period, months int) bool {
+	var first time.Time
+	switch months {
+	case 1:
+		first = time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
+	case 3:
+		first = quarterOf(p.Start)
+	default:
+		first = yearOf(p.Start)
+	}
+	return p.Start.Equal(first) && p.End.Equal(first.AddDate(0, months, -1))
+}
+
+// finalSoFar cuts a period so far (a week, month, quarter or year to date)
+// at the last day final for every metric, so that it can be compared: false
+// when it is no period so far, or none of its days is final yet.
 func (e *Engine) finalSoFar(metrics []*catalog.Metric, p Period, cov map[string]Coverage, now time.Time) (Period, bool) {
 	if p.soFar() == "" {
 		return p, false

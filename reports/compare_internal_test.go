@@ -7,7 +7,8 @@ import (
 
 // The previous period of each period form, on the calendar's awkward days:
 // months of unequal length, a month so far on the 31st, a week not over, a
-// quarter so far set beside as many days of the quarter before.
+// quarter or a year so far set beside as many days of the quarter or year
+// before, a whole quarter or year beside the calendar one before.
 func TestPreviousPeriod(t *testing.T) {
 	cat := demoCatalog(t)
 	for _, tc := range []struct {
@@ -36,6 +37,18 @@ func TestPreviousPeriod(t *testing.T) {
 		{"2026-12-31 10:00", PeriodArg{Named: "quarter_to_date"}, "2026-07-01..2026-09-30"},
 		{"2026-05-31 10:00", PeriodArg{Named: "quarter_to_date"}, "2026-01-01..2026-03-02"},
 		{"2026-02-28 10:00", PeriodArg{Named: "quarter_to_date"}, "2025-10-01..2025-11-28"},
+		{"2026-11-18 14:30", PeriodArg{Named: "this_quarter"}, "2026-07-01..2026-08-18"},
+		{"2026-11-18 14:30", PeriodArg{Named: "last_quarter"}, "2026-04-01..2026-06-30"},
+		{"2026-02-28 10:00", PeriodArg{Named: "last_quarter"}, "2025-07-01..2025-09-30"},
+		{"2026-11-18 14:30", PeriodArg{Start: "2026-07-01", End: "2026-09-30"}, "2026-04-01..2026-06-30"},
+		{"2026-11-18 14:30", PeriodArg{Start: "2026-07-02", End: "2026-09-30"}, "2026-04-02..2026-07-01"},
+		{"2026-11-18 14:30", PeriodArg{Named: "year_to_date"}, "2025-01-01..2025-11-18"},
+		{"2026-11-18 14:30", PeriodArg{Named: "this_year"}, "2025-01-01..2025-11-18"},
+		{"2025-03-01 10:00", PeriodArg{Named: "year_to_date"}, "2024-01-01..2024-02-29"},
+		{"2025-12-31 10:00", PeriodArg{Named: "this_year"}, "2024-01-01..2024-12-30"},
+		{"2024-12-31 10:00", PeriodArg{Named: "this_year"}, "2023-01-01..2023-12-31"},
+		{"2026-11-18 14:30", PeriodArg{Named: "last_year"}, "2024-01-01..2024-12-31"},
+		{"2025-01-01 00:30", PeriodArg{Named: "last_year"}, "2023-01-01..2023-12-31"},
 	} {
 		p, r := resolvePeriod(tc.arg, at(t, tc.now), cat)
 		if r != nil {
@@ -48,8 +61,9 @@ func TestPreviousPeriod(t *testing.T) {
 	}
 }
 
-// The periods to date start on the first day of the week, the month and
-// the calendar quarter, and end today.
+// The periods to date start on the first day of the week, the month, the
+// calendar quarter and the year, and end today; the last quarter and year
+// are the calendar ones before today's, in New York.
 func TestPeriodsToDate(t *testing.T) {
 	cat := demoCatalog(t)
 	for _, tc := range []struct{ now, name, want string }{
@@ -59,6 +73,17 @@ func TestPeriodsToDate(t *testing.T) {
 		{"2026-10-01 08:00", "quarter_to_date", "2026-10-01..2026-10-01"},
 		{"2026-03-31 23:30", "quarter_to_date", "2026-01-01..2026-03-31"},
 		{"2026-04-01 00:30", "quarter_to_date", "2026-04-01..2026-04-01"},
+		{"2026-11-18 14:30", "this_quarter", "2026-10-01..2026-11-18"},
+		{"2026-11-18 14:30", "last_quarter", "2026-07-01..2026-09-30"},
+		{"2026-01-15 09:00", "last_quarter", "2025-10-01..2025-12-31"},
+		{"2026-04-01 00:30", "last_quarter", "2026-01-01..2026-03-31"},
+		{"2026-11-18 14:30", "year_to_date", "2026-01-01..2026-11-18"},
+		{"2026-11-18 14:30", "this_year", "2026-01-01..2026-11-18"},
+		{"2026-01-01 00:30", "year_to_date", "2026-01-01..2026-01-01"},
+		{"2026-12-31 23:30", "this_year", "2026-01-01..2026-12-31"},
+		{"2026-11-18 14:30", "last_year", "2025-01-01..2025-12-31"},
+		{"2026-01-01 00:30", "last_year", "2025-01-01..2025-12-31"},
+		{"2025-12-31 23:30", "last_year", "2024-01-01..2024-12-31"},
 	} {
 		p, r := resolvePeriod(PeriodArg{Named: tc.name}, at(t, tc.now), cat)
 		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); r != nil || got != tc.want {

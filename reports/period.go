@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"plumbline/catalog"
@@ -46,6 +48,11 @@ func weekOf(day time.Time, start time.Weekday) time.Time {
 // quarterOf returns the first day of the calendar quarter holding day.
 func quarterOf(day time.Time) time.Time {
 	return time.Date(day.Year(), (day.Month()-1)/3*3+1, 1, 0, 0, 0, 0, time.UTC)
+}
+
+// yearOf returns the 1st of January of the year holding day.
+func yearOf(day time.Time) time.Time {
+	return time.Date(day.Year(), time.January, 1, 0, 0, 0, 0, time.UTC)
 }
 
 // parseDate parses a YYYY-MM-DD date; the decoder has checked the shape.
@@ -105,8 +112,11 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog) (Period, 
 
 // namedPeriod resolves a named period on day t. "last_7_days" and
 // "last_28_days" are whole days ending yesterday, so they compare cleanly;
-// "week_to_date", "month_to_date" and "quarter_to_date" run from the first
-// day of the week, month or calendar quarter through today.
+// "week_to_date", "month_to_date", "quarter_to_date" and "year_to_date"
+// (and "this_week", "this_month", "this_quarter" and "this_year", their
+// other names) run from the first day of the week, month, calendar quarter
+// or year through today; "last_quarter" and "last_year" are the whole
+// calendar quarter and year before today's.
 func namedPeriod(name string, t time.Time, weekStart time.Weekday) Period {
 	p := Period{Named: name}
 	month := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
@@ -123,11 +133,19 @@ func namedPeriod(name string, t time.Time, weekStart time.Weekday) Period {
 		p.Start, p.End = w.Start, w.End
 	case "this_month", "month_to_date":
 		p.Start, p.End = month, t
-	case "quarter_to_date":
+	case "this_quarter", "quarter_to_date":
 		p.Start, p.End = quarterOf(t), t
+	case "this_year", "year_to_date":
+		p.Start, p.End = yearOf(t), t
 	case "last_month":
 		p.Start = month.AddDate(0, -1, 0)
 		p.End = month.AddDate(0, 0, -1)
+	case "last_quarter":
+		p.Start = quarterOf(t).AddDate(0, -3, 0)
+		p.End = quarterOf(t).AddDate(0, 0, -1)
+	case "last_year":
+		p.Start = yearOf(t).AddDate(-1, 0, 0)
+		p.End = yearOf(t).AddDate(0, 0, -1)
 	case "last_7_days":
 		p.Start, p.End = t.AddDate(0, 0, -7), t.AddDate(0, 0, -1)
 	case "last_28_days":
@@ -137,17 +155,52 @@ func namedPeriod(name string, t time.Time, weekStart time.Weekday) Period {
 }
 
 // soFar names the calendar unit a period so far is part of, from its first
-// day (a week, a month or a quarter), or "" for any other period.
+// day (a week, a month, a quarter or a year), or "" for any other period.
 func (p Period) soFar() string {
 	switch {
 	case p.Named == "this_week" || p.Named == "week_to_date" || p.Clipped:
 		return "week"
 	case p.Named == "this_month" || p.Named == "month_to_date":
 		return "month"
-	case p.Named == "quarter_to_date":
+	case p.Named == "this_quarter" || p.Named == "quarter_to_date":
 		return "quarter"
+	case p.Named == "this_year" || p.Named == "year_to_date":
+		return "year"
 	}
 	return ""
+}
+
+// byDayBound refuses a period too long for rows by day: an answer by day
+// (and a running total, which is by day) holds at most maxDays days, the
+// bound every range has, and only a named year is longer. It teaches the
+// groupings of offered that fit: by week when the period's weeks fit in an
+// answer's maxRows rows, else by team or agent or none.
+func byDayBound(p Period, groupBy string, cumulative bool, offered []string, limits catalog.Limits, weekStart time.Weekday) *Refusal {
+	if groupBy != catalog.GroupDay || p.Days() <= limits.MaxDays {
+		return nil
+	}
+	what := "the period"
+	if p.Named != "" {
+		what = p.Named
+	}
+	if cumulative {
+		return invalid(argCumulative, fmt.Sprintf("gives a running total a day for at most %d days, and %s holds %d days; "+
+			"ask for a period of at most %d days, or leave cumulative and group_by out for one total.", limits.MaxDays, what, p.Days(), limits.MaxDays))
+	}
+	weeks := daysBetween(weekOf(p.Start, weekStart), weekOf(p.End, weekStart))/7 + 1
+	if weeks <= limits.MaxRows && slices.Contains(offered, catalog.GroupWeek) {
+		return invalid(argGroupBy, fmt.Sprintf("gives a row a day for at most %d days, and %s holds %d days; "+
+			"group by week instead (%d rows), or ask for a period of at most %d days.", limits.MaxDays, what, p.Days(), weeks, limits.MaxDays), catalog.GroupWeek)
+	}
+	var choices []string
+	for _, g := range offered {
+		if g == catalog.GroupTeam || g == catalog.GroupAgent {
+			choices = append(choices, g)
+		}
+	}
+	return invalid(argGroupBy, fmt.Sprintf("gives a row a day for at most %d days, and %s holds %d days in %d weeks, more than the %d rows an answer holds; "+
+		"leave group_by out, group by team or agent, or ask for a period of at most %d days.", limits.MaxDays, what, p.Days(), weeks, limits.MaxRows, limits.MaxDays),
+		choices...)
 }
 
 // LastWholeWeek is the latest whole week, starting on start, that ends

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,6 +147,47 @@ func TestPeriodRules(t *testing.T) {
 	p, r := resolvePeriod(PeriodArg{Week: "2026-11-20"}, now, cat)
 	if r != nil || p.End != date("2026-11-18") || !p.Clipped {
 		t.Errorf("the current week = %+v, %v; want it cut at today", p, r)
+	}
+}
+
+// Rows by day hold at most max_days days, and only a named year runs
+// longer: by day it is refused, taught to group by week while its weeks fit
+// in an answer's rows, else by team or agent or not at all; a running total,
+// which is by day, is taught a shorter period. A quarter by day, and a year
+// by week or not grouped, pass.
+func TestYearsByDay(t *testing.T) {
+	cat := demoCatalog(t)
+	offered := []string{catalog.GroupTeam, catalog.GroupAgent, catalog.GroupDay, catalog.GroupWeek}
+	for _, tc := range []struct {
+		now, name, groupBy string
+		cumulative         bool
+		argument           string
+		choices            []string
+	}{
+		{"2026-11-18 14:30", "year_to_date", catalog.GroupDay, false, argGroupBy, []string{catalog.GroupWeek}},
+		{"2026-11-18 14:30", "last_year", catalog.GroupDay, false, argGroupBy, []string{catalog.GroupTeam, catalog.GroupAgent}},
+		{"2026-11-18 14:30", "this_year", catalog.GroupDay, true, argCumulative, nil},
+		{"2026-04-30 14:30", "this_year", catalog.GroupDay, false, "", nil},
+		{"2026-05-01 14:30", "this_year", catalog.GroupDay, false, argGroupBy, []string{catalog.GroupWeek}},
+		{"2026-11-18 14:30", "last_year", catalog.GroupWeek, false, "", nil},
+		{"2026-11-18 14:30", "last_year", "", false, "", nil},
+		{"2026-11-18 14:30", "last_quarter", catalog.GroupDay, true, "", nil},
+		{"2026-12-31 14:30", "this_quarter", catalog.GroupDay, false, "", nil},
+	} {
+		p, r := resolvePeriod(PeriodArg{Named: tc.name}, at(t, tc.now), cat)
+		if r == nil {
+			r = byDayBound(p, tc.groupBy, tc.cumulative, offered, cat.Limits(), cat.WeekStart())
+		}
+		switch {
+		case tc.argument == "" && r != nil:
+			t.Errorf("%s by %q at %s (%d days) was refused: %v", tc.name, tc.groupBy, tc.now, p.Days(), r)
+		case tc.argument == "":
+		case r == nil:
+			t.Errorf("%s by %q at %s (%d days) was answered, want a refusal about %s", tc.name, tc.groupBy, tc.now, p.Days(), tc.argument)
+		case r.Argument != tc.argument || r.Code != CodeInvalidArgument || !slices.Equal(r.Choices, append([]string{}, tc.choices...)) ||
+			!strings.Contains(r.Rule, "at most 120 days"):
+			t.Errorf("%s by %q at %s: %+v", tc.name, tc.groupBy, tc.now, r)
+		}
 	}
 }
 

@@ -43,6 +43,9 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		return e.candidates(c, req.Who, cands)
 	}
 	period, r := resolvePeriod(req.Period, c.now, e.cat)
+	if r == nil {
+		r = byDayBound(period, req.GroupBy, req.Cumulative, rep.GroupBy, e.cat.Limits(), e.cat.WeekStart())
+	}
 	if r != nil {
 		return c.refuse(r)
 	}
@@ -129,7 +132,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		if a := e.cat.Activity(); a != nil {
 			// The days anyone in scope was active, in each period.
 			days := &Plan{Catalog: e.cat, Metrics: []*catalog.Metric{a}, Scope: scope, Period: period, Today: plan.Today,
-				GroupBy: catalog.GroupDay, Limit: e.cat.Limits().MaxDays + 1}
+				GroupBy: catalog.GroupDay, Limit: max(e.cat.Limits().MaxDays, period.Days(), previous.Days()) + 1} // every day, of a year too
 			plans = append(plans, days, days.over(previous))
 		}
 	}

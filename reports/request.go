@@ -262,7 +262,8 @@ const (
 // NamedPeriods lists the named periods, in the order the schema offers them.
 var NamedPeriods = []string{
 	"today", "yesterday", "this_week", "last_week", "this_month", "last_month",
-	"last_7_days", "last_28_days", "week_to_date", "month_to_date", "quarter_to_date",
+	"this_quarter", "last_quarter", "this_year", "last_year",
+	"last_7_days", "last_28_days", "week_to_date", "month_to_date", "quarter_to_date", "year_to_date",
 }
 
 // decodeWho reads the who argument.

@@ -51,12 +51,12 @@ func oneOfWho(withAgent bool) schema {
 		props["agent"] = name
 		description += "; agent: agent_key, name or email"
 	}
-	return withDescription(description+"; several matches return candidates", exactlyOne(object(props)))
+	return withDescription(description, exactlyOne(object(props)))
 }
 
 func periodSchema(cat *catalog.Catalog) schema {
 	return schema{
-		"description": "days in " + cat.Zone().String() + ", at most " + itoa(cat.Limits().MaxDays) + " days, not after today; end inclusive; " +
+		"description": cat.Zone().String() + " days, not after today; end inclusive; a range at most " + itoa(cat.Limits().MaxDays) + " days; " +
 			"weeks start " + cat.WeekStart().String(),
 		"type": "object", "additionalProperties": false,
 		"properties": schema{"named": enum("", NamedPeriods), "day": dateSchema(""), "week": dateSchema(""), "start": dateSchema(""), "end": dateSchema("")},

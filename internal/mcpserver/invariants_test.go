@@ -317,8 +317,8 @@ func TestInvariantPreviousFiguresAreThePreviousPeriods(t *testing.T) {
 	fs := invariantFloors(t)
 	start := time.Now()
 	const draws = 60
-	named := []string{"yesterday", "last_week", "last_month", "last_7_days", "last_28_days",
-		"this_week", "week_to_date", "this_month", "month_to_date", "quarter_to_date"}
+	named := []string{"yesterday", "last_week", "last_month", "last_quarter", "last_7_days", "last_28_days",
+		"this_week", "week_to_date", "this_month", "month_to_date", "this_quarter", "quarter_to_date"}
 	var refused, toDate int
 	var checked tally
 	fail := &failures{t: t}

@@ -106,6 +106,14 @@ func (c *calendar) quarterStart(i int) int {
 	return i
 }
 
+// yearStart walks back from day i to the 1st of January of its year.
+func (c *calendar) yearStart(i int) int {
+	for c.has(i) && !(c.dom[i] == 1 && c.month[i] == 1) {
+		i--
+	}
+	return i
+}
+
 // monthEnd walks forward from day i to the last day of its month.
 func (c *calendar) monthEnd(i int) int {
 	for c.has(i+1) && c.dom[i+1] != 1 {

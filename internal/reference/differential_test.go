@@ -150,7 +150,8 @@ func newKinds(req reference.Request, want *reference.Expected, f *floorAt) []str
 			out = append(out, k)
 		}
 	}
-	toDate := req.Period != nil && (slices.Contains([]string{"this_week", "week_to_date", "this_month", "month_to_date", "quarter_to_date"}, req.Period.Named) ||
+	toDate := req.Period != nil && (slices.Contains([]string{"this_week", "week_to_date", "this_month", "month_to_date", "this_quarter", "quarter_to_date",
+		"this_year", "year_to_date"}, req.Period.Named) ||
 		req.Period.End == today(f).Format(time.DateOnly) || req.Period.Week != "" && want.End == today(f).Format(time.DateOnly))
 	add("targets over a period so far", req.CompareTo == "target" && req.Tool != "team_weeks" && want.End == today(f).Format(time.DateOnly))
 	add("targets over a whole week or month", req.CompareTo == "target" && req.Tool != "team_weeks" && want.End != today(f).Format(time.DateOnly))
@@ -159,6 +160,9 @@ func newKinds(req reference.Request, want *reference.Expected, f *floorAt) []str
 	add("team_weeks beside targets", req.Tool == "team_weeks" && req.CompareTo == "target")
 	add("team_weeks beside the weeks before", req.Tool == "team_weeks" && req.CompareTo == "previous_period")
 	add("comparisons cut at the last final day", want.AskedEnd != "")
+	add("over a calendar quarter or year", req.Period != nil && slices.Contains(calendarPeriods, req.Period.Named))
+	add("beside the calendar quarter before", req.CompareTo == "previous_period" && want.Days >= 90 && want.Days <= 92 && len(want.Previous) == 2 &&
+		strings.HasSuffix(want.Previous[0], "-01") && want.Start[5:] == quarterAfter(want.Previous[0]))
 	add("comparisons over a week an agent moved in", req.CompareTo == "previous_period" && req.Period != nil && req.Period.Week != "" && !toDate && movedIn(f, want))
 	for _, w := range []string{"members", "floor_days", "prorated", "no_target", "to_date"} {
 		add("with "+w, slices.Contains(want.Warnings, w))
@@ -195,6 +199,16 @@ func counted(n map[string]int, sep string) string {
 		return "none"
 	}
 	return strings.Join(parts, sep)
+}
+
+// calendarPeriods are the named calendar quarters and years.
+var calendarPeriods = []string{"this_quarter", "last_quarter", "quarter_to_date", "this_year", "last_year", "year_to_date"}
+
+// quarterAfter is the month and day ("MM-DD") of the first day of the
+// quarter after the one a date ("YYYY-MM-DD") starts.
+func quarterAfter(first string) string {
+	d, _ := time.Parse(time.DateOnly, first)
+	return d.AddDate(0, 3, 0).Format("01-02")
 }
 
 func mondayOf(d time.Time) time.Time { return d.AddDate(0, 0, -(int(d.Weekday())+6)%7) }
@@ -337,7 +351,12 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 			// Mostly periods whose days are final, so that most comparisons
 			// are answered rather than refused.
 			if chance(0.5) {
-				r.Period = &reference.Period{Named: pick("last_week", "last_month", "last_7_days", "last_28_days")}
+				r.Period = &reference.Period{Named: pick("last_week", "last_month", "last_quarter", "last_year", "last_7_days", "last_28_days")}
+			} else if chance(0.2) {
+				// A whole calendar quarter written as a range: set beside
+				// the quarter before, not the 90-odd days before it.
+				q := time.Date(today.Year(), (today.Month()-1)/3*3+1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, -3*(1+rng.IntN(3)), 0)
+				r.Period = &reference.Period{Start: q.Format(time.DateOnly), End: q.AddDate(0, 3, -1).Format(time.DateOnly)}
 			} else {
 				end := 3 + rng.IntN(300)
 				r.Period = &reference.Period{Start: today.AddDate(0, 0, -end-rng.IntN(35)).Format(time.DateOnly), End: today.AddDate(0, 0, -end).Format(time.DateOnly)}
@@ -464,7 +483,7 @@ func drawToDate(rng *rand.Rand, f *floorAt) reference.Request {
 	today := today(f)
 	if rng.Float64() < 0.55 {
 		r.Who = drawWho(rng, f)
-		names := []string{"this_week", "week_to_date", "this_month", "month_to_date", "quarter_to_date"}
+		names := []string{"this_week", "week_to_date", "this_month", "month_to_date", "this_quarter", "quarter_to_date", "this_year", "year_to_date"}
 		if rng.Float64() < 0.8 {
 			r.Period = &reference.Period{Named: names[rng.IntN(len(names))]}
 		} else {
@@ -597,8 +616,8 @@ func drawPeriod(rng *rand.Rand, today time.Time) *reference.Period {
 	day := func(back int) string { return today.AddDate(0, 0, -back).Format(time.DateOnly) }
 	switch x := rng.Float64(); {
 	case x < 0.4:
-		names := []string{"today", "yesterday", "this_week", "last_week", "this_month", "last_month", "last_7_days", "last_28_days",
-			"week_to_date", "month_to_date", "quarter_to_date"}
+		names := []string{"today", "yesterday", "this_week", "last_week", "this_month", "last_month", "this_quarter", "last_quarter",
+			"this_year", "last_year", "last_7_days", "last_28_days", "week_to_date", "month_to_date", "quarter_to_date", "year_to_date"}
 		return &reference.Period{Named: names[rng.IntN(len(names))]}
 	case x < 0.58:
 		switch y := rng.Float64(); {
@@ -1095,6 +1114,25 @@ func TestRegressions(t *testing.T) {
 		// final days only, and was refused as a ranking over days not final.
 		{"agents ranked over a month so far against the same days of the month before", "the Sunday the clocks go forward",
 			reference.Request{Tool: "hours", Who: floor, Period: &reference.Period{Named: "this_month"}, GroupBy: "agent", TopN: 8, CompareTo: "previous_period"}},
+		// Calendar quarters and years.
+		{"last quarter against the quarter before, by team", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "last_quarter"}, GroupBy: "team", CompareTo: "previous_period"}},
+		{"a whole quarter written as a range, against the quarter before", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "hours", Who: hawks, Period: &reference.Period{Start: "2026-07-01", End: "2026-09-30"}, CompareTo: "previous_period"}},
+		{"this quarter on its 1st against the quarter before", "the 1st of a month",
+			reference.Request{Tool: "quality", Who: floor, Period: &reference.Period{Named: "this_quarter"}, CompareTo: "previous_period"}},
+		{"last year by week, starting before the data, more weeks than rows", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: hawks, Period: &reference.Period{Named: "last_year"}, GroupBy: "week"}},
+		{"a year so far by day, longer than rows by day hold", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "hours", Who: floor, Period: &reference.Period{Named: "year_to_date"}, GroupBy: "day"}},
+		{"a running total over a year so far", "Monday 09:00",
+			reference.Request{Tool: "sales", Who: hawks, Period: &reference.Period{Named: "this_year"}, GroupBy: "day", Cumulative: true}},
+		{"a year so far against last year's same days, before the data", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "year_to_date"}, CompareTo: "previous_period"}},
+		{"the league over last quarter", "the Sunday the clocks go back",
+			reference.Request{Tool: "league", Period: &reference.Period{Named: "last_quarter"}}},
+		{"agents over last year, ranked", "the morning after a holiday",
+			reference.Request{Tool: "hours", Who: floor, Period: &reference.Period{Named: "last_year"}, GroupBy: "agent", TopN: 5}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := fs[c.at]

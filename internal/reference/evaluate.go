@@ -227,8 +227,16 @@ func (c *call) resolve(p Period) (asked, *Expected) {
 		case "last_month":
 			end := cal.monthStart(t) - 1
 			return asked{span: span{cal.monthStart(end), end}}, nil
-		case "quarter_to_date":
+		case "quarter_to_date", "this_quarter":
 			return asked{span: span{cal.quarterStart(t), t}}, nil
+		case "last_quarter":
+			end := cal.quarterStart(t) - 1
+			return asked{span: span{cal.quarterStart(end), end}}, nil
+		case "year_to_date", "this_year":
+			return asked{span: span{cal.yearStart(t), t}}, nil
+		case "last_year":
+			end := cal.yearStart(t) - 1
+			return asked{span: span{cal.yearStart(end), end}}, nil
 		case "last_7_days":
 			return asked{span: span{t - 7, t - 1}}, nil
 		case "last_28_days":
@@ -567,6 +575,13 @@ func (c *call) report() *Expected {
 	p, end := c.resolve(*r.Period)
 	if end != nil {
 		return end
+	}
+	// Rows by day hold at most 120 days; only a named year is longer.
+	if r.GroupBy == "day" && p.days() > 120 {
+		if r.Cumulative {
+			return refuse("invalid_argument", "cumulative")
+		}
+		return refuse("invalid_argument", "group_by")
 	}
 	var chosen []string
 	switch {

@@ -7,16 +7,18 @@ import (
 
 // toDate says what a period runs through today from the first day of: a
 // week (this_week, week_to_date, a week clipped at today), a month
-// (this_month, month_to_date) or a quarter (quarter_to_date); "" for any
-// other period.
+// (this_month, month_to_date), a quarter (this_quarter, quarter_to_date) or
+// a year (this_year, year_to_date); "" for any other period.
 func toDate(q Period, p asked) string {
 	switch q.Named {
 	case "this_week", "week_to_date":
 		return "week"
 	case "this_month", "month_to_date":
 		return "month"
-	case "quarter_to_date":
+	case "this_quarter", "quarter_to_date":
 		return "quarter"
+	case "this_year", "year_to_date":
+		return "year"
 	}
 	if p.clipped {
 		return "week"
@@ -24,12 +26,19 @@ func toDate(q Period, p asked) string {
 	return ""
 }
 
-// previousOf is the period a finished period is set beside: the month
-// before a whole calendar month, else as many days just before.
+// previousOf is the period a finished period is set beside: the calendar
+// month, quarter or year before a whole one, else as many days just before.
+// A whole quarter or year starts where its last day's does, and the day
+// after it starts the next.
 func (c *call) previousOf(p span) span {
 	cal := c.w.cal
-	if cal.has(p.first) && cal.dom[p.first] == 1 && cal.monthEnd(p.first) == p.last {
-		before := p.first - 1
+	before := p.first - 1
+	switch {
+	case cal.yearStart(p.last) == p.first && cal.yearStart(p.last+1) == p.last+1:
+		return span{cal.yearStart(before), before}
+	case cal.quarterStart(p.last) == p.first && cal.quarterStart(p.last+1) == p.last+1:
+		return span{cal.quarterStart(before), before}
+	case cal.has(p.first) && cal.dom[p.first] == 1 && cal.monthEnd(p.first) == p.last:
 		return span{cal.monthStart(before), before}
 	}
 	return span{p.first - p.days(), p.last - p.days()}
@@ -38,7 +47,7 @@ func (c *call) previousOf(p span) span {
 // besidePrevious answers a report with compare_to previous_period: each
 // group's figures beside the previous period's and the change. A period
 // run to today is cut at its last final day and set beside as many days
-// from the start of the week, month or quarter before.
+// from the start of the week, month, quarter or year before.
 func (c *call) besidePrevious(wh who, p asked, ms []*metric, sorting *Sort) *Expected {
 	r, cal := c.r, c.w.cal
 	cur, prev := p.span, span{}
@@ -56,13 +65,15 @@ func (c *call) besidePrevious(wh who, p asked, ms []*metric, sorting *Sort) *Exp
 		}
 		askedEnd = cal.date(cur.last)
 		cur.last = min(cur.last, last)
-		bound := cur.first - 1 // the last day of the week, month or quarter before
+		bound := cur.first - 1 // the last day of the week, month, quarter or year before
 		start := cal.monday(bound)
 		switch kind {
 		case "month":
 			start = cal.monthStart(bound)
 		case "quarter":
 			start = cal.quarterStart(bound)
+		case "year":
+			start = cal.yearStart(bound)
 		}
 		prev = span{start, min(start+cur.days()-1, bound)}
 		c.warn("to_date")

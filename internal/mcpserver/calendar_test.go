@@ -1,0 +1,120 @@
+package mcpserver_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"plumbline/internal/pgtest"
+)
+
+// Calendar quarters and years, over MCP, on Wednesday 18 November 2026,
+// with the expected figures computed in plain SQL over the raw tables.
+
+// teamSales sums a team's submitted sales and conversations over days, each
+// agent-day counted for the team of that day.
+func teamSales(t *testing.T, f *floor, team, from, to string) (submitted, conversations float64) {
+	t.Helper()
+	v := f.sqlFloats(t, `SELECT 'submitted', coalesce(sum(submitted), 0)::float8 FROM metrics.agent_sales_daily s
+		WHERE day BETWEEN $1::date AND $2::date AND `+pgtest.TeamOfDay+` = $3
+		UNION ALL SELECT 'conversations', coalesce(sum(submitted + lost), 0)::float8 FROM metrics.agent_sales_daily s
+		WHERE day BETWEEN $1::date AND $2::date AND `+pgtest.TeamOfDay+` = $3`, from, to, team)
+	return v["submitted"], v["conversations"]
+}
+
+// last_quarter is the third calendar quarter, set beside the second (not
+// the 92 days before it), each figure and each ratio from its own period's
+// summed parts, with a note that the quarters differ in days.
+func TestLastQuarterBesideTheQuarterBefore(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	a := report(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"last_quarter"},"metrics":["submitted_sales","close_rate"],"compare_to":"previous_period"}`)
+	p, prev := a["period"].(map[string]any), a["previous_period"].(map[string]any)
+	if p["start"] != "2026-07-01" || p["end"] != "2026-09-30" || p["days"] != 92.0 || p["named"] != "last_quarter" {
+		t.Fatalf("last_quarter on 18 November: %v", p)
+	}
+	if prev["start"] != "2026-04-01" || prev["end"] != "2026-06-30" {
+		t.Fatalf("the quarter before the third: %v", prev)
+	}
+	sub, conv := teamSales(t, f, "hawks", "2026-07-01", "2026-09-30")
+	subBefore, convBefore := teamSales(t, f, "hawks", "2026-04-01", "2026-06-30")
+	if sub == 0 || subBefore == 0 {
+		t.Fatalf("no sales in the quarters (%v, %v); the test proves nothing", sub, subBefore)
+	}
+	for col, w := range map[string]float64{
+		"submitted_sales": sub, "submitted_sales_previous": subBefore, "submitted_sales_change": sub - subBefore,
+		"close_rate_numerator": sub, "close_rate_denominator": conv, "close_rate": sub / conv,
+		"close_rate_previous": subBefore / convBefore, "close_rate_change_points": 100 * (sub/conv - subBefore/convBefore),
+	} {
+		if g, ok := a.total(t, col).(float64); !ok || !near(g, w) {
+			t.Errorf("last quarter beside the one before: %s = %v, want %v", col, a.total(t, col), w)
+		}
+	}
+	if n := strings.Join(notes(a), " "); !strings.Contains(n, "2026-07-01 to 2026-09-30 has 92 days") || !strings.Contains(n, "2026-04-01 to 2026-06-30 has 91 days") {
+		t.Errorf("no note that the quarters differ in days: %s", n)
+	}
+	if len(toStrings(a["partial_metrics"])) != 0 {
+		t.Errorf("a finished quarter is partial: %v", a["partial_metrics"])
+	}
+
+	// The quarter so far is the same days as quarter_to_date, and partial.
+	q := report(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"this_quarter"},"metrics":["submitted_sales"]}`)
+	if p := q["period"].(map[string]any); p["start"] != "2026-10-01" || p["end"] != "2026-11-18" {
+		t.Errorf("this_quarter on 18 November: %v", p)
+	}
+	if sub, _ := teamSales(t, f, "hawks", "2026-10-01", "2026-11-18"); q.total(t, "submitted_sales") != sub {
+		t.Errorf("this quarter: %v submitted, want %v", q.total(t, "submitted_sales"), sub)
+	}
+	if !slices.Contains(toStrings(q["partial_metrics"]), "submitted_sales") {
+		t.Errorf("a quarter through today is not partial: %v", q["partial_metrics"])
+	}
+}
+
+// A year is longer than rows by day hold: by day it is refused, naming
+// group_by week, and by week it answers, the first week cut to its days
+// in the year. Last year starts before the data, and says so; set beside
+// the year before, which holds no data, it is refused.
+func TestYearsByWeekAndBeforeTheData(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	r, isError := call(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"year_to_date"},"group_by":"day"}`)
+	e, _ := r["error"].(map[string]any)
+	if !isError || e["argument"] != "group_by" || !slices.Equal(toStrings(e["choices"]), []string{"week"}) ||
+		!strings.Contains(e["rule"].(string), "at most 120 days") || !strings.Contains(e["rule"].(string), "group by week") {
+		t.Fatalf("a year so far by day: %v", r)
+	}
+
+	a := report(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"year_to_date"},"group_by":"week","metrics":["submitted_sales"]}`)
+	if p := a["period"].(map[string]any); p["start"] != "2026-01-01" || p["end"] != "2026-11-18" || p["days"] != 322.0 {
+		t.Fatalf("year_to_date on 18 November: %v", p)
+	}
+	want := f.sqlFloats(t, `SELECT to_char(date_trunc('week', day), 'YYYY-MM-DD'), sum(submitted)::float8 FROM metrics.agent_sales_daily s
+		WHERE day BETWEEN '2026-01-01' AND '2026-11-18' AND `+pgtest.TeamOfDay+` = 'hawks' GROUP BY 1`)
+	got := a.column(t, "submitted_sales")
+	if len(got) != 47 || a["truncated"] != false {
+		t.Fatalf("%d weeks (truncated %v), want the 47 weeks from 29 December", len(got), a["truncated"])
+	}
+	for week, v := range got {
+		if w, ok := want[week]; ok && v != w {
+			t.Errorf("the week of %s: %v submitted, want %v", week, v, w)
+		}
+	}
+	if d := a.column(t, "days")["2025-12-29"]; d != 4.0 || !strings.Contains(strings.Join(notes(a), " "), "The period cuts weeks short") {
+		t.Errorf("the first week holds %v days of the year; notes %v", d, notes(a))
+	}
+
+	y := report(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"last_year"},"metrics":["submitted_sales"]}`)
+	if p := y["period"].(map[string]any); p["start"] != "2025-01-01" || p["end"] != "2025-12-31" || p["days"] != 365.0 {
+		t.Fatalf("last_year in 2026: %v", p)
+	}
+	if sub, _ := teamSales(t, f, "hawks", "2025-01-01", "2025-12-31"); sub == 0 || y.total(t, "submitted_sales") != sub {
+		t.Errorf("last year: %v submitted, want %v", y.total(t, "submitted_sales"), sub)
+	}
+	if n := strings.Join(notes(y), " "); !strings.Contains(n, "the data starts on 2025-10-15") {
+		t.Errorf("last year starts before the data, and the notes do not say so: %s", n)
+	}
+	r, isError = call(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"last_year"},"compare_to":"previous_period"}`)
+	if e, _ := r["error"].(map[string]any); !isError || e["argument"] != "compare_to" || !strings.Contains(e["rule"].(string), "2024-01-01 to 2024-12-31") {
+		t.Errorf("last year beside the year before the data: %v", r)
+	}
+}
