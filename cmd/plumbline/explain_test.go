@@ -127,7 +127,7 @@ func TestExplain(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "who.agent: without a database explain takes only a key") || strings.Contains(errOut, "Maria") {
 		t.Errorf("a name without a database: exit %d: %s", code, errOut)
 	}
-	code, _, errOut = runCLI(t, "explain", "--now", nowFlag, "sales", `{"who":{"floor":true},"period":{"named":"last_year"}}`)
+	code, _, errOut = runCLI(t, "explain", "--now", nowFlag, "sales", `{"who":{"floor":true},"period":{"named":"last_decade"}}`)
 	if code != 1 || !strings.Contains(errOut, "refused (invalid_argument): period.named must be one of the choices") {
 		t.Errorf("a bad period: exit %d: %s", code, errOut)
 	}
