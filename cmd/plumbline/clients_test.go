@@ -517,6 +517,10 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 	add("sales compare_counts compact", "sales", `{`+floorWeek+`,"compare_counts":true,"compact":true}`)
 	add("sales every metric", "sales", `{`+floorWeek+`,"group_by":"team","metrics":["submitted_sales","close_rate","board_sales","approved_sales","approval_rate","sales_per_hour"]}`)
 	add("sales today live", "sales", `{"who":{"floor":true},"period":{"named":"today"},"group_by":"team"}`)
+	add("sales last_quarter beside the one before", "sales", `{"who":{"floor":true},"period":{"named":"last_quarter"},"group_by":"team","compare_to":"previous_period"}`)
+	add("sales this_quarter so far beside the one before", "sales", `{"who":{"team":"falcons"},"period":{"named":"this_quarter"},"compare_to":"previous_period"}`)
+	add("hours this_year by week", "hours", `{"who":{"floor":true},"period":{"named":"this_year"},"group_by":"week"}`)
+	add("sales refusal last_year by day", "sales", `{"who":{"floor":true},"period":{"named":"last_year"},"group_by":"day"}`)
 	for _, who := range []string{`{"floor":true}`, `{"team":"falcons"}`} {
 		add("team_day "+who, "team_day", `{"who":`+who+`}`)
 		add("team_day today "+who, "team_day", `{"who":`+who+`,"period":{"named":"today"},"compact":true}`)
