@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"plumbline/internal/query"
 	"plumbline/reports"
 )
 
@@ -203,10 +204,8 @@ func fold(sees, teams []string, def reports.Reach) (reports.Reach, bool) {
 // ReachSQL reads the rows of reach in force for person $1 on day $2, their
 // own and their groups': what each sees, and its team key (empty but for
 // a team), as two arrays in the rows' order. FoldReach makes them one reach.
-const ReachSQL = `SELECT coalesce(array_agg(sees ORDER BY reach_id), '{}'), coalesce(array_agg(coalesce(team_key, '') ORDER BY reach_id), '{}')
-	FROM plumbline.reach
-	WHERE (person_id = $1 OR group_id IN (SELECT group_id FROM plumbline.group_members WHERE person_id = $1))
-	AND from_day <= $2 AND (to_day IS NULL OR to_day >= $2)`
+var ReachSQL = `SELECT coalesce(array_agg(x.sees ORDER BY x.reach_id), '{}'), coalesce(array_agg(coalesce(x.team_key, '') ORDER BY x.reach_id), '{}')
+	FROM ` + query.ReachInForce("$1::text", "$2::date")
 
 // FoldReach makes one reach of the rows ReachSQL read: their union, or def
 // when there are none.
@@ -237,7 +236,8 @@ type ReachReader interface {
 
 // DefaultReachTTL is how long a ReachSource keeps a person's reach before
 // reading it again: a grant or a revoke holds on every replica within it.
-const DefaultReachTTL = 30 * time.Second
+// It is as long as the database keeps one (query.ReachKept).
+const DefaultReachTTL = query.ReachKept
 
 // ReachSource resolves callers' reach from the directory for the engine
 // (reports.ReachSource), keeping each person's for TTL.

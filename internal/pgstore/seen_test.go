@@ -22,8 +22,9 @@ import (
 // the Hawks' figure is what those rows hold (none, unless a Falcon came from
 // the Hawks) and the floor's is the Falcons' alone. The expected figures
 // are summed here from the raw tables, with the rule written out in Go. A
-// person with no row of reach sees what the store's default says; the
-// analyst's door cannot read the views at all.
+// person with no row of reach sees what the store's default says; a grant
+// and a revoke hold from the next call; the analyst's door cannot read the
+// views at all.
 func TestTheDatabaseFiltersByReach(t *testing.T) {
 	db := pgtest.NewDB(t)
 	ctx := context.Background()
@@ -115,6 +116,24 @@ func TestTheDatabaseFiltersByReach(t *testing.T) {
 	}
 	if got, want := ask(blind(reports.SeesFloor), "newcomer", floor), ask(none, "boss", floor); got != want {
 		t.Errorf("with no row and the default floor, the floor's figure is %v, want %v", got, want)
+	}
+
+	// The database keeps what a caller may see between transactions, but a
+	// change of reach holds from the next one: a grant of the Hawks, then
+	// its revoke.
+	if _, err := admin.Exec(ctx, `INSERT INTO plumbline.reach (person_id, sees, team_key, from_day, set_by, reason)
+		VALUES ('lead', 'team', 'hawks', '2020-01-01', 'test', 'covering the Hawks')`); err != nil {
+		t.Fatal(err)
+	}
+	if got := ask(none, "lead", hawks); got != float64(all) {
+		t.Errorf("granted the Hawks, the lead got %v of them from the database, want all %d", got, all)
+	}
+	if _, err := admin.Exec(ctx, `UPDATE plumbline.reach SET to_day = from_day - 1, ended_by = 'test', ended_at = now()
+		WHERE team_key = 'hawks'`); err != nil {
+		t.Fatal(err)
+	}
+	if got := ask(none, "lead", hawks); got != float64(seen) {
+		t.Errorf("the Hawks revoked, the lead got %v of them from the database, want %d", got, seen)
 	}
 
 	// The analyst's door reads no view of plumbline's, whatever it sets.

@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"plumbline/catalog"
 )
@@ -43,9 +44,16 @@ const (
 // caller may see; the reader alone may execute it.
 const ReachFunction = SeenSchema + ".caller_reach()"
 
-// keptSetting holds, for the rest of a transaction, what its caller may
-// see, as ReachFunction read it.
+// keptSetting holds, on a connection, what its last caller may see, as
+// ReachFunction read it.
 const keptSetting = "plumbline.reach_kept"
+
+// ReachKept is how long the database keeps what a caller may see, on the
+// connection that read it, for the next statements that ask: as long as
+// the engine keeps a person's reach (members.DefaultReachTTL), so that a
+// change of the roster's history holds in both within it. A change of
+// reach itself holds from the next transaction.
+const ReachKept = 30 * time.Second
 
 // SeenSchema is the schema of the views that filter each source by the
 // caller's reach.
@@ -93,62 +101,67 @@ CREATE SCHEMA %[1]s;
 REVOKE ALL ON SCHEMA %[1]s FROM PUBLIC;
 
 -- Whom the transaction is for, and what they may see on its day: whether
--- the whole floor; their own agent key when they see their own rows; the
--- agents on their teams that day, whose rows are all theirs to read; and,
--- by agent, the days each agent was on one of their teams.
+-- the whole floor; the agents whose rows are all theirs to read (their own
+-- agent, and the agents on their teams that day); and the spans of days
+-- of the agents who were on one of their teams and are no longer.
+CREATE TYPE %[1]s.span AS (agent text, since date, until date);
+CREATE TYPE %[1]s.reach AS (floor boolean, agents text[], past %[1]s.span[]);
 CREATE VIEW %[1]s.reach_of_caller AS
 WITH c AS (
     SELECT nullif(current_setting('%[2]s', true), '') AS person,
            nullif(current_setting('%[3]s', true), '')::date AS day,
            coalesce(current_setting('%[4]s', true), '') AS fallback
 ), r AS (
-    SELECT x.sees, x.team_key FROM plumbline.reach x, c
-    WHERE (x.person_id = c.person
-           OR x.group_id IN (SELECT g.group_id FROM plumbline.group_members g WHERE g.person_id = c.person))
-      AND x.from_day <= c.day AND (x.to_day IS NULL OR x.to_day >= c.day)
+    SELECT x.sees, x.team_key FROM c, %[7]s
 ), spans AS (
-    SELECT t.agent, t.since, t.until FROM (%[5]s) t
+    SELECT t.agent::text AS agent, t.since, t.until, t.since <= c.day AND (t.until IS NULL OR t.until > c.day) AS now
+    FROM (%[5]s) t, c
     WHERE t.team IN (SELECT r.team_key FROM r WHERE r.sees = 'team')
 ), f AS (
     SELECT CASE WHEN EXISTS (SELECT FROM r) THEN EXISTS (SELECT FROM r WHERE r.sees = 'floor')
                 ELSE c.fallback = 'floor' END AS floor,
-           c.person, c.day
+           c.person
     FROM c
 )
 SELECT f.floor,
-       CASE WHEN NOT f.floor AND EXISTS (SELECT FROM r WHERE r.sees = 'own') THEN f.person END AS own,
        CASE WHEN f.floor THEN '{}'
-            ELSE ARRAY(SELECT s.agent::text FROM spans s WHERE s.since <= f.day AND (s.until IS NULL OR s.until > f.day)) END AS agents,
+            ELSE ARRAY(SELECT f.person WHERE EXISTS (SELECT FROM r WHERE r.sees = 'own')
+                       UNION SELECT s.agent FROM spans s WHERE s.now) END AS agents,
        CASE WHEN f.floor THEN '{}'
-            ELSE coalesce((SELECT jsonb_object_agg(a.agent, a.days)
-                           FROM (SELECT s.agent, range_agg(daterange(s.since, s.until))::text AS days FROM spans s GROUP BY s.agent) a),
-                          '{}') END AS days
+            ELSE ARRAY(SELECT ROW(s.agent, s.since, s.until)::%[1]s.span FROM spans s
+                       WHERE s.agent NOT IN (SELECT n.agent FROM spans n WHERE n.now)) END AS past
 FROM f;
 
 -- The same, read by a function with a plan of its own, so that a report's
--- plan holds one call where it would hold the view's every node; it keeps
--- what it read for the rest of the transaction, in %[6]s, under a digest
--- of the three settings it was read for. (The function sets no
--- search_path, which would undo that setting as it returns; every name in
--- it is qualified, and the reader can create nothing to shadow one.)
-CREATE TYPE %[1]s.reach AS (floor boolean, own text, agents text[], days jsonb);
+-- plan holds one call where it would hold the view's every node. It keeps
+-- what it read on the connection, in %[6]s, under a digest of the three
+-- settings and of plumbline.reach_version, which moves whenever a row of
+-- reach or of a group's members changes, for %[8]d seconds from the start
+-- of the transaction that read it: a transaction sees one reach
+-- throughout, a change of reach is seen by the next transaction, and a
+-- change of the roster's history within %[8]d seconds, as the engine's own
+-- reading of reach. (The function sets no search_path, which would undo
+-- that setting as it returns; every name in it is qualified, and the
+-- reader can create nothing to shadow one.)
 CREATE FUNCTION %[1]s.caller_reach() RETURNS %[1]s.reach
 LANGUAGE plpgsql STABLE SECURITY DEFINER AS $$
 DECLARE
     key text := pg_catalog.md5(pg_catalog.concat_ws(E'\n', pg_catalog.current_setting('%[2]s', true),
-        pg_catalog.current_setting('%[3]s', true), pg_catalog.current_setting('%[4]s', true)));
+        pg_catalog.current_setting('%[3]s', true), pg_catalog.current_setting('%[4]s', true),
+        pg_catalog.pg_sequence_last_value('plumbline.reach_version')));
     kept text := pg_catalog.current_setting('%[6]s', true);
+    at bigint := pg_catalog.date_part('epoch', pg_catalog.now());
     out %[1]s.reach;
 BEGIN
-    IF pg_catalog.left(kept, 32) = key THEN
-        RETURN pg_catalog.substr(kept, 34)::%[1]s.reach;
+    IF pg_catalog.left(kept, 32) = key AND pg_catalog.split_part(pg_catalog.split_part(kept, E'\n', 1), ' ', 2)::bigint > at THEN
+        RETURN pg_catalog.substr(kept, pg_catalog.strpos(kept, E'\n') + 1)::%[1]s.reach;
     END IF;
     SELECT * INTO out FROM %[1]s.reach_of_caller;
-    PERFORM pg_catalog.set_config('%[6]s', key || E'\n' || out::text, true);
+    PERFORM pg_catalog.set_config('%[6]s', key || ' ' || (at + %[8]d) || E'\n' || out::text, false);
     RETURN out;
 END $$;
 REVOKE ALL ON FUNCTION %[1]s.caller_reach() FROM PUBLIC;
-`, SeenSchema, CallerSetting, DaySetting, DefaultReachSetting, spans, keptSetting)
+`, SeenSchema, CallerSetting, DaySetting, DefaultReachSetting, spans, keptSetting, ReachInForce("c.person", "c.day"), int(ReachKept.Seconds()))
 	for _, src := range cat.Sources() {
 		agent := "s." + ident(src.AgentKey)
 		day, first := "s."+ident(src.DayKey), ident(src.DayKey)
@@ -161,13 +174,24 @@ REVOKE ALL ON FUNCTION %[1]s.caller_reach() FROM PUBLIC;
 CREATE VIEW %[2]s AS
 SELECT s.* FROM %[3]s s
 WHERE (SELECT (%[1]s.caller_reach()).floor)
-   OR %[4]s::text = (SELECT (%[1]s.caller_reach()).own)
-   OR %[4]s::text IN (SELECT unnest((%[1]s.caller_reach()).agents))
-   OR ((SELECT (%[1]s.caller_reach()).days) ->> %[4]s::text)::datemultirange @> %[5]s;
+   OR %[4]s::text = ANY ((SELECT (%[1]s.caller_reach()).agents)::text[])
+   OR EXISTS (SELECT FROM unnest((SELECT (%[1]s.caller_reach()).past)) p
+              WHERE p.agent = %[4]s::text AND p.since <= %[5]s AND (p.until IS NULL OR p.until > %[5]s));
 CREATE VIEW %[6]s AS SELECT min(%[7]s) AS first FROM %[3]s;
 `, SeenSchema, Seen(src), relation(src.Relation), agent, day, Begins(src), first)
 	}
 	return b.String()
+}
+
+// ReachInForce is a FROM item and its condition, "plumbline.reach x WHERE
+// …": the rows of reach, as x, in force on day for person and for every
+// group they are in, where person and day are SQL expressions. The engine
+// reads them (internal/members) and so does the database's own filter.
+func ReachInForce(person, day string) string {
+	return fmt.Sprintf(`plumbline.reach x
+    WHERE (x.person_id = %[1]s
+           OR x.group_id IN (SELECT g.group_id FROM plumbline.group_members g WHERE g.person_id = %[1]s))
+      AND x.from_day <= %[2]s AND (x.to_day IS NULL OR x.to_day >= %[2]s)`, person, day)
 }
 
 // literal quotes a string as an SQL literal.
