@@ -48,6 +48,8 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p Period,
 		return nil, c.refuse(r)
 	case cands != nil:
 		return nil, e.candidates(c, who, cands)
+	case scope.Totals:
+		return nil, c.refuse(c.reach.totalsOnly(whoArgument(who), c.caller.Person))
 	case c.tool == toolTeamDay && scope.Kind == ScopeAgent: // who left out, by someone who sees only their own figures
 		return nil, c.refuse(invalid(argWho, "must name a team or the floor, as team_day is about one of those; for your own figures use hours, sales or quality."))
 	}

@@ -39,6 +39,7 @@ const (
 	WarnTargets        = "targets"         // who set the targets used, when and why
 	WarnMembers        = "members"         // compared periods count different agents or teams
 	WarnToDate         = "to_date"         // a period so far compared through its last final day
+	WarnTotalsOnly     = "totals_only"     // the caller sees the floor's totals, not its teams' or agents' figures
 )
 
 // note is a warning with its kind.

@@ -97,6 +97,8 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 		return c.refuse(r)
 	case cands != nil:
 		return e.candidates(c, who, cands)
+	case scope.Totals:
+		return c.refuse(c.reach.totalsOnly(whoArgument(who), c.caller.Person))
 	}
 	ans := &RosterAnswer{RequestID: c.id, Day: day.Format(time.DateOnly), TimeZone: e.cat.Zone().String(),
 		Teams: []RosterTeam{}, Rows: [][]any{}, CatalogVersion: e.cat.Version()}

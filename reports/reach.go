@@ -21,6 +21,10 @@ type Reach struct {
 	Teams []string
 	// Own sees the agent whose agent_key is the caller's person id.
 	Own bool
+	// Totals sees the floor's totals (sales, hours and quality about the
+	// whole floor, over time but never by team or agent) beside what
+	// else the reach covers; false when Floor, which sees them anyway.
+	Totals bool
 }
 
 // What a reach row gives, as plumbline.reach's sees column names it.
@@ -29,6 +33,9 @@ const (
 	SeesTeam  = "team"
 	SeesOwn   = "own"
 	SeesNone  = "none"
+	// SeesTotals gives the floor's totals, not a team's or an agent's
+	// figures.
+	SeesTotals = "totals"
 )
 
 // FloorReach sees everything: what a caller sees when nothing says
@@ -48,11 +55,11 @@ func ParseReach(text string) (Reach, error) {
 }
 
 // Add widens the reach by what one row gives (SeesFloor, SeesTeam with a
-// team key, SeesOwn or SeesNone).
+// team key, SeesOwn, SeesTotals or SeesNone).
 func (r *Reach) Add(sees, team string) {
 	switch sees {
 	case SeesFloor:
-		r.Floor, r.Teams, r.Own = true, nil, false
+		r.Floor, r.Teams, r.Own, r.Totals = true, nil, false, false
 	case SeesTeam:
 		if !r.Floor && !slices.Contains(r.Teams, team) {
 			r.Teams = append(r.Teams, team)
@@ -60,14 +67,16 @@ func (r *Reach) Add(sees, team string) {
 		}
 	case SeesOwn:
 		r.Own = !r.Floor
+	case SeesTotals:
+		r.Totals = !r.Floor
 	}
 }
 
 // None reports whether the reach sees nothing at all.
-func (r Reach) None() bool { return !r.Floor && len(r.Teams) == 0 && !r.Own }
+func (r Reach) None() bool { return !r.Floor && len(r.Teams) == 0 && !r.Own && !r.Totals }
 
-// String names the reach in one word or list: floor, none, own, team:KEY,…,
-// or own and teams joined by +. Equal reaches have equal strings; the cache
+// String names the reach in one word or list: floor, none, own, totals,
+// team:KEY,…, or those joined by +. Equal reaches have equal strings; the cache
 // of settled answers and the request log use it.
 func (r Reach) String() string {
 	var parts []string
@@ -78,6 +87,9 @@ func (r Reach) String() string {
 		return SeesNone
 	case r.Own:
 		parts = append(parts, SeesOwn)
+	}
+	if r.Totals {
+		parts = append(parts, SeesTotals)
 	}
 	if len(r.Teams) > 0 {
 		parts = append(parts, SeesTeam+":"+strings.Join(r.Teams, ","))

@@ -42,6 +42,11 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if cands != nil {
 		return e.candidates(c, req.Who, cands)
 	}
+	if scope.Totals && (req.GroupBy == catalog.GroupTeam || req.GroupBy == catalog.GroupAgent) {
+		over := slices.DeleteFunc(slices.Clone(rep.GroupBy), func(g string) bool { return g == catalog.GroupTeam || g == catalog.GroupAgent })
+		return c.refuse(&Refusal{Code: CodeForbidden, Argument: argGroupBy, Choices: over,
+			Rule: "is outside what you may see: of the floor you may see its totals, not each team's or agent's figures; group them by one of the choices, or leave group_by out."})
+	}
 	period, r := resolvePeriod(req.Period, c.now, e.cat)
 	if r == nil {
 		r = byDayBound(period, req.GroupBy, req.Cumulative, rep.GroupBy, e.cat.Limits(), e.cat.WeekStart())
@@ -98,6 +103,11 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	var tg *targeted
 	switch req.CompareTo {
 	case CompareTarget:
+		if scope.Totals {
+			// The floor's target is its teams', and its notes name them.
+			return c.refuse(&Refusal{Code: CodeForbidden, Argument: argCompareTo, Choices: []string{ComparePreviousPeriod},
+				Rule: "is outside what you may see with target: the floor's target is set team by team, and you may see the floor's totals, not each team's; compare with previous_period, or ask about one of your teams beside its target."})
+		}
 		if r := e.targetable(scope, req.GroupBy, metrics); r != nil {
 			return c.refuse(r)
 		}
@@ -147,12 +157,16 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		ans.Request.Sort = &SortEcho{Metric: req.Sort.Metric, Direction: req.Sort.Direction}
 	}
 	gv := e.governor(&ans.Governed, c.now, plan.Period, req.Compact, req.KnownDefinitions)
+	if scope.Totals {
+		gv.warn(WarnTotalsOnly, "These are the floor's totals: your reach shows them, and not each team's or agent's figures on the floor beyond your own.")
+	}
 	for _, n := range live {
 		gv.warn(WarnLiveInstead, n)
 	}
 	if !period.AskedEnd.IsZero() {
 		gv.warn(WarnToDate, soFarNote(period, previous))
 	}
+
 	var cmp *comparison
 	if req.CompareTo == ComparePreviousPeriod {
 		cmp = &comparison{plan: plans[1], res: results[1]}

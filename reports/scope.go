@@ -323,11 +323,11 @@ func (d *Directory) agentEvents(a Agent, p Period, named func(team string) bool)
 func (d *Directory) changes(s Scope, p, before Period, stints, stintsBefore []stint, named func(team string) bool) []string {
 	span := Period{Start: minTime(before.Start, p.Start), End: maxTime(before.End, p.End)}
 	var out []string
-	both := func(name, key, verb string, now, then int, events []string) {
+	both := func(name, verb string, now, then int, events []string) {
 		if now == p.Days() && then == before.Days() || now == 0 && then == 0 {
 			return
 		}
-		s := fmt.Sprintf("%s (%s): %s %s of this period and %s of the one before", name, key, verb, share(now, p.Days()), share(then, before.Days()))
+		s := fmt.Sprintf("%s: %s %s of this period and %s of the one before", name, verb, share(now, p.Days()), share(then, before.Days()))
 		if len(events) > 0 {
 			s += " (" + strings.Join(events, "; ") + ")"
 		}
@@ -346,11 +346,15 @@ func (d *Directory) changes(s Scope, p, before Period, stints, stintsBefore []st
 		keys := slices.Sorted(maps.Keys(days))
 		for _, key := range keys {
 			a, _ := d.agent(key)
-			both(a.Name, key, "counted", days[key][0], days[key][1], d.agentEvents(a, span, named))
+			both(a.Name+" ("+key+")", "counted", days[key][0], days[key][1], d.agentEvents(a, span, named))
 		}
 	case ScopeFloor:
 		for _, t := range d.Teams {
-			both(t.Name, t.Key, "on the floor", d.floorDays(t.Key, p), d.floorDays(t.Key, before), d.floorMoves(t.Key, span))
+			name := t.Name + " (" + t.Key + ")"
+			if !named(t.Key) {
+				name = "another team"
+			}
+			both(name, "on the floor", d.floorDays(t.Key, p), d.floorDays(t.Key, before), d.floorMoves(t.Key, span))
 		}
 	}
 	return out

@@ -108,6 +108,11 @@ type Scope struct {
 	// OnFloor, for a team, counts only its days on the floor: the days its
 	// targets hold on (the floor's own days are always those).
 	OnFloor bool
+	// Totals, for the floor, is asked by a caller who may see its totals
+	// and not each team's or agent's figures (Reach.Totals): the report is
+	// read from the rows the database gives such a caller, which say no
+	// agent's or team's, and is never grouped by team or agent.
+	Totals bool
 }
 
 // onFloorOnly reports whether the scope counts only days on the floor.
@@ -257,10 +262,10 @@ func (d *Directory) resolveWithin(w WhoArg, r Reach, person string) (Scope, []Ca
 	case r.None():
 		return Scope{}, nil, r.outside(argWho, person)
 	case w.Floor:
-		if !r.Floor {
+		if !r.Floor && !r.Totals {
 			return Scope{}, nil, r.outside("who.floor", person)
 		}
-		return Scope{Kind: ScopeFloor, Name: "the floor"}, nil, nil
+		return Scope{Kind: ScopeFloor, Name: "the floor", Totals: !r.Floor}, nil, nil
 	case w.Team != "" && strings.EqualFold(w.Team, MineTeam):
 		t, ok := d.mine(r, person)
 		if !ok {

@@ -57,16 +57,41 @@ func (d *Directory) mine(r Reach, person string) (Team, bool) {
 	return Team{}, false
 }
 
+// totalsWords says how to ask for the floor's totals.
+const totalsWords = `{"floor": true} in hours, sales or quality, not grouped by team or agent`
+
+// totalsOnly is the refusal of the floor's totals where a tool would show
+// each team or agent on it: league, team_day, team_weeks and the roster
+// of the floor, or a report grouped by team or agent.
+func (r Reach) totalsOnly(argument, person string) *Refusal {
+	return &Refusal{Code: CodeForbidden, Argument: argument, Choices: r.choices(person),
+		Rule: "is outside what you may see: of the floor you may see its totals and not each team's or agent's figures; ask for the totals (" + totalsWords + "), or about one of your own (choices)."}
+}
+
+// whoArgument names the argument a who was given in: who.floor, or who
+// when it was left out.
+func whoArgument(w WhoArg) string {
+	if w.Floor {
+		return "who.floor"
+	}
+	return argWho
+}
+
 // MineTeam is the who.team value that names the caller's own team.
 const MineTeam = "mine"
 
 // reachChoices names what a caller may ask for, for a refusal: "floor"
-// when the whole floor, the team keys, and the caller's own agent key.
+// when the whole floor or its totals, the team keys, and the caller's own
+// agent key.
 func (r Reach) choices(person string) []string {
 	if r.Floor {
 		return []string{"floor", "team", "agent"}
 	}
-	out := slices.Clone(r.Teams)
+	var out []string
+	if r.Totals {
+		out = append(out, "floor")
+	}
+	out = append(out, r.Teams...)
 	if r.Own {
 		out = append(out, person)
 	}
@@ -85,19 +110,28 @@ func (r Reach) outside(argument, person string) *Refusal {
 		return &Refusal{Code: CodeForbidden, Argument: argument, Choices: []string{},
 			Rule: "is outside what you may see: your reach covers no team or agent; ask whoever runs plumbline to grant you one (plumbline access grant)."}
 	case len(r.Teams) > 0 && r.Own:
-		rule += `one of your teams (choices, in who.team, or {"team": "mine"} when you have one) or your own figures (your agent_key, in who.agent).`
+		rule += `one of your teams (choices, in who.team, or {"team": "mine"} when you have one) or your own figures (your agent_key, in who.agent)`
 	case len(r.Teams) > 0:
-		rule += `one of your teams (choices, in who.team; {"team": "mine"} when you have one) or an agent on one of them.`
+		rule += `one of your teams (choices, in who.team; {"team": "mine"} when you have one) or an agent on one of them`
+	case r.Own && r.Totals:
+		rule += "your own figures (your agent_key, in choices, in who.agent)"
+	case r.Own:
+		rule += "your own figures only (your agent_key, in choices, in who.agent)"
 	default:
-		rule += "your own figures only (your agent_key, in choices, in who.agent)."
+		return &Refusal{Code: CodeForbidden, Argument: argument, Choices: r.choices(person),
+			Rule: "is outside what you may see; ask about the floor's totals only: " + totalsWords + "."}
 	}
+	if r.Totals {
+		rule += ", or the floor's totals: " + totalsWords
+	}
+	rule += "."
 	return &Refusal{Code: CodeForbidden, Argument: argument, Rule: rule, Choices: r.choices(person)}
 }
 
 // defaultScope is whom a call that leaves who out is about: the floor for
-// a caller who sees it, else their one team, or their own agent; a caller
-// who sees several teams, or a team and their own figures, is asked to
-// name one.
+// a caller who sees it, else their one team, their own agent, or the
+// floor's totals for a caller who sees only those; a caller who sees
+// several of these is asked to name one.
 func (d *Directory) defaultScope(r Reach, person string) (Scope, []Candidate, *Refusal) {
 	switch {
 	case r.Floor:
@@ -108,10 +142,12 @@ func (d *Directory) defaultScope(r Reach, person string) (Scope, []Candidate, *R
 		if t, ok := d.team(r.Teams[0]); ok {
 			return Scope{Kind: ScopeTeam, Key: t.Key, Name: t.Name}, nil, nil
 		}
-	case len(r.Teams) == 0:
-		if a, ok := d.agent(person); ok {
+	case len(r.Teams) == 0 && r.Own:
+		if a, ok := d.agent(person); ok && !r.Totals {
 			return Scope{Kind: ScopeAgent, Key: a.Key, Name: a.Name, Team: a.Team}, nil, nil
 		}
+	case len(r.Teams) == 0:
+		return Scope{Kind: ScopeFloor, Name: "the floor", Totals: true}, nil, nil
 	}
 	return Scope{}, nil, &Refusal{Code: CodeInvalidArgument, Argument: argWho, Choices: r.choices(person),
 		Rule: "must be given when you may see more than one team or agent; name one of yours (choices)."}

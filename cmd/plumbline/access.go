@@ -35,8 +35,8 @@ func accessCmd(ctx context.Context, args []string, s *streams) error {
 	}
 	switch action {
 	case "grant":
-		sees = f.choice("sees", "", "what they see (required): floor, team (with --team), own (their own agent's rows) or none", "",
-			reports.SeesFloor, reports.SeesTeam, reports.SeesOwn, reports.SeesNone)
+		sees = f.choice("sees", "", "what they see (required): floor, team (with --team), own (their own agent's rows), totals (the floor's totals, not each team's) or none", "",
+			reports.SeesFloor, reports.SeesTeam, reports.SeesOwn, reports.SeesTotals, reports.SeesNone)
 		team = f.string("team", "", "team `keys`, separated by commas, for --sees team")
 		from = f.string("from", "", "first `day` it holds, YYYY-MM-DD (default: today)")
 		to = f.string("to", "", "last `day` it holds, YYYY-MM-DD (default: no end)")
@@ -73,7 +73,7 @@ func accessCmd(ctx context.Context, args []string, s *streams) error {
 		}
 	}
 	if action == "grant" && *sees == "" {
-		return fmt.Errorf("%w: --sees must say what they see: floor, team, own or none", errUsage)
+		return fmt.Errorf("%w: --sees must say what they see: floor, team, own, totals or none", errUsage)
 	}
 	if action == "grant" && *reason == "" {
 		return fmt.Errorf("%w: --reason must say why", errUsage)
@@ -167,7 +167,7 @@ func accessCmd(ctx context.Context, args []string, s *streams) error {
 	return tw.Flush()
 }
 
-// seesText names what a grant gives: floor, own, none or team:KEY.
+// seesText names what a grant gives: floor, own, totals, none or team:KEY.
 func seesText(sees, team string) string {
 	if sees == reports.SeesTeam {
 		return sees + ":" + team

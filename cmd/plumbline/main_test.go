@@ -234,7 +234,7 @@ func TestDemo(t *testing.T) {
 			}
 			for _, want := range []string{"Access token, for Dana Whitfield (dana.whitfield@floor.example)",
 				"Dana Whitfield is the floor manager, so this token sees the whole floor: a\n  call that leaves out who is about the floor.",
-				"the lead of the Falcons, Brandon\nMyers (brandon.myers@floor.example)",
+				"the lead of the\nFalcons, Brandon Myers (brandon.myers@floor.example)",
 				`export PLUMBLINE_TOKEN="$(cat ` + filepath.Join(dir, "demo-token") + `)"`,
 				"plumbline demo without --as prints these configurations with theirs."} {
 				if !strings.Contains(out.String(), want) {
@@ -289,8 +289,8 @@ func TestDemo(t *testing.T) {
 		}
 		if run == 1 {
 			for _, want := range []string{"Access token, for Brandon Myers (brandon.myers@floor.example)",
-				"Brandon Myers leads the Falcons, so this token sees the Falcons only: a\n  call that leaves out who is about the Falcons",
-				"the floor manager, Dana\nWhitfield (dana.whitfield@floor.example), sees every team",
+				"Brandon Myers leads the Falcons, so this token sees the Falcons and the\n  floor's totals: a call that leaves out who is about the Falcons",
+				"manager, Dana Whitfield (dana.whitfield@floor.example), sees every team",
 				`export PLUMBLINE_TOKEN="$(cat ` + filepath.Join(dir, "floor-manager-token") + `)"`,
 				"plumbline demo --as floor-manager prints these configurations with theirs.",
 				" access list --db postgres://plumbline_app@"} {

@@ -3,7 +3,6 @@ package dbcheck
 import (
 	"context"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -34,6 +33,10 @@ type Policy struct {
 	// the view the login reads it through, filtered by the caller's reach:
 	// reading the source itself is extra.
 	Seen map[string]string
+	// Filtered lists the views that must ask what the caller may see (the
+	// views of Seen and those of the floor's totals): one that no longer
+	// does is extra.
+	Filtered []string
 	// Roles lists the roles the login may be a member of: the reader, the
 	// logger and auth.
 	Roles []string
@@ -54,10 +57,14 @@ type Policy struct {
 // auth, with plumbline's own tables and functions.
 func LoginPolicy(roles grants.Roles, gs []*grants.Grant, cat *catalog.Catalog) Policy {
 	seen := map[string]string{}
+	var filtered []string
 	for _, src := range cat.Sources() {
-		seen[src.Relation] = query.SeenNames(src)[0]
+		names := query.SeenNames(src)
+		seen[src.Relation] = names[0]
+		filtered = append(filtered, names[0], names[2])
 	}
-	return Policy{Read: grants.ReaderReads(gs, cat), Roles: roles.Held(), Seen: seen}
+	slices.Sort(filtered)
+	return Policy{Read: grants.ReaderReads(gs, cat), Roles: roles.Held(), Seen: seen, Filtered: filtered}
 }
 
 // AnalystPolicy is what the analyst's door's login may reach: the analyst
@@ -404,11 +411,10 @@ ORDER BY 1`
 // through that no longer filter them by the caller's reach: a view
 // replaced by hand, which the reader would read whole.
 func unfiltered(ctx context.Context, tx pgx.Tx, p Policy) ([]string, error) {
-	if len(p.Seen) == 0 {
+	if len(p.Filtered) == 0 {
 		return nil, nil
 	}
-	views := slices.Sorted(maps.Values(p.Seen))
-	rows, err := tx.Query(ctx, unfilteredQuery, views, query.ReachFunction)
+	rows, err := tx.Query(ctx, unfilteredQuery, p.Filtered, query.ReachFunction)
 	if err != nil {
 		return nil, err
 	}

@@ -131,7 +131,7 @@ func seenScript(r Roles, gs []*Grant, cat *catalog.Catalog) string {
 	for _, src := range cat.Sources() {
 		fmt.Fprintf(&b, "REVOKE SELECT ON %s FROM %s;\n", pgx.Identifier(strings.SplitN(src.Relation, ".", 2)).Sanitize(), reader)
 		if granted[src.Relation] {
-			fmt.Fprintf(&b, "GRANT SELECT ON %s, %s TO %s;\n", query.Seen(src), query.Begins(src), reader)
+			fmt.Fprintf(&b, "GRANT SELECT ON %s, %s, %s TO %s;\n", query.Seen(src), query.Begins(src), query.Totals(src), reader)
 		}
 	}
 	return b.String()

@@ -258,6 +258,52 @@ func TestReachInTheEngine(t *testing.T) {
 	}
 }
 
+// A team lead who may see the floor's totals gets them, the figure plain
+// SQL sums over the raw tables for the teams on the floor each day, with a
+// note that they are totals; never by team or agent, beside the floor's
+// target (its teams'), ranked in a league, or in a tool that lists each
+// team; and someone who sees only the totals gets them for a call that
+// leaves who out.
+func TestTheFloorsTotalsForATeamLead(t *testing.T) {
+	f := newReachFloor(t)
+	ctx := context.Background()
+	var team string
+	if err := f.sql.QueryRow(ctx, "SELECT min(team_key) FROM analytics.dim_team").Scan(&team); err != nil {
+		t.Fatal(err)
+	}
+	f.grant(t, "lead-1", reports.SeesTeam, team)
+	f.grant(t, "lead-1", reports.SeesTotals, "")
+	f.grant(t, "director-1", reports.SeesTotals, "")
+	week := f.db.Now.AddDate(0, 0, -35)
+	week = week.AddDate(0, 0, -int((week.Weekday()+6)%7))
+	period := fmt.Sprintf(`"period":{"week":%q}`, dateOf(week))
+	want := f.sqlFloats(t, `SELECT 'total', sum(submitted) FROM metrics.agent_sales_daily s
+		WHERE day BETWEEN $1 AND $1::date + 6 AND `+pgtest.OnFloor, week)["total"]
+	for _, c := range []struct{ person, who string }{{"lead-1", `"who":{"floor":true},`}, {"director-1", ""}} {
+		a, text := f.ask(t, c.person, "sales", `{`+c.who+period+`,"metrics":["submitted_sales"]}`)
+		if submitted(a) != want {
+			t.Errorf("%s asking for the floor: %v, want %v from the raw tables: %s", c.person, submitted(a), want, text)
+		}
+		if notes, _ := a["notes"].([]any); len(notes) == 0 || !strings.HasPrefix(fmt.Sprint(notes[0]), "These are the floor's totals") {
+			t.Errorf("%s: the answer does not say first that these are the floor's totals: %v", c.person, a["notes"])
+		}
+	}
+	for _, c := range []struct{ tool, args, argument string }{
+		{"sales", `{"who":{"floor":true},` + period + `,"group_by":"team"}`, "group_by"},
+		{"sales", `{"who":{"floor":true},` + period + `,"group_by":"agent"}`, "group_by"},
+		{"sales", `{"who":{"floor":true},"period":{"named":"this_month"},"compare_to":"target"}`, "compare_to"},
+		{"team_day", `{"who":{"floor":true}}`, "who.floor"},
+		{"team_weeks", `{"who":{"floor":true}}`, "who.floor"},
+		{"roster", `{"who":{"floor":true}}`, "who.floor"},
+		{"league", `{` + period + `}`, "tool"},
+	} {
+		a, _ := f.ask(t, "lead-1", c.tool, c.args)
+		if e := refusal(t, a, c.tool+" "+c.args); e["code"] != reports.CodeForbidden || e["argument"] != c.argument {
+			t.Errorf("%s %s for a lead who sees the floor's totals: %v, want forbidden on %s", c.tool, c.args, e, c.argument)
+		}
+	}
+}
+
 // A grant takes effect on its day: the day's reach is resolved for each
 // call, as of the call's day on the floor.
 func TestReachFromItsDay(t *testing.T) {

@@ -25,8 +25,8 @@ type Grant struct {
 	// Person is a person's id (service:NAME for a service identity); Group
 	// a group's display name. Exactly one is set.
 	Person, Group string
-	// Sees is reports.SeesFloor, SeesTeam (with Team, a team key), SeesOwn
-	// or SeesNone.
+	// Sees is reports.SeesFloor, SeesTeam (with Team, a team key), SeesOwn,
+	// SeesTotals or SeesNone.
 	Sees, Team string
 	From       time.Time
 	To         *time.Time
@@ -53,8 +53,8 @@ func (g Grant) check() error {
 	switch {
 	case (g.Person == "") == (g.Group == ""):
 		return errors.New("a grant is for one person or one group")
-	case !slices.Contains([]string{reports.SeesFloor, reports.SeesTeam, reports.SeesOwn, reports.SeesNone}, g.Sees):
-		return errors.New("a grant sees floor, team, own or none")
+	case !slices.Contains([]string{reports.SeesFloor, reports.SeesTeam, reports.SeesOwn, reports.SeesTotals, reports.SeesNone}, g.Sees):
+		return errors.New("a grant sees floor, team, own, totals or none")
 	case (g.Sees == reports.SeesTeam) != (g.Team != ""):
 		return errors.New("a grant of a team names the team's key, and only a grant of a team does")
 	case g.From.IsZero():

@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,7 +83,7 @@ func planKey(p *reports.Plan) string {
 	for _, m := range p.Metrics {
 		b.WriteString("|m:" + m.ID)
 	}
-	b.WriteString("|s:" + p.Scope.Kind + "\x00" + p.Scope.Key + "\x00" + p.Scope.Name + "\x00" + p.Scope.Team + "\x00" + strconv.FormatBool(p.Scope.OnFloor))
+	fmt.Fprintf(&b, "|s:%#v", p.Scope) // every field, those to come too: Scope holds only words and flags
 	b.WriteString("|p:" + p.Period.Start.Format(time.RFC3339Nano) + "~" + p.Period.End.Format(time.RFC3339Nano) + ":" + p.Period.Named + ":" +
 		strconv.FormatBool(p.Period.Clipped) + ":" + p.Period.AskedEnd.Format(time.RFC3339Nano))
 	b.WriteString("|t:" + p.Today.Format(time.RFC3339Nano))

@@ -10,8 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"plumbline/catalog"
 	"plumbline/internal/pgstore"
 	"plumbline/internal/pgtest"
+	"plumbline/internal/query"
 	"plumbline/reports"
 )
 
@@ -164,4 +166,67 @@ func figure(t *testing.T, a *reports.Answer, column string) float64 {
 	}
 	t.Fatalf("no column %s: %s", column, b)
 	return 0
+}
+
+// The floor's totals are the database's to give too: as the reader, a
+// person who may see them reads, through the totals view, the rows of the
+// floor's teams each day (counted here with plain SQL over the raw tables)
+// and no agent key among them; a team lead without them reads none; and
+// no agent key of the view joins the roster, so no team's or agent's
+// figure can be summed from it.
+func TestTheFloorsTotalsSayNoOne(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	admin := db.Conn(t)
+	if _, err := admin.Exec(ctx, `INSERT INTO plumbline.reach (person_id, sees, team_key, from_day, set_by, reason) VALUES
+		('director', 'totals', NULL, '2020-01-01', 'test', 'the floor''s totals'),
+		('lead', 'team', 'falcons', '2020-01-01', 'test', 'a team lead')`); err != nil {
+		t.Fatal(err)
+	}
+	var want struct{ rows, submitted int64 }
+	if err := admin.QueryRow(ctx, `SELECT count(*), sum(submitted) FROM metrics.agent_sales_daily s
+		WHERE day BETWEEN '2026-10-01' AND '2026-10-31' AND `+pgtest.OnFloor).Scan(&want.rows, &want.submitted); err != nil {
+		t.Fatal(err)
+	}
+	read := func(person string) (rows, submitted, named int64) {
+		t.Helper()
+		tx, err := admin.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, "SELECT set_config($1, $2, true), set_config($3, '2026-11-18', true), set_config($4, 'none', true)",
+			query.CallerSetting, person, query.DaySetting, query.DefaultReachSetting); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, "SET LOCAL ROLE "+pgtest.Roles.Reader); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(submitted), 0),
+				count(*) FILTER (WHERE agent_key IN (SELECT agent_key FROM analytics.dim_agent)) FROM `+query.Totals(sales(t))+`
+			WHERE day BETWEEN '2026-10-01' AND '2026-10-31'`).Scan(&rows, &submitted, &named); err != nil {
+			t.Fatal(err)
+		}
+		return rows, submitted, named
+	}
+	rows, submitted, named := read("director")
+	if rows != want.rows || submitted != want.submitted || named != 0 {
+		t.Errorf("the totals in October: %d rows, %d submitted, %d agent keys of the roster; want %d rows and %d from the raw tables, and none",
+			rows, submitted, named, want.rows, want.submitted)
+	}
+	if rows, _, _ := read("lead"); rows != 0 {
+		t.Errorf("a team lead without the floor's totals read %d rows of them", rows)
+	}
+}
+
+// sales is the demo catalogue's source of sales.
+func sales(t *testing.T) *catalog.Source {
+	t.Helper()
+	for _, src := range demo(t).Sources() {
+		if src.Relation == "metrics.agent_sales_daily" {
+			return src
+		}
+	}
+	t.Fatal("the demo catalogue has no metrics.agent_sales_daily")
+	return nil
 }

@@ -134,8 +134,8 @@ func (db *DB) Serve(t testing.TB, cat *catalog.Catalog) {
 	t.Helper()
 	script := query.SeenViews(cat)
 	for _, src := range cat.Sources() {
-		script += fmt.Sprintf("GRANT USAGE ON SCHEMA %s TO %s; GRANT EXECUTE ON FUNCTION %s TO %s; GRANT SELECT ON %s, %s TO %s;\n",
-			query.SeenSchema, Roles.Reader, query.ReachFunction, Roles.Reader, query.Seen(src), query.Begins(src), Roles.Reader)
+		script += fmt.Sprintf("GRANT USAGE ON SCHEMA %s TO %s; GRANT EXECUTE ON FUNCTION %s TO %s; GRANT SELECT ON %s, %s, %s TO %s;\n",
+			query.SeenSchema, Roles.Reader, query.ReachFunction, Roles.Reader, query.Seen(src), query.Begins(src), query.Totals(src), Roles.Reader)
 	}
 	if _, err := db.Conn(t).Exec(context.Background(), script, pgx.QueryExecModeSimpleProtocol); err != nil {
 		t.Fatalf("pgtest: serve a catalogue: %v", err)

@@ -106,7 +106,7 @@ type DemoPeople struct {
 // membership table, standing in for the identity provider, and gives them
 // reach as plumbline access grant does (as authRole, set by DemoSetBy, from
 // the first day of the floor opts generates): each lead sees the team they
-// lead, and the floor manager the whole floor. A row already in force on
+// lead and the floor's totals, and the floor manager the whole floor. A row already in force on
 // the floor's day is not added again, so each run adds only what an earlier
 // one did not. It returns the lead of the Falcons (else the first lead by
 // name) and the floor manager.
@@ -155,7 +155,8 @@ func DemoMembers(ctx context.Context, dsn, authRole string, opts demofloor.Optio
 	p.Lead, p.Team = leads[0].Member, leads[0].Team
 	want := []members.Grant{{Person: fm.PersonID, Sees: reports.SeesFloor, Reason: "the floor manager sees every team"}}
 	for _, l := range leads {
-		want = append(want, members.Grant{Person: l.PersonID, Sees: reports.SeesTeam, Team: l.Key, Reason: "leads the " + l.Team.Name})
+		want = append(want, members.Grant{Person: l.PersonID, Sees: reports.SeesTeam, Team: l.Key, Reason: "leads the " + l.Team.Name},
+			members.Grant{Person: l.PersonID, Sees: reports.SeesTotals, Reason: "a team lead sees the floor's totals"})
 	}
 	store := members.NewStore(pool, authRole)
 	have, err := store.Grants(ctx, today)

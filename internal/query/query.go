@@ -22,7 +22,7 @@ func Build(p *reports.Plan) (string, []any, error) {
 	if b.needsTeams() {
 		ctes = append(ctes, b.add("team_spans", b.teamSpans()))
 	}
-	if p.Scope.Kind == reports.ScopeFloor || p.Scope.OnFloor {
+	if b.onFloor() {
 		ctes = append(ctes, b.add("floor_spans", b.floorSpans()))
 	}
 	if p.GroupBy == catalog.GroupDay || p.GroupBy == catalog.GroupWeek {
@@ -68,8 +68,17 @@ func (b *builder) add(name string, s sq.Sqlizer) string {
 	return name + " AS (" + sql + ")"
 }
 
+// needsTeams reports whether the facts are joined to their agents' teams.
+// The floor's totals need not: a caller who sees only those reads rows of
+// the floor's teams only, which say no agent's team (Totals).
 func (b *builder) needsTeams() bool {
-	return b.plan.Scope.Kind != reports.ScopeAgent || b.plan.GroupBy == catalog.GroupTeam
+	return !b.plan.Scope.Totals && (b.plan.Scope.Kind != reports.ScopeAgent || b.plan.GroupBy == catalog.GroupTeam)
+}
+
+// onFloor reports whether the facts count only days on the floor, by their
+// team's place on it.
+func (b *builder) onFloor() bool {
+	return !b.plan.Scope.Totals && (b.plan.Scope.Kind == reports.ScopeFloor || b.plan.Scope.OnFloor)
 }
 
 // cross reports whether a metric's parts come from two sources.
@@ -118,8 +127,12 @@ func teamSpans(cat *catalog.Catalog) sq.SelectBuilder {
 }
 
 // floorSpans gives each team's place on the floor a [since, until) span.
-func (b *builder) floorSpans() sq.Sqlizer {
-	f := b.cat.Roster().FloorHistory
+func (b *builder) floorSpans() sq.Sqlizer { return floorSpans(b.cat) }
+
+// floorSpans gives each team's place on the floor a [since, until) span,
+// as (team, counts, since, until); until is null while the span holds.
+func floorSpans(cat *catalog.Catalog) sq.SelectBuilder {
+	f := cat.Roster().FloorHistory
 	return sq.Select(
 		"f."+ident(f.Team)+" AS team",
 		"f."+ident(f.CountsAsSales)+" AS counts",
@@ -150,7 +163,11 @@ func dayOf(cat *catalog.Catalog, src *catalog.Source) sq.Sqlizer {
 // FROM … WHERE … of a query over the source aliased s.
 func (b *builder) rows(q sq.SelectBuilder, src *catalog.Source) sq.SelectBuilder {
 	p := b.plan
-	q = q.From(Seen(src) + " s")
+	if p.Scope.Totals {
+		q = q.From(Totals(src) + " s")
+	} else {
+		q = q.From(Seen(src) + " s")
+	}
 	if src.Grain == catalog.GrainAgentEvent {
 		zone := b.cat.Zone()
 		col := "s." + ident(src.TimeKey)
@@ -299,7 +316,7 @@ func (b *builder) outer() sq.Sqlizer {
 	if b.needsTeams() {
 		grouped = grouped.Join("team_spans t ON t.agent = x.agent AND x.day >= t.since AND (t.until IS NULL OR x.day < t.until)")
 	}
-	if p.Scope.Kind == reports.ScopeFloor || p.Scope.OnFloor {
+	if b.onFloor() {
 		grouped = grouped.Join("floor_spans f ON f.team = t.team AND x.day >= f.since AND (f.until IS NULL OR x.day < f.until)").
 			Where("f.counts")
 	}

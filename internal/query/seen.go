@@ -68,10 +68,17 @@ func Seen(src *catalog.Source) string { return relation(SeenNames(src)[0]) }
 // loaded is the same for every caller, and is kept once for all of them.
 func Begins(src *catalog.Source) string { return relation(SeenNames(src)[1]) }
 
+// Totals is the view of a source's rows that count for the floor's totals,
+// quoted, for a caller who may see those (reports.Reach.Totals): every row
+// of an agent on a team on the floor that day, saying neither the agent
+// (its agent key is a digest that changes with every transaction, so that
+// a figure over two sources still joins an agent's day) nor the team.
+func Totals(src *catalog.Source) string { return relation(SeenNames(src)[2]) }
+
 // SeenNames names, as schema.name, the views the reader reads a source
-// through: Seen's and Begins'.
+// through: Seen's, Begins' and Totals'.
 func SeenNames(src *catalog.Source) []string {
-	return []string{SeenSchema + "." + src.ID, SeenSchema + "." + src.ID + ":begins"}
+	return []string{SeenSchema + "." + src.ID, SeenSchema + "." + src.ID + ":begins", SeenSchema + "." + src.ID + ":totals"}
 }
 
 // SeenViews returns the SQL that creates SeenSchema and its views for every
@@ -101,11 +108,11 @@ CREATE SCHEMA %[1]s;
 REVOKE ALL ON SCHEMA %[1]s FROM PUBLIC;
 
 -- Whom the transaction is for, and what they may see on its day: whether
--- the whole floor; the agents whose rows are all theirs to read (their own
+-- the whole floor; whether its totals; the agents whose rows are all theirs to read (their own
 -- agent, and the agents on their teams that day); and the spans of days
 -- of the agents who were on one of their teams and are no longer.
 CREATE TYPE %[1]s.span AS (agent text, since date, until date);
-CREATE TYPE %[1]s.reach AS (floor boolean, agents text[], past %[1]s.span[]);
+CREATE TYPE %[1]s.reach AS (floor boolean, totals boolean, agents text[], past %[1]s.span[]);
 CREATE VIEW %[1]s.reach_of_caller AS
 WITH c AS (
     SELECT nullif(current_setting('%[2]s', true), '') AS person,
@@ -124,6 +131,7 @@ WITH c AS (
     FROM c
 )
 SELECT f.floor,
+       f.floor OR EXISTS (SELECT FROM r WHERE r.sees = 'totals') AS totals,
        CASE WHEN f.floor THEN '{}'
             ELSE ARRAY(SELECT f.person WHERE EXISTS (SELECT FROM r WHERE r.sees = 'own')
                        UNION SELECT s.agent FROM spans s WHERE s.now) END AS agents,
@@ -162,6 +170,14 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION %[1]s.caller_reach() FROM PUBLIC;
 `, SeenSchema, CallerSetting, DaySetting, DefaultReachSetting, spans, keptSetting, ReachInForce("c.person", "c.day"), int(ReachKept.Seconds()))
+	teams, _, err := teamSpans(cat).ToSql()
+	if err != nil {
+		panic(err) // a constant shape with no arguments
+	}
+	floor, _, err := floorSpans(cat).ToSql()
+	if err != nil {
+		panic(err)
+	}
 	for _, src := range cat.Sources() {
 		agent := "s." + ident(src.AgentKey)
 		day, first := "s."+ident(src.DayKey), ident(src.DayKey)
@@ -179,6 +195,25 @@ WHERE (SELECT (%[1]s.caller_reach()).floor)
               WHERE p.agent = %[4]s::text AND p.since <= %[5]s AND (p.until IS NULL OR p.until > %[5]s));
 CREATE VIEW %[6]s AS SELECT min(%[7]s) AS first FROM %[3]s;
 `, SeenSchema, Seen(src), relation(src.Relation), agent, day, Begins(src), first)
+		// Its columns are the source's as the database has them, so that a
+		// column the catalogue names and the source lacks leaves the view to
+		// be made and check --db to say so.
+		fmt.Fprintf(&b, `
+-- %[3]s's rows that count for the floor's totals, as a caller who sees
+-- those may: no agent's or team's.
+DO $do$
+BEGIN
+    EXECUTE 'CREATE VIEW %[2]s AS SELECT ' || (
+        SELECT pg_catalog.string_agg(CASE WHEN a.attname = %[6]s
+                THEN pg_catalog.format('pg_catalog.md5(s.%%I::text || pg_catalog.now()::text) AS %%I', a.attname, a.attname)
+                ELSE pg_catalog.format('s.%%I', a.attname) END, ', ' ORDER BY a.attnum)
+        FROM pg_catalog.pg_attribute a
+        WHERE a.attrelid = %[7]s::regclass AND a.attnum > 0 AND NOT a.attisdropped) || $v$ FROM %[3]s s
+JOIN (%[8]s) t ON t.agent = %[4]s AND %[5]s >= t.since AND (t.until IS NULL OR %[5]s < t.until)
+JOIN (%[9]s) f ON f.team = t.team AND %[5]s >= f.since AND (f.until IS NULL OR %[5]s < f.until)
+WHERE f.counts AND (SELECT (%[1]s.caller_reach()).totals)$v$;
+END $do$;
+`, SeenSchema, Totals(src), relation(src.Relation), agent, day, literal(src.AgentKey), literal(relation(src.Relation)), teams, floor)
 	}
 	return b.String()
 }

@@ -13,10 +13,13 @@ import (
 // Reach, as the product states it: each person may see what the rows of
 // plumbline.reach in force on the day give them and the groups they are
 // in, all of them together (the floor, some teams, their own agent's
-// figures, or nothing); a person with no row in force sees the configured
-// default. The floor covers every team and agent. A team covers itself and
-// the agents on it today; "own" covers the agent whose agent_key is the
-// person's id.
+// figures, the floor's totals, or nothing); a person with no row in force
+// sees the configured default. The floor covers every team and agent. A
+// team covers itself and the agents on it today; "own" covers the agent
+// whose agent_key is the person's id; "totals" covers the floor in hours,
+// sales and quality not grouped by team or agent (group_by team or agent
+// is forbidden, and so are compare_to target, whose notes name each team,
+// and the floor in team_day, team_weeks and roster).
 //
 // A who is resolved within the reach: names are matched only against the
 // teams and agents it covers. A who that names only what lies outside it,
@@ -26,23 +29,26 @@ import (
 // does not see the floor, the forbidden refusal. {"team": "mine"} is the
 // one team the reach covers, else the team the caller's own agent is on
 // today when the reach covers it. A call without who is about the floor
-// for someone who sees it, else their one team, else their own agent; one
-// who sees several is asked to name one (invalid_argument on who). league
+// for someone who sees it, else their one team, else their own agent (for
+// one who does not see the totals too), else the floor's totals for one
+// who sees only those; one who sees several is asked to name one
+// (invalid_argument on who). league
 // ranks the whole floor, and is forbidden to anyone who does not see it;
 // team_day is about a team or the floor, and refuses an agent.
 
 // Reach is what a caller may see.
 type Reach struct {
-	Floor bool
-	Teams []string // keys, sorted; none when Floor
-	Own   bool
+	Floor  bool
+	Teams  []string // keys, sorted; none when Floor
+	Own    bool
+	Totals bool // the floor's totals; false when Floor
 }
 
 // FloorReach sees everything.
 var FloorReach = Reach{Floor: true}
 
 // None says the reach covers nothing.
-func (r Reach) None() bool { return !r.Floor && len(r.Teams) == 0 && !r.Own }
+func (r Reach) None() bool { return !r.Floor && len(r.Teams) == 0 && !r.Own && !r.Totals }
 
 // String writes the reach for a test's log.
 func (r Reach) String() string {
@@ -55,6 +61,9 @@ func (r Reach) String() string {
 	parts := slices.Clone(r.Teams)
 	if r.Own {
 		parts = append(parts, "own")
+	}
+	if r.Totals {
+		parts = append(parts, "totals")
 	}
 	return strings.Join(parts, "+")
 }
@@ -90,6 +99,8 @@ func ReadReach(ctx context.Context, conn *pgx.Conn, person string, day time.Time
 			teams[fmt.Sprint(row["team_key"])] = true
 		case "own":
 			r.Own = true
+		case "totals":
+			r.Totals = true
 		}
 	})
 	switch {
@@ -131,23 +142,25 @@ func readMaps(ctx context.Context, conn *pgx.Conn, table string, row func(map[st
 // ask the same figures by (the floor, a team key or an agent key, or nil
 // for league, which takes none), or else how the call must end: a refusal
 // (its code and argument) or the candidates within the reach.
-func (f *Floor) Within(tool string, q *Who, r Reach, person string, now time.Time) (*Who, *Expected) {
+func (f *Floor) Within(req Request, r Reach, person string, now time.Time) (*Who, *Expected) {
+	tool, q := req.Tool, req.Who
 	if tool != "team_day" {
-		return f.within(tool, q, r, person, now)
+		return f.within(req, r, person, now)
 	}
 	// team_day is about a team or the floor: an agent named, or the agent
 	// a call without who is about, is refused.
 	if q != nil && q.Agent != "" {
 		return nil, refuse("invalid_argument", "who")
 	}
-	whom, end := f.within(tool, q, r, person, now)
+	whom, end := f.within(req, r, person, now)
 	if whom != nil && whom.Agent != "" {
 		return nil, refuse("invalid_argument", "who")
 	}
 	return whom, end
 }
 
-func (f *Floor) within(tool string, q *Who, r Reach, person string, now time.Time) (*Who, *Expected) {
+func (f *Floor) within(req Request, r Reach, person string, now time.Time) (*Who, *Expected) {
+	tool, q := req.Tool, req.Who
 	w := f.world(now)
 	teamSeen := func(i int) bool { return r.Floor || slices.Contains(r.Teams, w.teams[i].key) }
 	agentSeen := func(i int) bool {
@@ -156,6 +169,17 @@ func (f *Floor) within(tool string, q *Who, r Reach, person string, now time.Tim
 		return r.Floor || r.Own && a.Key == person || t >= 0 && slices.Contains(r.Teams, w.teams[t].key)
 	}
 	forbidden := func(argument string) (*Who, *Expected) { return nil, refuse("forbidden", argument) }
+	totals := func(argument string) (*Who, *Expected) {
+		switch {
+		case slices.Contains([]string{"team_day", "team_weeks", "roster"}, tool):
+			return forbidden(argument)
+		case req.GroupBy == "team" || req.GroupBy == "agent":
+			return forbidden("group_by")
+		case req.CompareTo == "target":
+			return forbidden("compare_to")
+		}
+		return &Who{Floor: true}, nil
+	}
 	if tool == "league" {
 		if !r.Floor {
 			return forbidden("tool")
@@ -172,17 +196,22 @@ func (f *Floor) within(tool string, q *Who, r Reach, person string, now time.Tim
 			return forbidden("who")
 		case len(r.Teams) == 1 && !r.Own:
 			return &Who{Team: r.Teams[0]}, nil
-		case len(r.Teams) == 0 && isAgent:
+		case len(r.Teams) == 0 && !r.Own:
+			return totals("who")
+		case len(r.Teams) == 0 && !r.Totals && isAgent:
 			return &Who{Agent: person}, nil
 		}
 		return nil, refuse("invalid_argument", "who")
 	case r.None():
 		return forbidden("who")
 	case q.Floor:
-		if !r.Floor {
-			return forbidden("who.floor")
+		switch {
+		case r.Floor:
+			return &Who{Floor: true}, nil
+		case r.Totals:
+			return totals("who.floor")
 		}
-		return &Who{Floor: true}, nil
+		return forbidden("who.floor")
 	case q.Team != "" && strings.EqualFold(q.Team, "mine"):
 		if !r.Floor && len(r.Teams) == 1 {
 			return &Who{Team: r.Teams[0]}, nil

@@ -55,7 +55,8 @@ type reacher struct {
 // named within the reach, or named over the whole floor, exactly, loosely
 // or typed wrong. The callers see the floor (through a group), one team,
 // two teams (one through a group), their own agent's figures, a team and
-// their own figures, nothing, and a team no longer (so the default). For
+// their own figures, a team and the floor's totals, the floor's totals
+// alone, nothing, and a team no longer (so the default). For
 // each request:
 //
 //   - no answer, refusal, candidate list or note, in JSON or as text,
@@ -147,7 +148,8 @@ func TestAnswersStayWithinReach(t *testing.T) {
 			counts[fmt.Sprintf("find_people finding %s", many(len(want)))]++
 			continue
 		}
-		whom, end := raw.Within(tool, req.Who, c.reach, c.id, db.Now)
+		req.Tool = tool
+		whom, end := raw.Within(req, c.reach, c.id, db.Now)
 		if end != nil {
 			d := compare(got, end)
 			if len(d) > 0 && sameEarlierRefusal(got, asked) {
@@ -221,6 +223,9 @@ func grantReach(t *testing.T, rng *rand.Rand, conn *pgx.Conn, raw *reference.Flo
 		{own, "", "own", "", nil},
 		{ownAndTeam, "", "own", "", nil},
 		{ownAndTeam, "", "team", t3, nil},
+		{"lead-3", "", "team", t3, nil},
+		{"lead-3", "", "totals", "", nil},
+		{"totals-1", "", "totals", "", nil},
 		{"nobody-1", "", "none", "", nil},
 		{"former-1", "", "team", t2, &yesterday},
 	} {
@@ -238,6 +243,8 @@ func grantReach(t *testing.T, rng *rand.Rand, conn *pgx.Conn, raw *reference.Flo
 		{id: "lead-2", about: "two teams, one through a group", granted: reference.Reach{Teams: two}},
 		{id: own, about: "their own agent's figures", granted: reference.Reach{Own: true}},
 		{id: ownAndTeam, about: "a team and their own figures", granted: reference.Reach{Teams: []string{t3}, Own: true}},
+		{id: "lead-3", about: "a team and the floor's totals", granted: reference.Reach{Teams: []string{t3}, Totals: true}},
+		{id: "totals-1", about: "the floor's totals only", granted: reference.Reach{Totals: true}},
 		{id: "nobody-1", about: "nothing", granted: reference.Reach{}},
 		{id: "former-1", about: "a team no longer, so the default", granted: reference.FloorReach},
 	}
@@ -431,11 +438,20 @@ func differs(got *reports.Answer, want map[string]any) string {
 	}
 	gb, _ := json.Marshal(g)
 	wb, _ := json.Marshal(want)
+	at := 0 // where the two first differ, shown with what comes before it
+	for at < len(gb) && at < len(wb) && gb[at] == wb[at] {
+		at++
+	}
+	from := max(0, at-700)
 	cut := func(b []byte) string {
-		if len(b) > 1500 {
-			return string(b[:1500]) + "…"
+		out := string(b[from:min(len(b), from+1500)])
+		if from > 0 {
+			out = "…" + out
 		}
-		return string(b)
+		if from+1500 < len(b) {
+			out += "…"
+		}
+		return out
 	}
 	return fmt.Sprintf("\n  got:  %s\n  want: %s", cut(gb), cut(wb))
 }
@@ -445,11 +461,21 @@ func differs(got *reports.Answer, want map[string]any) string {
 // outside the reach is named by neither key nor name in an agent's teams
 // over time or a row of an agent's figures by team, reads as "another
 // team" in a note of an agent's moves, and
-// its joining or leaving the floor goes unsaid.
+// its joining or leaving the floor goes unsaid; an answer about the floor
+// to a caller who sees its totals only says so first (after a mismatch of
+// known_definitions).
 func hidden(a *reports.Answer, raw *reference.Floor, c *reacher, whom *reference.Who) map[string]any {
 	body := decoded(a)
 	if c.reach.Floor || whom != nil && whom.Agent == c.id {
 		return body
+	}
+	if _, refused := body["error"]; whom != nil && whom.Floor && !refused {
+		notes, _ := body["notes"].([]any)
+		at := 0 // after the one note that can come before it
+		if len(notes) > 0 && strings.HasPrefix(fmt.Sprint(notes[0]), "known_definitions does not match") {
+			at = 1
+		}
+		body["notes"] = slices.Insert(notes, at, any(totalsNote))
 	}
 	if columns := toStrings(body["columns"]); slices.Contains(columns, "current_on_day") || len(columns) > 1 && columns[0] == "team" && columns[1] == "team_name" {
 		rows, _ := body["rows"].([]any)
@@ -471,11 +497,16 @@ func hidden(a *reports.Answer, raw *reference.Floor, c *reacher, whom *reference
 			note = regexp.MustCompile(`(; )?`+name+` (joined|left) the floor on \d{4}-\d{2}-\d{2}`).ReplaceAllString(note, "")
 			note = strings.ReplaceAll(note, "moved from "+t.Name+" to ", "moved from another team to ")
 			note = regexp.MustCompile(`( to )`+name+`( on \d{4}-\d{2}-\d{2})`).ReplaceAllString(note, "${1}another team$2")
+			note = strings.ReplaceAll(note, t.Name+" ("+t.Key+"): on the floor", "another team: on the floor")
 		}
 		notes[i] = note
 	}
 	return body
 }
+
+// totalsNote is the note an answer about the floor says first to a caller
+// who sees only its totals.
+const totalsNote = "These are the floor's totals: your reach shows them, and not each team's or agent's figures on the floor beyond your own."
 
 // sameEarlierRefusal says a call was refused as the unrestricted caller's
 // same call was, for an argument other than who: one read before who is.
@@ -489,7 +520,7 @@ func sameEarlierRefusal(got, asked *reports.Answer) bool {
 // reference's resolution of the query as an agent within their reach (the
 // one agent, or the candidates), or no one when it is refused.
 func peopleWithin(raw *reference.Floor, query string, c *reacher, now time.Time) []string {
-	whom, end := raw.Within("find_people", &reference.Who{Agent: query}, c.reach, c.id, now)
+	whom, end := raw.Within(reference.Request{Tool: "find_people", Who: &reference.Who{Agent: query}}, c.reach, c.id, now)
 	switch {
 	case whom != nil:
 		return []string{whom.Agent}

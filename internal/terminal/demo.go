@@ -60,15 +60,15 @@ func (b DemoBanner) Write(w io.Writer) error {
 	}
 	who, other := b.Lead, b.FloorManager
 	run := "--as floor-manager"
-	sees := fmt.Sprintf("%s leads the %s, so this token sees the %s only: a call that leaves out who is about the %s, and a call about another team is refused.",
+	sees := fmt.Sprintf("%s leads the %s, so this token sees the %s and the floor's totals: a call that leaves out who is about the %s, {\"floor\": true} gives the floor's totals, and a call about another team is refused.",
 		who.Name, b.Team, b.Team, b.Team)
-	others := fmt.Sprintf("Each team lead sees only their own team, and the floor manager, %s (%s), sees every team. The floor manager's token is kept beside this one; for plumbline ask:",
+	others := fmt.Sprintf("Each team lead sees their own team and the floor's totals, and the floor manager, %s (%s), sees every team. The floor manager's token is kept beside this one; for plumbline ask:",
 		other.Name, other.Email)
 	if b.AsFloorManager {
 		who, other = b.FloorManager, b.Lead
 		run = "without --as"
 		sees = fmt.Sprintf("%s is the floor manager, so this token sees the whole floor: a call that leaves out who is about the floor.", who.Name)
-		others = fmt.Sprintf("Each team lead sees only their own team: the lead of the %s, %s (%s), has a token kept beside this one; for plumbline ask:",
+		others = fmt.Sprintf("Each team lead sees their own team and the floor's totals: the lead of the %s, %s (%s), has a token kept beside this one; for plumbline ask:",
 			b.Team, other.Name, other.Email)
 	}
 	return demoTemplate.Execute(w, struct {
