@@ -12,24 +12,24 @@ import (
 	"plumbline/internal/bench"
 )
 
-// bench --soak against a real server process, for a few rows of a second:
+// --soak against a real server process, for a few rows of a second:
 // the request log starts with the rows asked for and grows by the calls
 // made, every answer is what it must be, the server's memory, goroutines,
 // threads and connections are read every row, and the verdict printed and
 // written is the one its rows give, and decides the exit code. Choices that
 // make no soak are usage errors.
-func TestBenchSoak(t *testing.T) {
+func TestSoak(t *testing.T) {
 	for _, bad := range [][]string{{"--baseline", "other"}, {"--bytes"}, {"--soak-clients", "0"}, {"--soak-rate", "-1"}, {"--soak-interval", "0s"}} {
-		if code, _, stderr := runCLI(t, append([]string{"bench", "--soak", "1s"}, bad...)...); code != 2 || !strings.Contains(stderr, "--soak") {
-			t.Errorf("bench --soak %s: exit %d, %s", bad, code, stderr)
+		if code, _, stderr := runBench(t, append([]string{"--soak", "1s"}, bad...)...); code != 2 || !strings.Contains(stderr, "--soak") {
+			t.Errorf("--soak %s: exit %d, %s", bad, code, stderr)
 		}
 	}
-	bin, err := buildBinary()
+	bin, err := buildServer()
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "soak.json")
-	code, stdout, stderr := runCLI(t, "bench", "--soak", "4s", "--soak-interval", "1s", "--soak-clients", "8", "--soak-rate", "40",
+	code, stdout, stderr := runBench(t, "--soak", "4s", "--soak-interval", "1s", "--soak-clients", "8", "--soak-rate", "40",
 		"--people", "10", "--soak-log-rows", "5000", "--bin", bin, "--json", out)
 	b, err := os.ReadFile(out)
 	if err != nil {
