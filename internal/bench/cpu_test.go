@@ -2,6 +2,9 @@ package bench
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -38,14 +41,19 @@ func TestCPUClockCountsWhoWorked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var backend int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	if _, err := conn.Exec(ctx, "SELECT count(*) FROM generate_series(1, 5000000)"); err != nil {
 		t.Fatal(err)
 	}
 	query := time.Since(start)
 	conn.Close(ctx)
-	// The postmaster counts an exited backend's time once it has reaped it.
-	time.Sleep(300 * time.Millisecond)
+	// The postmaster counts an exited backend's time once it has reaped
+	// it, and then the backend's entry in /proc is gone.
+	reaped(t, backend)
 
 	start = time.Now()
 	for time.Since(start) < 300*time.Millisecond {
@@ -87,5 +95,22 @@ func TestTheCPUTableIsLeftOutUnmeasured(t *testing.T) {
 	out.Reset()
 	if res.writeCPU(&out); out.Len() != 0 {
 		t.Errorf("a table with nothing measured:\n%s", out.String())
+	}
+}
+
+// reaped waits until the process pid has exited and been reaped, its entry
+// in /proc gone; past a minute, a guard against a hang, the test fails.
+func reaped(t *testing.T, pid int) {
+	t.Helper()
+	guard := time.After(time.Minute)
+	for {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		select {
+		case <-guard:
+			t.Fatalf("the backend %d was not reaped a minute after its connection closed", pid)
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
