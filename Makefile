@@ -6,6 +6,7 @@ GO          ?= go
 # build compiles the parser (minutes on two cores); Go's build cache keeps it.
 export CGO_ENABLED := 1
 BIN         := bin/plumbline
+BENCH_BIN   := bin/plumbline-bench
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 CLIENTS     := internal/clienttest
 VIEWS       := internal/chartview
@@ -21,9 +22,10 @@ COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git status --porcelain
 VERSION ?=
 LDFLAGS := $(if $(COMMIT),-X main.stampedCommit=$(COMMIT)) $(if $(VERSION),-X plumbline/internal/mcpserver.Version=$(VERSION))
 
-## build: bin/plumbline for this machine, linked against its C library
+## build: bin/plumbline for this machine, linked against its C library, and
+## beside it bin/plumbline-bench, the benchmark and soak, which measure it
 build:
-	$(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/plumbline
+	$(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o bin/ ./cmd/plumbline ./cmd/plumbline-bench
 
 ## install: the binary on the PATH, as $(PREFIX)/bin/plumbline
 PREFIX ?= /usr/local
@@ -160,15 +162,16 @@ fuzz:
 views: $(VIEWS)/node_modules/.package-lock.json
 	cd $(VIEWS) && npm run build
 
-## bench: the Go benchmarks, then plumbline bench on the demo floor and on
-## one ten times its size (results and charts under bin/); BENCH_FLAGS
-## passes flags to plumbline bench, such as --baseline OLD_BINARY for a
+## bench: the Go benchmarks, then plumbline-bench on the demo floor and on
+## one ten times its size, measuring bin/plumbline (results and charts under
+## bin/); BENCH_FLAGS passes flags to plumbline-bench, such as
+## --baseline OLD_BINARY (a plumbline binary of an earlier build) for a
 ## before and after in one run
 BENCH_FLAGS ?=
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	./$(BIN) bench $(BENCH_FLAGS) --json bin/bench-demo.json --charts bin/bench-demo
-	./$(BIN) bench --agents 960 $(BENCH_FLAGS) --json bin/bench-10x.json --charts bin/bench-10x
+	./$(BENCH_BIN) $(BENCH_FLAGS) --json bin/bench-demo.json --charts bin/bench-demo
+	./$(BENCH_BIN) --agents 960 $(BENCH_FLAGS) --json bin/bench-10x.json --charts bin/bench-10x
 
 ## contract: regenerate the committed snapshot of the demo catalogue's contract
 contract:

@@ -12,7 +12,6 @@ import (
 var commands = map[string]command{
 	"access":    {summary: "grant, revoke and list who may see which teams (reach)", help: helpText("access"), run: accessCmd},
 	"ask":       {summary: "call a report from the terminal and print it as a table", help: helpText("ask"), run: ask},
-	"bench":     {summary: "measure each tool over MCP against the same SQL run directly", help: helpText("bench"), run: benchCmd},
 	"config":    {summary: "print the settings serve would run with, each with where it came from", help: helpText("config"), run: configCmd},
 	"check":     {summary: "check a catalogue directory against the rules", help: helpText("check"), run: check},
 	"contract":  {summary: "write the tools' contract (names, schemas, instructions) as JSON", help: helpText("contract"), run: writeContract},

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"plumbline/internal/pgtest"
 )
@@ -48,24 +48,20 @@ func TestPeopleFromTheCommandLine(t *testing.T) {
 
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int)
+	done := make(chan int, 1)
 	var sout, serr syncBuffer
 	go func() {
-		done <- runWith(ctx, []string{"serve", "--db", db.AppDSN, "--addr", addr, "--log-level", "warn"}, &sout, &serr)
+		done <- runWith(ctx, []string{"serve", "--db", db.AppDSN, "--addr", addr}, &sout, &serr)
 	}()
+	defer cancel()
+	// serve logs the URL it serves once it listens.
+	waitFor(t, &serr, regexp.MustCompile(`"url":"([^"]+)"`), done)
 	defer func() { cancel(); <-done }()
-	var resp *http.Response
-	for range 200 {
-		req, _ := http.NewRequest("GET", "http://"+addr+"/scim/v2/Users?filter=userName%20eq%20%22dana%40floor.example%22", nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		var err error
-		if resp, err = http.DefaultClient.Do(req); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if resp == nil {
-		t.Fatalf("serve did not answer:\n%s", serr.String())
+	req, _ := http.NewRequest("GET", "http://"+addr+"/scim/v2/Users?filter=userName%20eq%20%22dana%40floor.example%22", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("serve did not answer: %v\n%s", err, serr.String())
 	}
 	defer resp.Body.Close()
 	var list struct {

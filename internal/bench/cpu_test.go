@@ -2,6 +2,9 @@ package bench
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -9,16 +12,19 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/sys/unix"
 
 	"plumbline/internal/pgtest"
 )
 
 // The clock reads processor time in the right units, from the right
-// processes. A statement that keeps its backend computing counts, in the
-// database's time, about as long as it ran, though its backend exited
-// before the clock was read again; work in this process counts in the
-// client's time about as long as it spun, and the same process read as a
-// server (from /proc, to the clock tick) counts what getrusage does.
+// processes, each checked against another reading of processor time, never
+// against the wall clock, which a busy machine stretches. A statement that
+// keeps its backend computing counts in the database's time what the
+// backend had used when it was done, though it exited before the clock was
+// read again; work in this process counts in the client's time what the
+// process's own CPU clock says, and the same process read as a server
+// (from /proc, to the clock tick) counts what getrusage does.
 func TestCPUClockCountsWhoWorked(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.NewDB(t)
@@ -32,10 +38,15 @@ func TestCPUClockCountsWhoWorked(t *testing.T) {
 		t.Fatal("the database's processes are not on this machine (or /proc cannot be read): the test's cluster must be local")
 	}
 	self := os.Getpid()
+	before := processCPU(t)
 	from := clock.read(self)
 
 	conn, err := pgx.Connect(ctx, db.DSN)
 	if err != nil {
+		t.Fatal(err)
+	}
+	var backend int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
@@ -43,26 +54,36 @@ func TestCPUClockCountsWhoWorked(t *testing.T) {
 		t.Fatal(err)
 	}
 	query := time.Since(start)
+	st, err := procStat(backend)
+	if err != nil {
+		t.Fatal(err)
+	}
 	conn.Close(ctx)
-	// The postmaster counts an exited backend's time once it has reaped it.
-	time.Sleep(300 * time.Millisecond)
+	// The postmaster counts an exited backend's time once it has reaped
+	// it, and then the backend's entry in /proc is gone.
+	reaped(t, backend)
 
+	spinFrom := processCPU(t)
 	start = time.Now()
 	for time.Since(start) < 300*time.Millisecond {
 	}
-	spun := time.Since(start)
+	spun, spin := time.Since(start), processCPU(t)-spinFrom
 	to := clock.read(self)
+	after := processCPU(t)
 
 	database, client, server := to.database-from.database, to.client-from.client, to.server-from.server
-	t.Logf("query %v: database %v; spun %v: client %v, server %v", query, database, spun, client, server)
-	// A busy machine may give a process less than a whole core, never
-	// more than the wall time it ran (and the database's other processes
-	// next to nothing here).
-	if database < query/3 || database > query+query/2+5*clockTick {
-		t.Errorf("the database's processor time over a %v query: %v", query, database)
+	t.Logf("query %v: its backend used %v, the database %v; spun %v: %v of this process's time, client %v, server %v",
+		query, st.used, database, spun, spin, client, server)
+	// The backend's time, and little more: the database's other processes
+	// use next to nothing here.
+	if database < st.used-clockTick || database > st.used+st.used/2+5*clockTick {
+		t.Errorf("the database's processor time over a query whose backend used %v: %v", st.used, database)
 	}
-	if client < spun/3 || client > 2*(spun+query)+5*clockTick {
-		t.Errorf("this process's processor time over %v spinning: %v", spun, client)
+	// The client's time between the two reads holds the spin's and lies
+	// within the process's time around them, each to a clock tick, the
+	// most the two counts may lag each other.
+	if client < spin-clockTick || client > after-before+clockTick {
+		t.Errorf("this process's processor time: %v, over a spin of %v and within %v", client, spin, after-before)
 	}
 	if diff := server - client; diff < -3*clockTick || diff > 3*clockTick {
 		t.Errorf("this process read from /proc used %v, getrusage says %v", server, client)
@@ -88,4 +109,32 @@ func TestTheCPUTableIsLeftOutUnmeasured(t *testing.T) {
 	if res.writeCPU(&out); out.Len() != 0 {
 		t.Errorf("a table with nothing measured:\n%s", out.String())
 	}
+}
+
+// reaped waits until the process pid has exited and been reaped, its entry
+// in /proc gone; past a minute, a guard against a hang, the test fails.
+func reaped(t *testing.T, pid int) {
+	t.Helper()
+	guard := time.After(time.Minute)
+	for {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		select {
+		case <-guard:
+			t.Fatalf("the backend %d was not reaped a minute after its connection closed", pid)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// processCPU reads this process's processor time from its own CPU clock,
+// apart from getrusage, which the clock under test reads.
+func processCPU(t *testing.T) time.Duration {
+	t.Helper()
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ts.Nano())
 }

@@ -26,7 +26,7 @@ import (
 	"plumbline/internal/server"
 )
 
-// Config is what plumbline bench measures: the floor, the servers, which
+// Config is what plumbline-bench measures: the floor, the servers, which
 // measurement (paired rounds, bytes or a soak) and where the results go.
 type Config struct {
 	Agents, Days, Seed int
@@ -46,13 +46,13 @@ type Config struct {
 	Tools  []string
 }
 
-// SoakConfig is bench --soak's choices; a zero Duration soaks nothing.
+// SoakConfig is plumbline-bench --soak's choices; a zero Duration soaks nothing.
 type SoakConfig struct {
 	Duration, Interval              time.Duration
 	Rate, Clients, LogRows, LogDays int
 }
 
-// RegisterFlags registers plumbline bench's flags on fs, each filling its
+// RegisterFlags registers plumbline-bench's flags on fs, each filling its
 // field of c.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Agents, "agents", demofloor.DefaultAgents, "agents on the generated floor (the demo floor has 96)")
@@ -64,13 +64,13 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.tools, "tools", "", "comma-separated `tools` to measure (default: all)")
 	fs.IntVar(&c.People, "people", 2000, "service tokens the calls go round, each one caller held to the limit")
 	fs.IntVar(&c.PerMinute, "calls-per-minute", limits.DefaultPerMinute, "the servers' per-person limit; 0 for none")
-	fs.StringVar(&c.Baseline, "baseline", "", "another plumbline `binary` to measure beside this one, in the same rounds")
+	fs.StringVar(&c.Baseline, "baseline", "", "another plumbline `binary` (an earlier build, say) whose server is measured beside --bin's, in the same rounds")
 	fs.BoolVar(&c.Fsync, "fsync", true, "durable commits, as in production; false measures without waiting for the disk")
-	fs.IntVar(&c.CacheMiB, "cache-mib", 0, "also measure this binary's server keeping settled answers in a cache of this many MiB, as \"cached\", beside the one that computes every call; 0 (the default) measures only that one (with --soak: the soaked server's cache)")
+	fs.IntVar(&c.CacheMiB, "cache-mib", 0, "also measure --bin's server keeping settled answers in a cache of this many MiB, as \"cached\", beside the one that computes every call; 0 (the default) measures only that one (with --soak: the soaked server's cache)")
 	fs.StringVar(&c.JSON, "json", "bench.json", "write the results to this JSON `file`")
 	fs.StringVar(&c.Charts, "charts", "", "draw latency and added-time charts into this `directory`, as SVG")
 	fs.BoolVar(&c.Bytes, "bytes", false, "measure only what the model reads: each answer's bytes, first call, compact and known_definitions")
-	fs.StringVar(&c.Bin, "bin", "", "run the server of this plumbline `binary` instead of this one's, to compare builds")
+	fs.StringVar(&c.Bin, "bin", "", "the plumbline `binary` whose server is measured (default: the plumbline beside plumbline-bench)")
 	s := &c.Soak
 	fs.DurationVar(&s.Duration, "soak", 0, "soak the server for this long instead: clients over a mix of every tool and mode, a row a --soak-interval, a verdict at the end")
 	fs.IntVar(&s.Rate, "soak-rate", 0, "the soak's calls per second, all clients together; 0 calls as fast as they go")
@@ -85,7 +85,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 func (c *Config) Check() error {
 	s := c.Soak
 	if s.Duration > 0 && (c.Baseline != "" || c.Bytes) {
-		return errors.New("--soak soaks one server, this binary's or --bin's; --baseline and --bytes are for the other measurements")
+		return errors.New("--soak soaks one server, --bin's; --baseline and --bytes are for the other measurements")
 	}
 	if s.Duration < 0 || s.Rate < 0 || s.Clients < 1 || s.Interval <= 0 || s.LogRows < 0 || s.LogDays < 1 {
 		return errors.New("--soak, --soak-rate and --soak-log-rows must not be negative, --soak-clients and --soak-log-days at least 1, --soak-interval positive")
@@ -273,7 +273,7 @@ func soak(ctx context.Context, cluster *pgcluster.Cluster, roles grants.Roles, c
 	if sc.Rate > 0 {
 		pace = fmt.Sprintf("%d calls/s in all", sc.Rate)
 	}
-	fmt.Fprintf(out, "plumbline bench --soak %v: %d clients, %s, over %d calls of every tool and mode; the request log started with %d rows (filled in %.1fs)\n",
+	fmt.Fprintf(out, "plumbline-bench --soak %v: %d clients, %s, over %d calls of every tool and mode; the request log started with %d rows (filled in %.1fs)\n",
 		sc.Duration, sc.Clients, pace, len(mix), sc.LogRows, seeded.Seconds())
 	fmt.Fprintln(out, SoakHeader)
 	res, err := Soak(ctx, SoakOptions{Server: srv, ServerDSN: appDSN, DSN: cluster.DSN(provision.DemoDatabase), Mix: mix,

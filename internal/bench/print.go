@@ -20,7 +20,7 @@ func (res *Result) WriteTable(w io.Writer, agents, days, perMinute int, fsync bo
 	if !fsync {
 		durability = "commits not waiting for the disk"
 	}
-	fmt.Fprintf(w, "plumbline bench: %d agents, %d days; limit %d calls a minute per person; %s\n", agents, days, perMinute, durability)
+	fmt.Fprintf(w, "plumbline-bench: %d agents, %d days; limit %d calls a minute per person; %s\n", agents, days, perMinute, durability)
 	if d := res.Durability; d != nil {
 		fmt.Fprintf(w, "request-log row committed synchronously %.2f ms, lazily %.2f ms (p50; the disk adds %+.2f ms, paired)\n", d.Sync, d.Lazy, d.Added)
 	}
@@ -180,7 +180,7 @@ func (res *Result) writeStages(w io.Writer) {
 // WriteTable writes a bytes run as an aligned table, one row per call and
 // mode.
 func (res *BytesResult) WriteTable(w io.Writer) {
-	fmt.Fprintf(w, "plumbline bench --bytes: tools/list %d bytes (%d on the wire)\n\n", res.ToolsList, res.ToolsListWire)
+	fmt.Fprintf(w, "plumbline-bench --bytes: tools/list %d bytes (%d on the wire)\n\n", res.ToolsList, res.ToolsListWire)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "call\tmode\ttext B\tfigures\tstructured B\tfigures\tresponse B\twire B\twire/structured\t")
 	for _, c := range res.Calls {

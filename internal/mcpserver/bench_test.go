@@ -33,7 +33,7 @@ import (
 // trip for it (its transaction, settings and coverage read).
 func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 	// No answer is kept, so that every call computes its answer, as
-	// plumbline bench measures them.
+	// plumbline-bench measures them.
 	f := newFloorWith(b, func(o *reports.Options) { o.Cache = reports.NewAnswerCache(0) })
 	ctx := context.Background()
 	thisWeek := time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
@@ -140,7 +140,7 @@ func serverSide(b *testing.B, url, body string) {
 // BenchmarkResponseBytes measures, per tool, how many bytes an answer's
 // text block and structured content take and how many of them are figures,
 // in full, with compact, and on a second call that passes
-// known_definitions. plumbline bench --bytes measures the same over HTTP,
+// known_definitions. plumbline-bench --bytes measures the same over HTTP,
 // with the wire.
 func BenchmarkResponseBytes(b *testing.B) {
 	f := newFloor(b)

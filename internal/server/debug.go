@@ -19,7 +19,7 @@ const DebugPath = "/debug/runtime"
 // ServeDebug serves the process's goroutine count and heap bytes as JSON
 // at DebugPath, and the runtime's profiles at /debug/pprof/, on addr: a
 // loopback address of its own, apart from the MCP listener and never
-// behind it, so that plumbline bench --soak watches a server without
+// behind it, so that plumbline-bench --soak watches a server without
 // changing what it measures (reading the figures stops nothing). The
 // returned func closes the listener. An empty addr serves nothing.
 func ServeDebug(addr string, log *slog.Logger) (func(), error) {

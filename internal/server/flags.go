@@ -25,7 +25,7 @@ func (s *Settings) RegisterFlags(fs *flag.FlagSet, demo bool) {
 	fs.StringVar(&s.OTLPEndpoint, "otlp-endpoint", "", "`URL` of an OpenTelemetry collector's OTLP/HTTP receiver to send traces to, such as http://collector:4318 (at /v1/traces unless the URL has a path) "+
 		"(default: $OTEL_EXPORTER_OTLP_ENDPOINT or $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; if none is set, nothing is traced)")
 	fs.StringVar(&s.DebugAddr, "debug-addr", "", "loopback `host:port` serving the process's goroutines and heap as JSON at "+DebugPath+
-		" and its profiles at /debug/pprof/, apart from MCP (plumbline bench --soak reads it); empty (the default) serves none")
+		" and its profiles at /debug/pprof/, apart from MCP (plumbline-bench --soak reads it); empty (the default) serves none")
 	fs.StringVar(&s.Addr, "addr", "127.0.0.1:8080", "`host:port` to serve HTTP on")
 	fs.StringVar(&s.ReportsDSN, "reports-dsn", "", "connection `string` of a read replica for report queries; the request log, "+
 		"limits and tokens stay on --db (default: --db)")
