@@ -133,7 +133,7 @@ func TestAnswersStayWithinReach(t *testing.T) {
 		counts["tool "+tool]++
 		switch tool {
 		case "freshness", "metric_definitions", "health":
-			if d := differs(got, decoded(asked)); d != "" {
+			if d := differs(decoded(got), decoded(asked)); d != "" {
 				fail("%s: %s", where, d)
 			}
 			counts["answered as for the unrestricted caller"]++
@@ -169,7 +169,16 @@ func TestAnswersStayWithinReach(t *testing.T) {
 		explicit := req
 		explicit.Who = whom
 		want := engine.Call(ctx, unrestricted, tool, explicit.JSON())
-		if d := differs(got, hidden(want, raw, c, whom)); d != "" {
+		g := decoded(got)
+		if _, refused := g["error"]; whom != nil && whom.Floor && !c.reach.Floor && !refused {
+			notes, _ := g["notes"].([]any)
+			if at := slices.Index(notes, any(totalsNote)); at < 0 {
+				fail("%s: the answer does not say that these are the floor's totals: %v", where, notes)
+			} else {
+				g["notes"] = slices.Delete(notes, at, at+1)
+			}
+		}
+		if d := differs(g, hidden(want, raw, c, whom)); d != "" {
 			fail("%s: the answer differs from the unrestricted answer to %s: %s", where, explicit.JSON(), d)
 		}
 		switch {
@@ -429,8 +438,7 @@ func bodyOf(a *reports.Answer) string {
 
 // differs says how an answer differs from another, but for request_id;
 // "" when it does not.
-func differs(got *reports.Answer, want map[string]any) string {
-	g := decoded(got)
+func differs(g, want map[string]any) string {
 	delete(g, "request_id")
 	delete(want, "request_id")
 	if reflect.DeepEqual(g, want) {
@@ -461,21 +469,11 @@ func differs(got *reports.Answer, want map[string]any) string {
 // outside the reach is named by neither key nor name in an agent's teams
 // over time or a row of an agent's figures by team, reads as "another
 // team" in a note of an agent's moves, and
-// its joining or leaving the floor goes unsaid; an answer about the floor
-// to a caller who sees its totals only says so first (after a mismatch of
-// known_definitions).
+// its joining or leaving the floor goes unsaid.
 func hidden(a *reports.Answer, raw *reference.Floor, c *reacher, whom *reference.Who) map[string]any {
 	body := decoded(a)
 	if c.reach.Floor || whom != nil && whom.Agent == c.id {
 		return body
-	}
-	if _, refused := body["error"]; whom != nil && whom.Floor && !refused {
-		notes, _ := body["notes"].([]any)
-		at := 0 // after the one note that can come before it
-		if len(notes) > 0 && strings.HasPrefix(fmt.Sprint(notes[0]), "known_definitions does not match") {
-			at = 1
-		}
-		body["notes"] = slices.Insert(notes, at, any(totalsNote))
 	}
 	if columns := toStrings(body["columns"]); slices.Contains(columns, "current_on_day") || len(columns) > 1 && columns[0] == "team" && columns[1] == "team_name" {
 		rows, _ := body["rows"].([]any)
@@ -504,8 +502,9 @@ func hidden(a *reports.Answer, raw *reference.Floor, c *reacher, whom *reference
 	return body
 }
 
-// totalsNote is the note an answer about the floor says first to a caller
-// who sees only its totals.
+// totalsNote is the note an answer about the floor says to a caller who
+// sees only its totals, which the test finds and sets aside before it
+// compares the answer with the unrestricted one.
 const totalsNote = "These are the floor's totals: your reach shows them, and not each team's or agent's figures on the floor beyond your own."
 
 // sameEarlierRefusal says a call was refused as the unrestricted caller's
