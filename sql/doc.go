@@ -1,4 +1,4 @@
-// Package sqlfiles holds plumbline's SQL files, embedded so that the binary can
+// Package sql holds plumbline's SQL files, embedded so that the binary can
 // set up a database without the source tree.
 //
 // Two ordered sets of migrations live here: migrations/ (plumbline's own
@@ -18,4 +18,4 @@
 // same kind of file for the analyst role, the role the analyst's door runs
 // statements as. The grant files here are the demo floor's; a deployment
 // keeps its own directories of them (--grants, --analyst-grants).
-package sqlfiles
+package sql
