@@ -222,7 +222,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 	compact, known, r := cannedArgs(a, r)
 	var p Period
 	if r == nil {
-		p, r = resolvePeriod(arg, c.now, e.cat)
+		p, r = resolvePeriod(arg, c.now, e.cat, false)
 	}
 	if r != nil {
 		return c.refuse(r)
@@ -440,7 +440,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	compact, known, r := cannedArgs(a, r)
 	var p Period
 	if r == nil {
-		p, r = resolvePeriod(arg, c.now, e.cat)
+		p, r = resolvePeriod(arg, c.now, e.cat, false)
 	}
 	if r == nil && !c.reach.Floor {
 		r = &Refusal{Code: CodeForbidden, Argument: "tool", Choices: c.reach.choices(c.caller.Person),

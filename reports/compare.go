@@ -88,10 +88,10 @@ func soFarNote(p, previous Period) string {
 		p.End.Format(time.DateOnly), dayCount(p.Days(), ""), p.soFar(), spanText(previous))
 }
 
-// comparable refuses a grouping a comparison cannot line up: rows of days
-// or weeks of two different periods are different rows.
+// comparable refuses a grouping a comparison cannot line up: rows of days,
+// weeks, months or quarters of two different periods are different rows.
 func comparable(req *Request, rep *catalog.Report) *Refusal {
-	if req.CompareTo != ComparePreviousPeriod || req.GroupBy != catalog.GroupDay && req.GroupBy != catalog.GroupWeek {
+	if req.CompareTo != ComparePreviousPeriod || !byTime(req.GroupBy) {
 		return nil
 	}
 	var choices []string

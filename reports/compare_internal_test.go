@@ -50,7 +50,7 @@ func TestPreviousPeriod(t *testing.T) {
 		{"2026-11-18 14:30", PeriodArg{Named: "last_year"}, "2024-01-01..2024-12-31"},
 		{"2025-01-01 00:30", PeriodArg{Named: "last_year"}, "2023-01-01..2023-12-31"},
 	} {
-		p, r := resolvePeriod(tc.arg, at(t, tc.now), cat)
+		p, r := resolvePeriod(tc.arg, at(t, tc.now), cat, true)
 		if r != nil {
 			t.Fatalf("%+v: %v", tc.arg, r)
 		}
@@ -85,7 +85,7 @@ func TestPeriodsToDate(t *testing.T) {
 		{"2026-01-01 00:30", "last_year", "2025-01-01..2025-12-31"},
 		{"2025-12-31 23:30", "last_year", "2024-01-01..2024-12-31"},
 	} {
-		p, r := resolvePeriod(PeriodArg{Named: tc.name}, at(t, tc.now), cat)
+		p, r := resolvePeriod(PeriodArg{Named: tc.name}, at(t, tc.now), cat, true)
 		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); r != nil || got != tc.want {
 			t.Errorf("%s at %s = %s (%v), want %s", tc.name, tc.now, got, r, tc.want)
 		}

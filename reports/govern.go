@@ -28,6 +28,7 @@ const (
 	WarnLiveInstead    = "live_instead"    // live figures stand in for nightly ones
 	WarnPresence       = "presence"        // agents counted only on some days
 	WarnCutWeeks       = "cut_weeks"       // the period cuts weeks short
+	WarnCutMonths      = "cut_months"      // the period cuts calendar months or quarters short
 	WarnTruncated      = "truncated"       // rows past the cap are not shown
 	WarnTies           = "ties"            // rows tied at a top_n cut are kept
 	WarnTieCut         = "tie_cut"         // the row cap splits a tie

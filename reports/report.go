@@ -26,7 +26,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		r = comparable(req, rep)
 	}
 	if r == nil {
-		r = cumulates(req)
+		r = cumulates(req, rep)
 	}
 	if r != nil {
 		return c.refuse(r)
@@ -42,7 +42,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if cands != nil {
 		return e.candidates(c, req.Who, cands)
 	}
-	period, r := resolvePeriod(req.Period, c.now, e.cat)
+	period, r := resolvePeriod(req.Period, c.now, e.cat, req.GroupBy == catalog.GroupDay)
 	if r == nil {
 		r = byDayBound(period, req.GroupBy, req.Cumulative, rep.GroupBy, e.cat.Limits(), e.cat.WeekStart())
 	}
@@ -302,9 +302,15 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 	if tied > 0 {
 		gv.warn(WarnTies, fmt.Sprintf("%d more rows tie on %s with row %d, so %d rows are shown instead of %d.", tied, sort.Metric, n, len(kept), n))
 	}
-	if plan.GroupBy == catalog.GroupWeek {
-		if cut := cutWeeks(kept, plan.Period); len(cut) > 0 {
+	switch plan.GroupBy {
+	case catalog.GroupWeek:
+		if cut := cutBuckets(plan.GroupBy, kept, plan.Period); len(cut) > 0 {
 			gv.warn(WarnCutWeeks, "The period cuts weeks short: "+strings.Join(cut, "; ")+". Their figures cover only those days; compare whole weeks only.")
+		}
+	case catalog.GroupMonth, catalog.GroupQuarter:
+		if cut := cutBuckets(plan.GroupBy, kept, plan.Period); len(cut) > 0 {
+			gv.warn(WarnCutMonths, "The period cuts "+plan.GroupBy+"s short: "+strings.Join(cut, "; ")+". Their figures cover only those days; compare whole "+
+				plan.GroupBy+"s only.")
 		}
 	}
 	var agents []string

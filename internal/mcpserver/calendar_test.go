@@ -71,7 +71,7 @@ func TestLastQuarterBesideTheQuarterBefore(t *testing.T) {
 }
 
 // A year is longer than rows by day hold: by day it is refused, naming
-// group_by week, and by week it answers, the first week cut to its days
+// group_by week, month and quarter, and by week it answers, the first week cut to its days
 // in the year. Last year starts before the data, and says so; set beside
 // the year before, which holds no data, it is refused.
 func TestYearsByWeekAndBeforeTheData(t *testing.T) {
@@ -79,8 +79,8 @@ func TestYearsByWeekAndBeforeTheData(t *testing.T) {
 	cs := f.client(t)
 	r, isError := call(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"year_to_date"},"group_by":"day"}`)
 	e, _ := r["error"].(map[string]any)
-	if !isError || e["argument"] != "group_by" || !slices.Equal(toStrings(e["choices"]), []string{"week"}) ||
-		!strings.Contains(e["rule"].(string), "at most 120 days") || !strings.Contains(e["rule"].(string), "group by week") {
+	if !isError || e["argument"] != "group_by" || !slices.Equal(toStrings(e["choices"]), []string{"week", "month", "quarter"}) ||
+		!strings.Contains(e["rule"].(string), "at most 120 days") || !strings.Contains(e["rule"].(string), "group by week (47 rows), month or quarter") {
 		t.Fatalf("a year so far by day: %v", r)
 	}
 
@@ -116,5 +116,71 @@ func TestYearsByWeekAndBeforeTheData(t *testing.T) {
 	r, isError = call(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"last_year"},"compare_to":"previous_period"}`)
 	if e, _ := r["error"].(map[string]any); !isError || e["argument"] != "compare_to" || !strings.Contains(e["rule"].(string), "2024-01-01 to 2024-12-31") {
 		t.Errorf("last year beside the year before the data: %v", r)
+	}
+}
+
+// By month, a range runs past 120 days: each month's figures and close
+// rate from its own summed parts, the months before the data null, and the
+// months the range cuts saying which days they hold. By quarter, a running
+// total over the year so far ends at the year's total. By day, the same
+// range is refused, naming the coarser rows.
+func TestMonthsAndQuartersPastRowsByDay(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	a := report(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"start":"2025-08-20","end":"2026-11-17"},"group_by":"month","metrics":["submitted_sales","close_rate"]}`)
+	if p := a["period"].(map[string]any); p["start"] != "2025-08-20" || p["end"] != "2026-11-17" || p["days"] != 455.0 {
+		t.Fatalf("a range of 455 days by month: %v", p)
+	}
+	sub := f.sqlFloats(t, `SELECT to_char(date_trunc('month', day), 'YYYY-MM-DD'), sum(submitted)::float8 FROM metrics.agent_sales_daily s
+		WHERE day BETWEEN '2025-08-20' AND '2026-11-17' AND `+pgtest.TeamOfDay+` = 'hawks' GROUP BY 1`)
+	conv := f.sqlFloats(t, `SELECT to_char(date_trunc('month', day), 'YYYY-MM-DD'), sum(submitted + lost)::float8 FROM metrics.agent_sales_daily s
+		WHERE day BETWEEN '2025-08-20' AND '2026-11-17' AND `+pgtest.TeamOfDay+` = 'hawks' GROUP BY 1`)
+	got, rates, days := a.column(t, "submitted_sales"), a.column(t, "close_rate"), a.column(t, "days")
+	if len(got) != 16 || a["truncated"] != false {
+		t.Fatalf("%d months (truncated %v), want August 2025 to November 2026", len(got), a["truncated"])
+	}
+	if len(sub) < 13 {
+		t.Fatalf("sales in only %d months; the test proves nothing", len(sub))
+	}
+	for month, v := range got {
+		w, ok := sub[month]
+		switch {
+		case !ok && v != nil:
+			t.Errorf("the month of %s, before the data: %v submitted, want null", month, v)
+		case ok && v != w:
+			t.Errorf("the month of %s: %v submitted, want %v", month, v, w)
+		case ok && !near(rates[month].(float64), w/conv[month]):
+			t.Errorf("the month of %s: close rate %v, want %v", month, rates[month], w/conv[month])
+		}
+	}
+	if days["2025-08-01"] != 12.0 || days["2026-11-01"] != 17.0 || days["2026-02-01"] != 28.0 {
+		t.Errorf("days held: August %v, November %v, February %v", days["2025-08-01"], days["2026-11-01"], days["2026-02-01"])
+	}
+	if n := strings.Join(notes(a), " "); !strings.Contains(n, "The period cuts months short: the month of 2025-08-01 holds only 2025-08-20 to 2025-08-31 (12 of 31 days)") ||
+		!strings.Contains(n, "the month of 2026-11-01 holds only 2026-11-01 to 2026-11-17 (17 of 30 days)") {
+		t.Errorf("no note on the months the range cuts: %s", n)
+	}
+
+	q := report(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"this_year"},"group_by":"quarter","cumulative":true,"metrics":["submitted_sales"]}`)
+	run := q.column(t, "submitted_sales")
+	total := 0.0
+	for i, quarter := range []string{"2026-01-01", "2026-04-01", "2026-07-01", "2026-10-01"} {
+		s, _ := teamSales(t, f, "hawks", quarter, []string{"2026-03-31", "2026-06-30", "2026-09-30", "2026-11-18"}[i])
+		total += s
+		if run[quarter] != total {
+			t.Errorf("running total through the quarter of %s: %v, want %v", quarter, run[quarter], total)
+		}
+	}
+	if d := q.column(t, "days")["2026-10-01"]; len(run) != 4 || d != 49.0 {
+		t.Errorf("%d quarters, the last holding %v days, want 4 and 49", len(run), d)
+	}
+
+	r, isError := call(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"start":"2025-08-20","end":"2026-11-17"},"group_by":"day"}`)
+	if e, _ := r["error"].(map[string]any); !isError || e["argument"] != "period" || !strings.Contains(e["rule"].(string), "group by week, month or quarter") {
+		t.Errorf("455 days by day: %v", r)
+	}
+	r, isError = call(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"start":"2024-11-17","end":"2026-11-17"},"group_by":"quarter"}`)
+	if e, _ := r["error"].(map[string]any); !isError || e["argument"] != "period" || !strings.Contains(e["rule"].(string), "longer than 24 months") {
+		t.Errorf("a range of more than 24 months: %v", r)
 	}
 }
