@@ -318,7 +318,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 		tg = e.weekTargets(k.dir, p, shown, k.cov, c.now)
 		k.ans.Request.CompareTo = compareTo
 	case ComparePreviousPeriod:
-		if r := e.previousBeforeData(shown, before, k.cov, c.now); r != nil {
+		if r := e.previousBeforeData(shown, before, "the previous period", k.cov, c.now); r != nil {
 			return c.refuse(r)
 		}
 		info := periodInfo(before, e.cat.Zone())

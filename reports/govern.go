@@ -40,6 +40,7 @@ const (
 	WarnTargets        = "targets"         // who set the targets used, when and why
 	WarnMembers        = "members"         // compared periods count different agents or teams
 	WarnToDate         = "to_date"         // a period so far compared through its last final day
+	WarnYearEarlier    = "year_earlier"    // which days a year earlier the figures are set beside
 )
 
 // note is a warning with its kind.

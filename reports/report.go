@@ -77,11 +77,15 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if r := e.beforeData(metrics, period, cov, c.now); r != nil {
 		return c.refuse(r)
 	}
-	if req.CompareTo == ComparePreviousPeriod {
+	against := "the previous period"
+	if req.CompareTo == ComparePreviousYear {
+		against = "the same days a year earlier"
+	}
+	if req.againstPeriod() {
 		if r := declaredComparable(metrics, rep.Metrics); r != nil {
 			return c.refuse(r)
 		}
-		if r := e.unfinished(metrics, period, cov, c.now, "a comparison with the previous period (compare_to)"); r != nil {
+		if r := e.unfinished(metrics, period, cov, c.now, "a comparison with "+against+" (compare_to)"); r != nil {
 			final, ok := e.finalSoFar(metrics, period, cov, c.now)
 			if !ok {
 				return c.refuse(r)
@@ -95,6 +99,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		}
 	}
 	var previous Period
+	var yearNote string
 	var tg *targeted
 	switch req.CompareTo {
 	case CompareTarget:
@@ -112,9 +117,12 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		// beside the target count those days only.
 		scope.OnFloor = scope.Kind == ScopeTeam
 		tg = e.newTargeted(dir, ts, period, metrics, cov, c.now, false)
-	case ComparePreviousPeriod:
+	case ComparePreviousPeriod, ComparePreviousYear:
 		previous = previousPeriod(period)
-		if r := e.previousBeforeData(metrics, previous, cov, c.now); r != nil {
+		if req.CompareTo == ComparePreviousYear {
+			previous, yearNote = previousYear(period, e.cat.WeekStart())
+		}
+		if r := e.previousBeforeData(metrics, previous, against, cov, c.now); r != nil {
 			return c.refuse(r)
 		}
 	}
@@ -127,7 +135,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		plan.Metrics = append(slices.Clip(metrics), activity)
 	}
 	plans := []*Plan{plan}
-	if req.CompareTo == ComparePreviousPeriod {
+	if req.againstPeriod() {
 		plans = append(plans, plan.over(previous))
 		if a := e.cat.Activity(); a != nil {
 			// The days anyone in scope was active, in each period.
@@ -151,15 +159,18 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		gv.warn(WarnLiveInstead, n)
 	}
 	if !period.AskedEnd.IsZero() {
-		gv.warn(WarnToDate, soFarNote(period, previous))
+		gv.warn(WarnToDate, soFarNote(period, previous, req.CompareTo == ComparePreviousYear))
+	}
+	if yearNote != "" {
+		gv.warn(WarnYearEarlier, yearNote)
 	}
 	var cmp *comparison
-	if req.CompareTo == ComparePreviousPeriod {
+	if req.againstPeriod() {
 		cmp = &comparison{plan: plans[1], res: results[1]}
 		info := periodInfo(previous, e.cat.Zone())
 		ans.PreviousPeriod = &info
 		if len(results) == 4 {
-			if n := unlikePeriods(period, previous, workingDays(results[2]), workingDays(results[3])); n != "" {
+			if n := unlikePeriods(period, previous, against, workingDays(results[2]), workingDays(results[3])); n != "" {
 				gv.warn(WarnUnlikePeriods, n)
 			}
 		}

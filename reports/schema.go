@@ -56,7 +56,7 @@ func oneOfWho(withAgent bool) schema {
 
 func periodSchema(cat *catalog.Catalog) schema {
 	return schema{
-		"description": cat.Zone().String() + " days, not after today; end inclusive; a range at most " + itoa(MaxRangeMonths) + " months, " +
+		"description": cat.Zone().String() + " days; end inclusive; a range at most " + itoa(MaxRangeMonths) + " months, " +
 			itoa(cat.Limits().MaxDays) + " days by day; " +
 			"weeks start " + cat.WeekStart().String(),
 		"type": "object", "additionalProperties": false,
@@ -106,7 +106,7 @@ func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 		argSort:             sortSchema(ids),
 		argCompact:          compactSchema,
 		argKnownDefinitions: knownSchema,
-		argCompareTo:        enum("", compareChoices),
+		argCompareTo:        enum("", reportCompareChoices),
 		argCumulative:       schema{"type": "boolean"},
 	}
 	if len(countedSums(rep)) > 1 {

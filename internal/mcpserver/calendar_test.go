@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -182,5 +183,92 @@ func TestMonthsAndQuartersPastRowsByDay(t *testing.T) {
 	r, isError = call(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"start":"2024-11-17","end":"2026-11-17"},"group_by":"quarter"}`)
 	if e, _ := r["error"].(map[string]any); !isError || e["argument"] != "period" || !strings.Contains(e["rule"].(string), "longer than 24 months") {
 		t.Errorf("a range of more than 24 months: %v", r)
+	}
+}
+
+// teamWorkingDays counts the days on which an agent counted for a team that
+// day logged time.
+func teamWorkingDays(t *testing.T, f *floor, team, from, to string) float64 {
+	t.Helper()
+	return f.sqlFloats(t, `SELECT 'days', count(DISTINCT day)::float8 FROM metrics.agent_time_daily s
+		WHERE day BETWEEN $1::date AND $2::date AND logged_hours > 0 AND `+pgtest.TeamOfDay+` = $3`, from, to, team)["days"]
+}
+
+// Against last year: last week beside the same ISO week a year earlier (its
+// Monday a day later in the calendar than the same dates), each figure and
+// the close rate's change from each week's own summed parts, the weeks'
+// working days named when they differ; this month so far beside the same
+// days of last November; last month, a year before which the data had not
+// begun, refused naming those days and the first day of data.
+func TestAgainstTheSameDaysLastYear(t *testing.T) {
+	f := newFloor(t)
+	cs := f.client(t)
+	a := report(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"last_week"},"metrics":["submitted_sales","close_rate"],"compare_to":"previous_year"}`)
+	p, prev := a["period"].(map[string]any), a["previous_period"].(map[string]any)
+	if p["start"] != "2026-11-09" || p["end"] != "2026-11-15" || prev["start"] != "2025-11-10" || prev["end"] != "2025-11-16" {
+		t.Fatalf("last week (ISO week 46 of 2026) beside a year earlier: %v beside %v", p, prev)
+	}
+	sub, conv := teamSales(t, f, "hawks", "2026-11-09", "2026-11-15")
+	subBefore, convBefore := teamSales(t, f, "hawks", "2025-11-10", "2025-11-16")
+	if sub == 0 || subBefore == 0 {
+		t.Fatalf("no sales in the weeks (%v, %v); the test proves nothing", sub, subBefore)
+	}
+	for col, w := range map[string]float64{
+		"submitted_sales": sub, "submitted_sales_previous": subBefore, "submitted_sales_change": sub - subBefore,
+		"close_rate_numerator": sub, "close_rate_denominator": conv, "close_rate_previous_denominator": convBefore,
+		"close_rate": sub / conv, "close_rate_previous": subBefore / convBefore, "close_rate_change_points": 100 * (sub/conv - subBefore/convBefore),
+	} {
+		if g, ok := a.total(t, col).(float64); !ok || !near(g, w) {
+			t.Errorf("last week beside a year earlier: %s = %v, want %v", col, a.total(t, col), w)
+		}
+	}
+	n := strings.Join(notes(a), " ")
+	if !strings.Contains(n, "the same ISO week a year earlier: week 46 of 2025, 2025-11-10 to 2025-11-16") {
+		t.Errorf("no note naming the week a year earlier: %s", n)
+	}
+	// Working days differ or not, as the raw rows say.
+	unlike := func(n, from, to, fromBefore, toBefore string) {
+		t.Helper()
+		work, workBefore := teamWorkingDays(t, f, "hawks", from, to), teamWorkingDays(t, f, "hawks", fromBefore, toBefore)
+		if said := strings.Contains(n, "The two periods are not alike"); said != (work != workBefore) ||
+			said && !strings.Contains(n, fmt.Sprintf(" of them working days; the same days a year earlier, %s to %s has %d days, %v of them", fromBefore, toBefore,
+				len(f.sqlKeys(t, `SELECT g::date::text FROM generate_series($1::date, $2::date, '1 day') g`, fromBefore, toBefore)), workBefore)) ||
+			said && !strings.Contains(n, fmt.Sprintf("%s to %s has ", from, to)) || said && !strings.Contains(n, fmt.Sprintf(", %v of them working days;", work)) {
+			t.Errorf("%s to %s: %v working days, %v a year earlier, and the notes: %s", from, to, work, workBefore, n)
+		}
+	}
+	unlike(n, "2026-11-09", "2026-11-15", "2025-11-10", "2025-11-16")
+	// The agents with rows for the team in one week and none in the other
+	// are named.
+	for _, key := range f.sqlKeys(t, `(SELECT agent_key FROM metrics.agent_sales_daily s WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND `+pgtest.TeamOfDay+` = 'hawks'
+		EXCEPT SELECT agent_key FROM metrics.agent_sales_daily s WHERE day BETWEEN '2025-11-10' AND '2025-11-16' AND `+pgtest.TeamOfDay+` = 'hawks')
+		UNION (SELECT agent_key FROM metrics.agent_sales_daily s WHERE day BETWEEN '2025-11-10' AND '2025-11-16' AND `+pgtest.TeamOfDay+` = 'hawks'
+		EXCEPT SELECT agent_key FROM metrics.agent_sales_daily s WHERE day BETWEEN '2026-11-09' AND '2026-11-15' AND `+pgtest.TeamOfDay+` = 'hawks')`) {
+		if !strings.Contains(n, "Not the same agents are counted for the team in both periods") || !strings.Contains(n, "("+key+")") {
+			t.Errorf("%s has sales for the team in one week only, and the notes do not name it: %s", key, n)
+		}
+	}
+
+	m := report(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"this_month"},"metrics":["submitted_sales"],"compare_to":"previous_year"}`)
+	p, prev = m["period"].(map[string]any), m["previous_period"].(map[string]any)
+	end := p["end"].(string)
+	if p["start"] != "2026-11-01" || p["asked_end"] != "2026-11-18" || end >= "2026-11-18" || prev["start"] != "2025-11-01" || prev["end"] != "2025"+end[4:] {
+		t.Fatalf("this month so far beside a year earlier: %v beside %v", p, prev)
+	}
+	sub, _ = teamSales(t, f, "hawks", "2026-11-01", end)
+	subBefore, _ = teamSales(t, f, "hawks", "2025-11-01", "2025"+end[4:])
+	if m.total(t, "submitted_sales") != sub || m.total(t, "submitted_sales_previous") != subBefore {
+		t.Errorf("this month so far: %v beside %v, want %v beside %v", m.total(t, "submitted_sales"), m.total(t, "submitted_sales_previous"), sub, subBefore)
+	}
+	n = strings.Join(notes(m), " ")
+	if !strings.Contains(n, "a year earlier, 2025-11-01 to 2025"+end[4:]) {
+		t.Errorf("no note on the days so far a year earlier: %s", n)
+	}
+	unlike(n, "2026-11-01", end, "2025-11-01", "2025"+end[4:])
+
+	r, isError := call(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"last_month"},"compare_to":"previous_year"}`)
+	if e, _ := r["error"].(map[string]any); !isError || e["argument"] != "compare_to" ||
+		!strings.Contains(e["rule"].(string), "the same days a year earlier (2025-10-01 to 2025-10-31)") || !strings.Contains(e["rule"].(string), "starts on 2025-10-15") {
+		t.Errorf("last month beside a year earlier, before the data: %v", r)
 	}
 }

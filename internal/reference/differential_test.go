@@ -162,6 +162,9 @@ func newKinds(req reference.Request, want *reference.Expected, f *floorAt) []str
 	add("comparisons cut at the last final day", want.AskedEnd != "")
 	add("over a calendar quarter or year", req.Period != nil && slices.Contains(calendarPeriods, req.Period.Named))
 	add("by month or quarter", req.GroupBy == "month" || req.GroupBy == "quarter")
+	add("beside the same days a year earlier", req.CompareTo == "previous_year")
+	add("beside the same ISO week a year earlier", req.CompareTo == "previous_year" && (req.Period.Week != "" ||
+		slices.Contains([]string{"this_week", "week_to_date", "last_week"}, req.Period.Named)))
 	add("running totals by week, month or quarter", req.Cumulative && req.GroupBy != "day")
 	add("a range of more than 120 days", req.Period != nil && req.Period.Start != "" && want.Days > 120)
 	add("beside the calendar quarter before", req.CompareTo == "previous_period" && want.Days >= 90 && want.Days <= 92 && len(want.Previous) == 2 &&
@@ -346,7 +349,7 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 			r.Period = &reference.Period{Named: pick("last_week", "this_week", "week_to_date", "last_month", "this_month", "month_to_date")}
 		}
 	} else if chance(0.25) {
-		r.CompareTo = "previous_period"
+		r.CompareTo = pick("previous_period", "previous_period", "previous_year")
 		if chance(0.85) {
 			r.GroupBy = pick("", "", "team", "agent")
 		}
@@ -478,7 +481,7 @@ func drawLeagueByAttainment(rng *rand.Rand, f *floorAt) reference.Request {
 // or left the floor: for a team, the floor or an agent, by team or agent.
 func drawToDate(rng *rand.Rand, f *floorAt) reference.Request {
 	reps := []string{"sales", "hours", "quality"}
-	r := reference.Request{Tool: reps[rng.IntN(len(reps))], CompareTo: "previous_period"}
+	r := reference.Request{Tool: reps[rng.IntN(len(reps))], CompareTo: []string{"previous_period", "previous_period", "previous_year"}[rng.IntN(3)]}
 	r.GroupBy = []string{"", "", "team", "agent"}[rng.IntN(4)]
 	if rng.Float64() < 0.3 {
 		r.Metrics = subset(rng, reference.Reports()[r.Tool], 3)
@@ -1139,6 +1142,17 @@ func TestRegressions(t *testing.T) {
 			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "year_to_date"}, CompareTo: "previous_period"}},
 		{"the league over last quarter", "the Sunday the clocks go back",
 			reference.Request{Tool: "league", Period: &reference.Period{Named: "last_quarter"}}},
+		// The same days a year earlier.
+		{"last week beside the same ISO week a year earlier, by team", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "last_week"}, GroupBy: "team", CompareTo: "previous_year"}},
+		{"a month so far beside the same days a year earlier", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "hours", Who: hawks, Period: &reference.Period{Named: "this_month"}, CompareTo: "previous_year"}},
+		{"a week so far beside the same weekdays a year earlier, by agent", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "quality", Who: hawks, Period: &reference.Period{Named: "this_week"}, GroupBy: "agent", CompareTo: "previous_year"}},
+		{"last month beside the same month a year earlier, before the data", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "last_month"}, CompareTo: "previous_year"}},
+		{"a year earlier by month, refused", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "last_week"}, GroupBy: "month", CompareTo: "previous_year"}},
 		{"agents over last year, ranked", "the morning after a holiday",
 			reference.Request{Tool: "hours", Who: floor, Period: &reference.Period{Named: "last_year"}, GroupBy: "agent", TopN: 5}},
 		// Months and quarters.

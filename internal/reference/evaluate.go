@@ -593,7 +593,7 @@ func (c *call) report() *Expected {
 		return refuse("invalid_argument", "top_n")
 	case r.GroupBy == "" && r.Sort != nil:
 		return refuse("invalid_argument", "sort")
-	case r.CompareTo == "previous_period" && slices.Contains(timeGrains, r.GroupBy):
+	case (r.CompareTo == "previous_period" || r.CompareTo == "previous_year") && slices.Contains(timeGrains, r.GroupBy):
 		return refuse("invalid_argument", "compare_to")
 	case r.Cumulative && (!slices.Contains(timeGrains, r.GroupBy) || r.Sort != nil || r.TopN > 0):
 		return refuse("invalid_argument", "cumulative")
@@ -645,7 +645,7 @@ func (c *call) report() *Expected {
 			return refuse("not_comparable", "period")
 		}
 		return c.besideTargets(wh, p, ms, sorting)
-	case "previous_period":
+	case "previous_period", "previous_year":
 		return c.besidePrevious(wh, p, ms, sorting)
 	}
 	if sorting != nil && c.unfinished(ms, p.span) {
