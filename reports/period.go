@@ -137,8 +137,8 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay boo
 		case !end.Before(start.AddDate(0, MaxRangeMonths, 0)):
 			return Period{}, invalid("period", "is longer than "+itoa(MaxRangeMonths)+" months; ask for a shorter range, or several.")
 		case byDay && daysBetween(start, end)+1 > maxDays:
-			return Period{}, invalid("period", "is longer than "+itoa(maxDays)+" days, the most a row a day is given for; "+
-				"ask for a shorter range, or group by week, month or quarter (or not by day) for a range of up to "+itoa(MaxRangeMonths)+" months.")
+			return Period{}, invalid("period", "is longer than "+itoa(maxDays)+" days, the most that rows by day cover; "+
+				"ask for a shorter range, or group by week, month, quarter, team or agent (or not at all) for a range of up to "+itoa(MaxRangeMonths)+" months.")
 		}
 		return Period{Start: start, End: end}, nil
 	}

@@ -117,11 +117,12 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		// beside the target count those days only.
 		scope.OnFloor = scope.Kind == ScopeTeam
 		tg = e.newTargeted(dir, ts, period, metrics, cov, c.now, false)
-	case ComparePreviousPeriod, ComparePreviousYear:
+	case ComparePreviousPeriod:
 		previous = previousPeriod(period)
-		if req.CompareTo == ComparePreviousYear {
-			previous, yearNote = previousYear(period, e.cat.WeekStart())
-		}
+	case ComparePreviousYear:
+		previous, yearNote = previousYear(period, e.cat.WeekStart())
+	}
+	if req.againstPeriod() {
 		if r := e.previousBeforeData(metrics, previous, against, cov, c.now); r != nil {
 			return c.refuse(r)
 		}

@@ -177,7 +177,7 @@ func TestMonthsAndQuartersPastRowsByDay(t *testing.T) {
 	}
 
 	r, isError := call(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"start":"2025-08-20","end":"2026-11-17"},"group_by":"day"}`)
-	if e, _ := r["error"].(map[string]any); !isError || e["argument"] != "period" || !strings.Contains(e["rule"].(string), "group by week, month or quarter") {
+	if e, _ := r["error"].(map[string]any); !isError || e["argument"] != "period" || !strings.Contains(e["rule"].(string), "group by week, month, quarter, team or agent") {
 		t.Errorf("455 days by day: %v", r)
 	}
 	r, isError = call(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"start":"2024-11-17","end":"2026-11-17"},"group_by":"quarter"}`)
