@@ -32,14 +32,16 @@ const (
 
 // Groupings a report may offer.
 const (
-	GroupTeam  = "team"
-	GroupAgent = "agent"
-	GroupDay   = "day"
-	GroupWeek  = "week"
+	GroupTeam    = "team"
+	GroupAgent   = "agent"
+	GroupDay     = "day"
+	GroupWeek    = "week"
+	GroupMonth   = "month"   // calendar months
+	GroupQuarter = "quarter" // calendar quarters
 )
 
 // Groupings lists every grouping.
-var Groupings = []string{GroupTeam, GroupAgent, GroupDay, GroupWeek}
+var Groupings = []string{GroupTeam, GroupAgent, GroupDay, GroupWeek, GroupMonth, GroupQuarter}
 
 // Catalog is a loaded, valid catalogue.
 type Catalog struct {

@@ -224,7 +224,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 	compact, known, r := cannedArgs(a, r)
 	var p Period
 	if r == nil {
-		p, r = resolvePeriod(arg, c.now, e.cat)
+		p, r = resolvePeriod(arg, c.now, e.cat, false)
 	}
 	if r != nil {
 		return c.refuse(r)
@@ -320,7 +320,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 		tg = e.weekTargets(k.dir, p, shown, k.cov, c.now)
 		k.ans.Request.CompareTo = compareTo
 	case ComparePreviousPeriod:
-		if r := e.previousBeforeData(shown, before, k.cov, c.now); r != nil {
+		if r := e.previousBeforeData(shown, before, "the previous period", k.cov, c.now); r != nil {
 			return c.refuse(r)
 		}
 		info := periodInfo(before, e.cat.Zone())
@@ -442,7 +442,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	compact, known, r := cannedArgs(a, r)
 	var p Period
 	if r == nil {
-		p, r = resolvePeriod(arg, c.now, e.cat)
+		p, r = resolvePeriod(arg, c.now, e.cat, false)
 	}
 	if r == nil && !c.reach.Floor {
 		r = &Refusal{Code: CodeForbidden, Argument: "tool", Choices: c.reach.choices(c.caller.Person),

@@ -9,8 +9,8 @@ import (
 	"plumbline/catalog"
 )
 
-// This file sets a period's figures beside the previous period's
-// (compare_to): which days the previous period is, the rules a comparison
+// This file sets a period's figures beside the previous period's or the same
+// days' a year earlier (compare_to): which days those are, the rules a comparison
 // must meet, and the change of each figure, a ratio's from each period's
 // own summed parts.
 
@@ -42,6 +42,51 @@ func previousPeriod(p Period) Period {
 		return Period{Start: p.Start.AddDate(0, 0, -n), End: p.End.AddDate(0, 0, -n)}
 	}
 	return Period{Start: start, End: minTime(start.AddDate(0, 0, p.Days()-1), last)}
+}
+
+// previousYear is the period p is set beside a year earlier: for a week,
+// whole or so far, the same weekdays of the week with the same ISO week
+// number a year earlier (week 52 when that year has no week 53); for a
+// whole calendar month, quarter or year, the whole one a year earlier; for
+// any other period the same calendar dates a year earlier, 29 February as
+// the 28th. It also says, in a note, which days those are.
+func previousYear(p Period, weekStart time.Weekday) (Period, string) {
+	if p.Start.Equal(weekOf(p.Start, weekStart)) && (p.Days() == 7 || p.soFar() == "week") {
+		year, week := p.Start.ISOWeek()
+		was := week
+		if _, last := time.Date(year-1, time.December, 28, 0, 0, 0, 0, time.UTC).ISOWeek(); week > last {
+			week = last
+		}
+		shift := daysBetween(isoWeekMonday(year-1, week), isoWeekMonday(year, was))
+		q := Period{Start: p.Start.AddDate(0, 0, -shift), End: p.End.AddDate(0, 0, -shift)}
+		note := fmt.Sprintf("Set beside the same weekdays of the same ISO week a year earlier: week %d of %d, %s.", week, year-1, spanText(q))
+		if week != was {
+			note = fmt.Sprintf("Set beside the same weekdays of ISO week %d of %d, %s: %d has no week %d.", week, year-1, spanText(q), year-1, was)
+		}
+		return q, note
+	}
+	q := Period{Start: yearBack(p.Start), End: yearBack(p.End)}
+	for _, months := range []int{1, 3, 12} {
+		if wholeCalendar(p, months) {
+			q.End = q.Start.AddDate(0, months, -1)
+		}
+	}
+	return q, "Set beside the same calendar dates a year earlier, " + spanText(q) + "."
+}
+
+// yearBack is the same date a year before day; 29 February is the 28th.
+func yearBack(day time.Time) time.Time {
+	if day.Month() == time.February && day.Day() == 29 {
+		day = day.AddDate(0, 0, -1)
+	}
+	return day.AddDate(-1, 0, 0)
+}
+
+// isoWeekMonday is the Monday of ISO week week of year: week 1 holds the
+// 4th of January.
+func isoWeekMonday(year, week int) time.Time {
+	jan4 := time.Date(year, time.January, 4, 0, 0, 0, 0, time.UTC)
+	return jan4.AddDate(0, 0, -(int(jan4.Weekday())+6)%7+7*(week-1))
 }
 
 // wholeCalendar reports whether p is a whole calendar month (months 1), quarter (3)
@@ -81,17 +126,23 @@ func (e *Engine) finalSoFar(metrics []*catalog.Metric, p Period, cov map[string]
 }
 
 // soFarNote says how a period so far was cut to be compared, and what it
-// is set beside.
-func soFarNote(p, previous Period) string {
+// is set beside: the same days of the week, month, quarter or year before,
+// or with yearEarlier the same days a year earlier.
+func soFarNote(p, previous Period, yearEarlier bool) string {
+	if yearEarlier {
+		return fmt.Sprintf("So far, the period runs through %s, the last day final for every figure (later days, today among them, will still change), "+
+			"and is set beside the same %s a year earlier, %s; a comparison over days not final would mislead.",
+			p.End.Format(time.DateOnly), dayCount(p.Days(), ""), spanText(previous))
+	}
 	return fmt.Sprintf("So far, the period runs through %s, the last day final for every figure (later days, today among them, will still change), "+
 		"and is set beside the same %s of the %s before, %s; a comparison over days not final would mislead.",
 		p.End.Format(time.DateOnly), dayCount(p.Days(), ""), p.soFar(), spanText(previous))
 }
 
-// comparable refuses a grouping a comparison cannot line up: rows of days
-// or weeks of two different periods are different rows.
+// comparable refuses a grouping a comparison cannot line up: rows of days,
+// weeks, months or quarters of two different periods are different rows.
 func comparable(req *Request, rep *catalog.Report) *Refusal {
-	if req.CompareTo != ComparePreviousPeriod || req.GroupBy != catalog.GroupDay && req.GroupBy != catalog.GroupWeek {
+	if !req.againstPeriod() || !byTime(req.GroupBy) {
 		return nil
 	}
 	var choices []string
@@ -132,9 +183,10 @@ func lackingRule(argument, rule string, metrics, offered []*catalog.Metric, lack
 	return invalid(argument, rule, choices...)
 }
 
-// previousBeforeData refuses a previous period that starts before the first
+// previousBeforeData refuses a previous period (what: "the previous
+// period", or "the same days a year earlier") that starts before the first
 // day of data of some metric: it would compare whole days with missing ones.
-func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev Period, cov map[string]Coverage, now time.Time) *Refusal {
+func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev Period, what string, cov map[string]Coverage, now time.Time) *Refusal {
 	var first time.Time
 	for _, m := range metrics {
 		if c := metricCoverage(m, cov, now, e.cat.Zone()); c.First.After(first) {
@@ -144,8 +196,8 @@ func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev Period, cov 
 	if !prev.Start.Before(first) {
 		return nil
 	}
-	return invalid(argCompareTo, fmt.Sprintf("needs the previous period (%s to %s) to hold data, and the data starts on %s; "+
-		"compare a later period, or leave compare_to out.", prev.Start.Format(time.DateOnly), prev.End.Format(time.DateOnly), first.Format(time.DateOnly)))
+	return invalid(argCompareTo, fmt.Sprintf("needs %s (%s to %s) to hold data, and the data starts on %s; "+
+		"compare a later period, or leave compare_to out.", what, prev.Start.Format(time.DateOnly), prev.End.Format(time.DateOnly), first.Format(time.DateOnly)))
 }
 
 // workingDays counts the days of an activity plan's rows on which anyone in
@@ -161,15 +213,15 @@ func workingDays(res *Result) int {
 }
 
 // unlikePeriods says how two periods differ in calendar and working days,
-// or "" when they do not.
-func unlikePeriods(cur, prev Period, curWork, prevWork int) string {
+// or "" when they do not; what names the period compared with.
+func unlikePeriods(cur, prev Period, what string, curWork, prevWork int) string {
 	if cur.Days() == prev.Days() && curWork == prevWork {
 		return ""
 	}
 	span := func(p Period, work int) string {
 		return fmt.Sprintf("%s to %s has %d days, %d of them working days", p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly), p.Days(), work)
 	}
-	return "The two periods are not alike: " + span(cur, curWork) + "; the previous period, " + span(prev, prevWork) +
+	return "The two periods are not alike: " + span(cur, curWork) + "; " + what + ", " + span(prev, prevWork) +
 		" (a working day is one on which anyone counted here logged time). Set the figures side by side with that in mind."
 }
 

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -50,13 +51,50 @@ func TestPreviousPeriod(t *testing.T) {
 		{"2026-11-18 14:30", PeriodArg{Named: "last_year"}, "2024-01-01..2024-12-31"},
 		{"2025-01-01 00:30", PeriodArg{Named: "last_year"}, "2023-01-01..2023-12-31"},
 	} {
-		p, r := resolvePeriod(tc.arg, at(t, tc.now), cat)
+		p, r := resolvePeriod(tc.arg, at(t, tc.now), cat, true)
 		if r != nil {
 			t.Fatalf("%+v: %v", tc.arg, r)
 		}
 		q := previousPeriod(p)
 		if got := q.Start.Format(time.DateOnly) + ".." + q.End.Format(time.DateOnly); got != tc.want {
 			t.Errorf("at %s, before %+v (%s..%s): %s, want %s", tc.now, tc.arg, p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly), got, tc.want)
+		}
+	}
+}
+
+// The same days a year earlier: a week's same weekdays of the same ISO
+// week (week 52 for a week 53 the year before lacks), a whole month,
+// quarter or year the whole one, any other period the same dates, 29
+// February as the 28th.
+func TestPreviousYear(t *testing.T) {
+	cat := demoCatalog(t)
+	for _, tc := range []struct {
+		now  string
+		arg  PeriodArg
+		want string
+		note string
+	}{
+		{"2026-11-18 14:30", PeriodArg{Named: "last_week"}, "2025-11-10..2025-11-16", "week 46 of 2025"},
+		{"2026-11-18 14:30", PeriodArg{Named: "this_week"}, "2025-11-17..2025-11-19", "week 47 of 2025"},
+		{"2026-11-18 14:30", PeriodArg{Start: "2026-11-02", End: "2026-11-08"}, "2025-11-03..2025-11-09", "week 45 of 2025"},
+		{"2027-01-05 10:00", PeriodArg{Week: "2026-12-30"}, "2025-12-22..2025-12-28", "2025 has no week 53"},
+		{"2027-01-12 10:00", PeriodArg{Week: "2027-01-04"}, "2025-12-29..2026-01-04", "week 1 of 2026"},
+		{"2026-11-18 14:30", PeriodArg{Named: "last_month"}, "2025-10-01..2025-10-31", "same calendar dates"},
+		{"2025-03-10 10:00", PeriodArg{Named: "last_month"}, "2024-02-01..2024-02-29", "same calendar dates"},
+		{"2024-03-10 10:00", PeriodArg{Start: "2024-02-29", End: "2024-03-05"}, "2023-02-28..2023-03-05", "same calendar dates"},
+		{"2026-11-18 14:30", PeriodArg{Named: "month_to_date"}, "2025-11-01..2025-11-18", "same calendar dates"},
+		{"2026-11-18 14:30", PeriodArg{Named: "last_quarter"}, "2025-07-01..2025-09-30", "same calendar dates"},
+		{"2026-11-18 14:30", PeriodArg{Named: "last_year"}, "2024-01-01..2024-12-31", "same calendar dates"},
+		{"2026-11-18 14:30", PeriodArg{Named: "last_7_days"}, "2025-11-11..2025-11-17", "same calendar dates"},
+	} {
+		p, r := resolvePeriod(tc.arg, at(t, tc.now), cat, true)
+		if r != nil {
+			t.Fatalf("%+v: %v", tc.arg, r)
+		}
+		q, note := previousYear(p, cat.WeekStart())
+		if got := q.Start.Format(time.DateOnly) + ".." + q.End.Format(time.DateOnly); got != tc.want || !strings.Contains(note, tc.note) {
+			t.Errorf("at %s, a year before %+v (%s..%s): %s (%s), want %s (%s)", tc.now, tc.arg, p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly),
+				got, note, tc.want, tc.note)
 		}
 	}
 }
@@ -85,7 +123,7 @@ func TestPeriodsToDate(t *testing.T) {
 		{"2026-01-01 00:30", "last_year", "2025-01-01..2025-12-31"},
 		{"2025-12-31 23:30", "last_year", "2024-01-01..2024-12-31"},
 	} {
-		p, r := resolvePeriod(PeriodArg{Named: tc.name}, at(t, tc.now), cat)
+		p, r := resolvePeriod(PeriodArg{Named: tc.name}, at(t, tc.now), cat, true)
 		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); r != nil || got != tc.want {
 			t.Errorf("%s at %s = %s (%v), want %s", tc.name, tc.now, got, r, tc.want)
 		}

@@ -2,20 +2,27 @@ package reports
 
 import "plumbline/catalog"
 
-// This file answers cumulative: true, a running total by day inside a
-// period. A running ratio is the running sum of its numerator over the
-// running sum of its denominator, never a running average of daily rates.
+// This file answers cumulative: true, a running total by day, week, month
+// or quarter inside a period. A running ratio is the running sum of its
+// numerator over the running sum of its denominator, never a running
+// average of the rates of its rows.
 
-// cumulates refuses a running total that is not by day, or that is ranked:
-// running totals read in day order.
-func cumulates(req *Request) *Refusal {
+// cumulates refuses a running total that is not over rows of time, or that
+// is ranked: running totals read in time order.
+func cumulates(req *Request, rep *catalog.Report) *Refusal {
 	switch {
 	case !req.Cumulative:
 		return nil
-	case req.GroupBy != catalog.GroupDay:
-		return invalid(argCumulative, "is a running total by day, so it needs group_by day.", catalog.GroupDay)
+	case !byTime(req.GroupBy):
+		var choices []string
+		for _, g := range rep.GroupBy {
+			if byTime(g) {
+				choices = append(choices, g)
+			}
+		}
+		return invalid(argCumulative, "is a running total over time, so it needs group_by "+orList(choices)+".", choices...)
 	case req.Sort != nil || req.TopN > 0:
-		return invalid(argCumulative, "gives running totals in day order; leave sort and top_n out, or cumulative.")
+		return invalid(argCumulative, "gives running totals in time order; leave sort and top_n out, or cumulative.")
 	}
 	return nil
 }
@@ -29,12 +36,13 @@ func declaredCumulative(metrics, offered []*catalog.Metric) *Refusal {
 		metrics, offered, func(m *catalog.Metric) bool { return m.Cumulative == catalog.CumulativeNone })
 }
 
-// runningTotals turns rows of days, in day order, into running totals of
+// runningTotals turns rows of days, weeks, months or quarters, in time
+// order, into running totals of
 // their first parts sums, which is each metric's cumulative rule: a sum's
 // running total (running_sum), a ratio's running numerator over its running
-// denominator (running_parts): each day's row holds the sums from the first day
-// through it. A day without data (null) stays null; later days carry the
-// total of the days that had data.
+// denominator (running_parts): each row holds the sums from the period's
+// first day through its last. A row without data (null) stays null; later
+// rows carry the total of the rows that had data.
 func runningTotals(rows []Row, parts int) {
 	run := make([]*float64, parts)
 	for i := range rows {

@@ -32,7 +32,7 @@ func FuzzDecodeReport(f *testing.F) {
 			}
 			return
 		}
-		p, r := resolvePeriod(req.Period, now, cat)
+		p, r := resolvePeriod(req.Period, now, cat, true)
 		if r != nil {
 			if r.Argument == "" || r.Rule == "" {
 				t.Fatalf("a period refusal that does not teach: %+v", r)

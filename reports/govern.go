@@ -28,6 +28,7 @@ const (
 	WarnLiveInstead    = "live_instead"    // live figures stand in for nightly ones
 	WarnPresence       = "presence"        // agents counted only on some days
 	WarnCutWeeks       = "cut_weeks"       // the period cuts weeks short
+	WarnCutMonths      = "cut_months"      // the period cuts calendar months or quarters short
 	WarnTruncated      = "truncated"       // rows past the cap are not shown
 	WarnTies           = "ties"            // rows tied at a top_n cut are kept
 	WarnTieCut         = "tie_cut"         // the row cap splits a tie
@@ -40,6 +41,7 @@ const (
 	WarnMembers        = "members"         // compared periods count different agents or teams
 	WarnToDate         = "to_date"         // a period so far compared through its last final day
 	WarnTotalsOnly     = "totals_only"     // the caller sees the floor's totals, not its teams' or agents' figures
+	WarnYearEarlier    = "year_earlier"    // which days a year earlier the figures are set beside
 )
 
 // note is a warning with its kind.

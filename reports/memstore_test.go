@@ -26,7 +26,7 @@ import (
 // catalogue's time zone; a metric whose parts can be unknown leaves out the
 // agent-days on which one is; a ratio over two sources joins them by
 // agent-day, a missing side counting zero when its source was loaded that
-// day and unknown when it was not; days and weeks are listed whole. Sums are
+// day and unknown when it was not; days, weeks, months and quarters are listed whole. Sums are
 // exact (numeric, as in PostgreSQL) and turned to float64 at the end.
 
 // tables are a store's rows, by relation: each row maps a column to its
@@ -403,8 +403,8 @@ func (s *memStore) group(p *reports.Plan, facts []fact) *reports.Result {
 			key = f.agent
 		case catalog.GroupDay:
 			key = f.day.Format(time.DateOnly)
-		case catalog.GroupWeek:
-			key = s.weekOf(f.day).Format(time.DateOnly)
+		case catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
+			key = s.bucketOf(p.GroupBy, f.day).Format(time.DateOnly)
 		}
 		g := groups[key]
 		if g == nil {
@@ -430,12 +430,10 @@ func (s *memStore) group(p *reports.Plan, facts []fact) *reports.Result {
 	switch p.GroupBy {
 	case "":
 		keys = []string{""}
-	case catalog.GroupDay, catalog.GroupWeek:
-		step, d := 1, p.Period.Start
-		if p.GroupBy == catalog.GroupWeek {
-			step, d = 7, s.weekOf(d)
-		}
-		for ; !d.After(p.Period.End); d = d.AddDate(0, 0, step) {
+	case catalog.GroupDay, catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
+		// From a first day, this many days on is inside the next one.
+		step := map[string]int{catalog.GroupDay: 1, catalog.GroupWeek: 7, catalog.GroupMonth: 32, catalog.GroupQuarter: 93}[p.GroupBy]
+		for d := s.bucketOf(p.GroupBy, p.Period.Start); !d.After(p.Period.End); d = s.bucketOf(p.GroupBy, d.AddDate(0, 0, step)) {
 			keys = append(keys, d.Format(time.DateOnly))
 		}
 	default:
@@ -492,9 +490,18 @@ func (s *memStore) countsOn(team string, day time.Time) bool {
 	return counts
 }
 
-// weekOf is the first day of a day's week.
-func (s *memStore) weekOf(d time.Time) time.Time {
-	return d.AddDate(0, 0, -((int(d.Weekday())-int(s.cat.WeekStart()))+7)%7)
+// bucketOf is the first day of the week, month or quarter holding d, or d
+// by day.
+func (s *memStore) bucketOf(groupBy string, d time.Time) time.Time {
+	switch groupBy {
+	case catalog.GroupWeek:
+		return d.AddDate(0, 0, -((int(d.Weekday())-int(s.cat.WeekStart()))+7)%7)
+	case catalog.GroupMonth:
+		return time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, time.UTC)
+	case catalog.GroupQuarter:
+		return time.Date(d.Year(), (d.Month()-1)/3*3+1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return d
 }
 
 func str(v any) string {

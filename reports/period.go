@@ -2,7 +2,7 @@ package reports
 
 import (
 	"fmt"
-	"slices"
+	"strings"
 	"time"
 
 	"plumbline/catalog"
@@ -55,14 +55,45 @@ func yearOf(day time.Time) time.Time {
 	return time.Date(day.Year(), time.January, 1, 0, 0, 0, 0, time.UTC)
 }
 
+// bucketEnd returns the last day of the week, month or quarter starting on
+// first; first itself for a day.
+func bucketEnd(groupBy string, first time.Time) time.Time {
+	switch groupBy {
+	case catalog.GroupWeek:
+		return first.AddDate(0, 0, 6)
+	case catalog.GroupMonth:
+		return first.AddDate(0, 1, -1)
+	case catalog.GroupQuarter:
+		return first.AddDate(0, 3, -1)
+	}
+	return first
+}
+
+// byTime reports whether rows grouped by groupBy are days, weeks, months
+// or quarters.
+func byTime(groupBy string) bool {
+	switch groupBy {
+	case catalog.GroupDay, catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
+		return true
+	}
+	return false
+}
+
+// MaxRangeMonths bounds a range whose answer has no rows by day: it may
+// run to this many months (rows by day hold at most the catalogue's
+// max_days).
+const MaxRangeMonths = 24
+
 // parseDate parses a YYYY-MM-DD date; the decoder has checked the shape.
 func parseDate(s string) (time.Time, bool) {
 	d, err := time.Parse(time.DateOnly, s)
 	return d, err == nil
 }
 
-// resolvePeriod turns a period argument into dates, as of now.
-func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog) (Period, *Refusal) {
+// resolvePeriod turns a period argument into dates, as of now. A range
+// runs to at most max_days days when its answer has rows by day (byDay),
+// else to at most MaxRangeMonths months.
+func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay bool) (Period, *Refusal) {
 	t := today(now, cat.Zone())
 	maxDays := cat.Limits().MaxDays
 	switch {
@@ -103,8 +134,11 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog) (Period, 
 			return Period{}, invalid("period", "ends before it starts; start and end are inclusive dates, so end on or after the start.")
 		case end.After(t):
 			return Period{}, invalid("period.end", "is after today ("+t.Format(time.DateOnly)+"); end the range today or earlier.")
-		case daysBetween(start, end)+1 > maxDays:
-			return Period{}, invalid("period", "is longer than "+itoa(maxDays)+" days; ask for a shorter range, or several.")
+		case !end.Before(start.AddDate(0, MaxRangeMonths, 0)):
+			return Period{}, invalid("period", "is longer than "+itoa(MaxRangeMonths)+" months; ask for a shorter range, or several.")
+		case byDay && daysBetween(start, end)+1 > maxDays:
+			return Period{}, invalid("period", "is longer than "+itoa(maxDays)+" days, the most that rows by day cover; "+
+				"ask for a shorter range, or group by week, month, quarter, team or agent (or not at all) for a range of up to "+itoa(MaxRangeMonths)+" months.")
 		}
 		return Period{Start: start, End: end}, nil
 	}
@@ -171,10 +205,11 @@ func (p Period) soFar() string {
 }
 
 // byDayBound refuses a period too long for rows by day: an answer by day
-// (and a running total, which is by day) holds at most maxDays days, the
-// bound every range has, and only a named year is longer. It teaches the
-// groupings of offered that fit: by week when the period's weeks fit in an
-// answer's maxRows rows, else by team or agent or none.
+// (and a running total by day) holds at most maxDays days, the bound every
+// range by day has, and only a named year is longer. It teaches the
+// coarser groupings of offered that fit: by week when the period's weeks
+// fit in an answer's maxRows rows, by month or quarter; without those, by
+// team or agent or none.
 func byDayBound(p Period, groupBy string, cumulative bool, offered []string, limits catalog.Limits, weekStart time.Weekday) *Refusal {
 	if groupBy != catalog.GroupDay || p.Days() <= limits.MaxDays {
 		return nil
@@ -183,14 +218,28 @@ func byDayBound(p Period, groupBy string, cumulative bool, offered []string, lim
 	if p.Named != "" {
 		what = p.Named
 	}
-	if cumulative {
+	weeks := daysBetween(weekOf(p.Start, weekStart), weekOf(p.End, weekStart))/7 + 1
+	var coarser, said []string
+	for _, g := range offered {
+		switch {
+		case g == catalog.GroupWeek && weeks <= limits.MaxRows:
+			coarser, said = append(coarser, g), append(said, fmt.Sprintf("week (%d rows)", weeks))
+		case g == catalog.GroupMonth || g == catalog.GroupQuarter:
+			coarser, said = append(coarser, g), append(said, g)
+		}
+	}
+	switch {
+	case cumulative && len(coarser) > 0:
+		return invalid(argCumulative, fmt.Sprintf("gives a running total a day for at most %d days, and %s holds %d days; "+
+			"group by %s for a running total over coarser rows, or ask for a period of at most %d days.", limits.MaxDays, what, p.Days(), orList(said), limits.MaxDays),
+			coarser...)
+	case cumulative:
 		return invalid(argCumulative, fmt.Sprintf("gives a running total a day for at most %d days, and %s holds %d days; "+
 			"ask for a period of at most %d days, or leave cumulative and group_by out for one total.", limits.MaxDays, what, p.Days(), limits.MaxDays))
 	}
-	weeks := daysBetween(weekOf(p.Start, weekStart), weekOf(p.End, weekStart))/7 + 1
-	if weeks <= limits.MaxRows && slices.Contains(offered, catalog.GroupWeek) {
+	if len(coarser) > 0 {
 		return invalid(argGroupBy, fmt.Sprintf("gives a row a day for at most %d days, and %s holds %d days; "+
-			"group by week instead (%d rows), or ask for a period of at most %d days.", limits.MaxDays, what, p.Days(), weeks, limits.MaxDays), catalog.GroupWeek)
+			"group by %s instead, or ask for a period of at most %d days.", limits.MaxDays, what, p.Days(), orList(said), limits.MaxDays), coarser...)
 	}
 	var choices []string
 	for _, g := range offered {
@@ -201,6 +250,14 @@ func byDayBound(p Period, groupBy string, cumulative bool, offered []string, lim
 	return invalid(argGroupBy, fmt.Sprintf("gives a row a day for at most %d days, and %s holds %d days in %d weeks, more than the %d rows an answer holds; "+
 		"leave group_by out, group by team or agent, or ask for a period of at most %d days.", limits.MaxDays, what, p.Days(), weeks, limits.MaxRows, limits.MaxDays),
 		choices...)
+}
+
+// orList joins words as a sentence lists choices: "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // LastWholeWeek is the latest whole week, starting on start, that ends

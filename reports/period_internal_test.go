@@ -51,7 +51,7 @@ func TestNamedPeriods(t *testing.T) {
 		{"last_7_days", "2026-11-11", "2026-11-17"},
 		{"last_28_days", "2026-10-21", "2026-11-17"},
 	} {
-		p, r := resolvePeriod(PeriodArg{Named: tc.name}, now, cat)
+		p, r := resolvePeriod(PeriodArg{Named: tc.name}, now, cat, true)
 		if r != nil {
 			t.Errorf("%s: %v", tc.name, r)
 			continue
@@ -72,7 +72,7 @@ func TestPeriodsAtTheYearEnd(t *testing.T) {
 		"last_month": "2026-11-01..2026-11-30",
 		"this_week":  "2026-12-28..2026-12-31",
 	} {
-		p, _ := resolvePeriod(PeriodArg{Named: name}, now, cat)
+		p, _ := resolvePeriod(PeriodArg{Named: name}, now, cat, true)
 		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); got != want {
 			t.Errorf("%s on New Year's Eve = %s, want %s", name, got, want)
 		}
@@ -84,13 +84,13 @@ func TestPeriodsAtTheYearEnd(t *testing.T) {
 		"last_week":  "2026-12-21..2026-12-27",
 		"this_week":  "2026-12-28..2027-01-02",
 	} {
-		p, _ := resolvePeriod(PeriodArg{Named: name}, now, cat)
+		p, _ := resolvePeriod(PeriodArg{Named: name}, now, cat, true)
 		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); got != want {
 			t.Errorf("%s on 2 January = %s, want %s", name, got, want)
 		}
 	}
 	// A week given by any of its days, across the year end.
-	p, r := resolvePeriod(PeriodArg{Week: "2027-01-01"}, at(t, "2027-02-01 09:00"), cat)
+	p, r := resolvePeriod(PeriodArg{Week: "2027-01-01"}, at(t, "2027-02-01 09:00"), cat, true)
 	if r != nil || p.Start != date("2026-12-28") || p.End != date("2027-01-03") || p.Days() != 7 {
 		t.Errorf("week of 2027-01-01 = %+v %v", p, r)
 	}
@@ -106,7 +106,7 @@ func TestWeeksAcrossClockChanges(t *testing.T) {
 		"2026-11-01": "2026-10-26..2026-11-01", // fall back, Sunday 1 November
 		"2026-10-29": "2026-10-26..2026-11-01",
 	} {
-		p, r := resolvePeriod(PeriodArg{Week: given}, now, cat)
+		p, r := resolvePeriod(PeriodArg{Week: given}, now, cat, true)
 		if r != nil {
 			t.Fatal(r)
 		}
@@ -115,7 +115,7 @@ func TestWeeksAcrossClockChanges(t *testing.T) {
 		}
 	}
 	// "yesterday" just after midnight on the day the clocks go back.
-	p, _ := resolvePeriod(PeriodArg{Named: "yesterday"}, at(t, "2026-11-01 00:30"), cat)
+	p, _ := resolvePeriod(PeriodArg{Named: "yesterday"}, at(t, "2026-11-01 00:30"), cat, true)
 	if p.Start != date("2026-10-31") {
 		t.Errorf("yesterday at 00:30 on 1 November = %s", p.Start)
 	}
@@ -135,16 +135,35 @@ func TestPeriodRules(t *testing.T) {
 		{PeriodArg{Start: "2026-11-10", End: "2026-11-19"}, "period.end"},
 		{PeriodArg{Start: "2026-07-01", End: "2026-11-17"}, "period"},
 	} {
-		_, r := resolvePeriod(tc.arg, now, cat)
+		_, r := resolvePeriod(tc.arg, now, cat, true)
 		if r == nil || r.Argument != tc.argument || r.Code != CodeInvalidArgument {
 			t.Errorf("%+v: refusal %+v, want one about %s", tc.arg, r, tc.argument)
 		}
 	}
 	// 120 days exactly is allowed; the current week is cut at today.
-	if _, r := resolvePeriod(PeriodArg{Start: "2026-07-21", End: "2026-11-17"}, now, cat); r != nil {
+	if _, r := resolvePeriod(PeriodArg{Start: "2026-07-21", End: "2026-11-17"}, now, cat, true); r != nil {
 		t.Errorf("a 120-day range was refused: %v", r)
 	}
-	p, r := resolvePeriod(PeriodArg{Week: "2026-11-20"}, now, cat)
+	// Without rows by day a range runs to 24 months, to the day before the
+	// same date two years on (1 March after 29 February).
+	for _, tc := range []struct {
+		start, end string
+		byDay, ok  bool
+	}{
+		{"2024-11-18", "2026-11-17", false, true},
+		{"2024-11-18", "2026-11-18", false, false},
+		{"2024-11-17", "2026-11-17", false, false},
+		{"2024-02-29", "2026-02-28", false, true},
+		{"2024-02-29", "2026-03-01", false, false},
+		{"2026-07-01", "2026-11-17", false, true},
+		{"2026-07-01", "2026-11-17", true, false},
+	} {
+		_, r := resolvePeriod(PeriodArg{Start: tc.start, End: tc.end}, now, cat, tc.byDay)
+		if (r == nil) != tc.ok || r != nil && r.Argument != argPeriod {
+			t.Errorf("%s to %s (by day %v): refusal %v, want answered %v", tc.start, tc.end, tc.byDay, r, tc.ok)
+		}
+	}
+	p, r := resolvePeriod(PeriodArg{Week: "2026-11-20"}, now, cat, true)
 	if r != nil || p.End != date("2026-11-18") || !p.Clipped {
 		t.Errorf("the current week = %+v, %v; want it cut at today", p, r)
 	}
@@ -152,29 +171,31 @@ func TestPeriodRules(t *testing.T) {
 
 // Rows by day hold at most max_days days, and only a named year runs
 // longer: by day it is refused, taught to group by week while its weeks fit
-// in an answer's rows, else by team or agent or not at all; a running total,
-// which is by day, is taught a shorter period. A quarter by day, and a year
-// by week or not grouped, pass.
+// in an answer's rows, by month or quarter, and without those by team or
+// agent or not at all; a running total by day is taught the coarser rows.
+// A quarter by day, and a year by week, month or not grouped, pass.
 func TestYearsByDay(t *testing.T) {
 	cat := demoCatalog(t)
-	offered := []string{catalog.GroupTeam, catalog.GroupAgent, catalog.GroupDay, catalog.GroupWeek}
+	offered := []string{catalog.GroupTeam, catalog.GroupAgent, catalog.GroupDay, catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter}
+	coarse := []string{catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter}
 	for _, tc := range []struct {
 		now, name, groupBy string
 		cumulative         bool
 		argument           string
 		choices            []string
 	}{
-		{"2026-11-18 14:30", "year_to_date", catalog.GroupDay, false, argGroupBy, []string{catalog.GroupWeek}},
-		{"2026-11-18 14:30", "last_year", catalog.GroupDay, false, argGroupBy, []string{catalog.GroupTeam, catalog.GroupAgent}},
-		{"2026-11-18 14:30", "this_year", catalog.GroupDay, true, argCumulative, nil},
+		{"2026-11-18 14:30", "year_to_date", catalog.GroupDay, false, argGroupBy, coarse},
+		{"2026-11-18 14:30", "last_year", catalog.GroupDay, false, argGroupBy, []string{catalog.GroupMonth, catalog.GroupQuarter}},
+		{"2026-11-18 14:30", "this_year", catalog.GroupDay, true, argCumulative, coarse},
 		{"2026-04-30 14:30", "this_year", catalog.GroupDay, false, "", nil},
-		{"2026-05-01 14:30", "this_year", catalog.GroupDay, false, argGroupBy, []string{catalog.GroupWeek}},
+		{"2026-05-01 14:30", "this_year", catalog.GroupDay, false, argGroupBy, coarse},
 		{"2026-11-18 14:30", "last_year", catalog.GroupWeek, false, "", nil},
+		{"2026-11-18 14:30", "last_year", catalog.GroupMonth, true, "", nil},
 		{"2026-11-18 14:30", "last_year", "", false, "", nil},
 		{"2026-11-18 14:30", "last_quarter", catalog.GroupDay, true, "", nil},
 		{"2026-12-31 14:30", "this_quarter", catalog.GroupDay, false, "", nil},
 	} {
-		p, r := resolvePeriod(PeriodArg{Named: tc.name}, at(t, tc.now), cat)
+		p, r := resolvePeriod(PeriodArg{Named: tc.name}, at(t, tc.now), cat, true)
 		if r == nil {
 			r = byDayBound(p, tc.groupBy, tc.cumulative, offered, cat.Limits(), cat.WeekStart())
 		}
@@ -188,6 +209,12 @@ func TestYearsByDay(t *testing.T) {
 			!strings.Contains(r.Rule, "at most 120 days"):
 			t.Errorf("%s by %q at %s: %+v", tc.name, tc.groupBy, tc.now, r)
 		}
+	}
+	// A report without coarser rows than weeks teaches team, agent or none.
+	p, _ := resolvePeriod(PeriodArg{Named: "last_year"}, at(t, "2026-11-18 14:30"), cat, true)
+	r := byDayBound(p, catalog.GroupDay, false, offered[:4], cat.Limits(), cat.WeekStart())
+	if r == nil || !slices.Equal(r.Choices, []string{catalog.GroupTeam, catalog.GroupAgent}) {
+		t.Errorf("last_year by day without months: %+v", r)
 	}
 }
 

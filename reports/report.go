@@ -26,7 +26,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		r = comparable(req, rep)
 	}
 	if r == nil {
-		r = cumulates(req)
+		r = cumulates(req, rep)
 	}
 	if r != nil {
 		return c.refuse(r)
@@ -47,7 +47,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		return c.refuse(&Refusal{Code: CodeForbidden, Argument: argGroupBy, Choices: over,
 			Rule: "is outside what you may see: of the floor you may see its totals, not each team's or agent's figures; group them by one of the choices, or leave group_by out."})
 	}
-	period, r := resolvePeriod(req.Period, c.now, e.cat)
+	period, r := resolvePeriod(req.Period, c.now, e.cat, req.GroupBy == catalog.GroupDay)
 	if r == nil {
 		r = byDayBound(period, req.GroupBy, req.Cumulative, rep.GroupBy, e.cat.Limits(), e.cat.WeekStart())
 	}
@@ -82,11 +82,15 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if r := e.beforeData(metrics, period, cov, c.now); r != nil {
 		return c.refuse(r)
 	}
-	if req.CompareTo == ComparePreviousPeriod {
+	against := "the previous period"
+	if req.CompareTo == ComparePreviousYear {
+		against = "the same days a year earlier"
+	}
+	if req.againstPeriod() {
 		if r := declaredComparable(metrics, rep.Metrics); r != nil {
 			return c.refuse(r)
 		}
-		if r := e.unfinished(metrics, period, cov, c.now, "a comparison with the previous period (compare_to)"); r != nil {
+		if r := e.unfinished(metrics, period, cov, c.now, "a comparison with "+against+" (compare_to)"); r != nil {
 			final, ok := e.finalSoFar(metrics, period, cov, c.now)
 			if !ok {
 				return c.refuse(r)
@@ -100,13 +104,14 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		}
 	}
 	var previous Period
+	var yearNote string
 	var tg *targeted
 	switch req.CompareTo {
 	case CompareTarget:
 		if scope.Totals {
 			// The floor's target is its teams', and its notes name them.
-			return c.refuse(&Refusal{Code: CodeForbidden, Argument: argCompareTo, Choices: []string{ComparePreviousPeriod},
-				Rule: "is outside what you may see with target: the floor's target is set team by team, and you may see the floor's totals, not each team's; compare with previous_period, or ask about one of your teams beside its target."})
+			return c.refuse(&Refusal{Code: CodeForbidden, Argument: argCompareTo, Choices: []string{ComparePreviousPeriod, ComparePreviousYear},
+				Rule: "is outside what you may see with target: the floor's target is set team by team, and you may see the floor's totals, not each team's; compare with one of the choices, or ask about one of your teams beside its target."})
 		}
 		if r := e.targetable(scope, req.GroupBy, metrics); r != nil {
 			return c.refuse(r)
@@ -124,7 +129,11 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		tg = e.newTargeted(dir, ts, period, metrics, cov, c.now, false)
 	case ComparePreviousPeriod:
 		previous = previousPeriod(period)
-		if r := e.previousBeforeData(metrics, previous, cov, c.now); r != nil {
+	case ComparePreviousYear:
+		previous, yearNote = previousYear(period, e.cat.WeekStart())
+	}
+	if req.againstPeriod() {
+		if r := e.previousBeforeData(metrics, previous, against, cov, c.now); r != nil {
 			return c.refuse(r)
 		}
 	}
@@ -137,7 +146,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		plan.Metrics = append(slices.Clip(metrics), activity)
 	}
 	plans := []*Plan{plan}
-	if req.CompareTo == ComparePreviousPeriod {
+	if req.againstPeriod() {
 		plans = append(plans, plan.over(previous))
 		if a := e.cat.Activity(); a != nil {
 			// The days anyone in scope was active, in each period.
@@ -164,16 +173,19 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		gv.warn(WarnLiveInstead, n)
 	}
 	if !period.AskedEnd.IsZero() {
-		gv.warn(WarnToDate, soFarNote(period, previous))
+		gv.warn(WarnToDate, soFarNote(period, previous, req.CompareTo == ComparePreviousYear))
+	}
+	if yearNote != "" {
+		gv.warn(WarnYearEarlier, yearNote)
 	}
 
 	var cmp *comparison
-	if req.CompareTo == ComparePreviousPeriod {
+	if req.againstPeriod() {
 		cmp = &comparison{plan: plans[1], res: results[1]}
 		info := periodInfo(previous, e.cat.Zone())
 		ans.PreviousPeriod = &info
 		if len(results) == 4 {
-			if n := unlikePeriods(period, previous, workingDays(results[2]), workingDays(results[3])); n != "" {
+			if n := unlikePeriods(period, previous, against, workingDays(results[2]), workingDays(results[3])); n != "" {
 				gv.warn(WarnUnlikePeriods, n)
 			}
 		}
@@ -316,9 +328,15 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 	if tied > 0 {
 		gv.warn(WarnTies, fmt.Sprintf("%d more rows tie on %s with row %d, so %d rows are shown instead of %d.", tied, sort.Metric, n, len(kept), n))
 	}
-	if plan.GroupBy == catalog.GroupWeek {
-		if cut := cutWeeks(kept, plan.Period); len(cut) > 0 {
+	switch plan.GroupBy {
+	case catalog.GroupWeek:
+		if cut := cutBuckets(plan.GroupBy, kept, plan.Period); len(cut) > 0 {
 			gv.warn(WarnCutWeeks, "The period cuts weeks short: "+strings.Join(cut, "; ")+". Their figures cover only those days; compare whole weeks only.")
+		}
+	case catalog.GroupMonth, catalog.GroupQuarter:
+		if cut := cutBuckets(plan.GroupBy, kept, plan.Period); len(cut) > 0 {
+			gv.warn(WarnCutMonths, "The period cuts "+plan.GroupBy+"s short: "+strings.Join(cut, "; ")+". Their figures cover only those days; compare whole "+
+				plan.GroupBy+"s only.")
 		}
 	}
 	var agents []string

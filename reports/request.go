@@ -27,8 +27,8 @@ type Request struct {
 	Sort             *SortArg
 	Compact          bool
 	CompareCounts    bool
-	CompareTo        string // empty: no comparison; else ComparePreviousPeriod
-	Cumulative       bool   // running totals by day
+	CompareTo        string // empty: no comparison; else one of reportCompareChoices
+	Cumulative       bool   // running totals over rows of time
 	KnownDefinitions string
 }
 
@@ -79,8 +79,21 @@ const (
 // length just before the one asked for (see previousPeriod).
 const ComparePreviousPeriod = "previous_period"
 
-// compareChoices are compare_to's choices, on the report tools and team_weeks.
+// ComparePreviousYear is the compare_to choice of the same days a year
+// earlier (see previousYear).
+const ComparePreviousYear = "previous_year"
+
+// compareChoices are compare_to's choices on team_weeks.
 var compareChoices = []string{ComparePreviousPeriod, CompareTarget}
+
+// reportCompareChoices are compare_to's choices on the report tools.
+var reportCompareChoices = []string{ComparePreviousPeriod, ComparePreviousYear, CompareTarget}
+
+// againstPeriod reports whether the request sets its figures beside
+// another period's: the previous period, or the same days a year earlier.
+func (r *Request) againstPeriod() bool {
+	return r.CompareTo == ComparePreviousPeriod || r.CompareTo == ComparePreviousYear
+}
 
 var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
@@ -369,7 +382,7 @@ func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool) (*Reques
 		func() (r *Refusal) { req.Compact, r = a.flag(argCompact); return },
 		func() (r *Refusal) { req.CompareCounts, r = a.flag(argCompareCounts); return },
 		func() (r *Refusal) { req.KnownDefinitions, _, r = a.text(argKnownDefinitions, maxVersionLen); return },
-		func() (r *Refusal) { req.CompareTo, r = a.choice(argCompareTo, compareChoices); return },
+		func() (r *Refusal) { req.CompareTo, r = a.choice(argCompareTo, reportCompareChoices); return },
 		func() (r *Refusal) { req.Cumulative, r = a.flag(argCumulative); return },
 	}
 	for _, step := range steps {

@@ -180,7 +180,7 @@ func keyColumns(groupBy string) []string {
 		return []string{"agent", "agent_name"}
 	case catalog.GroupDay:
 		return []string{groupBy}
-	case catalog.GroupWeek:
+	case catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
 		return []string{groupBy, "days"}
 	}
 	return nil
@@ -209,8 +209,8 @@ func keyCells(groupBy string, r Row, dir *Directory, p Period) []any {
 		return []any{r.Key, nullable(a.Name)}
 	case catalog.GroupDay:
 		return []any{r.Key}
-	case catalog.GroupWeek:
-		return []any{r.Key, weekDays(r.Key, p)}
+	case catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
+		return []any{r.Key, bucketDays(groupBy, r.Key, p)}
 	}
 	return nil
 }

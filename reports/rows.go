@@ -153,26 +153,28 @@ func cutRows(rows []Row, metrics []*catalog.Metric, sort *SortArg, n, max int) (
 	return rows[:end], end - n, split
 }
 
-// cutWeeks names the weeks a period cuts, with the days of the period they
-// hold.
-func cutWeeks(rows []Row, p Period) []string {
+// cutBuckets names the weeks, months or quarters (by groupBy) a period
+// cuts, with the days of the period they hold.
+func cutBuckets(groupBy string, rows []Row, p Period) []string {
 	var out []string
 	for _, r := range rows {
-		w, _ := parseDate(r.Key)
-		from, to := maxTime(w, p.Start), minTime(w.AddDate(0, 0, 6), p.End)
-		if days := daysBetween(from, to) + 1; days < 7 {
+		first, _ := parseDate(r.Key)
+		last := bucketEnd(groupBy, first)
+		from, to := maxTime(first, p.Start), minTime(last, p.End)
+		if days, whole := daysBetween(from, to)+1, daysBetween(first, last)+1; days < whole {
 			span := from.Format(time.DateOnly)
 			if days > 1 {
 				span += " to " + to.Format(time.DateOnly)
 			}
-			out = append(out, fmt.Sprintf("the week of %s holds only %s (%d of 7 days)", r.Key, span, days))
+			out = append(out, fmt.Sprintf("the %s of %s holds only %s (%d of %d days)", groupBy, r.Key, span, days, whole))
 		}
 	}
 	return out
 }
 
-// weekDays is how many days of the period fall in the week starting on key.
-func weekDays(key string, p Period) int {
-	w, _ := parseDate(key)
-	return daysBetween(maxTime(w, p.Start), minTime(w.AddDate(0, 0, 6), p.End)) + 1
+// bucketDays is how many days of the period fall in the week, month or
+// quarter (by groupBy) starting on key.
+func bucketDays(groupBy, key string, p Period) int {
+	first, _ := parseDate(key)
+	return daysBetween(maxTime(first, p.Start), minTime(bucketEnd(groupBy, first), p.End)) + 1
 }

@@ -56,7 +56,8 @@ func oneOfWho(withAgent bool) schema {
 
 func periodSchema(cat *catalog.Catalog) schema {
 	return schema{
-		"description": cat.Zone().String() + " days, not after today; end inclusive; a range at most " + itoa(cat.Limits().MaxDays) + " days; " +
+		"description": cat.Zone().String() + " days; end inclusive; a range at most " + itoa(MaxRangeMonths) + " months, " +
+			itoa(cat.Limits().MaxDays) + " days by day; " +
 			"weeks start " + cat.WeekStart().String(),
 		"type": "object", "additionalProperties": false,
 		"properties": schema{"named": enum("", NamedPeriods), "day": dateSchema(""), "week": dateSchema(""), "start": dateSchema(""), "end": dateSchema("")},
@@ -84,8 +85,7 @@ func withTitle(title string, s schema) schema {
 // Arguments every tool with figures shares.
 var (
 	compactSchema = schema{"type": "boolean", "description": "omit definitions and notes already read"}
-	knownSchema   = schema{"type": "string", "maxLength": maxVersionLen,
-		"description": "catalog_version already read: definitions by reference"}
+	knownSchema   = schema{"type": "string", "maxLength": maxVersionLen, "description": "catalog_version already read"}
 )
 
 // sortSchema orders groups by one of the metrics ids.
@@ -106,7 +106,7 @@ func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 		argSort:             sortSchema(ids),
 		argCompact:          compactSchema,
 		argKnownDefinitions: knownSchema,
-		argCompareTo:        enum("", compareChoices),
+		argCompareTo:        enum("", reportCompareChoices),
 		argCumulative:       schema{"type": "boolean"},
 	}
 	if len(countedSums(rep)) > 1 {

@@ -236,16 +236,17 @@ func (d *Directory) workOutGroups(s Scope, groupBy string, p Period, stints []st
 
 // covered reports whether some stint of the group has a day from first to
 // last, both inclusive: a group with no rows on such a day had no activity.
-// The group is a team or agent key, a day or a week's first day, or empty
+// The group is a team or agent key, a day or the first day of a week, month
+// or quarter, or empty
 // for the whole scope.
 func covered(stints []stint, groupBy, key string, first, last time.Time) bool {
 	switch groupBy {
 	case catalog.GroupDay:
 		d, _ := parseDate(key)
 		first, last = maxTime(first, d), minTime(last, d)
-	case catalog.GroupWeek:
-		w, _ := parseDate(key)
-		first, last = maxTime(first, w), minTime(last, w.AddDate(0, 0, 6))
+	case catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
+		b, _ := parseDate(key)
+		first, last = maxTime(first, b), minTime(last, bucketEnd(groupBy, b))
 	}
 	if last.Before(first) {
 		return false

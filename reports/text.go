@@ -128,7 +128,7 @@ func (t *textWriter) report(a *ReportAnswer) {
 	if a.Request.CompareTo == CompareTarget {
 		head += ", against " + CompareTarget
 	}
-	t.governed(head, &a.Governed, a.Request.Compact, metricOrder(&a.Governed, a.Columns))
+	t.governed(head, &a.Governed, a.Request.Compact, a.Request.CompareTo, metricOrder(&a.Governed, a.Columns))
 	t.table(a.Columns, a.Rows)
 }
 
@@ -153,7 +153,7 @@ func (t *textWriter) canned(a *CannedAnswer) {
 	for _, s := range a.Sections {
 		columns = append(columns, s.Columns...)
 	}
-	t.governed(head, &a.Governed, a.Request.Compact, metricOrder(&a.Governed, columns))
+	t.governed(head, &a.Governed, a.Request.Compact, a.Request.CompareTo, metricOrder(&a.Governed, columns))
 	for _, s := range a.Sections {
 		title := "Section " + s.ID
 		if !strings.EqualFold(s.Title, s.ID) {
@@ -174,8 +174,9 @@ func (t *textWriter) canned(a *CannedAnswer) {
 // governed writes what every answer with figures carries beside them: the
 // request and period, the catalogue version, the definitions (or that they
 // come by reference, or that compact left them out), each metric's stamp,
-// the sources no stamp states, and the notes.
-func (t *textWriter) governed(head string, g *Governed, compact bool, order []string) {
+// the sources no stamp states, and the notes. compareTo names what the
+// figures are set beside.
+func (t *textWriter) governed(head string, g *Governed, compact bool, compareTo string, order []string) {
 	p := g.Period
 	period := p.Start
 	if p.End != p.Start {
@@ -190,7 +191,7 @@ func (t *textWriter) governed(head string, g *Governed, compact bool, order []st
 	}
 	var against string
 	if q := g.PreviousPeriod; q != nil {
-		against = ", against " + ComparePreviousPeriod + " " + q.Start
+		against = ", against " + compareTo + " " + q.Start
 		if q.End != q.Start {
 			against += ".." + q.End
 		}

@@ -521,6 +521,12 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 	add("sales this_quarter so far beside the one before", "sales", `{"who":{"team":"falcons"},"period":{"named":"this_quarter"},"compare_to":"previous_period"}`)
 	add("hours this_year by week", "hours", `{"who":{"floor":true},"period":{"named":"this_year"},"group_by":"week"}`)
 	add("sales refusal last_year by day", "sales", `{"who":{"floor":true},"period":{"named":"last_year"},"group_by":"day"}`)
+	add("sales a range past 120 days by month", "sales", `{"who":{"team":"falcons"},"period":{"start":"2025-08-20","end":"2026-11-17"},"group_by":"month"}`)
+	add("quality this_year by quarter, running", "quality", `{"who":{"floor":true},"period":{"named":"this_year"},"group_by":"quarter","cumulative":true}`)
+	add("hours refusal a range past 120 days by day", "hours", `{"who":{"floor":true},"period":{"start":"2025-08-20","end":"2026-11-17"},"group_by":"day"}`)
+	add("sales last_week beside a year earlier by team", "sales", `{"who":{"floor":true},"period":{"named":"last_week"},"group_by":"team","compare_to":"previous_year"}`)
+	add("hours this_month so far beside a year earlier", "hours", `{"who":{"team":"falcons"},"period":{"named":"this_month"},"compare_to":"previous_year"}`)
+	add("sales refusal last_year beside a year earlier", "sales", `{"who":{"floor":true},"period":{"named":"last_year"},"compare_to":"previous_year"}`)
 	for _, who := range []string{`{"floor":true}`, `{"team":"falcons"}`} {
 		add("team_day "+who, "team_day", `{"who":`+who+`}`)
 		add("team_day today "+who, "team_day", `{"who":`+who+`,"period":{"named":"today"},"compact":true}`)

@@ -131,7 +131,7 @@ func TestCompareIncludingTodayIsRefused(t *testing.T) {
 	}
 	a, isError = call(t, cs, "sales", `{"who":{"floor":true},"period":{"named":"last_week"},"compare_to":"the_week_before"}`)
 	e, _ = a["error"].(map[string]any)
-	if !isError || e["argument"] != "compare_to" || !slices.Equal(toStrings(e["choices"]), []string{"previous_period", "target"}) {
+	if !isError || e["argument"] != "compare_to" || !slices.Equal(toStrings(e["choices"]), []string{"previous_period", "previous_year", "target"}) {
 		t.Errorf("an unknown compare_to: %v", a)
 	}
 }

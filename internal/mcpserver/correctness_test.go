@@ -118,7 +118,7 @@ func TestTopNIsARankingThatKeepsTies(t *testing.T) {
 
 	refusal, isError := call(t, cs, "sales", `{"who":{"floor":true},"period":{"named":"last_week"},"top_n":3}`)
 	e, _ := refusal["error"].(map[string]any)
-	if !isError || e["argument"] != "top_n" || !slices.Equal(toStrings(e["choices"]), []string{"team", "agent", "day", "week"}) {
+	if !isError || e["argument"] != "top_n" || !slices.Equal(toStrings(e["choices"]), []string{"team", "agent", "day", "week", "month", "quarter"}) {
 		t.Errorf("top_n without a grouping: %v", refusal)
 	}
 }

@@ -311,7 +311,8 @@ func callsOf(fs []*atMoment) int {
 // (b) A comparison's previous figures are the previous period's own: each
 // group's <m>_previous (and a ratio's parts) equals the figure of the same
 // call asked over the previous_period it echoes, without compare_to, for
-// any report, who, grouping and period, periods to date among them.
+// any report, who, grouping and period, periods to date among them, beside
+// the period before or the same days a year earlier.
 func TestInvariantPreviousFiguresAreThePreviousPeriods(t *testing.T) {
 	rng := invariantRand(t)
 	fs := invariantFloors(t)
@@ -334,7 +335,7 @@ func TestInvariantPreviousFiguresAreThePreviousPeriods(t *testing.T) {
 			}
 			return s + "}"
 		}
-		asked := args(m.drawPeriod(rng, named, 35), `,"compare_to":"previous_period"`)
+		asked := args(m.drawPeriod(rng, named, 35), fmt.Sprintf(`,"compare_to":%q`, []string{"previous_period", "previous_period", "previous_year"}[rng.IntN(3)]))
 		cmp, isError := m.ask(t, tool.ID, asked)
 		if isError {
 			refused++
@@ -370,18 +371,21 @@ func TestInvariantPreviousFiguresAreThePreviousPeriods(t *testing.T) {
 		draws, refused, toDate, checked, callsOf(fs), time.Since(start).Round(time.Millisecond), fail.n)
 }
 
-// (c) A running total ends at the total: asked by day with cumulative, each
-// sum (and a ratio's parts) on the period's last day with data equals the
-// figure of the period asked without group_by.
+// (c) A running total ends at the total: asked by day, week, month or
+// quarter with cumulative, each sum (and a ratio's parts) on the period's
+// last row with data equals the figure of the period asked without
+// group_by.
 func TestInvariantRunningTotalEndsAtTheTotal(t *testing.T) {
 	rng := invariantRand(t)
 	fs := invariantFloors(t)
 	start := time.Now()
 	const draws = 60
 	var setAside int
-	// Periods of at most 50 days, the cap on rows of a running total by day.
+	// By day, periods of at most 50 days, the cap on rows; by week, month
+	// or quarter, up to a year so far (at most 49 weeks).
 	named := []string{"today", "yesterday", "this_week", "last_week", "this_month", "last_month", "last_7_days", "last_28_days",
 		"week_to_date", "month_to_date"}
+	longer := append(slices.Clip(named), "this_quarter", "last_quarter", "quarter_to_date", "this_year", "year_to_date")
 	var refused int
 	var checked tally
 	fail := &failures{t: t}
@@ -389,15 +393,20 @@ func TestInvariantRunningTotalEndsAtTheTotal(t *testing.T) {
 		m := fs[rng.IntN(len(fs))]
 		tool := drawReport(t, rng)
 		metrics := drawMetrics(rng, tool, anyMetric)
-		asked := fmt.Sprintf(`{"who":%s,"period":%s,"metrics":%s,"compact":true`, m.drawWho(rng), m.drawPeriod(rng, named, 50), quoted(metrics))
+		grain := []string{"day", "day", "week", "month", "quarter"}[rng.IntN(5)]
+		period := m.drawPeriod(rng, named, 50)
+		if grain != "day" {
+			period = m.drawPeriod(rng, longer, 300)
+		}
+		asked := fmt.Sprintf(`{"who":%s,"period":%s,"metrics":%s,"compact":true`, m.drawWho(rng), period, quoted(metrics))
 		total, isError := m.ask(t, tool.ID, asked+"}")
 		if isError {
 			refused++
 			continue
 		}
-		series := m.askFor(t, tool.ID, asked+`,"group_by":"day","cumulative":true}`)
+		series := m.askFor(t, tool.ID, asked+fmt.Sprintf(`,"group_by":%q,"cumulative":true}`, grain))
 		if series["truncated"] == true {
-			t.Fatalf("at %s, %s %s by day: truncated, the period is longer than the cap on rows", m, tool.ID, asked)
+			t.Fatalf("at %s, %s %s by %s: truncated, the period is longer than the cap on rows", m, tool.ID, asked, grain)
 		}
 		days := series.figures()
 		whole := total.figures()["total"]
@@ -424,7 +433,7 @@ func TestInvariantRunningTotalEndsAtTheTotal(t *testing.T) {
 				}
 				checked.add(whole[p])
 				if !same(days[last][p], whole[p], 0.01) {
-					fail.add("at %s, %s %s: %s runs to %v on %q, the last day with data, but is %v over the period", m, tool.ID, asked+"}",
+					fail.add("at %s, %s %s: %s runs to %v on %q, the last row with data, but is %v over the period", m, tool.ID, asked+"}",
 						p, days[last][p], last, whole[p])
 				}
 			}

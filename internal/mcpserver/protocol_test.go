@@ -118,13 +118,13 @@ func checkReportSchema(t *testing.T, raw any) {
 		period.AdditionalProperties == nil || *period.AdditionalProperties {
 		t.Errorf("period shapes %v, fields %v", shapes, period.Properties)
 	}
-	if !strings.Contains(s.Properties["period"].Description, "120 days") {
-		t.Error("the period's description does not state the 120-day bound")
+	if d := s.Properties["period"].Description; !strings.Contains(d, "24 months, 120 days by day") {
+		t.Errorf("the period's description does not state the bounds of a range: %s", d)
 	}
 	if !slices.Contains(s.Properties["metrics"].Items.Enum, "close_rate") || len(s.Properties["metrics"].Items.Enum) != 6 {
 		t.Errorf("metric enum = %v", s.Properties["metrics"].Items.Enum)
 	}
-	if !slices.Equal(s.Properties["group_by"].Enum, []string{"team", "agent", "day", "week"}) {
+	if !slices.Equal(s.Properties["group_by"].Enum, []string{"team", "agent", "day", "week", "month", "quarter"}) {
 		t.Errorf("group_by enum = %v", s.Properties["group_by"].Enum)
 	}
 	if s.Properties["top_n"].Maximum != 50 {

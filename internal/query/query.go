@@ -25,7 +25,8 @@ func Build(p *reports.Plan) (string, []any, error) {
 	if b.onFloor() {
 		ctes = append(ctes, b.add("floor_spans", b.floorSpans()))
 	}
-	if p.GroupBy == catalog.GroupDay || p.GroupBy == catalog.GroupWeek {
+	switch p.GroupBy {
+	case catalog.GroupDay, catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
 		ctes = append(ctes, b.add("keys", b.calendar()))
 	}
 	var branches []string
@@ -307,7 +308,8 @@ func (b *builder) crossBranch(j int, m *catalog.Metric) sq.Sqlizer {
 	return q.FromSelect(joined, "j")
 }
 
-// outer sums the facts per group. Days and weeks are listed whole: a day
+// outer sums the facts per group. Days, weeks, months and quarters are
+// listed whole: a day
 // with no rows is a row of nulls the engine fills in, never a gap a reader
 // could take for zero.
 func (b *builder) outer() sq.Sqlizer {
@@ -347,7 +349,7 @@ func (b *builder) outer() sq.Sqlizer {
 	var q sq.SelectBuilder
 	key := "g.k"
 	switch p.GroupBy {
-	case catalog.GroupDay, catalog.GroupWeek:
+	case catalog.GroupDay, catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
 		key = "keys.k"
 		q = sq.Select(key).Columns(prefixed("g.", cols)...).From("keys").
 			JoinClause(grouped.Prefix("LEFT JOIN (").Suffix(") g ON g.k = keys.k"))
@@ -369,12 +371,20 @@ func prefixed(prefix string, names []string) []string {
 	return out
 }
 
-// calendar lists every day, or the first day of every week, of the period.
+// calendar lists every day, or the first day of every week, month or
+// quarter, of the period.
 func (b *builder) calendar() sq.Sqlizer {
 	start, step := b.plan.Period.Start, "1 day"
-	if b.plan.GroupBy == catalog.GroupWeek {
+	switch b.plan.GroupBy {
+	case catalog.GroupWeek:
 		start = start.AddDate(0, 0, -((int(start.Weekday())-int(b.cat.WeekStart()))+7)%7)
 		step = "7 days"
+	case catalog.GroupMonth:
+		start = time.Date(start.Year(), start.Month(), 1, 0, 0, 0, 0, time.UTC)
+		step = "1 month"
+	case catalog.GroupQuarter:
+		start = time.Date(start.Year(), (start.Month()-1)/3*3+1, 1, 0, 0, 0, 0, time.UTC)
+		step = "3 months"
 	}
 	return sq.Expr("SELECT to_char(d, 'YYYY-MM-DD') AS k FROM generate_series(?::date, ?::date, '"+step+"'::interval) d",
 		start, b.plan.Period.End)
@@ -389,6 +399,8 @@ func (b *builder) groupKey() sq.Sqlizer {
 		return sq.Expr("x.agent")
 	case catalog.GroupDay:
 		return sq.Expr("to_char(x.day, 'YYYY-MM-DD')")
+	case catalog.GroupMonth, catalog.GroupQuarter:
+		return sq.Expr("to_char(date_trunc('" + b.plan.GroupBy + "', x.day::timestamp), 'YYYY-MM-DD')")
 	default:
 		// Back up to the first day of the week: isodow is 1 (Monday) to 7 (Sunday).
 		first := int(b.cat.WeekStart())

@@ -96,7 +96,7 @@ func (c *call) teamDay() *Expected {
 	p := asked{span: span{c.w.today - 1, c.w.today - 1}}
 	if r.Period != nil {
 		var end *Expected
-		if p, end = c.resolve(*r.Period); end != nil {
+		if p, end = c.resolve(*r.Period, false); end != nil {
 			return end
 		}
 	}
@@ -295,7 +295,7 @@ func (c *call) league() *Expected {
 	if r.Sort != nil && !slices.Contains(chosen, r.Sort.Metric) {
 		return refuse("invalid_argument", "sort.metric")
 	}
-	p, end := c.resolve(*r.Period)
+	p, end := c.resolve(*r.Period, false)
 	if end != nil {
 		return end
 	}

@@ -161,10 +161,16 @@ func newKinds(req reference.Request, want *reference.Expected, f *floorAt) []str
 	add("team_weeks beside the weeks before", req.Tool == "team_weeks" && req.CompareTo == "previous_period")
 	add("comparisons cut at the last final day", want.AskedEnd != "")
 	add("over a calendar quarter or year", req.Period != nil && slices.Contains(calendarPeriods, req.Period.Named))
+	add("by month or quarter", req.GroupBy == "month" || req.GroupBy == "quarter")
+	add("beside the same days a year earlier", req.CompareTo == "previous_year")
+	add("beside the same ISO week a year earlier", req.CompareTo == "previous_year" && (req.Period.Week != "" ||
+		slices.Contains([]string{"this_week", "week_to_date", "last_week"}, req.Period.Named)))
+	add("running totals by week, month or quarter", req.Cumulative && req.GroupBy != "day")
+	add("a range of more than 120 days", req.Period != nil && req.Period.Start != "" && want.Days > 120)
 	add("beside the calendar quarter before", req.CompareTo == "previous_period" && want.Days >= 90 && want.Days <= 92 && len(want.Previous) == 2 &&
 		strings.HasSuffix(want.Previous[0], "-01") && want.Start[5:] == quarterAfter(want.Previous[0]))
 	add("comparisons over a week an agent moved in", req.CompareTo == "previous_period" && req.Period != nil && req.Period.Week != "" && !toDate && movedIn(f, want))
-	for _, w := range []string{"members", "floor_days", "prorated", "no_target", "to_date"} {
+	for _, w := range []string{"members", "floor_days", "prorated", "no_target", "to_date", "cut_months"} {
 		add("with "+w, slices.Contains(want.Warnings, w))
 	}
 	return out
@@ -311,7 +317,7 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 		r.Metrics = subset(rng, offered, len(offered))
 	}
 	if chance(0.75) {
-		r.GroupBy = pick("team", "agent", "day", "week")
+		r.GroupBy = pick("team", "agent", "day", "week", "month", "quarter")
 	}
 	if chance(0.22) {
 		r.TopN = 1 + rng.IntN(8)
@@ -328,7 +334,7 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 	if chance(0.1) {
 		r.Cumulative = true
 		if chance(0.9) {
-			r.GroupBy, r.TopN, r.Sort = "day", 0, nil
+			r.GroupBy, r.TopN, r.Sort = pick("day", "day", "week", "month", "quarter"), 0, nil
 		}
 	}
 	if r.Tool == "sales" && chance(0.2) || chance(0.03) {
@@ -343,7 +349,7 @@ func draw(rng *rand.Rand, f *floorAt) reference.Request {
 			r.Period = &reference.Period{Named: pick("last_week", "this_week", "week_to_date", "last_month", "this_month", "month_to_date")}
 		}
 	} else if chance(0.25) {
-		r.CompareTo = "previous_period"
+		r.CompareTo = pick("previous_period", "previous_period", "previous_year")
 		if chance(0.85) {
 			r.GroupBy = pick("", "", "team", "agent")
 		}
@@ -475,7 +481,7 @@ func drawLeagueByAttainment(rng *rand.Rand, f *floorAt) reference.Request {
 // or left the floor: for a team, the floor or an agent, by team or agent.
 func drawToDate(rng *rand.Rand, f *floorAt) reference.Request {
 	reps := []string{"sales", "hours", "quality"}
-	r := reference.Request{Tool: reps[rng.IntN(len(reps))], CompareTo: "previous_period"}
+	r := reference.Request{Tool: reps[rng.IntN(len(reps))], CompareTo: []string{"previous_period", "previous_period", "previous_year"}[rng.IntN(3)]}
 	r.GroupBy = []string{"", "", "team", "agent"}[rng.IntN(4)]
 	if rng.Float64() < 0.3 {
 		r.Metrics = subset(rng, reference.Reports()[r.Tool], 3)
@@ -632,8 +638,13 @@ func drawPeriod(rng *rand.Rand, today time.Time) *reference.Period {
 	default:
 		end := rng.IntN(410) - 2
 		length := 1 + rng.IntN(130)
-		if rng.Float64() < 0.6 {
+		switch y := rng.Float64(); {
+		case y < 0.5:
 			length = 1 + rng.IntN(35)
+		case y < 0.65:
+			// Past 120 days, up to and past 24 months: answered only
+			// without rows by day.
+			length = 100 + rng.IntN(660)
 		}
 		return &reference.Period{Start: day(end + length - 1), End: day(end)}
 	}
@@ -1131,8 +1142,34 @@ func TestRegressions(t *testing.T) {
 			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "year_to_date"}, CompareTo: "previous_period"}},
 		{"the league over last quarter", "the Sunday the clocks go back",
 			reference.Request{Tool: "league", Period: &reference.Period{Named: "last_quarter"}}},
+		// The same days a year earlier.
+		{"last week beside the same ISO week a year earlier, by team", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "last_week"}, GroupBy: "team", CompareTo: "previous_year"}},
+		{"a month so far beside the same days a year earlier", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "hours", Who: hawks, Period: &reference.Period{Named: "this_month"}, CompareTo: "previous_year"}},
+		{"a week so far beside the same weekdays a year earlier, by agent", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "quality", Who: hawks, Period: &reference.Period{Named: "this_week"}, GroupBy: "agent", CompareTo: "previous_year"}},
+		{"last month beside the same month a year earlier, before the data", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "last_month"}, CompareTo: "previous_year"}},
+		{"a year earlier by month, refused", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "last_week"}, GroupBy: "month", CompareTo: "previous_year"}},
 		{"agents over last year, ranked", "the morning after a holiday",
 			reference.Request{Tool: "hours", Who: floor, Period: &reference.Period{Named: "last_year"}, GroupBy: "agent", TopN: 5}},
+		// Months and quarters.
+		{"last year by month, its first months before the data", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Named: "last_year"}, GroupBy: "month"}},
+		{"two years less a day by quarter, cut at both ends", "Wednesday afternoon, today partial",
+			reference.Request{Tool: "hours", Who: hawks, Period: &reference.Period{Start: "2024-11-19", End: "2026-11-17"}, GroupBy: "quarter"}},
+		{"a running total by month over a year so far", "the 1st of a month",
+			reference.Request{Tool: "quality", Who: floor, Period: &reference.Period{Named: "year_to_date"}, GroupBy: "month", Cumulative: true}},
+		{"a range past 120 days by team", "Monday 09:00",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Start: "2026-03-01", End: "2026-11-15"}, GroupBy: "team"}},
+		{"a range past 120 days by day", "Monday 09:00",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Start: "2026-03-01", End: "2026-11-15"}, GroupBy: "day"}},
+		{"a range longer than 24 months", "Monday 09:00",
+			reference.Request{Tool: "sales", Who: floor, Period: &reference.Period{Start: "2024-11-15", End: "2026-11-15"}, GroupBy: "month"}},
+		{"the league over eight months", "Monday 09:00",
+			reference.Request{Tool: "league", Period: &reference.Period{Start: "2026-03-01", End: "2026-11-08"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := fs[c.at]

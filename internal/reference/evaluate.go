@@ -208,7 +208,9 @@ type asked struct {
 }
 
 // resolve turns a period into days by walking the calendar, or refuses it.
-func (c *call) resolve(p Period) (asked, *Expected) {
+// A range holds at most 120 days when the answer has rows by day (byDay),
+// else it ends before the same date 24 months on.
+func (c *call) resolve(p Period, byDay bool) (asked, *Expected) {
 	cal, t := c.w.cal, c.w.today
 	switch {
 	case p.Named != "":
@@ -272,10 +274,24 @@ func (c *call) resolve(p Period) (asked, *Expected) {
 		return asked{}, refuse("invalid_argument", "period")
 	case b > t:
 		return asked{}, refuse("invalid_argument", "period.end")
-	case b-a+1 > 120:
+	case !withinMonths(p.Start, p.End, 24):
+		return asked{}, refuse("invalid_argument", "period")
+	case byDay && b-a+1 > 120:
 		return asked{}, refuse("invalid_argument", "period")
 	}
 	return asked{span: span{a, b}}, nil
+}
+
+// withinMonths says whether a range of written dates ends before the date
+// n months after its start, counted on the calendar's fields: a later month,
+// or the same month and an earlier day of it (so from 29 February every day
+// of the later February is within).
+func withinMonths(start, end string, n int) bool {
+	var y1, m1, d1, y2, m2, d2 int
+	fmt.Sscanf(start, "%d-%d-%d", &y1, &m1, &d1)
+	fmt.Sscanf(end, "%d-%d-%d", &y2, &m2, &d2)
+	months := (y2-y1)*12 + m2 - m1
+	return months < n || months == n && d2 < d1
 }
 
 // answer starts an answer over a span.
@@ -493,8 +509,8 @@ func rankBy(lg *ledger, i int) func(string) (float64, bool) {
 }
 
 // groupCells are a row's cells before its figures: a team's or agent's key
-// and name, a day, or a week's Monday and how many of the span's days it
-// holds.
+// and name, a day, or the first day of a week, month or quarter and how
+// many of the span's days it holds.
 func (c *call) groupCells(by, g string, p span) []any {
 	w := c.w
 	switch by {
@@ -517,6 +533,17 @@ func (c *call) groupCells(by, g string, p span) []any {
 			c.warn("cut_weeks")
 		}
 		return []any{g, float64(held.days())}
+	case "month", "quarter":
+		first := w.cal.number[g]
+		whole := span{first, w.cal.monthEnd(first)}
+		if by == "quarter" {
+			whole.last = w.cal.monthEnd(w.cal.monthEnd(whole.last+1) + 1)
+		}
+		held, _ := whole.overlap(p)
+		if held.days() < whole.days() {
+			c.warn("cut_months")
+		}
+		return []any{g, float64(held.days())}
 	}
 	return nil
 }
@@ -530,8 +557,8 @@ func groupColumns(by string) []string {
 		return []string{"agent", "agent_name"}
 	case "day":
 		return []string{"day"}
-	case "week":
-		return []string{"week", "days"}
+	case "week", "month", "quarter":
+		return []string{by, "days"}
 	}
 	return nil
 }
@@ -552,6 +579,9 @@ func ids(ms []*metric) []string {
 	return out
 }
 
+// timeGrains are the groupings whose rows are runs of days.
+var timeGrains = []string{"day", "week", "month", "quarter"}
+
 // report answers hours, sales and quality.
 func (c *call) report() *Expected {
 	r := c.r
@@ -563,16 +593,16 @@ func (c *call) report() *Expected {
 		return refuse("invalid_argument", "top_n")
 	case r.GroupBy == "" && r.Sort != nil:
 		return refuse("invalid_argument", "sort")
-	case r.CompareTo == "previous_period" && (r.GroupBy == "day" || r.GroupBy == "week"):
+	case (r.CompareTo == "previous_period" || r.CompareTo == "previous_year") && slices.Contains(timeGrains, r.GroupBy):
 		return refuse("invalid_argument", "compare_to")
-	case r.Cumulative && (r.GroupBy != "day" || r.Sort != nil || r.TopN > 0):
+	case r.Cumulative && (!slices.Contains(timeGrains, r.GroupBy) || r.Sort != nil || r.TopN > 0):
 		return refuse("invalid_argument", "cumulative")
 	}
 	wh, end := c.w.resolveWho(*r.Who)
 	if end != nil {
 		return end
 	}
-	p, end := c.resolve(*r.Period)
+	p, end := c.resolve(*r.Period, r.GroupBy == "day")
 	if end != nil {
 		return end
 	}
@@ -615,7 +645,7 @@ func (c *call) report() *Expected {
 			return refuse("not_comparable", "period")
 		}
 		return c.besideTargets(wh, p, ms, sorting)
-	case "previous_period":
+	case "previous_period", "previous_year":
 		return c.besidePrevious(wh, p, ms, sorting)
 	}
 	if sorting != nil && c.unfinished(ms, p.span) {

@@ -12,7 +12,7 @@ type lens struct {
 	who who
 	// Team scope beside targets: only the days the team was on the floor.
 	floorOnly bool
-	by        string // "", team, agent, day or week
+	by        string // "", team, agent, day, week, month or quarter
 }
 
 // counts says whether an agent-day's rows count for the lens: the agent's
@@ -45,6 +45,10 @@ func (w *world) groupOf(by string, a *agentDays, d int) (string, bool) {
 		return w.cal.date(d), true
 	case "week":
 		return w.cal.date(w.cal.monday(d)), true
+	case "month":
+		return w.cal.date(w.cal.monthStart(d)), true
+	case "quarter":
+		return w.cal.date(w.cal.quarterStart(d)), true
 	}
 	return "", true
 }
@@ -119,9 +123,10 @@ func (w *world) tabulate(l lens, p span, ms []*metric) *ledger {
 		for d := p.first; d <= p.last; d++ {
 			listed[w.cal.date(d)] = true
 		}
-	case "week":
-		for d := w.cal.monday(p.first); d <= p.last; d += 7 {
-			listed[w.cal.date(d)] = true
+	case "week", "month", "quarter":
+		for d := p.first; d <= p.last; d++ {
+			g, _ := w.groupOf(l.by, nil, d)
+			listed[g] = true
 		}
 	case "team":
 		switch l.who.kind {

@@ -1,8 +1,10 @@
 package reference
 
 import (
+	"fmt"
 	"slices"
 	"sort"
+	"time"
 )
 
 // toDate says what a period runs through today from the first day of: a
@@ -44,20 +46,73 @@ func (c *call) previousOf(p span) span {
 	return span{p.first - p.days(), p.last - p.days()}
 }
 
-// besidePrevious answers a report with compare_to previous_period: each
-// group's figures beside the previous period's and the change. A period
-// run to today is cut at its last final day and set beside as many days
-// from the start of the week, month, quarter or year before.
+// yearEarlierOf is the span a period is set beside a year earlier: a week
+// (a Monday and the six days after it, or a week run to today) by the
+// Monday, 52 or 53 weeks back, whose ISO week and year say "the same week
+// last year" (else week 52 of that year); a whole calendar month, quarter
+// or year by the whole one a year earlier; any other span by the days of
+// the same month and day a year earlier, 29 February as the 28th.
+func (c *call) yearEarlierOf(p span, week bool) span {
+	cal := c.w.cal
+	if week || cal.weekday[p.first] == 0 && p.days() == 7 {
+		year, wk := isoWeek(cal.date(p.first))
+		for _, want := range []int{wk, 52} {
+			for _, back := range []int{364, 371} {
+				if y, w := isoWeek(cal.date(p.first - back)); y == year-1 && w == want {
+					return span{p.first - back, p.last - back}
+				}
+			}
+		}
+	}
+	first := cal.number[lastYear(cal.date(p.first))]
+	last := cal.number[lastYear(cal.date(p.last))]
+	switch {
+	case cal.yearStart(p.last) == p.first && cal.yearStart(p.last+1) == p.last+1:
+		last = cal.yearStart(first+366) - 1
+	case cal.quarterStart(p.last) == p.first && cal.quarterStart(p.last+1) == p.last+1:
+		last = cal.quarterStart(first+93) - 1
+	case cal.dom[p.first] == 1 && cal.monthEnd(p.first) == p.last:
+		last = cal.monthEnd(first)
+	}
+	return span{first, last}
+}
+
+// isoWeek is a written date's ISO year and week.
+func isoWeek(date string) (int, int) {
+	d, _ := time.Parse(time.DateOnly, date)
+	return d.ISOWeek()
+}
+
+// lastYear writes a date's month and day in the year before; 29 February
+// becomes the 28th.
+func lastYear(date string) string {
+	var y, m, d int
+	fmt.Sscanf(date, "%d-%d-%d", &y, &m, &d)
+	if m == 2 && d == 29 {
+		d = 28
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", y-1, m, d)
+}
+
+// besidePrevious answers a report with compare_to previous_period or
+// previous_year: each group's figures beside the previous period's, or the
+// same days' a year earlier, and the change. A period run to today is cut
+// at its last final day and set beside as many days from the start of the
+// week, month, quarter or year before, or the same days a year earlier.
 func (c *call) besidePrevious(wh who, p asked, ms []*metric, sorting *Sort) *Expected {
 	r, cal := c.r, c.w.cal
 	cur, prev := p.span, span{}
 	askedEnd := ""
+	yearEarlier := r.CompareTo == "previous_year"
 	switch kind := toDate(*r.Period, p); kind {
 	case "":
 		if c.unfinished(ms, cur) {
 			return refuse("not_comparable", "period")
 		}
 		prev = c.previousOf(cur)
+		if yearEarlier {
+			prev = c.yearEarlierOf(cur, false)
+		}
 	default:
 		last, ok := c.lastFinal(ms)
 		if !ok || last < cur.first {
@@ -76,7 +131,13 @@ func (c *call) besidePrevious(wh who, p asked, ms []*metric, sorting *Sort) *Exp
 			start = cal.yearStart(bound)
 		}
 		prev = span{start, min(start+cur.days()-1, bound)}
+		if yearEarlier {
+			prev = c.yearEarlierOf(cur, kind == "week")
+		}
 		c.warn("to_date")
+	}
+	if yearEarlier {
+		c.warn("year_earlier")
 	}
 	for _, m := range ms {
 		if cov, ok := c.w.coverage(m); ok && cov.first > prev.first {
