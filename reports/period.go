@@ -67,7 +67,7 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog) (Period, 
 	maxDays := cat.Limits().MaxDays
 	switch {
 	case arg.Named != "":
-		return namedPeriod(arg.Named, t, cat.WeekStart()), nil
+		return namedPeriod(arg.Named, t, cat), nil
 	case arg.Day != "":
 		d, ok := parseDate(arg.Day)
 		switch {
@@ -116,9 +116,18 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog) (Period, 
 // (and "this_week", "this_month", "this_quarter" and "this_year", their
 // other names) run from the first day of the week, month, calendar quarter
 // or year through today; "last_quarter" and "last_year" are the whole
-// calendar quarter and year before today's.
-func namedPeriod(name string, t time.Time, weekStart time.Weekday) Period {
+// calendar quarter and year before today's. A period the catalogue
+// declares is its latest run that has begun, through today while it lasts.
+func namedPeriod(name string, t time.Time, cat *catalog.Catalog) Period {
+	weekStart := cat.WeekStart()
 	p := Period{Named: name}
+	if own, ok := cat.Period(name); ok {
+		p.Start, p.End = own.Latest(t)
+		if p.End.After(t) {
+			p.End = t
+		}
+		return p
+	}
 	month := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 	switch name {
 	case "today":

@@ -161,6 +161,7 @@ func newKinds(req reference.Request, want *reference.Expected, f *floorAt) []str
 	add("team_weeks beside the weeks before", req.Tool == "team_weeks" && req.CompareTo == "previous_period")
 	add("comparisons cut at the last final day", want.AskedEnd != "")
 	add("over a calendar quarter or year", req.Period != nil && slices.Contains(calendarPeriods, req.Period.Named))
+	add("over the catalogue's enrollment season", req.Period != nil && req.Period.Named == "aep")
 	add("beside the calendar quarter before", req.CompareTo == "previous_period" && want.Days >= 90 && want.Days <= 92 && len(want.Previous) == 2 &&
 		strings.HasSuffix(want.Previous[0], "-01") && want.Start[5:] == quarterAfter(want.Previous[0]))
 	add("comparisons over a week an agent moved in", req.CompareTo == "previous_period" && req.Period != nil && req.Period.Week != "" && !toDate && movedIn(f, want))
@@ -617,7 +618,7 @@ func drawPeriod(rng *rand.Rand, today time.Time) *reference.Period {
 	switch x := rng.Float64(); {
 	case x < 0.4:
 		names := []string{"today", "yesterday", "this_week", "last_week", "this_month", "last_month", "this_quarter", "last_quarter",
-			"this_year", "last_year", "last_7_days", "last_28_days", "week_to_date", "month_to_date", "quarter_to_date", "year_to_date"}
+			"this_year", "last_year", "last_7_days", "last_28_days", "week_to_date", "month_to_date", "quarter_to_date", "year_to_date", "aep"}
 		return &reference.Period{Named: names[rng.IntN(len(names))]}
 	case x < 0.58:
 		switch y := rng.Float64(); {

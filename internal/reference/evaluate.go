@@ -241,6 +241,11 @@ func (c *call) resolve(p Period) (asked, *Expected) {
 			return asked{span: span{t - 7, t - 1}}, nil
 		case "last_28_days":
 			return asked{span: span{t - 28, t - 1}}, nil
+		case "aep":
+			// The demo catalogue's enrollment season, 15 October to 7
+			// December: its latest run that has begun, through today.
+			first := cal.backTo(t, 10, 15)
+			return asked{span: span{first, min(t, cal.onTo(first, 12, 7))}}, nil
 		}
 		return asked{}, refuse("invalid_argument", "period.named")
 	case p.Day != "":
