@@ -236,7 +236,9 @@ type MonthDay struct {
 func (d MonthDay) String() string { return fmt.Sprintf("%02d-%02d", int(d.Month), d.Day) }
 
 // In returns the day d in year.
-func (d MonthDay) In(year int) time.Time { return time.Date(year, d.Month, d.Day, 0, 0, 0, 0, time.UTC) }
+func (d MonthDay) In(year int) time.Time {
+	return time.Date(year, d.Month, d.Day, 0, 0, 0, 0, time.UTC)
+}
 
 // Latest returns the days of the period's latest run that has begun by
 // day t (midnight UTC standing for a day on the floor): from its first day
