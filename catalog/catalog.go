@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,6 +59,7 @@ type Catalog struct {
 	concepts  map[string]*Concept
 	metrics   map[string]*Metric
 	reports   map[string]*Report
+	periods   map[string]*Period
 	notes     []Note
 }
 
@@ -208,6 +210,53 @@ type Concept struct {
 	Text string
 }
 
+// NamedPeriods are the periods plumbline names itself, in the order the
+// schema offers them; a catalogue's own (Period) follow.
+var NamedPeriods = []string{
+	"today", "yesterday", "this_week", "last_week", "this_month", "last_month",
+	"this_quarter", "last_quarter", "this_year", "last_year",
+	"last_7_days", "last_28_days", "week_to_date", "month_to_date", "quarter_to_date", "year_to_date",
+}
+
+// Period is a named period the catalogue declares, which recurs every
+// year from one day of the calendar to another (an enrollment season): a
+// call that names it asks for its latest run that has begun, through today
+// while it lasts.
+type Period struct {
+	ID         string
+	From, To   MonthDay // To before From: the period runs into the next year
+	Definition string
+}
+
+// MonthDay is a day of the calendar that every year has.
+type MonthDay struct {
+	Month time.Month
+	Day   int
+}
+
+// String writes a MonthDay as the catalogue does, MM-DD.
+func (d MonthDay) String() string { return fmt.Sprintf("%02d-%02d", int(d.Month), d.Day) }
+
+// In returns the day d in year.
+func (d MonthDay) In(year int) time.Time {
+	return time.Date(year, d.Month, d.Day, 0, 0, 0, 0, time.UTC)
+}
+
+// Latest returns the days of the period's latest run that has begun by
+// day t (midnight UTC standing for a day on the floor): from its first day
+// through its last, which may lie after t.
+func (p *Period) Latest(t time.Time) (start, end time.Time) {
+	start = p.From.In(t.Year())
+	if start.After(t) {
+		start = p.From.In(t.Year() - 1)
+	}
+	end = p.To.In(start.Year())
+	if end.Before(start) {
+		end = p.To.In(start.Year() + 1)
+	}
+	return start, end
+}
+
 // Part is one summed expression over one source.
 type Part struct {
 	Source *Source
@@ -329,6 +378,12 @@ func (c *Catalog) Basis(id string) (*Basis, bool) { b, ok := c.bases[id]; return
 
 // Bases returns every counting basis, by id.
 func (c *Catalog) Bases() []*Basis { return sortedValues(c.bases) }
+
+// Periods returns the catalogue's own named periods, by id.
+func (c *Catalog) Periods() []*Period { return sortedValues(c.periods) }
+
+// Period returns the catalogue's named period with the given id.
+func (c *Catalog) Period(id string) (*Period, bool) { p, ok := c.periods[id]; return p, ok }
 
 // Concepts returns every concept, by id.
 func (c *Catalog) Concepts() []*Concept { return sortedValues(c.concepts) }

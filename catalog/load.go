@@ -33,6 +33,14 @@ type rawFile struct {
 	Concepts   map[string]*rawConcept `yaml:"concepts"`
 	Metrics    map[string]*rawMetric  `yaml:"metrics"`
 	Reports    map[string]*rawReport  `yaml:"reports"`
+	Periods    map[string]*rawPeriod  `yaml:"periods"`
+}
+
+type rawPeriod struct {
+	At         Pos
+	From       ref `yaml:"from,required"`
+	To         ref `yaml:"to,required"`
+	Definition ref `yaml:"definition,required"`
 }
 
 type rawLimits struct {
@@ -323,6 +331,7 @@ func merge(files []*rawFile, errs *errorList) *rawFile {
 		mergeMap(&out.Concepts, f.Concepts, "concept", errs)
 		mergeMap(&out.Metrics, f.Metrics, "metric", errs)
 		mergeMap(&out.Reports, f.Reports, "report", errs)
+		mergeMap(&out.Periods, f.Periods, "period", errs)
 	}
 	return out
 }
@@ -338,6 +347,7 @@ func (s *rawSource) pos() Pos  { return s.At }
 func (b *rawBasis) pos() Pos   { return b.At }
 func (c *rawConcept) pos() Pos { return c.At }
 func (m *rawMetric) pos() Pos  { return m.At }
+func (p *rawPeriod) pos() Pos  { return p.At }
 func (r *rawReport) pos() Pos  { return r.At }
 
 func setOnce[T positioned](dst *T, v T, key string, errs *errorList) {

@@ -1,6 +1,9 @@
 package catalog
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Note is a standing note: how figures are counted, said beside every
 // answer whose figures it applies to. An answer to a caller that already
@@ -59,7 +62,18 @@ func (c *Catalog) buildNotes() {
 			c.notes = append(c.notes, Note{sourceNoteID(s, i), text})
 		}
 	}
+	for _, p := range c.Periods() {
+		c.notes = append(c.notes, Note{p.NoteID(), fmt.Sprintf("%s runs from %s to %s every year: %s Asked for by name, it is its latest run that has begun, through today while it lasts.",
+			p.ID, monthDayWords(p.From), monthDayWords(p.To), p.Definition)})
+	}
 }
+
+// NoteID names the standing note that defines a period; its colon never
+// stands in plumbline's own notes' IDs or a relation's.
+func (p *Period) NoteID() string { return "period:" + p.ID }
+
+// monthDayWords writes a day of the calendar as 15 October.
+func monthDayWords(d MonthDay) string { return fmt.Sprintf("%d %s", d.Day, d.Month) }
 
 // sourceNoteID names a source's i-th note by its relation, which holds a
 // dot and so never clashes with plumbline's own notes.

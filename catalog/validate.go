@@ -43,6 +43,7 @@ func build(raw *rawFile, errs *errorList) *Catalog {
 		concepts: map[string]*Concept{},
 		metrics:  map[string]*Metric{},
 		reports:  map[string]*Report{},
+		periods:  map[string]*Period{},
 	}}
 	b.settings()
 	b.roster()
@@ -54,6 +55,7 @@ func build(raw *rawFile, errs *errorList) *Catalog {
 	b.metrics()
 	b.activity()
 	b.reports()
+	b.periods()
 	return b.cat
 }
 
@@ -379,6 +381,36 @@ func (b *builder) sourceColumns(s *Source, r *rawSource) {
 			s.Nullable = append(s.Nullable, name)
 		}
 	}
+}
+
+// periods reads the catalogue's named periods: each recurs every year from
+// one day to another, has a definition, and is named as none of
+// plumbline's own periods is.
+func (b *builder) periods() {
+	for _, id := range sortedKeys(b.raw.Periods) {
+		r := b.raw.Periods[id]
+		b.id("period", id, r.At)
+		if slices.Contains(NamedPeriods, id) {
+			b.errs.add(r.At, "name it apart from plumbline's own periods ("+strings.Join(NamedPeriods, ", ")+")", "period %q is one of plumbline's own", id)
+		}
+		if strings.TrimSpace(r.Definition.Value) == "" {
+			b.errs.add(r.Definition.At, "say in a sentence what the period is", "period %q has no definition", id)
+		}
+		b.cat.periods[id] = &Period{ID: id, From: b.monthDay(r.From, id, "from"), To: b.monthDay(r.To, id, "to"), Definition: strings.TrimSpace(r.Definition.Value)}
+	}
+}
+
+// monthDay reads a day of the calendar, MM-DD, that every year has: a
+// period's from or to.
+func (b *builder) monthDay(r ref, period, field string) MonthDay {
+	t, err := time.Parse("01-02", r.Value)
+	switch {
+	case err != nil || len(r.Value) != 5:
+		b.errs.add(r.At, "write the month and the day as MM-DD, such as \"10-15\"", "period %q: %s is not a day of the calendar", period, field)
+	case t.Month() == time.February && t.Day() == 29:
+		b.errs.add(r.At, "choose a day every year has, such as 02-28 or 03-01", "period %q: %s is 29 February, which most years lack", period, field)
+	}
+	return MonthDay{Month: t.Month(), Day: t.Day()}
 }
 
 func (b *builder) concepts() {

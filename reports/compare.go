@@ -17,8 +17,8 @@ import (
 // previousPeriod is the period p is set beside: the day before a day, the
 // week before a week, the calendar month, quarter or year before a whole
 // one; for a period so far, as many days from the first day of the week,
-// month, quarter or year before (so for a week the same weekdays), cut at
-// its last day; and for any other range the days just before it.
+// month, quarter, year or season before (so for a week the same weekdays),
+// cut at its last day; and for any other range the days just before it.
 func previousPeriod(p Period) Period {
 	month := time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
 	var start, last time.Time
@@ -30,8 +30,8 @@ func previousPeriod(p Period) Period {
 		start, last = month.AddDate(0, -1, 0), month.AddDate(0, 0, -1)
 	case "quarter":
 		start, last = p.Start.AddDate(0, -3, 0), p.Start.AddDate(0, 0, -1)
-	case "year":
-		start, last = p.Start.AddDate(-1, 0, 0), p.Start.AddDate(0, 0, -1)
+	case "year", "season":
+		start, last = yearBack(p.Start), p.Start.AddDate(0, 0, -1)
 	default:
 		for _, months := range []int{1, 3, 12} {
 			if wholeCalendar(p, months) {

@@ -18,6 +18,7 @@ type Period struct {
 	Start, End time.Time
 	Named      string // the named period asked for, if any
 	Clipped    bool   // the period asked for ran past today and was cut at today
+	Ongoing    bool   // a period the catalogue names, cut at today as it has not ended
 	// AskedEnd, when set, is the end asked for: a period so far compared
 	// with the previous one ends on its last final day instead.
 	AskedEnd time.Time
@@ -98,7 +99,7 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay boo
 	maxDays := cat.Limits().MaxDays
 	switch {
 	case arg.Named != "":
-		return namedPeriod(arg.Named, t, cat.WeekStart()), nil
+		return namedPeriod(arg.Named, t, cat), nil
 	case arg.Day != "":
 		d, ok := parseDate(arg.Day)
 		switch {
@@ -150,9 +151,18 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay boo
 // (and "this_week", "this_month", "this_quarter" and "this_year", their
 // other names) run from the first day of the week, month, calendar quarter
 // or year through today; "last_quarter" and "last_year" are the whole
-// calendar quarter and year before today's.
-func namedPeriod(name string, t time.Time, weekStart time.Weekday) Period {
+// calendar quarter and year before today's. A period the catalogue
+// declares is its latest run that has begun, through today while it lasts.
+func namedPeriod(name string, t time.Time, cat *catalog.Catalog) Period {
+	weekStart := cat.WeekStart()
 	p := Period{Named: name}
+	if own, ok := cat.Period(name); ok {
+		p.Start, p.End = own.Latest(t)
+		if p.End.After(t) {
+			p.End, p.Ongoing = t, true
+		}
+		return p
+	}
 	month := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 	switch name {
 	case "today":
@@ -189,7 +199,8 @@ func namedPeriod(name string, t time.Time, weekStart time.Weekday) Period {
 }
 
 // soFar names the calendar unit a period so far is part of, from its first
-// day (a week, a month, a quarter or a year), or "" for any other period.
+// day (a week, a month, a quarter, a year, or a season the catalogue names),
+// or "" for any other period.
 func (p Period) soFar() string {
 	switch {
 	case p.Named == "this_week" || p.Named == "week_to_date" || p.Clipped:
@@ -200,6 +211,8 @@ func (p Period) soFar() string {
 		return "quarter"
 	case p.Named == "this_year" || p.Named == "year_to_date":
 		return "year"
+	case p.Ongoing:
+		return "season"
 	}
 	return ""
 }

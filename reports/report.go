@@ -18,7 +18,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if r != nil {
 		return c.refuse(r)
 	}
-	req, r := decodeReportArgs(rep, a, len(countedSums(rep)) > 1)
+	req, r := decodeReportArgs(rep, a, len(countedSums(rep)) > 1, periodNames(e.cat))
 	if r == nil {
 		r = ranksGroups(req, rep)
 	}
@@ -216,6 +216,9 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		gv.stand(catalog.NoteNoActivity)
 	}
 	gv.stand(countingNotes(plan.Scope, plan.GroupBy, metrics)...)
+	if own, ok := e.cat.Period(period.Named); ok {
+		gv.stand(own.NoteID())
+	}
 	return &Answer{Body: ans, Rows: len(ans.Rows), Warnings: gv.finish()}
 }
 
@@ -448,8 +451,8 @@ func (e *Engine) unfinished(metrics []*catalog.Metric, p Period, cov map[string]
 		return nil
 	}
 	var choices []string
-	for _, name := range NamedPeriods {
-		if np := namedPeriod(name, today(now, e.cat.Zone()), e.cat.WeekStart()); !np.End.After(last) {
+	for _, name := range periodNames(e.cat) {
+		if np := namedPeriod(name, today(now, e.cat.Zone()), e.cat); !np.End.After(last) {
 			choices = append(choices, name)
 		}
 	}

@@ -272,11 +272,18 @@ const (
 	periodShape = `{"named": …}, {"day": "YYYY-MM-DD"}, {"week": "YYYY-MM-DD"} or {"start": "YYYY-MM-DD", "end": "YYYY-MM-DD"}`
 )
 
-// NamedPeriods lists the named periods, in the order the schema offers them.
-var NamedPeriods = []string{
-	"today", "yesterday", "this_week", "last_week", "this_month", "last_month",
-	"this_quarter", "last_quarter", "this_year", "last_year",
-	"last_7_days", "last_28_days", "week_to_date", "month_to_date", "quarter_to_date", "year_to_date",
+// NamedPeriods lists plumbline's own named periods, in the order the schema
+// offers them.
+var NamedPeriods = catalog.NamedPeriods
+
+// periodNames lists the named periods a catalogue offers: plumbline's own,
+// then its own.
+func periodNames(cat *catalog.Catalog) []string {
+	out := slices.Clone(NamedPeriods)
+	for _, p := range cat.Periods() {
+		out = append(out, p.ID)
+	}
+	return out
 }
 
 // decodeWho reads the who argument.
@@ -311,8 +318,8 @@ func decodeWho(a *args) (WhoArg, *Refusal) {
 	return who, nil
 }
 
-// decodePeriod reads the period argument.
-func decodePeriod(a *args) (PeriodArg, *Refusal) {
+// decodePeriod reads the period argument, named as one of names.
+func decodePeriod(a *args, names []string) (PeriodArg, *Refusal) {
 	p, r := a.child(argPeriod, periodShape)
 	switch {
 	case r != nil:
@@ -326,7 +333,7 @@ func decodePeriod(a *args) (PeriodArg, *Refusal) {
 		if r := p.only("named"); r != nil {
 			return out, r
 		}
-		out.Named, r = p.choice("named", NamedPeriods)
+		out.Named, r = p.choice("named", names)
 	case p.has("day"):
 		if r := p.only("day"); r != nil {
 			return out, r
@@ -353,17 +360,18 @@ func decodePeriod(a *args) (PeriodArg, *Refusal) {
 	return out, r
 }
 
-// decodeReport reads the arguments of a report tool over rep.
+// decodeReport reads the arguments of a report tool over rep, whose period
+// may be named as one of plumbline's own.
 func decodeReport(rep *catalog.Report, raw json.RawMessage, compareCounts bool) (*Request, *Refusal) {
 	a, r := parseArgs(raw)
 	if r != nil {
 		return nil, r
 	}
-	return decodeReportArgs(rep, a, compareCounts)
+	return decodeReportArgs(rep, a, compareCounts, NamedPeriods)
 }
 
 // decodeReportArgs reads the decoded arguments of a report tool over rep.
-func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool) (*Request, *Refusal) {
+func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool, periods []string) (*Request, *Refusal) {
 	allowed := []string{argWho, argPeriod, argMetrics, argGroupBy, argTopN, argSort, argCompact, argKnownDefinitions, argCompareTo, argCumulative}
 	if compareCounts {
 		allowed = append(allowed, argCompareCounts)
@@ -374,7 +382,7 @@ func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool) (*Reques
 	req := &Request{}
 	steps := []func() *Refusal{
 		func() (r *Refusal) { req.Who, r = decodeWho(a); return },
-		func() (r *Refusal) { req.Period, r = decodePeriod(a); return },
+		func() (r *Refusal) { req.Period, r = decodePeriod(a, periods); return },
 		func() (r *Refusal) { req.Metrics, r = a.metricList(argMetrics, rep.MetricIDs()); return },
 		func() (r *Refusal) { req.GroupBy, r = a.choice(argGroupBy, rep.GroupBy); return },
 		func() (r *Refusal) { req.TopN, r = a.whole(argTopN, 1, 50); return },

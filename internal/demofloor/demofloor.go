@@ -502,6 +502,16 @@ func (g *generator) inventName(rng *rand.Rand, used map[string]bool) string {
 	}
 }
 
+// season is how much busier a day's conversations are than usual: a third
+// more in the Medicare Annual Enrollment Period, 15 October to 7 December,
+// which the demo catalogue names aep.
+func season(d time.Time) float64 {
+	if md := int(d.Month())*100 + d.Day(); md >= 1015 && md <= 1207 {
+		return 1.35
+	}
+	return 1
+}
+
 // days generates every day of one agent's history.
 func (g *generator) days(p *agentPlan) {
 	f := g.floor
@@ -533,7 +543,7 @@ func (g *generator) day(p *agentPlan, d time.Time) {
 		available = round2(logged * (0.78 + 0.14*rng.Float64()))
 		talk = round2(available * (0.55 + 0.23*rng.Float64()))
 	}
-	conversations := int(math.Round(talk * p.prof.pace))
+	conversations := int(math.Round(talk * p.prof.pace * season(d)))
 	submitted := binomial(rng, conversations, p.prof.close)
 	approvedValue := submitted - binomial(rng, submitted, p.prof.decline)
 	approvalLag := 3 + rng.IntN(10)

@@ -144,6 +144,9 @@ func TestIndexSourcesConceptsAndSearch(t *testing.T) {
 		!strings.Contains(c, `href="metrics/talk_share.html"`) {
 		t.Errorf("concepts.html does not list talk_share with its metric")
 	}
+	if c := read(t, filepath.Join(dir, "concepts.html")); !strings.Contains(c, `id="period-aep"`) || !strings.Contains(c, "From 10-15 to 12-07 every year.") {
+		t.Errorf("concepts.html does not list the named period aep with its days")
+	}
 	js := read(t, filepath.Join(dir, "search-index.js"))
 	var entries []struct{ Kind, ID, URL string }
 	if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimPrefix(js, "window.plumblineSearch = "), ";\n")), &entries); err != nil {

@@ -16,6 +16,7 @@ type index struct {
 	Metrics  []*metricInfo
 	Tools    []toolInfo
 	Concepts []conceptInfo
+	Periods  []*catalog.Period
 	Sources  []*sourceInfo
 	Bases    []*catalog.Basis
 	Roster   []rosterInfo
@@ -118,6 +119,7 @@ func (s *Site) index() *index {
 		}
 		idx.Concepts = append(idx.Concepts, ci)
 	}
+	idx.Periods = c.Periods()
 	r := c.Roster()
 	for _, x := range []struct{ role, rel string }{
 		{"teams", r.Teams.Relation}, {"agents", r.Agents.Relation},

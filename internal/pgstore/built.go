@@ -85,7 +85,7 @@ func planKey(p *reports.Plan) string {
 	}
 	fmt.Fprintf(&b, "|s:%#v", p.Scope) // every field, those to come too: Scope holds only words and flags
 	b.WriteString("|p:" + p.Period.Start.Format(time.RFC3339Nano) + "~" + p.Period.End.Format(time.RFC3339Nano) + ":" + p.Period.Named + ":" +
-		strconv.FormatBool(p.Period.Clipped) + ":" + p.Period.AskedEnd.Format(time.RFC3339Nano))
+		strconv.FormatBool(p.Period.Clipped) + ":" + strconv.FormatBool(p.Period.Ongoing) + ":" + p.Period.AskedEnd.Format(time.RFC3339Nano))
 	b.WriteString("|t:" + p.Today.Format(time.RFC3339Nano))
 	b.WriteString("|g:" + p.GroupBy)
 	b.WriteString("|r:" + strconv.FormatBool(p.Ranked))

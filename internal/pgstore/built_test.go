@@ -18,7 +18,7 @@ func TestPlanKeyNamesEveryField(t *testing.T) {
 		want []string
 	}{
 		{reports.Plan{}, []string{"Catalog", "Metrics", "Scope", "Period", "Today", "GroupBy", "Ranked", "Limit"}},
-		{reports.Period{}, []string{"Start", "End", "Named", "Clipped", "AskedEnd"}},
+		{reports.Period{}, []string{"Start", "End", "Named", "Clipped", "Ongoing", "AskedEnd"}},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

@@ -114,6 +114,24 @@ func (c *calendar) yearStart(i int) int {
 	return i
 }
 
+// backTo walks back from day i to the latest day that is the given day of
+// the given month.
+func (c *calendar) backTo(i, month, dom int) int {
+	for c.has(i) && !(c.month[i] == month && c.dom[i] == dom) {
+		i--
+	}
+	return i
+}
+
+// onTo walks forward from day i to the first day that is the given day of
+// the given month, or past the calendar's last day.
+func (c *calendar) onTo(i, month, dom int) int {
+	for c.has(i) && !(c.month[i] == month && c.dom[i] == dom) {
+		i++
+	}
+	return i
+}
+
 // monthEnd walks forward from day i to the last day of its month.
 func (c *calendar) monthEnd(i int) int {
 	for c.has(i+1) && c.dom[i+1] != 1 {

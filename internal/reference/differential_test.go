@@ -167,6 +167,8 @@ func newKinds(req reference.Request, want *reference.Expected, f *floorAt) []str
 		slices.Contains([]string{"this_week", "week_to_date", "last_week"}, req.Period.Named)))
 	add("running totals by week, month or quarter", req.Cumulative && req.GroupBy != "day")
 	add("a range of more than 120 days", req.Period != nil && req.Period.Start != "" && want.Days > 120)
+	add("over the catalogue's enrollment season", req.Period != nil && req.Period.Named == "aep")
+	add("the enrollment season beside the one before", req.Period != nil && req.Period.Named == "aep" && req.CompareTo == "previous_year")
 	add("beside the calendar quarter before", req.CompareTo == "previous_period" && want.Days >= 90 && want.Days <= 92 && len(want.Previous) == 2 &&
 		strings.HasSuffix(want.Previous[0], "-01") && want.Start[5:] == quarterAfter(want.Previous[0]))
 	add("comparisons over a week an agent moved in", req.CompareTo == "previous_period" && req.Period != nil && req.Period.Week != "" && !toDate && movedIn(f, want))
@@ -623,7 +625,7 @@ func drawPeriod(rng *rand.Rand, today time.Time) *reference.Period {
 	switch x := rng.Float64(); {
 	case x < 0.4:
 		names := []string{"today", "yesterday", "this_week", "last_week", "this_month", "last_month", "this_quarter", "last_quarter",
-			"this_year", "last_year", "last_7_days", "last_28_days", "week_to_date", "month_to_date", "quarter_to_date", "year_to_date"}
+			"this_year", "last_year", "last_7_days", "last_28_days", "week_to_date", "month_to_date", "quarter_to_date", "year_to_date", "aep"}
 		return &reference.Period{Named: names[rng.IntN(len(names))]}
 	case x < 0.58:
 		switch y := rng.Float64(); {

@@ -205,6 +205,7 @@ func (f *Floor) Evaluate(r Request, now time.Time, version string) *Expected {
 type asked struct {
 	span
 	clipped bool
+	ongoing bool // the catalogue's season, run to today as it has not ended
 }
 
 // resolve turns a period into days by walking the calendar, or refuses it.
@@ -243,6 +244,12 @@ func (c *call) resolve(p Period, byDay bool) (asked, *Expected) {
 			return asked{span: span{t - 7, t - 1}}, nil
 		case "last_28_days":
 			return asked{span: span{t - 28, t - 1}}, nil
+		case "aep":
+			// The demo catalogue's enrollment season, 15 October to 7
+			// December: its latest run that has begun, through today.
+			first := cal.backTo(t, 10, 15)
+			last := cal.onTo(first, 12, 7)
+			return asked{span: span{first, min(t, last)}, ongoing: last > t}, nil
 		}
 		return asked{}, refuse("invalid_argument", "period.named")
 	case p.Day != "":

@@ -10,7 +10,8 @@ import (
 // toDate says what a period runs through today from the first day of: a
 // week (this_week, week_to_date, a week clipped at today), a month
 // (this_month, month_to_date), a quarter (this_quarter, quarter_to_date) or
-// a year (this_year, year_to_date); "" for any other period.
+// a year (this_year, year_to_date) or the catalogue's season not yet ended;
+// "" for any other period.
 func toDate(q Period, p asked) string {
 	switch q.Named {
 	case "this_week", "week_to_date":
@@ -24,6 +25,9 @@ func toDate(q Period, p asked) string {
 	}
 	if p.clipped {
 		return "week"
+	}
+	if p.ongoing {
+		return "season"
 	}
 	return ""
 }
@@ -129,6 +133,8 @@ func (c *call) besidePrevious(wh who, p asked, ms []*metric, sorting *Sort) *Exp
 			start = cal.quarterStart(bound)
 		case "year":
 			start = cal.yearStart(bound)
+		case "season":
+			start = cal.number[lastYear(cal.date(cur.first))]
 		}
 		prev = span{start, min(start+cur.days()-1, bound)}
 		if yearEarlier {
