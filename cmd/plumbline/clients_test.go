@@ -527,6 +527,8 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 	add("sales last_week beside a year earlier by team", "sales", `{"who":{"floor":true},"period":{"named":"last_week"},"group_by":"team","compare_to":"previous_year"}`)
 	add("hours this_month so far beside a year earlier", "hours", `{"who":{"team":"falcons"},"period":{"named":"this_month"},"compare_to":"previous_year"}`)
 	add("sales refusal last_year beside a year earlier", "sales", `{"who":{"floor":true},"period":{"named":"last_year"},"compare_to":"previous_year"}`)
+	add("sales over the enrollment season by week", "sales", `{"who":{"team":"hawks"},"period":{"named":"aep"},"group_by":"week"}`)
+	add("sales the enrollment season beside the one before", "sales", `{"who":{"floor":true},"period":{"named":"aep"},"compare_to":"previous_year"}`)
 	for _, who := range []string{`{"floor":true}`, `{"team":"falcons"}`} {
 		add("team_day "+who, "team_day", `{"who":`+who+`}`)
 		add("team_day today "+who, "team_day", `{"who":`+who+`,"period":{"named":"today"},"compact":true}`)
