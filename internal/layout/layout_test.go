@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the README's layout section fro
 
 // The README's layout section lies between these two lines.
 const (
-	begin = "<!-- The rows below are the first sentence of each package's doc; `go test ./internal/layout -update` rewrites them. -->"
+	begin = "<!-- The rows below are the opening clause of each package's doc; `go test ./internal/layout -update` rewrites them. -->"
 	end   = "<!-- end of the rows from the package docs -->"
 )
 
@@ -127,15 +127,26 @@ func firstLine(s string) string {
 }
 
 // section renders the README's layout rows: one per package, its directory
-// and the first sentence of its doc.
+// and the opening clause of its doc (clause).
 func section(ps []pkg) string {
 	var b strings.Builder
-	b.WriteString(begin + "\n\n| path | holds |\n|---|---|\n")
+	b.WriteString(begin + "\n\n| path | the package |\n|---|---|\n")
 	for _, p := range ps {
-		fmt.Fprintf(&b, "| `%s/` | %s |\n", p.dir, strings.ReplaceAll(new(doc.Package).Synopsis(p.doc), "|", `\|`))
+		fmt.Fprintf(&b, "| `%s/` | %s |\n", p.dir, strings.ReplaceAll(clause(p), "|", `\|`))
 	}
 	b.WriteString("\n" + end)
 	return b.String()
+}
+
+// clause is the opening of a package's doc as the README's layout shows it:
+// its first sentence without the "Package x " or "Command x " that opens it,
+// up to the first colon, where the doc turns from what the package is to
+// its details, and without the closing period. The rest stays in the doc,
+// where go doc shows it.
+func clause(p pkg) string {
+	s := strings.TrimPrefix(new(doc.Package).Synopsis(p.doc), opening(p))
+	s, _, _ = strings.Cut(s, ": ")
+	return strings.TrimSuffix(s, ".")
 }
 
 func TestREADMELayoutIsThePackageDocs(t *testing.T) {
