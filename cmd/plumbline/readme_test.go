@@ -72,3 +72,20 @@ func TestReadmeCommands(t *testing.T) {
 		t.Errorf("the demo exited %d:\n%s", code, logs.String())
 	}
 }
+
+// readmeLimit is the most the README may hold: it is a guide for users,
+// and the detail they look up lives where the code generates it (plumbline
+// help COMMAND, the site plumbline docs renders, the contract snapshot in
+// testdata/contract), not in the README.
+const readmeLimit = 40 << 10
+
+// The README stays a guide: at most readmeLimit bytes.
+func TestReadmeIsAGuide(t *testing.T) {
+	info, err := os.Stat("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := info.Size(); n > readmeLimit {
+		t.Errorf("README.md holds %d bytes, %d over the guide's %d: move reference detail to the help texts (cmd/plumbline/help), the docs site or the contract, and link it", n, n-readmeLimit, readmeLimit)
+	}
+}
