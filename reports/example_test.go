@@ -100,5 +100,5 @@ func ExampleEngine_Call_refusal() {
 	// Output:
 	// invalid_argument period.named
 	// must be one of the choices.
-	// [today yesterday this_week last_week this_month last_month this_quarter last_quarter this_year last_year last_7_days last_28_days week_to_date month_to_date quarter_to_date year_to_date]
+	// [today yesterday this_week last_week this_month last_month this_quarter last_quarter this_year last_year last_7_days last_28_days week_to_date month_to_date quarter_to_date year_to_date aep]
 }

@@ -505,6 +505,10 @@ func (g *generator) inventName(rng *rand.Rand, used map[string]bool) string {
 // season is how much busier a day's conversations are than usual: a third
 // more in the Medicare Annual Enrollment Period, 15 October to 7 December,
 // which the demo catalogue names aep.
+//
+// seasonStream tells the season's draws apart from the day's own.
+const seasonStream = 0x5ea5_0aeb
+
 func season(d time.Time) float64 {
 	if md := int(d.Month())*100 + d.Day(); md >= 1015 && md <= 1207 {
 		return 1.35
@@ -543,9 +547,17 @@ func (g *generator) day(p *agentPlan, d time.Time) {
 		available = round2(logged * (0.78 + 0.14*rng.Float64()))
 		talk = round2(available * (0.55 + 0.23*rng.Float64()))
 	}
-	conversations := int(math.Round(talk * p.prof.pace * season(d)))
+	conversations := int(math.Round(talk * p.prof.pace))
 	submitted := binomial(rng, conversations, p.prof.close)
 	approvedValue := submitted - binomial(rng, submitted, p.prof.decline)
+	if extra := int(math.Round(talk * p.prof.pace * (season(d) - 1))); extra > 0 {
+		// The season's extra conversations are drawn from a stream of their
+		// own, so that every other figure of the day is what it would be.
+		busy := rand.New(rand.NewPCG(g.opts.Seed, dayStream(p.Key, d)^seasonStream))
+		more := binomial(busy, extra, p.prof.close)
+		conversations, submitted = conversations+extra, submitted+more
+		approvedValue += more - binomial(busy, more, p.prof.decline)
+	}
 	approvalLag := 3 + rng.IntN(10)
 	notInYet := rng.Float64() < 0.12
 	if !d.After(f.LastNightly) {

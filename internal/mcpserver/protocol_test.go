@@ -175,7 +175,7 @@ func TestTeachingErrorsOverHTTP(t *testing.T) {
 	for _, tc := range []struct{ args, argument string }{
 		{`{"who":{"floor":true},"period":{"named":"last_week"},"zq9MARKERzq9":true}`, "arguments"},
 		{`{"who":{"floor":true},"period":{"named":"last_week"},"metrics":["zq9MARKERzq9"]}`, "metrics"},
-		{`{"who":{"floor":true},"period":{"start":"2026-01-01","end":"2026-11-17"}}`, "period"},
+		{`{"who":{"floor":true},"period":{"start":"2023-01-01","end":"2026-11-17"}}`, "period"},
 		{`{"who":{"agent":"zq9MARKERzq9"},"period":{"named":"last_week"}}`, "who.agent"},
 	} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sales", Arguments: json.RawMessage(tc.args)})

@@ -90,7 +90,7 @@ func TestRunningTotalByDay(t *testing.T) {
 		t.Errorf("today, not loaded: %v, partial %v", sums["2026-11-18"], a["partial_metrics"])
 	}
 	r, isError := call(t, cs, "sales", `{"who":{"team":"hawks"},"period":{"named":"month_to_date"},"group_by":"team","cumulative":true}`)
-	if e, _ := r["error"].(map[string]any); !isError || e["argument"] != "cumulative" || !slices.Equal(toStrings(e["choices"]), []string{"day"}) {
+	if e, _ := r["error"].(map[string]any); !isError || e["argument"] != "cumulative" || !slices.Equal(toStrings(e["choices"]), []string{"day", "week", "month", "quarter"}) {
 		t.Errorf("a running total by team: %v", r)
 	}
 }

@@ -195,7 +195,7 @@ func TestDemoMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, err := conn.Query(ctx, `SELECT r.person_id, r.sees || coalesce(':' || r.team_key, ''), count(*)
-		FROM plumbline.reach r WHERE r.set_by = $1 AND r.from_day = $2 AND r.to_day IS NULL GROUP BY 1, 2 ORDER BY 1`, provision.DemoSetBy, start)
+		FROM plumbline.reach r WHERE r.set_by = $1 AND r.from_day = $2 AND r.to_day IS NULL GROUP BY 1, 2 ORDER BY 1, 2`, provision.DemoSetBy, start)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,8 @@ func TestDemoMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []string
-	leads, err := conn.Query(ctx, "SELECT lead_agent_key || ' team:' || team_key || ' 1' FROM analytics.dim_team ORDER BY lead_agent_key")
+	leads, err := conn.Query(ctx, `SELECT x FROM analytics.dim_team, LATERAL (VALUES (lead_agent_key || ' team:' || team_key || ' 1', 1),
+		(lead_agent_key || ' totals 1', 2)) v(x, n) ORDER BY lead_agent_key, n`)
 	if err != nil {
 		t.Fatal(err)
 	}
