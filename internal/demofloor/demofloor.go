@@ -502,13 +502,12 @@ func (g *generator) inventName(rng *rand.Rand, used map[string]bool) string {
 	}
 }
 
-// season is how much busier a day's conversations are than usual: a third
-// more in the Medicare Annual Enrollment Period, 15 October to 7 December,
-// which the demo catalogue names aep.
-//
 // seasonStream tells the season's draws apart from the day's own.
 const seasonStream = 0x5ea5_0aeb
 
+// season is how much busier a day's conversations are than usual: a third
+// more in the Medicare Annual Enrollment Period, 15 October to 7 December,
+// which the demo catalogue names aep.
 func season(d time.Time) float64 {
 	if md := int(d.Month())*100 + d.Day(); md >= 1015 && md <= 1207 {
 		return 1.35
