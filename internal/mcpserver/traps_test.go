@@ -110,10 +110,12 @@ func TestEveryTrapMovesTheNaiveFigure(t *testing.T) {
 	})
 	t.Run("a day is a day in New York, not in UTC", func(t *testing.T) {
 		// The evening shift posts past midnight UTC: the latest weekday on
-		// which it posted at all.
+		// which that moves its day's count, summed by UTC date.
 		var day time.Time
-		f.sql.QueryRow(ctx, `SELECT max(`+boardDay+`) FROM live.sales_board WHERE agent_key = 'a004'
-			AND `+boardDay+` < '2026-11-18' AND extract(isodow FROM `+boardDay+`) < 6`).Scan(&day)
+		f.sql.QueryRow(ctx, `WITH ny AS (SELECT `+boardDay+` AS d, sum(sales) AS n FROM live.sales_board WHERE agent_key = 'a004' GROUP BY 1),
+			utc AS (SELECT (entered_at AT TIME ZONE 'UTC')::date AS d, sum(sales) AS n FROM live.sales_board WHERE agent_key = 'a004' GROUP BY 1)
+			SELECT max(ny.d) FROM ny LEFT JOIN utc USING (d)
+			WHERE ny.d < '2026-11-18' AND extract(isodow FROM ny.d) < 6 AND ny.n IS DISTINCT FROM utc.n`).Scan(&day)
 		right := one(`SELECT coalesce(sum(sales), 0)::float8 FROM live.sales_board WHERE agent_key = 'a004' AND `+boardDay+` = $1`, day)
 		naive := one(`SELECT coalesce(sum(sales), 0)::float8 FROM live.sales_board WHERE agent_key = 'a004' AND (entered_at AT TIME ZONE 'UTC')::date = $1`, day)
 		a := report(t, cs, "sales", fmt.Sprintf(`{"who":{"agent":"a004"},"period":{"day":%q},"metrics":["board_sales"]}`, dateOf(day)))
