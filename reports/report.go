@@ -42,10 +42,8 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if cands != nil {
 		return e.candidates(c, req.Who, cands)
 	}
-	if scope.Totals && (req.GroupBy == catalog.GroupTeam || req.GroupBy == catalog.GroupAgent) {
-		over := slices.DeleteFunc(slices.Clone(rep.GroupBy), func(g string) bool { return g == catalog.GroupTeam || g == catalog.GroupAgent })
-		return c.refuse(&Refusal{Code: CodeForbidden, Argument: argGroupBy, Choices: over,
-			Rule: "is outside what you may see: of the floor you may see its totals, not each team's or agent's figures; group them by one of the choices, or leave group_by out."})
+	if r := totalsGrouped(scope, req.GroupBy, rep.GroupBy); r != nil {
+		return c.refuse(r)
 	}
 	period, r := resolvePeriod(req.Period, c.now, e.cat, req.GroupBy == catalog.GroupDay)
 	if r == nil {
@@ -108,10 +106,8 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	var tg *targeted
 	switch req.CompareTo {
 	case CompareTarget:
-		if scope.Totals {
-			// The floor's target is its teams', and its notes name them.
-			return c.refuse(&Refusal{Code: CodeForbidden, Argument: argCompareTo, Choices: []string{ComparePreviousPeriod, ComparePreviousYear},
-				Rule: "is outside what you may see with target: the floor's target is set team by team, and you may see the floor's totals, not each team's; compare with one of the choices, or ask about one of your teams beside its target."})
+		if r := totalsTargeted(scope); r != nil {
+			return c.refuse(r)
 		}
 		if r := e.targetable(scope, req.GroupBy, metrics); r != nil {
 			return c.refuse(r)

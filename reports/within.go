@@ -3,6 +3,8 @@ package reports
 import (
 	"context"
 	"slices"
+
+	"plumbline/catalog"
 )
 
 // This file answers within reach: the engine resolves a caller's reach once
@@ -66,6 +68,28 @@ const totalsWords = `{"floor": true} in hours, sales or quality, not grouped by 
 func (r Reach) totalsOnly(argument, person string) *Refusal {
 	return &Refusal{Code: CodeForbidden, Argument: argument, Choices: r.choices(person),
 		Rule: "is outside what you may see: of the floor you may see its totals and not each team's or agent's figures; ask for the totals (" + totalsWords + "), or about one of your own (choices)."}
+}
+
+// totalsGrouped refuses the floor's totals grouped by team or agent, which
+// a caller who sees only the totals may not see; offered are the report's
+// groupings, of which the others are the choices.
+func totalsGrouped(s Scope, groupBy string, offered []string) *Refusal {
+	byWhom := func(g string) bool { return g == catalog.GroupTeam || g == catalog.GroupAgent }
+	if !s.Totals || !byWhom(groupBy) {
+		return nil
+	}
+	return &Refusal{Code: CodeForbidden, Argument: argGroupBy, Choices: slices.DeleteFunc(slices.Clone(offered), byWhom),
+		Rule: "is outside what you may see: of the floor you may see its totals, not each team's or agent's figures; group them by one of the choices, or leave group_by out."}
+}
+
+// totalsTargeted refuses the floor's totals beside its target: the floor's
+// target is its teams', and its notes name each team.
+func totalsTargeted(s Scope) *Refusal {
+	if !s.Totals {
+		return nil
+	}
+	return &Refusal{Code: CodeForbidden, Argument: argCompareTo, Choices: []string{ComparePreviousPeriod, ComparePreviousYear},
+		Rule: "is outside what you may see with target: the floor's target is set team by team, and you may see the floor's totals, not each team's; compare with one of the choices, or ask about one of your teams beside its target."}
 }
 
 // whoArgument names the argument a who was given in: who.floor, or who

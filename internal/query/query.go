@@ -309,9 +309,8 @@ func (b *builder) crossBranch(j int, m *catalog.Metric) sq.Sqlizer {
 }
 
 // outer sums the facts per group. Days, weeks, months and quarters are
-// listed whole: a day
-// with no rows is a row of nulls the engine fills in, never a gap a reader
-// could take for zero.
+// listed whole: one with no rows is a row of nulls the engine fills in,
+// never a gap a reader could take for zero.
 func (b *builder) outer() sq.Sqlizer {
 	p := b.plan
 	grouped := sq.Select().From("facts x")
