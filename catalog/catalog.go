@@ -60,7 +60,9 @@ type Catalog struct {
 	metrics   map[string]*Metric
 	reports   map[string]*Report
 	periods   map[string]*Period
-	notes     []Note
+	// periodNames are NamedPeriods, then the ids of periods.
+	periodNames []string
+	notes       []Note
 }
 
 // Limits bound every report call.
@@ -381,6 +383,11 @@ func (c *Catalog) Bases() []*Basis { return sortedValues(c.bases) }
 
 // Periods returns the catalogue's own named periods, by id.
 func (c *Catalog) Periods() []*Period { return sortedValues(c.periods) }
+
+// PeriodNames lists the named periods a call may ask for: plumbline's own
+// (NamedPeriods), then the catalogue's, by id. The list is shared: do not
+// change it.
+func (c *Catalog) PeriodNames() []string { return c.periodNames }
 
 // Period returns the catalogue's named period with the given id.
 func (c *Catalog) Period(id string) (*Period, bool) { p, ok := c.periods[id]; return p, ok }

@@ -387,7 +387,9 @@ func (b *builder) sourceColumns(s *Source, r *rawSource) {
 // one day to another, has a definition, and is named as none of
 // plumbline's own periods is.
 func (b *builder) periods() {
-	for _, id := range sortedKeys(b.raw.Periods) {
+	ids := sortedKeys(b.raw.Periods)
+	b.cat.periodNames = slices.Concat(NamedPeriods, ids)
+	for _, id := range ids {
 		r := b.raw.Periods[id]
 		b.id("period", id, r.At)
 		if slices.Contains(NamedPeriods, id) {

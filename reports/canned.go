@@ -217,7 +217,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 	}
 	arg := PeriodArg{Named: "yesterday"}
 	if r == nil && a.has(argPeriod) {
-		if arg, r = decodePeriod(a, periodNames(e.cat)); r == nil && arg.Day == "" && arg.Named != "today" && arg.Named != "yesterday" {
+		if arg, r = decodePeriod(a, e.cat.PeriodNames()); r == nil && arg.Day == "" && arg.Named != "today" && arg.Named != "yesterday" {
 			r = invalid(argPeriod, `must be one day, as team_day covers one: {"day": "YYYY-MM-DD"}, {"named": "today"} or {"named": "yesterday"}.`, "today", "yesterday", "day")
 		}
 	}
@@ -414,7 +414,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	}
 	var arg PeriodArg
 	if r == nil {
-		arg, r = decodePeriod(a, periodNames(e.cat))
+		arg, r = decodePeriod(a, e.cat.PeriodNames())
 	}
 	metrics := e.leagueDefaults()
 	if r == nil && a.has(argMetrics) {

@@ -18,7 +18,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if r != nil {
 		return c.refuse(r)
 	}
-	req, r := decodeReportArgs(rep, a, len(countedSums(rep)) > 1, periodNames(e.cat))
+	req, r := decodeReportArgs(rep, a, len(countedSums(rep)) > 1, e.cat.PeriodNames())
 	if r == nil {
 		r = ranksGroups(req, rep)
 	}
@@ -447,7 +447,7 @@ func (e *Engine) unfinished(metrics []*catalog.Metric, p Period, cov map[string]
 		return nil
 	}
 	var choices []string
-	for _, name := range periodNames(e.cat) {
+	for _, name := range e.cat.PeriodNames() {
 		if np := namedPeriod(name, today(now, e.cat.Zone()), e.cat); !np.End.After(last) {
 			choices = append(choices, name)
 		}

@@ -276,16 +276,6 @@ const (
 // offers them.
 var NamedPeriods = catalog.NamedPeriods
 
-// periodNames lists the named periods a catalogue offers: plumbline's own,
-// then its own.
-func periodNames(cat *catalog.Catalog) []string {
-	out := slices.Clone(NamedPeriods)
-	for _, p := range cat.Periods() {
-		out = append(out, p.ID)
-	}
-	return out
-}
-
 // decodeWho reads the who argument.
 func decodeWho(a *args) (WhoArg, *Refusal) {
 	w, r := a.child(argWho, whoShape)

@@ -60,7 +60,7 @@ func periodSchema(cat *catalog.Catalog) schema {
 			itoa(cat.Limits().MaxDays) + " days by day; " +
 			"weeks start " + cat.WeekStart().String(),
 		"type": "object", "additionalProperties": false,
-		"properties": schema{"named": enum("", periodNames(cat)), "day": dateSchema(""), "week": dateSchema(""), "start": dateSchema(""), "end": dateSchema("")},
+		"properties": schema{"named": enum("", cat.PeriodNames()), "day": dateSchema(""), "week": dateSchema(""), "start": dateSchema(""), "end": dateSchema("")},
 		// One shape each: the shapes' fields never mix, so anyOf (which
 		// more clients read than oneOf) says it exactly.
 		"anyOf": []any{shape("named"), shape("day"), shape("week"), shape("start", "end")},
