@@ -39,7 +39,9 @@ type Tx struct {
 	// run while a plan for the values given looks cheaper than one for any
 	// values, as it always does for an array parameter: for statements run
 	// over and over whose best plan hardly depends on the values, that
-	// planning is all cost.
+	// planning is all cost. Such statements also run without JIT
+	// compilation, which PostgreSQL would otherwise do on every run of a
+	// plan it costs high, at more than the statement itself takes.
 	Generic bool
 	// Discard ends the transaction with ROLLBACK instead of COMMIT, so
 	// nothing it did outlasts it: for statements written by someone else
@@ -164,7 +166,7 @@ var settingsSQL = func() map[settingsKey]string {
 					q += ", set_config('synchronous_commit', 'off', true)"
 				}
 				if generic {
-					q += ", set_config('plan_cache_mode', 'force_generic_plan', true)"
+					q += ", set_config('plan_cache_mode', 'force_generic_plan', true), set_config('jit', 'off', true)"
 				}
 				out[settingsKey{readOnly, lazy, generic}] = q
 			}

@@ -3,12 +3,11 @@
 //
 // Every figure is a sum over agent-days, so a plan compiles to one shape:
 //
-//	WITH team_spans AS (…), floor_spans AS (…),
+//	WITH spans AS (…), -- each agent's runs of days on a team (on the floor)
 //	     facts AS (<one branch per source> UNION ALL …)
 //	SELECT <group key>, sum(p0), sum(p1), …, sum(k0), sum(l0), …
 //	  FROM facts
-//	  JOIN team_spans  -- the team the agent was on that day
-//	  JOIN floor_spans -- whether that team counted as sales that day
+//	  JOIN spans -- the team the agent was on that day, if it counted
 //	GROUP BY … ORDER BY … LIMIT …
 //
 // Each source contributes a branch that yields (agent, day, p…, k…, l…):

@@ -18,12 +18,10 @@ import (
 // groups.
 func Build(p *reports.Plan) (string, []any, error) {
 	b := &builder{plan: p, cat: p.Catalog}
+	b.numeric = len(b.plainSources())+len(crossMetrics(p)) > 2
 	var ctes []string
 	if b.needsTeams() {
-		ctes = append(ctes, b.add("team_spans", b.teamSpans()))
-	}
-	if b.onFloor() {
-		ctes = append(ctes, b.add("floor_spans", b.floorSpans()))
+		ctes = append(ctes, b.add("spans", b.spans()))
 	}
 	switch p.GroupBy {
 	case catalog.GroupDay, catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
@@ -33,10 +31,8 @@ func Build(p *reports.Plan) (string, []any, error) {
 	for _, src := range b.plainSources() {
 		branches = append(branches, b.add("", b.branch(src)))
 	}
-	for j, m := range p.Metrics {
-		if cross(m) {
-			branches = append(branches, b.add("", b.crossBranch(j, m)))
-		}
+	for _, j := range crossMetrics(p) {
+		branches = append(branches, b.add("", b.crossBranch(j, p.Metrics[j])))
 	}
 	ctes = append(ctes, "facts AS ("+strings.Join(branches, " UNION ALL ")+")")
 	outer := b.add("", b.outer())
@@ -53,6 +49,42 @@ type builder struct {
 	cat  *catalog.Catalog
 	args []any
 	err  error
+	// numeric sums every part as numeric. A part is otherwise summed in
+	// its own type: PostgreSQL sums integers exactly in bigint (numeric
+	// only past it), where a cast of every row to numeric cost a tenth of
+	// the statement. But a branch of the facts leaves another branch's
+	// parts null, and PostgreSQL types a column of the union from its
+	// first two branches: two nulls would make it text. So past two
+	// branches, every part and every null is numeric.
+	numeric bool
+}
+
+// part is a part's expression as the facts carry it, and null the value
+// a branch gives another branch's part.
+func (b *builder) part(expr string) string {
+	if b.numeric {
+		return "(" + expr + ")::numeric"
+	}
+	return "(" + expr + ")"
+}
+
+func (b *builder) null() string {
+	if b.numeric {
+		return "NULL::numeric"
+	}
+	return "NULL"
+}
+
+// crossMetrics are the indexes of the plan's metrics whose parts come from
+// two sources.
+func crossMetrics(p *reports.Plan) []int {
+	var out []int
+	for j, m := range p.Metrics {
+		if cross(m) {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // add renders a squirrel statement, collecting its arguments in order. With
@@ -112,8 +144,36 @@ func relation(name string) string {
 	return ident(schema, rel)
 }
 
-// teamSpans gives each agent's team a [since, until) span of days.
-func (b *builder) teamSpans() sq.Sqlizer { return teamSpans(b.cat) }
+// spans gives each agent the runs of days whose rows count, and for which
+// team: the agent's team spans, cut to the days that team was on the floor
+// when the plan counts only those, as (agent, team, since, until) with
+// until null while the span holds; for one team or agent, only theirs.
+func (b *builder) spans() sq.Sqlizer {
+	p, h := b.plan, b.cat.Roster().TeamHistory
+	teams := teamSpans(b.cat)
+	if p.Scope.Kind == reports.ScopeTeam {
+		// An agent's spans end where their next one begins, so every span
+		// of an agent ever on the team is read, and then the team's kept.
+		teams = teams.Where(sq.Expr(fmt.Sprintf("h.%s IN (SELECT e.%s FROM %s e WHERE e.%s = ?)",
+			ident(h.Agent), ident(h.Agent), relation(h.Relation), ident(h.Team)), p.Scope.Key))
+	}
+	if p.Scope.Kind == reports.ScopeAgent {
+		teams = teams.Where(sq.Eq{"h." + ident(h.Agent): p.Scope.Key})
+	}
+	q := sq.Select("t.agent", "t.team").FromSelect(teams, "t")
+	if b.onFloor() {
+		q = q.Columns("greatest(t.since, f.since) AS since", "least(t.until, f.until) AS until").
+			JoinClause(floorSpans(b.cat).Prefix("JOIN (").
+				Suffix(") f ON f.team = t.team AND (f.until IS NULL OR t.since < f.until) AND (t.until IS NULL OR f.since < t.until)")).
+			Where("f.counts")
+	} else {
+		q = q.Columns("t.since", "t.until")
+	}
+	if p.Scope.Kind == reports.ScopeTeam {
+		q = q.Where(sq.Eq{"t.team": p.Scope.Key})
+	}
+	return q
+}
 
 // teamSpans gives each agent's team a [since, until) span of days, as
 // (agent, team, since, until); until is null while the span holds.
@@ -126,9 +186,6 @@ func teamSpans(cat *catalog.Catalog) sq.SelectBuilder {
 		fmt.Sprintf("lead(h.%s) OVER (PARTITION BY h.%s ORDER BY h.%s) AS until", ident(h.From), ident(h.Agent), ident(h.From)),
 	).From(relation(h.Relation) + " h")
 }
-
-// floorSpans gives each team's place on the floor a [since, until) span.
-func (b *builder) floorSpans() sq.Sqlizer { return floorSpans(b.cat) }
 
 // floorSpans gives each team's place on the floor a [since, until) span,
 // as (team, counts, since, until); until is null while the span holds.
@@ -213,13 +270,13 @@ func (b *builder) branch(src *catalog.Source) sq.Sqlizer {
 			cond = "bool_and(" + cond + ")"
 		}
 		for _, part := range m.Parts() {
-			expr := "(" + part.Expr.SQL(col) + ")::numeric"
+			expr := b.part(part.Expr.SQL(col))
 			if event {
 				expr = "sum" + expr
 			}
 			switch {
 			case !mine:
-				q = q.Column(fmt.Sprintf("NULL::numeric AS p%d", i))
+				q = q.Column(fmt.Sprintf("%s AS p%d", b.null(), i))
 			case m.LeaveOut:
 				q = q.Column(fmt.Sprintf("CASE WHEN %s THEN %s END AS p%d", cond, expr, i))
 			default:
@@ -258,7 +315,7 @@ func (b *builder) crossBranch(j int, m *catalog.Metric) sq.Sqlizer {
 	num, den := m.Ratio.Numerator, m.Ratio.Denominator
 	side := func(part catalog.Part) sq.SelectBuilder {
 		src := part.Source
-		expr := "(" + part.Expr.SQL(func(name string) string { return "s." + ident(name) }) + ")::numeric"
+		expr := b.part(part.Expr.SQL(func(name string) string { return "s." + ident(name) }))
 		q := sq.Select("s." + ident(src.AgentKey) + " AS agent").Column(sq.Alias(b.dayOf(src), "day"))
 		if src.Grain == catalog.GrainAgentEvent {
 			q = q.Column("CASE WHEN bool_and("+expr+" IS NOT NULL) THEN sum"+expr+" END AS v").GroupBy("1", "2")
@@ -289,7 +346,7 @@ func (b *builder) crossBranch(j int, m *catalog.Metric) sq.Sqlizer {
 		for n := range other.Parts() {
 			switch {
 			case k != j:
-				q = q.Column(fmt.Sprintf("NULL::numeric AS p%d", i))
+				q = q.Column(fmt.Sprintf("%s AS p%d", b.null(), i))
 			case n == 0:
 				q = q.Column(fmt.Sprintf("CASE WHEN j.known THEN j.a END AS p%d", i))
 			default:
@@ -315,14 +372,7 @@ func (b *builder) outer() sq.Sqlizer {
 	p := b.plan
 	grouped := sq.Select().From("facts x")
 	if b.needsTeams() {
-		grouped = grouped.Join("team_spans t ON t.agent = x.agent AND x.day >= t.since AND (t.until IS NULL OR x.day < t.until)")
-	}
-	if b.onFloor() {
-		grouped = grouped.Join("floor_spans f ON f.team = t.team AND x.day >= f.since AND (f.until IS NULL OR x.day < f.until)").
-			Where("f.counts")
-	}
-	if p.Scope.Kind == reports.ScopeTeam {
-		grouped = grouped.Where(sq.Eq{"t.team": p.Scope.Key})
+		grouped = grouped.Join("spans t ON t.agent = x.agent AND x.day >= t.since AND (t.until IS NULL OR x.day < t.until)")
 	}
 	var cols []string
 	for i := range p.Parts() {

@@ -105,9 +105,9 @@ func TestBoardBoundsAreLocalMidnights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var bounds []time.Time
+	var bounds []time.Time // the instants, in the floor's zone; days are UTC midnights
 	for _, a := range args {
-		if ts, ok := a.(time.Time); ok {
+		if ts, ok := a.(time.Time); ok && ts.Location() != time.UTC {
 			bounds = append(bounds, ts)
 		}
 	}
