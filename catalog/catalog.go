@@ -31,6 +31,12 @@ const (
 	RefreshLive    = "live"
 )
 
+// RollupTeamDay is the rollup a nightly agent_day source may declare: its
+// metrics summed by team and day over the days each team counted on the
+// floor, which plumbline builds and keeps, and reads for the floor's
+// reports instead of every agent-day.
+const RollupTeamDay = "team_day"
+
 // Groupings a report may offer.
 const (
 	GroupTeam    = "team"
@@ -188,6 +194,7 @@ type Source struct {
 	Columns  []string
 	Nullable []string // columns that may hold NULL: a value not known yet
 	Refresh  string
+	Rollup   string // RollupTeamDay, or empty for none
 	// Load is the value that names a nightly source's runs in the loads
 	// relation's Source column: the catalogue's load:, or else Relation.
 	Load        string

@@ -124,6 +124,7 @@ type rawSource struct {
 	Nullable    []ref      `yaml:"nullable"`
 	Refresh     ref        `yaml:"refresh,required"`
 	Load        ref        `yaml:"load"`
+	Rollup      ref        `yaml:"rollup"`
 	Settles     *rawSettle `yaml:"settles,required"`
 	Bases       []ref      `yaml:"bases"`
 	Description string     `yaml:"description,required"`

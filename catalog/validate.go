@@ -309,7 +309,7 @@ func (b *builder) sources() {
 		b.id("source", id, r.At)
 		s := &Source{At: r.At, ID: id, Relation: b.relation(r.Relation), Grain: r.Grain.Value,
 			AgentKey: b.column(r.Keys.Agent), DayKey: b.column(r.Keys.Day), TimeKey: b.column(r.Keys.Time),
-			Refresh: r.Refresh.Value, Load: r.Load.Value, Description: r.Description, Notes: r.Notes}
+			Refresh: r.Refresh.Value, Load: r.Load.Value, Rollup: r.Rollup.Value, Description: r.Description, Notes: r.Notes}
 		switch {
 		case s.Load != "" && s.Refresh != RefreshNightly:
 			b.errs.add(r.Load.At, "remove load:, or make the source nightly",
@@ -340,6 +340,14 @@ func (b *builder) sources() {
 		if s.Refresh == RefreshNightly && b.raw.Loads == nil {
 			b.errs.add(r.Refresh.At, "add a loads: section naming the nightly build's record of its runs (relation, source, day, finished)",
 				"nightly source %q has no load watermark: how far it is loaded cannot come from its newest row, as a day without activity has no rows", id)
+		}
+		switch {
+		case s.Rollup == "":
+		case s.Rollup != RollupTeamDay:
+			b.errs.add(r.Rollup.At, oneOf([]string{RollupTeamDay}), "unknown rollup %q", s.Rollup)
+		case s.Grain != GrainAgentDay || s.Refresh != RefreshNightly:
+			b.errs.add(r.Rollup.At, "remove rollup:, or roll up a nightly agent_day source",
+				"source %q cannot be rolled up: a rollup is rebuilt when a nightly load finishes, from rows of agent-days", id)
 		}
 		if rule := b.settle(r.Settles); rule != nil {
 			s.Settles = *rule

@@ -135,8 +135,8 @@ func TestExplain(t *testing.T) {
 	// refused with its problems.
 	code, out, errOut = runCLI(t, "explain", "--catalog", "testdata/diff/new", "--now", nowFlag, "hours",
 		`{"who":{"floor":true},"period":{"named":"last_week"},"metrics":["talk_share"]}`)
-	if e := readExplain(t, out); code != 0 || !strings.Contains(e.SQL, `THEN (s."talk_hours")::numeric END AS p0`) ||
-		!strings.Contains(e.SQL, `THEN (s."available_hours")::numeric END AS p1`) {
+	if e := readExplain(t, out); code != 0 || !strings.Contains(e.SQL, `THEN (s."talk_hours") END AS p0`) ||
+		!strings.Contains(e.SQL, `THEN (s."available_hours") END AS p1`) {
 		t.Errorf("explain over the changed catalogue: exit %d %s\n%s", code, errOut, out)
 	}
 	if code, _, errOut := runCLI(t, "explain", "--catalog", "testdata/check/broken", "sales", "{}"); code != 1 || !strings.Contains(errOut, "load catalogue") {

@@ -62,9 +62,14 @@ func LoginPolicy(roles grants.Roles, gs []*grants.Grant, cat *catalog.Catalog) P
 		names := query.SeenNames(src)
 		seen[src.Relation] = names[0]
 		filtered = append(filtered, names[0], names[2])
+		filtered = append(filtered, names[3:]...) // the rollup's view
 	}
 	slices.Sort(filtered)
-	return Policy{Read: grants.ReaderReads(gs, cat), Roles: roles.Held(), Seen: seen, Filtered: filtered}
+	p := Policy{Read: grants.ReaderReads(gs, cat), Roles: roles.Held(), Seen: seen, Filtered: filtered}
+	if query.Rollups(cat) {
+		p.Functions = append(slices.Clone(LoginFunctions), query.RefreshFunction)
+	}
+	return p
 }
 
 // AnalystPolicy is what the analyst's door's login may reach: the analyst
@@ -82,7 +87,8 @@ func AnalystPolicy(roles grants.Roles, gs []*grants.Grant) Policy {
 // client; the logger waits for the disk with a logical decoding message
 // ([pgstore.FlushFunction]); and the reader reads what the transaction's
 // caller may see, for the views that filter figures by it
-// ([query.ReachFunction]).
+// ([query.ReachFunction]). With rollups it also builds them again when
+// their sources change ([query.RefreshFunction]).
 var LoginFunctions = []string{"plumbline.prune_signin_state()", "pg_catalog.pg_advisory_xact_lock(bigint)", pgstore.FlushFunction, query.ReachFunction}
 
 // functions returns the policy's functions.

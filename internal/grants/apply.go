@@ -126,13 +126,10 @@ func seenScript(r Roles, gs []*Grant, cat *catalog.Catalog) string {
 	}
 	reader := pgx.Identifier{r.Reader}.Sanitize()
 	var b strings.Builder
-	fmt.Fprintf(&b, "-- %s the reader reads figures through\nGRANT USAGE ON SCHEMA %s TO %s;\nGRANT EXECUTE ON FUNCTION %s TO %s;\n",
-		strings.Repeat("-", 20), pgx.Identifier{query.SeenSchema}.Sanitize(), reader, query.ReachFunction, reader)
+	fmt.Fprintf(&b, "-- %s the reader reads figures through\n", strings.Repeat("-", 20))
 	for _, src := range cat.Sources() {
 		fmt.Fprintf(&b, "REVOKE SELECT ON %s FROM %s;\n", pgx.Identifier(strings.SplitN(src.Relation, ".", 2)).Sanitize(), reader)
-		if granted[src.Relation] {
-			fmt.Fprintf(&b, "GRANT SELECT ON %s, %s, %s TO %s;\n", query.Seen(src), query.Begins(src), query.Totals(src), reader)
-		}
 	}
+	b.WriteString(query.SeenGrant(cat, r.Reader, func(src *catalog.Source) bool { return granted[src.Relation] }))
 	return b.String()
 }

@@ -107,14 +107,20 @@ func LoadAnalystDir(dir string) ([]*Grant, error) {
 
 // ReaderReads returns the relations the reader reads, sorted: those its
 // grant files gs name, but that it reads each of cat's sources only through
-// the views that filter it by reach (query.SeenNames).
+// the views that filter it by reach (query.SeenNames), and with rollups the
+// record of what they were built from (query.RollupsRelation).
 func ReaderReads(gs []*Grant, cat *catalog.Catalog) []string {
 	granted := Relations(gs)
 	out := slices.Clone(granted)
+	rollups := false
 	for _, src := range cat.Sources() {
 		if slices.Contains(granted, src.Relation) {
 			out = append(slices.DeleteFunc(out, func(rel string) bool { return rel == src.Relation }), query.SeenNames(src)...)
+			rollups = rollups || src.Rollup != ""
 		}
+	}
+	if rollups {
+		out = append(out, query.RollupsRelation)
 	}
 	sort.Strings(out)
 	return out

@@ -132,11 +132,7 @@ func Catalog(t testing.TB) *catalog.Catalog {
 // reader those.
 func (db *DB) Serve(t testing.TB, cat *catalog.Catalog) {
 	t.Helper()
-	script := query.SeenViews(cat)
-	for _, src := range cat.Sources() {
-		script += fmt.Sprintf("GRANT USAGE ON SCHEMA %s TO %s; GRANT EXECUTE ON FUNCTION %s TO %s; GRANT SELECT ON %s, %s, %s TO %s;\n",
-			query.SeenSchema, Roles.Reader, query.ReachFunction, Roles.Reader, query.Seen(src), query.Begins(src), query.Totals(src), Roles.Reader)
-	}
+	script := query.SeenViews(cat) + query.SeenGrant(cat, Roles.Reader, func(*catalog.Source) bool { return true })
 	if _, err := db.Conn(t).Exec(context.Background(), script, pgx.QueryExecModeSimpleProtocol); err != nil {
 		t.Fatalf("pgtest: serve a catalogue: %v", err)
 	}

@@ -49,7 +49,7 @@ type Plan struct {
 }
 
 // Database provisions the database conn is connected to, as an
-// administrator, and returns the migrations it applied (none when the
+// administrator, builds the catalogue's rollups, and returns the migrations it applied (none when the
 // database is already up to date). It is safe to run again.
 //
 // Before it changes anything it rehearses the migrations and the plan's
@@ -87,6 +87,13 @@ func Database(ctx context.Context, conn *pgx.Conn, p Plan) (applied []string, er
 	}
 	if _, err := conn.Exec(ctx, query.SeenViews(cat), pgx.QueryExecModeSimpleProtocol); err != nil {
 		return applied, fmt.Errorf("create the views that filter figures by reach: %w", err)
+	}
+	if query.Rollups(cat) {
+		// Built now, the rollups serve the first call; a server builds
+		// them again as loads finish.
+		if _, err := conn.Exec(ctx, "SELECT count(*) FROM "+query.RefreshFunction); err != nil {
+			return applied, fmt.Errorf("build the rollups: %w", err)
+		}
 	}
 	if err := grants.Apply(ctx, conn, p.Roles, p.Grants, cat); err != nil {
 		return applied, err

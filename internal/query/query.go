@@ -35,6 +35,10 @@ func Build(p *reports.Plan) (string, []any, error) {
 		branches = append(branches, b.add("", b.crossBranch(j, p.Metrics[j])))
 	}
 	ctes = append(ctes, "facts AS ("+strings.Join(branches, " UNION ALL ")+")")
+	if srcs := b.rolled(); srcs != nil {
+		ctes = append(ctes, b.teamed(srcs))
+		b.fromTeamed = true
+	}
 	outer := b.add("", b.outer())
 	if b.err != nil {
 		return "", nil, b.err
@@ -57,6 +61,9 @@ type builder struct {
 	// first two branches: two nulls would make it text. So past two
 	// branches, every part and every null is numeric.
 	numeric bool
+	// fromTeamed sums the rows of teamed (a rollup's, or the agent-days
+	// with their teams) instead of the facts joined to their spans.
+	fromTeamed bool
 }
 
 // part is a part's expression as the facts carry it, and null the value
@@ -371,7 +378,10 @@ func (b *builder) crossBranch(j int, m *catalog.Metric) sq.Sqlizer {
 func (b *builder) outer() sq.Sqlizer {
 	p := b.plan
 	grouped := sq.Select().From("facts x")
-	if b.needsTeams() {
+	switch {
+	case b.fromTeamed:
+		grouped = sq.Select().From("teamed x")
+	case b.needsTeams():
 		grouped = grouped.Join("spans t ON t.agent = x.agent AND x.day >= t.since AND (t.until IS NULL OR x.day < t.until)")
 	}
 	var cols []string
@@ -443,6 +453,9 @@ func (b *builder) calendar() sq.Sqlizer {
 func (b *builder) groupKey() sq.Sqlizer {
 	switch b.plan.GroupBy {
 	case catalog.GroupTeam:
+		if b.fromTeamed {
+			return sq.Expr("x.team")
+		}
 		return sq.Expr("t.team")
 	case catalog.GroupAgent:
 		return sq.Expr("x.agent")

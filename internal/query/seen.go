@@ -76,9 +76,40 @@ func Begins(src *catalog.Source) string { return relation(SeenNames(src)[1]) }
 func Totals(src *catalog.Source) string { return relation(SeenNames(src)[2]) }
 
 // SeenNames names, as schema.name, the views the reader reads a source
-// through: Seen's, Begins' and Totals'.
+// through: Seen's, Begins' and Totals', and Rolled's when the source is
+// rolled up.
 func SeenNames(src *catalog.Source) []string {
-	return []string{SeenSchema + "." + src.ID, SeenSchema + "." + src.ID + ":begins", SeenSchema + "." + src.ID + ":totals"}
+	names := []string{SeenSchema + "." + src.ID, SeenSchema + "." + src.ID + ":begins", SeenSchema + "." + src.ID + ":totals"}
+	if src.Rollup != "" {
+		names = append(names, SeenSchema+"."+src.ID+":by_team")
+	}
+	return names
+}
+
+// SeenGrant is the SQL that lets role read what the reader reads cat's
+// sources through: the schema, ReachFunction, every source's views
+// (SeenNames) and, with rollups, RollupsRelation and RefreshFunction.
+// Sources for which read says false are left out.
+func SeenGrant(cat *catalog.Catalog, role string, read func(*catalog.Source) bool) string {
+	role = ident(role)
+	var b strings.Builder
+	fmt.Fprintf(&b, "GRANT USAGE ON SCHEMA %s TO %s;\nGRANT EXECUTE ON FUNCTION %s TO %s;\n", SeenSchema, role, ReachFunction, role)
+	rollups := false
+	for _, src := range cat.Sources() {
+		if !read(src) {
+			continue
+		}
+		var views []string
+		for _, name := range SeenNames(src) {
+			views = append(views, relation(name))
+		}
+		fmt.Fprintf(&b, "GRANT SELECT ON %s TO %s;\n", strings.Join(views, ", "), role)
+		rollups = rollups || src.Rollup != ""
+	}
+	if rollups {
+		fmt.Fprintf(&b, "GRANT SELECT ON %s TO %s;\nGRANT EXECUTE ON FUNCTION %s TO %s;\n", RollupsRelation, role, RefreshFunction, role)
+	}
+	return b.String()
 }
 
 // SeenViews returns the SQL that creates SeenSchema and its views for every
@@ -215,6 +246,7 @@ WHERE f.counts AND (SELECT (%[1]s.caller_reach()).totals)$v$;
 END $do$;
 `, SeenSchema, Totals(src), relation(src.Relation), agent, day, literal(src.AgentKey), literal(relation(src.Relation)), teams, floor)
 	}
+	b.WriteString(rollupViews(cat))
 	return b.String()
 }
 

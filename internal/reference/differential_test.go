@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"plumbline/internal/pgtest"
+	"plumbline/internal/query"
 	"plumbline/internal/reference"
 	"plumbline/reports"
 )
@@ -64,6 +65,12 @@ func floors(t *testing.T) []*floorAt {
 		raw, err := reference.Read(context.Background(), db.Conn(t))
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The floor's reports read the rollups setup built, which the
+		// comparison covers with the rest.
+		var rolled int
+		if err := db.Conn(t).QueryRow(context.Background(), "SELECT count(*) FROM "+query.RollupsRelation).Scan(&rolled); err != nil || rolled != 3 {
+			t.Fatalf("the floor of %s has %d rollups built (%v); want the demo's 3", m.at, rolled, err)
 		}
 		st := db.Store(t)
 		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))

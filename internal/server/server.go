@@ -20,6 +20,7 @@ import (
 	"plumbline/internal/members"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgstore"
+	"plumbline/internal/query"
 	"plumbline/internal/reqlog"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
@@ -226,6 +227,17 @@ func open(ctx context.Context, dsn string, s *Settings, callers callers) (*opene
 	srv.Metrics.Pool("primary", primary.Pool())
 	if reader != primary {
 		srv.Metrics.Pool("reports", reader.Pool())
+	}
+	if query.Rollups(cat) {
+		// Rollups are built on the primary, where the loads land; a
+		// replica gets them as it gets every other write.
+		rctx, stopRollups := context.WithCancel(context.WithoutCancel(ctx))
+		rolled := make(chan struct{})
+		go func() {
+			defer close(rolled)
+			primary.RefreshRollupsEvery(rctx, pgstore.RollupEvery, log)
+		}()
+		then(func() { stopRollups(); <-rolled })
 	}
 	// The request log writes outcomes after their calls; closing it writes
 	// those still queued, before the pools close.
