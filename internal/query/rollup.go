@@ -268,7 +268,7 @@ func (b *builder) rolledBranch(src *catalog.Source, fresh sq.Sqlizer) sq.Sqlizer
 			q = q.Column(fmt.Sprintf("0 AS k%d", j)).Column(fmt.Sprintf("0 AS l%d", j))
 		}
 	}
-	return q.From(Rolled(src)+" r").Where(sq.Expr("r.day BETWEEN ? AND ?", b.plan.Period.Start, b.plan.Period.End)).Where(fresh)
+	return q.From(Rolled(src) + " r").Where(sq.Expr("r.day BETWEEN ? AND ?", b.plan.Period.Start, b.plan.Period.End)).Where(fresh)
 }
 
 // teamed gives every row its team: the rollups' rows while they are fresh,
