@@ -281,7 +281,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		r.memory = watchMemory(r.pid)
 		servers[i] = r
 	}
-	pool, err := pgxpool.New(ctx, opts.DSN)
+	// The raw side reads the sources through the same views as the
+	// servers, as someone who sees the whole floor.
+	cfg, err := pgxpool.ParseConfig(opts.DSN)
+	if err != nil {
+		return nil, err
+	}
+	cfg.ConnConfig.RuntimeParams[query.DefaultReachSetting] = reports.SeesFloor
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -291,12 +298,23 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if res.Durability, err = measureDurability(ctx, pool, opts.Rounds); err != nil {
 		return nil, fmt.Errorf("measure the log's commit: %w", err)
 	}
+	figures := 0
+	for _, stmts := range statements {
+		n, err := replayed(ctx, pool, stmts)
+		if err != nil {
+			return nil, err
+		}
+		figures += n
+	}
+	if figures == 0 {
+		return nil, errors.New("the report SQL read no figure: the raw side would measure nothing")
+	}
 	raw := func(ctx context.Context, _ int) error { return nil }
 	for _, c := range calls {
 		tr := &ToolResult{Call: c, Statements: len(statements[c.Tool]), Rounds: opts.Rounds}
 		if tr.Statements > 0 {
 			stmts := statements[c.Tool]
-			raw = func(ctx context.Context, _ int) error { return replay(ctx, pool, stmts) }
+			raw = func(ctx context.Context, _ int) error { _, err := replayed(ctx, pool, stmts); return err }
 		}
 		if err := servers[0].bytes(ctx, c, tr); err != nil {
 			return nil, err
@@ -651,17 +669,23 @@ func capture(ctx context.Context, dsn string, calls []Call) (map[string][]statem
 	return out, nil
 }
 
-// replay runs a call's report statements in one batch, one round trip, as
-// the server sends them.
-func replay(ctx context.Context, pool *pgxpool.Pool, stmts []statement) error {
+// replayed runs a call's report statements in one batch, one round trip,
+// as the server sends them, and returns how many rows held a figure.
+func replayed(ctx context.Context, pool *pgxpool.Pool, stmts []statement) (int, error) {
 	b := &pgx.Batch{}
+	n := 0
 	for _, s := range stmts {
 		b.Queue(s.sql, s.args...).Query(func(rows pgx.Rows) error {
-			_, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
+			got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
+			for _, row := range got {
+				if slices.ContainsFunc(row[1:], func(v any) bool { return v != nil }) {
+					n++
+				}
+			}
 			return err
 		})
 	}
-	return pool.SendBatch(ctx, b).Close()
+	return n, pool.SendBatch(ctx, b).Close()
 }
 
 // measure runs fn calls times over level workers and summarises the
