@@ -227,6 +227,22 @@ func (t *ToolResult) Ratio(s *ServerResult, level int) (float64, bool) {
 	return 0, false
 }
 
+// CPURatio is, at the i-th level, the database processor time a call of
+// the raw SQL took divided by the processor time a server's call took in
+// the server and the database together: what of the processor a call costs
+// is the report's own, whatever the shared cores do to the calls per
+// second. It is false when either was not measured.
+func (t *ToolResult) CPURatio(s *ServerResult, i int) (float64, bool) {
+	if i >= len(t.RawRate) || i >= len(s.Rate) {
+		return 0, false
+	}
+	raw, srv := t.RawRate[i].CPU, s.Rate[i].CPU
+	if raw == nil || srv == nil || srv.Server+srv.Database <= 0 {
+		return 0, false
+	}
+	return raw.Database / (srv.Server + srv.Database), true
+}
+
 // Run measures every call.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Rounds == 0 {

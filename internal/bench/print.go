@@ -104,27 +104,41 @@ func (res *Result) writeCPU(w io.Writer) {
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "tool\tserver\t"
 	for _, l := range res.Levels {
-		head += fmt.Sprintf("c%d client\tserver\tdatabase\ttotal\t", l)
+		head += fmt.Sprintf("c%d client\tserver\tdatabase\ttotal\traw/own\t", l)
 	}
 	fmt.Fprintln(tw, head)
-	row := func(tool, server string, levels []*Stats) {
-		line := tool + "\t" + server + "\t"
-		for _, r := range levels {
-			if c := r.CPU; c != nil {
-				measured = true
-				line += fmt.Sprintf("%.2f\t%.2f\t%.2f\t%.2f\t", c.Client, c.Server, c.Database, c.Total())
+	row := func(t *ToolResult, sr *ServerResult) {
+		levels, server := t.RawRate, "raw SQL"
+		if sr != nil {
+			levels, server = sr.Rate, sr.Server
+		}
+		line := t.Tool + "\t" + server + "\t"
+		for i, r := range levels {
+			c := r.CPU
+			if c == nil {
+				line += "-\t-\t-\t-\t-\t"
+				continue
+			}
+			measured = true
+			line += fmt.Sprintf("%.2f\t%.2f\t%.2f\t%.2f\t", c.Client, c.Server, c.Database, c.Total())
+			ratio, ok := 0.0, false
+			if sr != nil {
+				ratio, ok = t.CPURatio(sr, i)
+			}
+			if ok {
+				line += fmt.Sprintf("%.2f\t", ratio)
 			} else {
-				line += "-\t-\t-\t-\t"
+				line += "-\t"
 			}
 		}
 		fmt.Fprintln(tw, line)
 	}
 	for _, t := range res.Tools {
 		if t.Statements > 0 {
-			row(t.Tool, "raw SQL", t.RawRate)
+			row(t, nil)
 		}
 		for _, sr := range t.Servers {
-			row(t.Tool, sr.Server, sr.Rate)
+			row(t, sr)
 		}
 	}
 	tw.Flush()
@@ -134,7 +148,8 @@ func (res *Result) writeCPU(w io.Writer) {
 	fmt.Fprintln(w)
 	w.Write(table.Bytes())
 	fmt.Fprintln(w, "\nprocessor time per call, ms, while calls/s were measured: client, bench itself (the go-sdk client, or pgx for the raw SQL);")
-	fmt.Fprintln(w, "server, the server's process; database, PostgreSQL's processes (to the clock tick, 10 ms, over the level's calls).")
+	fmt.Fprintln(w, "server, the server's process; database, PostgreSQL's processes (to the clock tick, 10 ms, over the level's calls);")
+	fmt.Fprintln(w, "raw/own, the raw SQL's database time over the server's and the database's for the server's call: 1 costs nothing beyond the SQL.")
 }
 
 // writeStages writes where each server's time goes, stage by stage, when
