@@ -36,7 +36,7 @@ func Build(p *reports.Plan) (string, []any, error) {
 	}
 	ctes = append(ctes, "facts AS ("+strings.Join(branches, " UNION ALL ")+")")
 	if srcs := b.rolled(); srcs != nil {
-		ctes = append(ctes, b.teamed(srcs))
+		ctes = append(ctes, b.teamed(srcs)...)
 		b.fromTeamed = true
 	}
 	outer := b.add("", b.outer())

@@ -248,7 +248,7 @@ func (b *builder) rolled() []*catalog.Source {
 
 // rolledBranch selects a rollup's rows in the period as (team, day, p…,
 // k…, l…), while the rollups are fresh.
-func (b *builder) rolledBranch(src *catalog.Source, fresh sq.Sqlizer) sq.Sqlizer {
+func (b *builder) rolledBranch(src *catalog.Source) sq.Sqlizer {
 	q := sq.Select("r.team", "r.day")
 	i := 0
 	for _, m := range b.plan.Metrics {
@@ -268,14 +268,16 @@ func (b *builder) rolledBranch(src *catalog.Source, fresh sq.Sqlizer) sq.Sqlizer
 			q = q.Column(fmt.Sprintf("0 AS k%d", j)).Column(fmt.Sprintf("0 AS l%d", j))
 		}
 	}
-	return q.From(Rolled(src) + " r").Where(sq.Expr("r.day BETWEEN ? AND ?", b.plan.Period.Start, b.plan.Period.End)).Where(fresh)
+	return q.From(Rolled(src) + " r").Where(sq.Expr("r.day BETWEEN ? AND ?", b.plan.Period.Start, b.plan.Period.End)).
+		Where("(SELECT ok FROM fresh)")
 }
 
-// teamed gives every row its team: the rollups' rows while they are fresh,
-// and otherwise the agent-days joined to their spans. The agent-days come
-// first, so that the union takes its columns' types from them.
-func (b *builder) teamed(srcs []*catalog.Source) string {
-	fresh := b.fresh(srcs)
+// teamed gives every row its team: the rollups' rows while they are fresh
+// (the CTE fresh, read once), and otherwise the agent-days joined to their
+// spans. The agent-days come first, so that the union takes its columns'
+// types from them.
+func (b *builder) teamed(srcs []*catalog.Source) []string {
+	fresh := "fresh AS (SELECT " + b.add("", b.fresh(srcs)) + " AS ok)"
 	cols := []string{"t.team", "x.day"}
 	for i := range b.plan.Parts() {
 		cols = append(cols, fmt.Sprintf("x.p%d", i))
@@ -283,15 +285,11 @@ func (b *builder) teamed(srcs []*catalog.Source) string {
 	for j := range b.plan.Metrics {
 		cols = append(cols, fmt.Sprintf("x.k%d", j), fmt.Sprintf("x.l%d", j))
 	}
-	freshSQL, freshArgs, err := fresh.ToSql()
-	if err != nil && b.err == nil {
-		b.err = err
-	}
 	branches := []string{b.add("", sq.Select(cols...).From("facts x").
 		Join("spans t ON t.agent = x.agent AND x.day >= t.since AND (t.until IS NULL OR x.day < t.until)").
-		Where(sq.Expr("NOT "+freshSQL, freshArgs...)))}
+		Where("NOT (SELECT ok FROM fresh)"))}
 	for _, src := range srcs {
-		branches = append(branches, b.add("", b.rolledBranch(src, fresh)))
+		branches = append(branches, b.add("", b.rolledBranch(src)))
 	}
-	return "teamed AS (" + strings.Join(branches, " UNION ALL ") + ")"
+	return []string{fresh, "teamed AS (" + strings.Join(branches, " UNION ALL ") + ")"}
 }
