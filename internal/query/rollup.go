@@ -63,7 +63,8 @@ func leftColumn(m *catalog.Metric) string        { return ident(m.ID + ":l") }
 
 // rollupSelect is the statement a source's rollup is built by: every
 // metric's parts summed by team and day, over the agent-days of teams on
-// the floor that day, up to the source's load watermark.
+// the floor that day, up to the source's load watermark. Its rows come in
+// order of day, so that a period's rows lie together on few pages.
 func rollupSelect(cat *catalog.Catalog, src *catalog.Source) string {
 	col := func(name string) string { return "s." + ident(name) }
 	cols := []string{"t.team", "s." + ident(src.DayKey) + " AS day"}
@@ -88,7 +89,8 @@ FROM %s s
 JOIN (%s) t ON t.agent = %s AND %s >= t.since AND (t.until IS NULL OR %s < t.until)
 JOIN (%s) f ON f.team = t.team AND %s >= f.since AND (f.until IS NULL OR %s < f.until)
 WHERE f.counts AND %s <= (SELECT max(l.%s) FROM %s l WHERE l.%s = %s AND l.%s IS NOT NULL)
-GROUP BY 1, 2`, strings.Join(cols, ", "), relation(src.Relation), teams, agent, day, day, floor, day, day,
+GROUP BY 1, 2
+ORDER BY 2, 1`, strings.Join(cols, ", "), relation(src.Relation), teams, agent, day, day, floor, day, day,
 		day, ident(l.Day), relation(l.Relation), ident(l.Source), literal(src.Load), ident(l.Finished))
 }
 

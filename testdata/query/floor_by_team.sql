@@ -2,7 +2,7 @@ WITH spans AS (SELECT t.agent, t.team, greatest(t.since, f.since) AS since, leas
 -- $1 = 2026-10-19T00:00:00Z
 -- $2 = 2026-11-15T00:00:00Z
 -- $3 = metrics.agent_sales_daily
--- $4 = 698f1c932df3a716
+-- $4 = 316a887cd1663e0d
 -- $5 = metrics.agent_sales_daily
 -- $6 = agent_sales_daily
 -- $7 = 2026-10-19T00:00:00Z

@@ -2,7 +2,7 @@ WITH spans AS (SELECT t.agent, t.team, greatest(t.since, f.since) AS since, leas
 -- $1 = 2026-10-19T00:00:00Z
 -- $2 = 2026-11-15T00:00:00Z
 -- $3 = metrics.agent_time_daily
--- $4 = c48ef1ae7df14f5f
+-- $4 = 6d53a13de31a3569
 -- $5 = metrics.agent_time_daily
 -- $6 = agent_time_daily
 -- $7 = 2026-10-19T00:00:00Z
