@@ -191,9 +191,11 @@ CREATE VIEW %[4]s AS SELECT r.* FROM %[1]s r WHERE (SELECT (%[5]s.caller_reach()
 	}
 	fmt.Fprintf(&b, `
 -- Builds again every rollup whose definition, loads, source or roster
--- changed since it was built; one refresh at a time.
+-- changed since it was built; one refresh at a time. It runs with its
+-- owner's rights, so it names every relation by its schema and looks up
+-- nothing else anywhere but pg_catalog.
 CREATE FUNCTION %[1]s RETURNS TABLE (rolled text, row_count bigint, took_ms double precision)
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER AS $$
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_column
 DECLARE
     loads_now text;
