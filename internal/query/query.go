@@ -209,9 +209,21 @@ func floorSpans(cat *catalog.Catalog) sq.SelectBuilder {
 // watermark is the newest day a finished load of a nightly source covered,
 // as a scalar subquery.
 func (b *builder) watermark(src *catalog.Source, agg string) sq.Sqlizer {
-	l := b.cat.Loads()
-	return sq.Expr(fmt.Sprintf("(SELECT %s(l.%s) FROM %s l WHERE l.%s = ? AND l.%s IS NOT NULL)",
-		agg, ident(l.Day), relation(l.Relation), ident(l.Source), ident(l.Finished)), src.Load)
+	return sq.Expr(watermark(b.cat, agg, "?"), src.Load)
+}
+
+// watermark is agg (min or max) of the days a source's finished loads
+// covered, as a scalar subquery; source is the SQL for the source's name in
+// the loads relation.
+func watermark(cat *catalog.Catalog, agg, source string) string {
+	return finishedLoads(cat, agg+"(l."+ident(cat.Loads().Day)+")", source)
+}
+
+// finishedLoads is a scalar subquery of expr over the finished runs of a
+// source's loads, as l; source is the SQL for the source's name.
+func finishedLoads(cat *catalog.Catalog, expr, source string) string {
+	l := cat.Loads()
+	return fmt.Sprintf("(SELECT %s FROM %s l WHERE l.%s = %s AND l.%s IS NOT NULL)", expr, relation(l.Relation), ident(l.Source), source, ident(l.Finished))
 }
 
 // dayOf is the floor's day of a source row aliased s.

@@ -80,18 +80,13 @@ func rollupSelect(cat *catalog.Catalog, src *catalog.Source) string {
 		cols = append(cols, fmt.Sprintf("count(*) FILTER (WHERE %s) AS %s", cond, keptColumn(m)),
 			fmt.Sprintf("count(*) FILTER (WHERE NOT (%s)) AS %s", cond, leftColumn(m)))
 	}
-	teams, _, _ := teamSpans(cat).ToSql()
-	floor, _, _ := floorSpans(cat).ToSql()
-	day, agent := col(src.DayKey), col(src.AgentKey)
-	l := cat.Loads()
+	day := col(src.DayKey)
 	return fmt.Sprintf(`SELECT %s
 FROM %s s
-JOIN (%s) t ON t.agent = %s AND %s >= t.since AND (t.until IS NULL OR %s < t.until)
-JOIN (%s) f ON f.team = t.team AND %s >= f.since AND (f.until IS NULL OR %s < f.until)
-WHERE f.counts AND %s <= (SELECT max(l.%s) FROM %s l WHERE l.%s = %s AND l.%s IS NOT NULL)
+%s
+WHERE f.counts AND %s <= %s
 GROUP BY 1, 2
-ORDER BY 2, 1`, strings.Join(cols, ", "), relation(src.Relation), teams, agent, day, day, floor, day, day,
-		day, ident(l.Day), relation(l.Relation), ident(l.Source), literal(src.Load), ident(l.Finished))
+ORDER BY 2, 1`, strings.Join(cols, ", "), relation(src.Relation), teamAndFloor(cat, col(src.AgentKey), day), day, watermark(cat, "max", literal(src.Load)))
 }
 
 // rollupDigest names a rollup's definition: a rollup built by another
@@ -106,9 +101,7 @@ func rollupDigest(cat *catalog.Catalog, src *catalog.Source) string {
 // newest finish, as text that no session setting changes. source is the
 // SQL for the source's name in the loads relation.
 func loadStamp(cat *catalog.Catalog, source string) string {
-	l := cat.Loads()
-	return fmt.Sprintf("(SELECT count(*)::text || ' ' || coalesce(extract(epoch FROM max(l.%s))::text, '') FROM %s l WHERE l.%s = %s AND l.%s IS NOT NULL)",
-		ident(l.Finished), relation(l.Relation), ident(l.Source), source, ident(l.Finished))
+	return finishedLoads(cat, "count(*)::text || ' ' || coalesce(extract(epoch FROM max(l."+ident(cat.Loads().Finished)+"))::text, '')", source)
 }
 
 // rolledUp returns the catalogue's rolled-up sources.

@@ -201,14 +201,6 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION %[1]s.caller_reach() FROM PUBLIC;
 `, SeenSchema, CallerSetting, DaySetting, DefaultReachSetting, spans, keptSetting, ReachInForce("c.person", "c.day"), int(ReachKept.Seconds()))
-	teams, _, err := teamSpans(cat).ToSql()
-	if err != nil {
-		panic(err) // a constant shape with no arguments
-	}
-	floor, _, err := floorSpans(cat).ToSql()
-	if err != nil {
-		panic(err)
-	}
 	for _, src := range cat.Sources() {
 		agent := "s." + ident(src.AgentKey)
 		day, first := "s."+ident(src.DayKey), ident(src.DayKey)
@@ -235,16 +227,15 @@ CREATE VIEW %[6]s AS SELECT min(%[7]s) AS first FROM %[3]s;
 DO $do$
 BEGIN
     EXECUTE 'CREATE VIEW %[2]s AS SELECT ' || (
-        SELECT pg_catalog.string_agg(CASE WHEN a.attname = %[6]s
+        SELECT pg_catalog.string_agg(CASE WHEN a.attname = %[5]s
                 THEN pg_catalog.format('pg_catalog.md5(s.%%I::text || pg_catalog.now()::text) AS %%I', a.attname, a.attname)
                 ELSE pg_catalog.format('s.%%I', a.attname) END, ', ' ORDER BY a.attnum)
         FROM pg_catalog.pg_attribute a
-        WHERE a.attrelid = %[7]s::regclass AND a.attnum > 0 AND NOT a.attisdropped) || $v$ FROM %[3]s s
-JOIN (%[8]s) t ON t.agent = %[4]s AND %[5]s >= t.since AND (t.until IS NULL OR %[5]s < t.until)
-JOIN (%[9]s) f ON f.team = t.team AND %[5]s >= f.since AND (f.until IS NULL OR %[5]s < f.until)
+        WHERE a.attrelid = %[6]s::regclass AND a.attnum > 0 AND NOT a.attisdropped) || $v$ FROM %[3]s s
+%[4]s
 WHERE f.counts AND (SELECT (%[1]s.caller_reach()).totals)$v$;
 END $do$;
-`, SeenSchema, Totals(src), relation(src.Relation), agent, day, literal(src.AgentKey), literal(relation(src.Relation)), teams, floor)
+`, SeenSchema, Totals(src), relation(src.Relation), teamAndFloor(cat, agent, day), literal(src.AgentKey), literal(relation(src.Relation)))
 	}
 	b.WriteString(rollupViews(cat))
 	return b.String()
@@ -259,6 +250,17 @@ func ReachInForce(person, day string) string {
     WHERE (x.person_id = %[1]s
            OR x.group_id IN (SELECT g.group_id FROM plumbline.group_members g WHERE g.person_id = %[1]s))
       AND x.from_day <= %[2]s AND (x.to_day IS NULL OR x.to_day >= %[2]s)`, person, day)
+}
+
+// teamAndFloor joins the rows of a source, whose agent and day are the SQL
+// expressions given, to the team the agent was on that day (t) and that
+// team's place on the floor that day (f): "WHERE f.counts" keeps the rows
+// that count for the floor.
+func teamAndFloor(cat *catalog.Catalog, agent, day string) string {
+	teams, _, _ := teamSpans(cat).ToSql() // constant shapes with no arguments
+	floor, _, _ := floorSpans(cat).ToSql()
+	return fmt.Sprintf(`JOIN (%[1]s) t ON t.agent = %[3]s AND %[4]s >= t.since AND (t.until IS NULL OR %[4]s < t.until)
+JOIN (%[2]s) f ON f.team = t.team AND %[4]s >= f.since AND (f.until IS NULL OR %[4]s < f.until)`, teams, floor, agent, day)
 }
 
 // literal quotes a string as an SQL literal.
