@@ -61,6 +61,27 @@ func newCPUClock(ctx context.Context, pool *pgxpool.Pool) *cpuClock {
 	return &cpuClock{postmaster: st.ppid}
 }
 
+// Clock reads the processor time this process and the database's processes
+// have used so far, for a Go benchmark to report per call.
+type Clock struct{ c *cpuClock }
+
+// NewClock finds the database's processes through a connection of pool. It
+// returns nil when they cannot be read (the database is not on this
+// machine).
+func NewClock(ctx context.Context, pool *pgxpool.Pool) *Clock {
+	if c := newCPUClock(ctx, pool); c != nil {
+		return &Clock{c}
+	}
+	return nil
+}
+
+// Read returns the processor time used so far by this process (to the
+// microsecond) and by the database's processes (to the clock tick).
+func (k *Clock) Read() (self, database time.Duration) {
+	t := k.c.read(0)
+	return t.client, t.database
+}
+
 // around runs a level's calls and adds to its figures the processor time
 // they took per call, with server the server's process (0 for none).
 func (c *cpuClock) around(server int, measure func() *Stats) *Stats {

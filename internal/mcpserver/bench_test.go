@@ -25,12 +25,15 @@ import (
 )
 
 // BenchmarkSalesByTeam4Weeks runs one representative call, submitted sales
-// and close rate per team over the last four whole weeks on the floor, seven
+// and close rate per team over the last four whole weeks on the floor, eight
 // ways side by side: the whole MCP call over Streamable HTTP and in memory,
 // in memory without the request log, over HTTP from a bare HTTP client (the
 // server's side alone, for its allocations) answered directly and through
-// the go-sdk, the same SQL run directly with pgx, and the store's round
-// trip for it (its transaction, settings and coverage read).
+// the go-sdk, the same from the least server that logs a call before it
+// answers it, the same SQL run directly with pgx, and the store's round
+// trip for it (its transaction, settings and coverage read). Those posted
+// as bytes, and pgx's, report the processor time a call took, here and in
+// the database.
 func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 	// No answer is kept, so that every call computes its answer, as
 	// plumbline-bench measures them.
@@ -64,23 +67,6 @@ func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 		})
 	}
 
-	// The server's side alone: the same call posted as bytes by a bare
-	// HTTP client, so that allocations per call are the server's (and
-	// net/http's few for the client).
-	// The same through the go-sdk's own handling of every request, for what
-	// answering a tool call directly saves.
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sales","arguments":` + args + `}}`
-	for _, side := range []struct {
-		name   string
-		direct bool
-	}{{"mcp_http_server_side", true}, {"mcp_http_server_side_sdk", false}} {
-		b.Run(side.name, func(b *testing.B) {
-			mcpserver.SetDirect(side.direct)
-			defer mcpserver.SetDirect(true)
-			serverSide(b, ts.URL, body)
-		})
-	}
-
 	cat := f.engine.Catalog()
 	submitted, _ := cat.Metric("submitted_sales")
 	closeRate, _ := cat.Metric("close_rate")
@@ -101,17 +87,48 @@ func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer pool.Close()
+	clock := bench.NewClock(ctx, pool)
+	if clock == nil {
+		b.Fatal("the database's processes cannot be read on this machine")
+	}
+
+	// The server's side alone: the same call posted as bytes by a bare
+	// HTTP client, so that allocations per call are the server's (and
+	// net/http's few for the client).
+	// The same through the go-sdk's own handling of every request, for what
+	// answering a tool call directly saves.
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sales","arguments":` + args + `}}`
+	for _, side := range []struct {
+		name   string
+		direct bool
+	}{{"mcp_http_server_side", true}, {"mcp_http_server_side_sdk", false}} {
+		b.Run(side.name, func(b *testing.B) {
+			mcpserver.SetDirect(side.direct)
+			defer mcpserver.SetDirect(true)
+			processor(b, clock, func() { serverSide(b, ts.URL, body, `"close_rate"`) })
+		})
+	}
+	// The least any server pays for this call: the same bytes, a log row
+	// committed before the same SQL runs, and its rows as JSON.
+	least := leastServer(b, pool, stmt, sqlArgs)
+	defer least.Close()
+	b.Run("least_http_server_side", func(b *testing.B) {
+		processor(b, clock, func() { serverSide(b, least.URL, body, `"rows":[[`) })
+	})
+
 	b.Run("pgx_sql", func(b *testing.B) {
-		for b.Loop() {
-			rows, err := pool.Query(ctx, stmt, sqlArgs...)
-			if err != nil {
-				b.Fatal(err)
+		processor(b, clock, func() {
+			for b.Loop() {
+				rows, err := pool.Query(ctx, stmt, sqlArgs...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
+				if err != nil || len(got) < 3 {
+					b.Fatal(err, got)
+				}
 			}
-			got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
-			if err != nil || len(got) < 3 {
-				b.Fatal(err, got)
-			}
-		}
+		})
 	})
 	b.Run("store_run", func(b *testing.B) {
 		for b.Loop() {
@@ -123,9 +140,61 @@ func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 	})
 }
 
+// processor runs loop, which makes b.N calls, and reports the processor
+// time a call took in this process (the server's side and its client) and
+// in the database's processes.
+func processor(b *testing.B, clock *bench.Clock, loop func()) {
+	self, database := clock.Read()
+	loop()
+	self2, database2 := clock.Read()
+	b.ReportMetric(float64((self2-self).Microseconds())/float64(b.N), "self-µs/op")
+	b.ReportMetric(float64((database2-database).Microseconds())/float64(b.N), "db-µs/op")
+}
+
+// leastServer answers a tools/call as little as a server can that logs
+// every call before it runs it: it decodes the body, commits a row of the
+// tool and its arguments, runs stmt and writes its rows as JSON. It has no
+// sign-in, no governance and no text for the model.
+func leastServer(b *testing.B, pool *pgxpool.Pool, stmt string, args []any) *httptest.Server {
+	if _, err := pool.Exec(context.Background(), `CREATE TABLE least_log (
+		at timestamptz NOT NULL DEFAULT now(), tool text NOT NULL, arguments jsonb NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage
+			Params struct {
+				Name      string
+				Arguments json.RawMessage
+			}
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if _, err := pool.Exec(r.Context(), `INSERT INTO least_log (tool, arguments) VALUES ($1, $2)`,
+			req.Params.Name, req.Params.Arguments); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		rows, err := pool.Query(r.Context(), stmt, args...)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		values, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([]any, error) { return r.Values() })
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{"rows": values}})
+	}))
+}
+
 // serverSide posts body to the server at url as a bare HTTP client would,
-// once a loop, and fails on anything but an answer.
-func serverSide(b *testing.B, url, body string) {
+// once a loop, and fails on anything but an answer holding want.
+func serverSide(b *testing.B, url, body, want string) {
 	for b.Loop() {
 		req, _ := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -137,7 +206,7 @@ func serverSide(b *testing.B, url, body string) {
 		}
 		got, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 200 || !bytes.Contains(got, []byte(`"close_rate"`)) {
+		if resp.StatusCode != 200 || !bytes.Contains(got, []byte(want)) {
 			b.Fatalf("%s: %.300s", resp.Status, got)
 		}
 	}
