@@ -233,6 +233,33 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
+// grantFlags are the flags of the commands that apply or check the grants:
+// the grant files, the roles and the analyst's limits.
+type grantFlags struct {
+	dirs   grants.Dirs
+	roles  grants.Roles
+	limits grants.Limits
+}
+
+// addGrantFlags adds the grants' flags; with logins, the logins' names too.
+func addGrantFlags(f *flags, logins bool) *grantFlags {
+	g := &grantFlags{}
+	f.register(func(fs *flag.FlagSet) {
+		g.dirs.RegisterFlags(fs)
+		g.roles.RegisterFlags(fs, logins)
+		g.limits.RegisterFlags(fs)
+	})
+	return g
+}
+
+// load checks the role names and loads the reader's grant files.
+func (g *grantFlags) load() ([]*grants.Grant, error) {
+	if err := checkRoles(g.roles); err != nil {
+		return nil, err
+	}
+	return g.dirs.Load()
+}
+
 // checkRoles checks the role names the flags gave; a bad one is a usage
 // error.
 func checkRoles(r grants.Roles) error {

@@ -19,16 +19,9 @@ func writeContract(_ context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) > 1 {
-		return fmt.Errorf("%w: give at most one catalogue directory", errUsage)
-	}
-	dir := ""
-	if len(rest) == 1 {
-		dir = rest[0]
-	}
-	cat, err := loadCatalog(dir)
+	cat, _, err := catalogArg(rest)
 	if err != nil {
-		return fmt.Errorf("load catalogue:\n%w", err)
+		return err
 	}
 	snap, err := snapshotOf(cat)
 	if err != nil {

@@ -41,11 +41,7 @@ func demo(ctx context.Context, args []string, s *streams) error {
 		}
 		now, clock = t, func() time.Time { return t }
 	}
-	log, err := logger(s.err, sf.LogLevel)
-	if err != nil {
-		return err
-	}
-	stopDebug, err := server.ServeDebug(sf.DebugAddr, log)
+	log, stopDebug, err := sf.logging(s.err)
 	if err != nil {
 		return err
 	}

@@ -22,19 +22,12 @@ func docs(_ context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(rest) > 1:
-		return fmt.Errorf("%w: give at most one catalogue directory", errUsage)
-	case *out == "":
+	if *out == "" {
 		return fmt.Errorf("%w: -o is required: the directory to write the site into", errUsage)
 	}
-	dir := ""
-	if len(rest) == 1 {
-		dir = rest[0]
-	}
-	cat, err := loadCatalog(dir)
+	cat, dir, err := catalogArg(rest)
 	if err != nil {
-		return fmt.Errorf("load catalogue:\n%w", err)
+		return err
 	}
 	reviews, err := docsGrants("grants", *grants, dir, "sql/grants", sqlfiles.Grants())
 	if err != nil {

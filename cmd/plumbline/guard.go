@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/internal/dbcheck"
-	"plumbline/internal/grants"
 )
 
 func runGuard(ctx context.Context, args []string, s *streams) error {
@@ -16,24 +14,14 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 	db := f.string("db", "", "PostgreSQL connection `string` of plumbline's login (required)")
 	analystDSN := f.string("analyst-db", "", "PostgreSQL connection `string` of the analyst's door's login, to check it too")
 	catalogDir := f.string("catalog", "", "catalogue `directory` the database serves, whose sources the login must read only through the views that filter them by reach (default: the embedded demo catalogue)")
-	var dirs grants.Dirs
-	var roles grants.Roles
-	var limits grants.Limits
-	f.register(func(fs *flag.FlagSet) {
-		dirs.RegisterFlags(fs)
-		roles.RegisterFlags(fs, false)
-		limits.RegisterFlags(fs)
-	})
+	g := addGrantFlags(f, false)
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
 	if *db == "" {
 		return fmt.Errorf("%w: --db is required", errUsage)
 	}
-	if err := checkRoles(roles); err != nil {
-		return err
-	}
-	gs, err := dirs.Load()
+	gs, err := g.load()
 	if err != nil {
 		return err
 	}
@@ -46,14 +34,14 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 		return fmt.Errorf("cannot reach the database: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	rep, err := dbcheck.Inspect(ctx, conn, dbcheck.LoginPolicy(roles, gs, cat))
+	rep, err := dbcheck.Inspect(ctx, conn, dbcheck.LoginPolicy(g.roles, gs, cat))
 	if err != nil {
 		return err
 	}
 	fmt.Fprint(s.out, rep)
 	ok := rep.OK()
 	if *analystDSN != "" {
-		ags, err := dirs.LoadAnalyst()
+		ags, err := g.dirs.LoadAnalyst()
 		if err != nil {
 			return err
 		}
@@ -62,11 +50,11 @@ func runGuard(ctx context.Context, args []string, s *streams) error {
 			return fmt.Errorf("cannot reach the database as the analyst's door's login: %w", err)
 		}
 		defer agent.Close(context.WithoutCancel(ctx))
-		arep, err := dbcheck.Inspect(ctx, agent, dbcheck.AnalystPolicy(roles, ags))
+		arep, err := dbcheck.Inspect(ctx, agent, dbcheck.AnalystPolicy(g.roles, ags))
 		if err != nil {
 			return err
 		}
-		extra, err := dbcheck.InspectLimits(ctx, agent, roles.Analyst, limits)
+		extra, err := dbcheck.InspectLimits(ctx, agent, g.roles.Analyst, g.limits)
 		if err != nil {
 			return err
 		}

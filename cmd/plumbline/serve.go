@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"time"
@@ -96,11 +97,7 @@ func serve(ctx context.Context, args []string, s *streams) error {
 	if *db == "" {
 		return fmt.Errorf("%w: --db is required", errUsage)
 	}
-	log, err := logger(s.err, sf.LogLevel)
-	if err != nil {
-		return err
-	}
-	stopDebug, err := server.ServeDebug(sf.DebugAddr, log)
+	log, stopDebug, err := sf.logging(s.err)
 	if err != nil {
 		return err
 	}
@@ -117,6 +114,36 @@ func serve(ctx context.Context, args []string, s *streams) error {
 		return fmt.Errorf("%w: the stdio transport needs a token in $%s; create one with: plumbline token create --service NAME", errUsage, server.TokenEnv)
 	}
 	return server.RunStdio(ctx, *db, settings, &sf.auth, token, "$"+server.TokenEnv, os.Stdin, os.Stdout)
+}
+
+// logging starts the log the flags ask for, on w, and the runtime figures
+// listener if --debug-addr names one; stop closes that listener.
+func (sf *serverFlags) logging(w io.Writer) (log *slog.Logger, stop func(), err error) {
+	if log, err = logger(w, sf.LogLevel); err != nil {
+		return nil, nil, err
+	}
+	if stop, err = server.ServeDebug(sf.DebugAddr, log); err != nil {
+		return nil, nil, err
+	}
+	return log, stop, nil
+}
+
+// catalogArg loads the catalogue a command's arguments name: at most one
+// directory, or none for the embedded demo catalogue. It returns the
+// directory too, empty for the demo's.
+func catalogArg(rest []string) (*catalog.Catalog, string, error) {
+	if len(rest) > 1 {
+		return nil, "", fmt.Errorf("%w: give at most one catalogue directory", errUsage)
+	}
+	dir := ""
+	if len(rest) == 1 {
+		dir = rest[0]
+	}
+	cat, err := loadCatalog(dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("load catalogue:\n%w", err)
+	}
+	return cat, dir, nil
 }
 
 // loadCatalog loads the catalogue in dir, or the embedded demo catalogue.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -20,25 +19,15 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	printSQL := f.boolean("print", false, "print the role and grant SQL instead of applying it")
 	catalogDir := f.string("catalog", "", "catalogue `directory` the database will serve: every relation it reads must exist and have a grant file (default: the embedded demo catalogue)")
 	sqlDir := f.string("sql", "", "`directory` of your own SQL files (NNNN_name.sql, such as the views that present your data as the catalogue reads it), applied once each, in order, before the grants")
-	var dirs grants.Dirs
-	var roles grants.Roles
-	var limits grants.Limits
-	f.register(func(fs *flag.FlagSet) {
-		dirs.RegisterFlags(fs)
-		roles.RegisterFlags(fs, true)
-		limits.RegisterFlags(fs)
-	})
+	g := addGrantFlags(f, true)
 	if _, err := f.parse(args); err != nil {
 		return err
 	}
-	if err := checkRoles(roles); err != nil {
-		return err
-	}
-	gs, err := dirs.Load()
+	gs, err := g.load()
 	if err != nil {
 		return err
 	}
-	ags, err := dirs.LoadAnalyst()
+	ags, err := g.dirs.LoadAnalyst()
 	if err != nil {
 		return err
 	}
@@ -47,7 +36,7 @@ func setup(ctx context.Context, args []string, s *streams) error {
 		return err
 	}
 	if *printSQL {
-		script, err := grants.Script(roles, limits, append(gs, ags...), cat)
+		script, err := grants.Script(g.roles, g.limits, append(gs, ags...), cat)
 		if err != nil {
 			return err
 		}
@@ -57,7 +46,7 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	if *db == "" {
 		return fmt.Errorf("%w: --db is required (or --print)", errUsage)
 	}
-	plan := provision.Plan{Roles: roles, Grants: append(gs, ags...), Limits: limits, Catalog: cat}
+	plan := provision.Plan{Roles: g.roles, Grants: append(gs, ags...), Limits: g.limits, Catalog: cat}
 	if *sqlDir != "" {
 		plan.SQL = os.DirFS(*sqlDir)
 	}
@@ -69,7 +58,7 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	applied, err := provision.Database(ctx, conn, plan)
 	var refusal *provision.Refusal
 	if errors.As(err, &refusal) {
-		return fmt.Errorf("%w\n%s", err, defaultsHint(dirs, *catalogDir, *sqlDir))
+		return fmt.Errorf("%w\n%s", err, defaultsHint(g.dirs, *catalogDir, *sqlDir))
 	}
 	own := 0
 	for _, name := range applied {
@@ -81,11 +70,11 @@ func setup(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "Roles %s, %s, %s and %s and the logins %s and %s are in place.\n", roles.Reader, roles.Logger, roles.Auth,
-		roles.Analyst, roles.App, roles.Agent)
+	fmt.Fprintf(s.out, "Roles %s, %s, %s and %s and the logins %s and %s are in place.\n", g.roles.Reader, g.roles.Logger, g.roles.Auth,
+		g.roles.Analyst, g.roles.App, g.roles.Agent)
 	fmt.Fprintf(s.out, "The reader may read %d relations: %s.\n", len(gs), strings.Join(grants.Relations(gs), ", "))
 	fmt.Fprintf(s.out, "The analyst may read %d relations: %s.\n", len(ags), strings.Join(grants.Relations(ags), ", "))
-	fmt.Fprintf(s.out, "Now check the login: plumbline guard --db <connection string of %s>\n", roles.App)
+	fmt.Fprintf(s.out, "Now check the login: plumbline guard --db <connection string of %s>\n", g.roles.App)
 	return nil
 }
 
