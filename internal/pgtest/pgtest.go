@@ -277,19 +277,31 @@ func (s *server) setUp() error {
 	}
 	s.dsn = dsn
 	s.templates = map[time.Time]string{}
-	conn, err := pgx.Connect(ctx, s.dsn)
+	// Test binaries sharing a server take turns creating the roles.
+	conn, err := s.turn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	// Test binaries sharing a server take turns creating the roles.
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtext('plumbline.pgtest'))"); err != nil {
-		return err
-	}
 	if err := createLogin(ctx, conn, Roles); err != nil {
 		return fmt.Errorf("create plumbline's roles: %w", err)
 	}
 	return nil
+}
+
+// turn connects to the server and waits for its turn on the advisory lock
+// that test binaries sharing the server take turns on; the lock is the
+// connection's until it closes.
+func (s *server) turn(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.Connect(ctx, s.dsn)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtext('plumbline.pgtest'))"); err != nil {
+		conn.Close(ctx)
+		return nil, err
+	}
+	return conn, nil
 }
 
 // template returns the template database of the floor generated up to now,
@@ -316,14 +328,11 @@ func (s *server) template(now time.Time) (string, error) {
 // the same server already built it from the same inputs. Test binaries
 // running in parallel against one server take turns on an advisory lock.
 func (s *server) ensureTemplate(ctx context.Context, template string, floor *demofloor.Floor) error {
-	conn, err := pgx.Connect(ctx, s.dsn)
+	conn, err := s.turn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtext('plumbline.pgtest'))"); err != nil {
-		return err
-	}
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", template).Scan(&exists); err != nil || exists {
 		return err

@@ -3,7 +3,6 @@ package reference
 import (
 	"sort"
 	"strings"
-	"unicode"
 )
 
 // Names typed wrong. When a name or an email matches nothing, the people
@@ -97,14 +96,7 @@ func nameCloseness(typed []string, name string) int {
 // lowerPlain is text in lower case without its accents, not split.
 func lowerPlain(s string) string {
 	var b strings.Builder
-	for _, r := range s {
-		if r >= 0x300 && r <= 0x36f {
-			continue
-		}
-		r = unicode.ToLower(r)
-		if p, ok := bare[r]; ok {
-			r = p
-		}
+	for r := range plainRunes(s) {
 		b.WriteRune(r)
 	}
 	return b.String()

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"iter"
 	"strings"
 	"unicode"
 )
@@ -38,14 +39,7 @@ func nameWords(s string) []string {
 			b.Reset()
 		}
 	}
-	for _, r := range s {
-		if r >= 0x300 && r <= 0x36f {
-			continue
-		}
-		r = unicode.ToLower(r)
-		if p, ok := bare[r]; ok {
-			r = p
-		}
+	for r := range plainRunes(s) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			b.WriteRune(r)
 		} else {
@@ -54,6 +48,25 @@ func nameWords(s string) []string {
 	}
 	flush()
 	return out
+}
+
+// plainRunes yields s's letters in lower case, a precomposed letter through
+// the table above and a combining mark left out.
+func plainRunes(s string) iter.Seq[rune] {
+	return func(yield func(rune) bool) {
+		for _, r := range s {
+			if r >= 0x300 && r <= 0x36f {
+				continue
+			}
+			r = unicode.ToLower(r)
+			if p, ok := bare[r]; ok {
+				r = p
+			}
+			if !yield(r) {
+				return
+			}
+		}
+	}
 }
 
 func sameWords(a, b []string) bool {
