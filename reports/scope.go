@@ -32,8 +32,13 @@ type stintsKey struct {
 }
 
 // maxStintsMemo bounds how many scopes and periods a directory keeps the
-// stints of; past it, it starts afresh.
-const maxStintsMemo = 64
+// stints of, and maxMemoStints how many stints they hold in all (80 bytes
+// each): past either, it starts afresh, so that on a floor of thousands
+// the memo holds a megabyte or so, not a copy of the floor per period.
+const (
+	maxStintsMemo = 64
+	maxMemoStints = 1 << 14
+)
 
 // scoped is what a directory works out once for a scope and period and
 // keeps: the stints, and the groups an answer by team or by agent must show
@@ -60,12 +65,17 @@ func (d *Directory) scoped(s Scope, p Period) *scoped {
 		return out
 	}
 	out = &scoped{stints: d.workOutStints(s, p)}
+	n := len(out.stints)
+	if n > maxMemoStints {
+		return out
+	}
 	d.stintsMu.Lock()
 	defer d.stintsMu.Unlock()
-	if d.stintsMemo == nil || len(d.stintsMemo) >= maxStintsMemo {
-		d.stintsMemo = map[stintsKey]*scoped{}
+	if d.stintsMemo == nil || len(d.stintsMemo) >= maxStintsMemo || d.memoStints+n > maxMemoStints {
+		d.stintsMemo, d.memoStints = map[stintsKey]*scoped{}, 0
 	}
 	d.stintsMemo[k] = out
+	d.memoStints += n
 	return out
 }
 

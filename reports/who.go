@@ -49,6 +49,7 @@ type Directory struct {
 	// ask the same few periods again and again.
 	stintsMu   sync.Mutex
 	stintsMemo map[stintsKey]*scoped
+	memoStints int // the stints stintsMemo holds, in all
 }
 
 // Membership dates an agent's move to a team.

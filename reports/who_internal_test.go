@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -255,6 +256,35 @@ func TestEditDistance(t *testing.T) {
 		}
 		if got := editDistance(tc.b, tc.a); got != tc.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
+		}
+	}
+}
+
+// What a directory keeps of the stints it worked out stays bounded however
+// large the floor and however many periods calls ask, and what it hands
+// back is what it works out afresh.
+func TestStintsMemoIsBounded(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, d) }
+	d := &Directory{Teams: []Team{{"hawks", "Hawks"}}}
+	for i := range 3000 {
+		key := fmt.Sprintf("a%04d", i)
+		d.Agents = append(d.Agents, Agent{Key: key})
+		d.Memberships = append(d.Memberships, Membership{key, "hawks", day(0)})
+	}
+	settled(d)
+	team := Scope{Kind: ScopeTeam, Key: "hawks"}
+	for i := range 40 {
+		p := Period{Start: day(i), End: day(i + 27)}
+		got := d.stints(team, p)
+		if want := d.workOutStints(team, p); len(got) != len(d.Agents) || !slices.Equal(got, want) {
+			t.Fatalf("period %d: %d stints kept, %d worked out afresh", i, len(got), len(want))
+		}
+		held := 0
+		for _, s := range d.stintsMemo {
+			held += len(s.stints)
+		}
+		if held != d.memoStints || held > maxMemoStints {
+			t.Fatalf("period %d: the memo holds %d stints and counts %d; at most %d", i, held, d.memoStints, maxMemoStints)
 		}
 	}
 }
