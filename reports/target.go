@@ -1,8 +1,10 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -35,7 +37,12 @@ type TargetSet struct {
 	Reason             string
 }
 
-type targetKey struct{ team, metric, kind, start string }
+// compareTargets orders target versions by team, metric, target period
+// and when they were set.
+func compareTargets(a, b TargetSet) int {
+	return cmp.Or(strings.Compare(a.Team, b.Team), strings.Compare(a.Metric, b.Metric), strings.Compare(a.Kind, b.Kind),
+		a.Start.Compare(b.Start), a.SetAt.Compare(b.SetAt))
+}
 
 // targetPeriods are the named periods a target applies to, by the kind of
 // target period they are part of.
@@ -84,7 +91,16 @@ func (ts targetSpan) period() Period {
 // targetOf returns the versions of a team's target for a metric over a
 // target period, in the order they were set: the last one holds.
 func (d *Directory) targetOf(team, metric string, ts targetSpan) []TargetSet {
-	return d.targets[targetKey{team, metric, ts.kind, ts.start.Format(time.DateOnly)}]
+	of := func(i int) int {
+		t := &d.Targets[i]
+		return cmp.Or(strings.Compare(t.Team, team), strings.Compare(t.Metric, metric), strings.Compare(t.Kind, ts.kind), t.Start.Compare(ts.start))
+	}
+	lo := sort.Search(len(d.Targets), func(i int) bool { return of(i) >= 0 })
+	hi := lo
+	for hi < len(d.Targets) && of(hi) == 0 {
+		hi++
+	}
+	return d.Targets[lo:hi:hi]
 }
 
 // targetable refuses a comparison with targets the call cannot make:

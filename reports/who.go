@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -29,7 +30,7 @@ type Directory struct {
 	Agents      []Agent
 	Memberships []Membership    // by agent, then date
 	Floor       []FloorDecision // by team, then date
-	Targets     []TargetSet     // every version of every team's targets
+	Targets     []TargetSet     // every version of every team's targets; by team, metric, period and when set once settled
 
 	day         time.Time // the day settle set each agent's team as of
 	fingerprint string    // a hash of every row: equal for equal directories
@@ -40,7 +41,6 @@ type Directory struct {
 	moves           map[string][]Membership    // by agent, in date order
 	everOn          map[string][]int           // by team: its agents ever, by index, in directory order
 	decisions       map[string][]FloorDecision // by team, in date order
-	targets         map[targetKey][]TargetSet  // versions, in the order they were set
 	names           [][]string                 // each agent's name as tokens
 	teamNames       [][]string                 // each team's name as tokens
 
@@ -133,32 +133,21 @@ func (d *Directory) settle(day time.Time) {
 	}
 	d.fingerprint = hex.EncodeToString(h.Sum(nil))
 	d.teamAt, d.agentAt = map[string]int{}, map[string]int{}
-	d.moves, d.decisions = map[string][]Membership{}, map[string][]FloorDecision{}
 	d.teamNames = make([][]string, len(d.Teams))
 	for i, t := range d.Teams {
 		d.teamAt[t.Key] = i
 		d.teamNames[i] = tokens(t.Name)
 	}
-	for _, m := range d.Memberships {
-		d.moves[m.Agent] = append(d.moves[m.Agent], m)
-	}
-	for _, f := range d.Floor {
-		d.decisions[f.Team] = append(d.decisions[f.Team], f)
-	}
-	d.targets = map[targetKey][]TargetSet{}
-	for _, t := range d.Targets {
-		k := targetKey{t.Team, t.Metric, t.Kind, t.Start.Format(time.DateOnly)}
-		d.targets[k] = append(d.targets[k], t)
-	}
-	for _, ts := range d.targets {
-		slices.SortFunc(ts, func(a, b TargetSet) int { return a.SetAt.Compare(b.SetAt) })
-	}
-	for _, ms := range d.moves {
-		slices.SortFunc(ms, func(a, b Membership) int { return a.From.Compare(b.From) })
-	}
-	for _, fs := range d.decisions {
-		slices.SortFunc(fs, func(a, b FloorDecision) int { return a.From.Compare(b.From) })
-	}
+	d.share()
+	slices.SortStableFunc(d.Memberships, func(a, b Membership) int {
+		return cmp.Or(strings.Compare(a.Agent, b.Agent), a.From.Compare(b.From))
+	})
+	slices.SortStableFunc(d.Floor, func(a, b FloorDecision) int {
+		return cmp.Or(strings.Compare(a.Team, b.Team), a.From.Compare(b.From))
+	})
+	slices.SortStableFunc(d.Targets, compareTargets)
+	d.moves = runs(d.Memberships, func(m Membership) string { return m.Agent })
+	d.decisions = runs(d.Floor, func(f FloorDecision) string { return f.Team })
 	d.names = make([][]string, len(d.Agents))
 	d.everOn = map[string][]int{}
 	for i := range d.Agents {
@@ -175,6 +164,60 @@ func (d *Directory) settle(day time.Time) {
 			}
 		}
 	}
+}
+
+// share makes the rows' repeated texts (team keys, metric ids, who decided
+// and why) one string each: read row by row, each row holds a copy of its
+// own, and on a floor of thousands the targets alone repeat them by the
+// tens of thousands.
+func (d *Directory) share() {
+	texts := map[string]string{}
+	one := func(s *string) {
+		if t, ok := texts[*s]; ok {
+			*s = t
+		} else {
+			texts[*s] = *s
+		}
+	}
+	for i := range d.Teams {
+		one(&d.Teams[i].Key)
+	}
+	for i := range d.Agents {
+		one(&d.Agents[i].Key)
+	}
+	for i := range d.Memberships {
+		m := &d.Memberships[i]
+		one(&m.Agent)
+		one(&m.Team)
+	}
+	for i := range d.Floor {
+		f := &d.Floor[i]
+		one(&f.Team)
+		one(&f.DecidedBy)
+		one(&f.Reason)
+	}
+	for i := range d.Targets {
+		t := &d.Targets[i]
+		one(&t.Team)
+		one(&t.Metric)
+		one(&t.Kind)
+		one(&t.SetBy)
+		one(&t.Reason)
+	}
+}
+
+// runs indexes rows sorted by key: each key's rows, as a part of rows.
+func runs[T any](rows []T, key func(T) string) map[string][]T {
+	out := map[string][]T{}
+	for lo := 0; lo < len(rows); {
+		k, hi := key(rows[lo]), lo+1
+		for hi < len(rows) && key(rows[hi]) == k {
+			hi++
+		}
+		out[k] = rows[lo:hi:hi]
+		lo = hi
+	}
+	return out
 }
 
 // inScope returns, in directory order, the agents who may count for a
