@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"plumbline/reports/ask"
 )
 
 // This file holds the seams through which a call is put on record and held
@@ -16,7 +18,7 @@ import (
 // Record is one call in the request log.
 type Record struct {
 	ID        string
-	Caller    Caller
+	Caller    ask.Caller
 	Tool      string
 	Arguments json.RawMessage // loggable form: fixed choices as given, free text redacted
 	Started   time.Time
@@ -45,20 +47,6 @@ type Record struct {
 type Recorder interface {
 	Admit(ctx context.Context, r *Record) (retryAfter time.Duration, err error)
 	Finish(ctx context.Context, r *Record)
-}
-
-type callerKey struct{}
-
-// WithCaller returns a context that carries the caller, for the store to
-// name the person on the database session.
-func WithCaller(ctx context.Context, c Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
-}
-
-// CallerFrom returns the caller a context carries.
-func CallerFrom(ctx context.Context) (Caller, bool) {
-	c, ok := ctx.Value(callerKey{}).(Caller)
-	return c, ok
 }
 
 // Redacted is how free text appears in the request log: never as typed.

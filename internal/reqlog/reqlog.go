@@ -17,6 +17,7 @@ import (
 	"plumbline/internal/pgstore"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Options tune a Log. The zero value writes as the login itself, with no
@@ -252,7 +253,7 @@ func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, erro
 	}
 	if a.check != nil {
 		if err := a.check.Err(); err != nil {
-			return 0, fmt.Errorf("%w: %w", reports.ErrUnauthenticated, err)
+			return 0, fmt.Errorf("%w: %w", ask.ErrUnauthenticated, err)
 		}
 	}
 	return a.wait, nil
@@ -314,7 +315,7 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 		failed := 0
 		for i, a := range batch {
 			a.wait, a.err = waits[i], errs[i]
-			if errs[i] != nil && !errors.Is(errs[i], reports.ErrBusy) {
+			if errs[i] != nil && !errors.Is(errs[i], ask.ErrBusy) {
 				failed++
 			}
 			close(a.done)
@@ -360,11 +361,11 @@ func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duratio
 		}})
 	}
 	// The database session names the batch's caller, when it has one.
-	caller := reports.Caller{}
+	caller := ask.Caller{}
 	if len(batch) == 1 {
 		caller = batch[0].rec.Caller
 	}
-	flushed, err := l.st.PipelineFlushing(reports.WithCaller(ctx, caller), steps...)
+	flushed, err := l.st.PipelineFlushing(ask.WithCaller(ctx, caller), steps...)
 	if err != nil {
 		return nil, err
 	}
