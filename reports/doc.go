@@ -10,7 +10,7 @@
 // [Engine.Call] decodes and checks a call's arguments ([Request]), resolves
 // who against the directory (names are matched in Go, never sent to the
 // store) and the period in the catalogue's time zone, puts the call on
-// record through the [Recorder] and holds the caller to its limit, then
+// record through the [ask.Recorder] and holds the caller to its limit, then
 // hands the store one or more [ask.Plan] values, and turns the
 // [ask.Result] rows into an [Answer]: a [ReportAnswer], a [CannedAnswer], a
 // [CandidatesAnswer] or a [RefusalAnswer].

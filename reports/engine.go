@@ -39,7 +39,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Recorder keeps the request log and the limit counted in it. If nil,
 	// calls are neither recorded nor limited.
-	Recorder Recorder
+	Recorder ask.Recorder
 	// Redact turns free text from a call into what the request log keeps.
 	// If nil, only its length is kept.
 	Redact func(text string) any
@@ -138,7 +138,7 @@ func New(cat *catalog.Catalog, store ask.Store, opts *Options) *Engine {
 		e.opts.Logger = slog.Default()
 	}
 	if e.opts.Redact == nil {
-		e.opts.Redact = func(text string) any { return Redacted{Length: len(text)} }
+		e.opts.Redact = func(text string) any { return ask.Redacted{Length: len(text)} }
 	}
 	e.own = map[string]func(*Engine, context.Context, *call, json.RawMessage) *Answer{}
 	for _, b := range e.builtins() {
@@ -205,7 +205,7 @@ func (e *Engine) Call(ctx context.Context, caller ask.Caller, tool string, raw j
 		a.RequestID = c.id
 		return a
 	}
-	rec := &Record{ID: c.id, Caller: caller, Tool: tool, Arguments: e.loggable(c, raw), Started: time.Now()}
+	rec := &ask.Record{ID: c.id, Caller: caller, Tool: tool, Arguments: e.loggable(c, raw), Started: time.Now()}
 	wait, err := e.opts.Recorder.Admit(ctx, rec)
 	var a *Answer
 	switch {

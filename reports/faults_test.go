@@ -57,13 +57,13 @@ func TestStoreFaultsAreRefusedByCode(t *testing.T) {
 type recorder struct {
 	wait     time.Duration
 	err      error
-	finished []reports.Record
+	finished []ask.Record
 }
 
-func (r *recorder) Admit(context.Context, *reports.Record) (time.Duration, error) {
+func (r *recorder) Admit(context.Context, *ask.Record) (time.Duration, error) {
 	return r.wait, r.err
 }
-func (r *recorder) Finish(_ context.Context, rec *reports.Record) {
+func (r *recorder) Finish(_ context.Context, rec *ask.Record) {
 	r.finished = append(r.finished, *rec)
 }
 

@@ -16,7 +16,6 @@ import (
 	"plumbline/internal/limits"
 	"plumbline/internal/pgstore"
 	"plumbline/internal/telemetry"
-	"plumbline/reports"
 	"plumbline/reports/ask"
 )
 
@@ -76,7 +75,7 @@ const (
 	writeEvery = 100 * time.Millisecond
 )
 
-var _ reports.Recorder = (*Log)(nil)
+var _ ask.Recorder = (*Log)(nil)
 
 // New returns the request log of the store's database and starts its
 // outcome writer.
@@ -163,7 +162,7 @@ const (
 
 // admission is one call waiting to be put on record.
 type admission struct {
-	rec   *reports.Record
+	rec   *ask.Record
 	check Check
 	wait  time.Duration
 	err   error
@@ -204,7 +203,7 @@ var errNotDurable = errors.New("the request log could not flush the call's row t
 // round trip: one transaction writes the row (after reading the context's
 // Check, if any), the next checks the limit against the log as committed.
 // It returns how long the caller must wait when over the limit. When the
-// Check does not hold, the error wraps reports.ErrUnauthenticated; the row
+// Check does not hold, the error wraps ask.ErrUnauthenticated; the row
 // stays, as the record of a refused call.
 //
 // Admit returns once the row is committed, without waiting for the disk,
@@ -215,7 +214,7 @@ var errNotDurable = errors.New("the request log could not flush the call's row t
 // (a group commit): a call that finds maxAdmitting batches on their way
 // waits for the next, which takes every call that waited meanwhile. A call
 // alone goes at once.
-func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, error) {
+func (l *Log) Admit(ctx context.Context, r *ask.Record) (time.Duration, error) {
 	defer telemetry.Since(ctx, telemetry.StageRequestLog, time.Now())
 	ctx, span := telemetry.Span(ctx, "request_log")
 	defer span.End()
@@ -341,7 +340,7 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 // long the caller of batch[i] must wait. Their rows are committed when it
 // returns, and on disk once the flush is done.
 func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duration) (*flush, error) {
-	recs := make([]*reports.Record, len(batch))
+	recs := make([]*ask.Record, len(batch))
 	checks := make([]Check, len(batch))
 	ids, persons, clients, tools, args, software := make([]string, len(batch)), make([]string, len(batch)),
 		make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch))
@@ -374,7 +373,7 @@ func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duratio
 
 // Finish queues a call's outcome, duration and row count for the writer;
 // it never waits for the database.
-func (l *Log) Finish(_ context.Context, r *reports.Record) {
+func (l *Log) Finish(_ context.Context, r *ask.Record) {
 	o := outcome{id: r.ID, code: r.Outcome, reach: r.Reach, ms: float64(r.Duration.Microseconds()) / 1000, rows: int32(r.Rows)}
 	l.mu.Lock()
 	closed := l.closed
