@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file answers the canned reports: a manager's usual questions, each
@@ -32,12 +33,12 @@ type canned struct {
 	e   *Engine
 	c   *call
 	dir *Directory
-	cov map[string]Coverage
+	cov map[string]ask.Coverage
 	ans *CannedAnswer
 	gv  *governor
 }
 
-func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p Period, metrics []*catalog.Metric, compact bool, known string) (*canned, *Answer) {
+func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p ask.Period, metrics []*catalog.Metric, compact bool, known string) (*canned, *Answer) {
 	dir, err := e.directory(ctx, c.now)
 	if err != nil {
 		return nil, e.fault(c, err)
@@ -49,8 +50,8 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p Period,
 	case cands != nil:
 		return nil, e.candidates(c, who, cands)
 	case scope.Totals:
-		return nil, c.refuse(c.reach.totalsOnly(whoArgument(who), c.caller.Person))
-	case c.tool == toolTeamDay && scope.Kind == ScopeAgent: // who left out, by someone who sees only their own figures
+		return nil, c.refuse(totalsOnly(c.reach, whoArgument(who), c.caller.Person))
+	case c.tool == toolTeamDay && scope.Kind == ask.ScopeAgent: // who left out, by someone who sees only their own figures
 		return nil, c.refuse(invalid(argWho, "must name a team or the floor, as team_day is about one of those; for your own figures use hours, sales or quality."))
 	}
 	cov, err := e.sourcesCoverage(ctx, metrics)
@@ -70,11 +71,11 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p Period,
 // when it is set.
 type section struct {
 	id, title string
-	plan      *Plan
+	plan      *ask.Plan
 	sort      *SortArg
 	// previous, when set, is the plan of the weeks before: each week row
 	// is set beside the week before it, and the total beside theirs.
-	previous *Plan
+	previous *ask.Plan
 	// target, when set, sets each row beside its targets: a league's team
 	// rows, ranked by the sort metric's attainment, or each week row beside
 	// its week's.
@@ -84,7 +85,7 @@ type section struct {
 // sections runs every section's plan, in one snapshot and one round trip,
 // and adds each as a labelled table with its total.
 func (k *canned) sections(ctx context.Context, specs []section) *Answer {
-	plans := make([]*Plan, len(specs))
+	plans := make([]*ask.Plan, len(specs))
 	for i, sp := range specs {
 		plans[i] = sp.plan
 	}
@@ -109,7 +110,7 @@ func (k *canned) sections(ctx context.Context, specs []section) *Answer {
 	return nil
 }
 
-func (k *canned) add(sp section, res *Result, cmp *comparison) {
+func (k *canned) add(sp section, res *ask.Result, cmp *comparison) {
 	plan := sp.plan
 	byFigure := sp.sort
 	if sp.target != nil {
@@ -175,8 +176,8 @@ func (k *canned) finish(layoutNote string) *Answer {
 
 // totalOf sums rows' parts: the group's total, from the same parts, so a
 // ratio's total is still a sum over a sum.
-func totalOf(rows []Row, parts int) Row {
-	total := Row{Sums: make([]*float64, parts)}
+func totalOf(rows []ask.Row, parts int) ask.Row {
+	total := ask.Row{Sums: make([]*float64, parts)}
 	for _, r := range rows {
 		for i, v := range r.Sums {
 			if v == nil {
@@ -222,7 +223,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 		}
 	}
 	compact, known, r := cannedArgs(a, r)
-	var p Period
+	var p ask.Period
 	if r == nil {
 		p, r = resolvePeriod(arg, c.now, e.cat, false)
 	}
@@ -236,7 +237,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 	scope, _, _ := k.dir.resolveWithin(who, c.reach, c.caller.Person)
 	k.ans.Request.Day = p.Start.Format(time.DateOnly)
 	group := catalog.GroupAgent
-	if scope.Kind == ScopeFloor {
+	if scope.Kind == ask.ScopeFloor {
 		group = catalog.GroupTeam
 	}
 	var specs []section
@@ -245,7 +246,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 		for _, n := range notes {
 			k.gv.warn(WarnLiveInstead, n)
 		}
-		plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: p, Today: today(c.now, e.cat.Zone()),
+		plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: p, Today: today(c.now, e.cat.Zone()),
 			GroupBy: group, Limit: e.cat.Limits().MaxRows + 1}
 		specs = append(specs, section{id: rep.ID, title: rep.Title, plan: plan})
 	}
@@ -303,13 +304,13 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 		shifted = fmt.Sprintf("Last week is not final yet for every figure (final through %s), so the weeks end on %s.",
 			dateOrNever(final), end.Format(time.DateOnly))
 	}
-	p := Period{Start: end.AddDate(0, 0, 1-7*weeks), End: end}
+	p := ask.Period{Start: end.AddDate(0, 0, 1-7*weeks), End: end}
 	k, stop := e.startCanned(ctx, c, who, p, e.allReportMetrics(), compact, known)
 	if stop != nil {
 		return stop
 	}
 	// Against the week before: the weeks before the first are read too.
-	before := Period{Start: p.Start.AddDate(0, 0, -7*weeks), End: p.Start.AddDate(0, 0, -1)}
+	before := ask.Period{Start: p.Start.AddDate(0, 0, -7*weeks), End: p.Start.AddDate(0, 0, -1)}
 	scope, _, _ := k.dir.resolveWithin(who, c.reach, c.caller.Person)
 	var tg *targeted
 	switch compareTo {
@@ -333,16 +334,16 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	var specs []section
 	for _, rep := range e.cat.Reports() {
-		plan := &Plan{Catalog: e.cat, Metrics: rep.Defaults, Scope: scope, Period: p, Today: today(c.now, e.cat.Zone()),
+		plan := &ask.Plan{Catalog: e.cat, Metrics: rep.Defaults, Scope: scope, Period: p, Today: today(c.now, e.cat.Zone()),
 			GroupBy: catalog.GroupWeek, Limit: e.cat.Limits().MaxRows + 1}
 		sp := section{id: rep.ID, title: rep.Title, plan: plan}
 		switch {
 		case compareTo == ComparePreviousPeriod:
-			sp.previous = plan.over(before)
+			sp.previous = over(plan, before)
 		case tg != nil && slices.ContainsFunc(rep.Defaults, tg.has):
 			// A team's targets hold on its days on the floor, so the
 			// figures beside them count those days only.
-			plan.Scope.OnFloor = scope.Kind == ScopeTeam
+			plan.Scope.OnFloor = scope.Kind == ask.ScopeTeam
 			sp.target = tg
 		}
 		specs = append(specs, sp)
@@ -440,12 +441,12 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 		rankBy, r = a.choice(argRankBy, []string{RankFigure, RankAttainment})
 	}
 	compact, known, r := cannedArgs(a, r)
-	var p Period
+	var p ask.Period
 	if r == nil {
 		p, r = resolvePeriod(arg, c.now, e.cat, false)
 	}
 	if r == nil && !c.reach.Floor {
-		r = &Refusal{Code: CodeForbidden, Argument: "tool", Choices: c.reach.choices(c.caller.Person),
+		r = &Refusal{Code: CodeForbidden, Argument: "tool", Choices: reachChoices(c.reach, c.caller.Person),
 			Rule: "needs the whole floor for league, which is more than you may see; ask team_weeks or a report tool about one of your teams or agents (choices)."}
 	}
 	if r != nil {
@@ -485,7 +486,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	k.ans.Request.Metrics = metricIDs(metrics)
 	k.ans.Request.Sort = &SortEcho{Metric: sort.Metric, Direction: sort.Direction}
 	k.ans.Request.RankBy = rankBy
-	plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: Scope{Kind: ScopeFloor, Name: "the floor"}, Period: p,
+	plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: ask.Scope{Kind: ask.ScopeFloor, Name: "the floor"}, Period: p,
 		Today: today(c.now, e.cat.Zone()), GroupBy: catalog.GroupTeam, Ranked: true, Limit: e.cat.Limits().MaxRows + 1}
 	sp := section{id: "league", title: "Teams on the floor, ranked by " + sort.Metric, plan: plan, sort: sort}
 	if rankBy == RankAttainment {
@@ -506,7 +507,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 // ranks numbers ranked rows by the sort's metric: tied rows share a rank,
 // the next rank skips the tied places, and a row without a figure has no
 // rank.
-func ranks(rows []Row, metrics []*catalog.Metric, sort *SortArg) []any {
+func ranks(rows []ask.Row, metrics []*catalog.Metric, sort *SortArg) []any {
 	j := slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })
 	out := make([]any, len(rows))
 	for i, r := range rows {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"plumbline/reports/ask"
 )
 
 // This file finds the names close to one typed wrong. The rule, which the
@@ -127,10 +129,10 @@ func closest[T any](items []T, distance func(i int, item T) int) []T {
 // closeAgents returns the agents keep allows whose name (or, for a typed
 // email, whose email) is close to text, closest first. It is asked only
 // when nothing matched.
-func (d *Directory) closeAgents(text string, keep func(Agent) bool) []Agent {
+func (d *Directory) closeAgents(text string, keep func(ask.Agent) bool) []ask.Agent {
 	if strings.Contains(text, "@") {
 		typed := strings.ToLower(unaccented(text))
-		return closest(d.Agents, func(_ int, a Agent) int {
+		return closest(d.Agents, func(_ int, a ask.Agent) int {
 			if !keep(a) {
 				return -1
 			}
@@ -146,7 +148,7 @@ func (d *Directory) closeAgents(text string, keep func(Agent) bool) []Agent {
 	if typed == "" {
 		return nil
 	}
-	return closest(d.Agents, func(i int, a Agent) int {
+	return closest(d.Agents, func(i int, a ask.Agent) int {
 		if !keep(a) {
 			return -1
 		}
@@ -156,12 +158,12 @@ func (d *Directory) closeAgents(text string, keep func(Agent) bool) []Agent {
 
 // closeTeams returns the teams sees allows (by key) whose name is close to
 // text, closest first.
-func (d *Directory) closeTeams(text string, sees func(key string) bool) []Team {
+func (d *Directory) closeTeams(text string, sees func(key string) bool) []ask.Team {
 	typed := folded(text)
 	if typed == "" {
 		return nil
 	}
-	return closest(d.Teams, func(i int, t Team) int {
+	return closest(d.Teams, func(i int, t ask.Team) int {
 		if !sees(t.Key) {
 			return -1
 		}

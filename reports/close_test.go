@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Candidates close to a name typed wrong say so, in the note and the text,
@@ -24,7 +25,7 @@ func TestCloseCandidatesSaySo(t *testing.T) {
 		{"ana.romer@floor.example", "No figures: who.agent matches none, and these names are close to it;", "close to it", []string{"a3"}},
 	} {
 		args := `{"who":{"agent":"` + tc.typed + `"},"period":{"day":"2026-11-17"}}`
-		a := e.Call(context.Background(), reports.Caller{Person: "p-dana"}, "sales", json.RawMessage(args))
+		a := e.Call(context.Background(), ask.Caller{Person: "p-dana"}, "sales", json.RawMessage(args))
 		c, ok := a.Body.(*reports.CandidatesAnswer)
 		if tc.first == "" {
 			if ok || a.Refusal != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file sets a period's figures beside the previous period's or the same
@@ -19,10 +20,10 @@ import (
 // one; for a period so far, as many days from the first day of the week,
 // month, quarter, year or season before (so for a week the same weekdays),
 // cut at its last day; and for any other range the days just before it.
-func previousPeriod(p Period) Period {
+func previousPeriod(p ask.Period) ask.Period {
 	month := time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
 	var start, last time.Time
-	switch p.soFar() {
+	switch soFar(p) {
 	case "week":
 		start = p.Start.AddDate(0, 0, -7)
 		last = p.Start.AddDate(0, 0, -1)
@@ -35,13 +36,13 @@ func previousPeriod(p Period) Period {
 	default:
 		for _, months := range []int{1, 3, 12} {
 			if wholeCalendar(p, months) {
-				return Period{Start: p.Start.AddDate(0, -months, 0), End: p.Start.AddDate(0, 0, -1)}
+				return ask.Period{Start: p.Start.AddDate(0, -months, 0), End: p.Start.AddDate(0, 0, -1)}
 			}
 		}
 		n := p.Days()
-		return Period{Start: p.Start.AddDate(0, 0, -n), End: p.End.AddDate(0, 0, -n)}
+		return ask.Period{Start: p.Start.AddDate(0, 0, -n), End: p.End.AddDate(0, 0, -n)}
 	}
-	return Period{Start: start, End: minTime(start.AddDate(0, 0, p.Days()-1), last)}
+	return ask.Period{Start: start, End: minTime(start.AddDate(0, 0, p.Days()-1), last)}
 }
 
 // previousYear is the period p is set beside a year earlier: for a week,
@@ -50,22 +51,22 @@ func previousPeriod(p Period) Period {
 // whole calendar month, quarter or year, the whole one a year earlier; for
 // any other period the same calendar dates a year earlier, 29 February as
 // the 28th. It also says, in a note, which days those are.
-func previousYear(p Period, weekStart time.Weekday) (Period, string) {
-	if p.Start.Equal(weekOf(p.Start, weekStart)) && (p.Days() == 7 || p.soFar() == "week") {
+func previousYear(p ask.Period, weekStart time.Weekday) (ask.Period, string) {
+	if p.Start.Equal(weekOf(p.Start, weekStart)) && (p.Days() == 7 || soFar(p) == "week") {
 		year, week := p.Start.ISOWeek()
 		was := week
 		if _, last := time.Date(year-1, time.December, 28, 0, 0, 0, 0, time.UTC).ISOWeek(); week > last {
 			week = last
 		}
 		shift := daysBetween(isoWeekMonday(year-1, week), isoWeekMonday(year, was))
-		q := Period{Start: p.Start.AddDate(0, 0, -shift), End: p.End.AddDate(0, 0, -shift)}
+		q := ask.Period{Start: p.Start.AddDate(0, 0, -shift), End: p.End.AddDate(0, 0, -shift)}
 		note := fmt.Sprintf("Set beside the same weekdays of the same ISO week a year earlier: week %d of %d, %s.", week, year-1, spanText(q))
 		if week != was {
 			note = fmt.Sprintf("Set beside the same weekdays of ISO week %d of %d, %s: %d has no week %d.", week, year-1, spanText(q), year-1, was)
 		}
 		return q, note
 	}
-	q := Period{Start: yearBack(p.Start), End: yearBack(p.End)}
+	q := ask.Period{Start: yearBack(p.Start), End: yearBack(p.End)}
 	for _, months := range []int{1, 3, 12} {
 		if wholeCalendar(p, months) {
 			q.End = q.Start.AddDate(0, months, -1)
@@ -91,7 +92,7 @@ func isoWeekMonday(year, week int) time.Time {
 
 // wholeCalendar reports whether p is a whole calendar month (months 1), quarter (3)
 // or year (12): last_month, last_quarter, last_year, or a range that is one.
-func wholeCalendar(p Period, months int) bool {
+func wholeCalendar(p ask.Period, months int) bool {
 	var first time.Time
 	switch months {
 	case 1:
@@ -107,8 +108,8 @@ func wholeCalendar(p Period, months int) bool {
 // finalSoFar cuts a period so far (a week, month, quarter or year to date)
 // at the last day final for every metric, so that it can be compared: false
 // when it is no period so far, or none of its days is final yet.
-func (e *Engine) finalSoFar(metrics []*catalog.Metric, p Period, cov map[string]Coverage, now time.Time) (Period, bool) {
-	if p.soFar() == "" {
+func (e *Engine) finalSoFar(metrics []*catalog.Metric, p ask.Period, cov map[string]ask.Coverage, now time.Time) (ask.Period, bool) {
+	if soFar(p) == "" {
 		return p, false
 	}
 	last := p.End
@@ -128,7 +129,7 @@ func (e *Engine) finalSoFar(metrics []*catalog.Metric, p Period, cov map[string]
 // soFarNote says how a period so far was cut to be compared, and what it
 // is set beside: the same days of the week, month, quarter or year before,
 // or with yearEarlier the same days a year earlier.
-func soFarNote(p, previous Period, yearEarlier bool) string {
+func soFarNote(p, previous ask.Period, yearEarlier bool) string {
 	if yearEarlier {
 		return fmt.Sprintf("So far, the period runs through %s, the last day final for every figure (later days, today among them, will still change), "+
 			"and is set beside the same %s a year earlier, %s; a comparison over days not final would mislead.",
@@ -136,7 +137,7 @@ func soFarNote(p, previous Period, yearEarlier bool) string {
 	}
 	return fmt.Sprintf("So far, the period runs through %s, the last day final for every figure (later days, today among them, will still change), "+
 		"and is set beside the same %s of the %s before, %s; a comparison over days not final would mislead.",
-		p.End.Format(time.DateOnly), dayCount(p.Days(), ""), p.soFar(), spanText(previous))
+		p.End.Format(time.DateOnly), dayCount(p.Days(), ""), soFar(p), spanText(previous))
 }
 
 // comparable refuses a grouping a comparison cannot line up: rows of days,
@@ -186,7 +187,7 @@ func lackingRule(argument, rule string, metrics, offered []*catalog.Metric, lack
 // previousBeforeData refuses a previous period (what: "the previous
 // period", or "the same days a year earlier") that starts before the first
 // day of data of some metric: it would compare whole days with missing ones.
-func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev Period, what string, cov map[string]Coverage, now time.Time) *Refusal {
+func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev ask.Period, what string, cov map[string]ask.Coverage, now time.Time) *Refusal {
 	var first time.Time
 	for _, m := range metrics {
 		if c := metricCoverage(m, cov, now, e.cat.Zone()); c.First.After(first) {
@@ -202,7 +203,7 @@ func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev Period, what
 
 // workingDays counts the days of an activity plan's rows on which anyone in
 // scope was active.
-func workingDays(res *Result) int {
+func workingDays(res *ask.Result) int {
 	n := 0
 	for _, r := range res.Rows {
 		if len(r.Sums) > 0 && r.Sums[0] != nil && *r.Sums[0] > 0 {
@@ -214,11 +215,11 @@ func workingDays(res *Result) int {
 
 // unlikePeriods says how two periods differ in calendar and working days,
 // or "" when they do not; what names the period compared with.
-func unlikePeriods(cur, prev Period, what string, curWork, prevWork int) string {
+func unlikePeriods(cur, prev ask.Period, what string, curWork, prevWork int) string {
 	if cur.Days() == prev.Days() && curWork == prevWork {
 		return ""
 	}
-	span := func(p Period, work int) string {
+	span := func(p ask.Period, work int) string {
 		return fmt.Sprintf("%s to %s has %d days, %d of them working days", p.Start.Format(time.DateOnly), p.End.Format(time.DateOnly), p.Days(), work)
 	}
 	return "The two periods are not alike: " + span(cur, curWork) + "; " + what + ", " + span(prev, prevWork) +
@@ -252,7 +253,7 @@ func changeColumn(m *catalog.Metric) string {
 
 // comparedCells renders a group's figures beside the previous period's,
 // under comparedColumns.
-func comparedCells(cur, prev Row, metrics []*catalog.Metric) []any {
+func comparedCells(cur, prev ask.Row, metrics []*catalog.Metric) []any {
 	var out []any
 	i := 0
 	was := padded(prev.Sums, len(cur.Sums))

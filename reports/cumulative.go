@@ -1,6 +1,9 @@
 package reports
 
-import "plumbline/catalog"
+import (
+	"plumbline/catalog"
+	"plumbline/reports/ask"
+)
 
 // This file answers cumulative: true, a running total by day, week, month
 // or quarter inside a period. A running ratio is the running sum of its
@@ -43,7 +46,7 @@ func declaredCumulative(metrics, offered []*catalog.Metric) *Refusal {
 // denominator (running_parts): each row holds the sums from the period's
 // first day through its last. A row without data (null) stays null; later
 // rows carry the total of the rows that had data.
-func runningTotals(rows []Row, parts int) {
+func runningTotals(rows []ask.Row, parts int) {
 	run := make([]*float64, parts)
 	for i := range rows {
 		sums := append([]*float64(nil), rows[i].Sums...)

@@ -3,27 +3,29 @@
 // call (who, which days, which metrics, how grouped and ranked), and the
 // answer's contract (figures with their definitions, how far their data
 // runs, what is partial, and the notes to pass on). It decides; it does no
-// I/O of its own. Everything it reads comes through a [Store].
+// I/O of its own. Everything it reads comes through a [ask.Store].
 //
 // # One request
 //
 // [Engine.Call] decodes and checks a call's arguments ([Request]), resolves
 // who against the directory (names are matched in Go, never sent to the
 // store) and the period in the catalogue's time zone, puts the call on
-// record through the [Recorder] and holds the caller to its limit, then
-// hands the store one or more [Plan] values, and turns the [Result] rows
-// into an [Answer]: a [ReportAnswer], a [CannedAnswer], a
+// record through the [ask.Recorder] and holds the caller to its limit, then
+// hands the store one or more [ask.Plan] values, and turns the
+// [ask.Result] rows into an [Answer]: a [ReportAnswer], a [CannedAnswer], a
 // [CandidatesAnswer] or a [RefusalAnswer].
 //
 // # The hand-off
 //
-// [Plan] is the only thing that crosses to the store: the metrics, the
-// resolved [Scope] and [Period], the grouping and the row cap. The store
+// Package ask holds what crosses to the store and back. [ask.Plan] is the
+// only thing the engine hands the store: the metrics, the resolved
+// [ask.Scope] and [ask.Period], the grouping and the row cap. The store
 // (internal/pgstore over PostgreSQL) builds and runs its SQL and returns, per
 // plan, each group's summed parts with the agent-days kept and left out,
-// and how far each source was loaded in the same snapshot ([Coverage]).
+// and how far each source was loaded in the same snapshot ([ask.Coverage]).
 // Ratios are divided, groups without rows filled, rows ranked and cut here,
-// from those sums.
+// from those sums. The store reads the roster too ([ask.Roster]), which
+// the engine indexes as its [Directory].
 //
 // # Explaining and previewing
 //
@@ -33,7 +35,7 @@
 // [PreviewChanges] sums a catalogue change's redefined metrics (see
 // catalog.Diff) under both definitions over one week of the same data
 // (plumbline check --diff), with the rules the answers use: [LastWholeWeek],
-// [Plan.Span] and [Figure].
+// [ask.Plan.Span] and [Figure].
 //
 // # Invariants
 //
@@ -44,7 +46,7 @@
 //     parts always come from the same agent-days.
 //   - Zero means no activity on loaded days; null means no data. A group in
 //     scope with no rows is listed, never dropped.
-//   - Who a call is from comes from the [Caller], never from its arguments.
+//   - Who a call is from comes from the [ask.Caller], never from its arguments.
 //     Names in an answer come from the directory; no answer or refusal
 //     echoes text the caller typed.
 //   - Bad input is refused with a [Refusal] that names the argument, the

@@ -12,17 +12,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
-)
-
-// Errors a Store returns for faults the caller should hear about by name.
-var (
-	// ErrBusy means no database connection came free in time.
-	ErrBusy = errors.New("no database connection came free in time")
-	// ErrTimeout means a query ran past the statement timeout.
-	ErrTimeout = errors.New("the query ran past the statement timeout")
-	// ErrUnauthenticated means the credential the call came with no
-	// longer holds (a token revoked or expired since it was last seen).
-	ErrUnauthenticated = errors.New("the call's credential no longer holds")
+	"plumbline/reports/ask"
 )
 
 // DefaultDirectoryTTL is how long the engine keeps the directory before
@@ -49,7 +39,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Recorder keeps the request log and the limit counted in it. If nil,
 	// calls are neither recorded nor limited.
-	Recorder Recorder
+	Recorder ask.Recorder
 	// Redact turns free text from a call into what the request log keeps.
 	// If nil, only its length is kept.
 	Redact func(text string) any
@@ -58,40 +48,25 @@ type Options struct {
 	Cache *AnswerCache
 	// Reach resolves what each caller may see, once per call, as of the
 	// call's day on the floor. If nil, every caller sees the whole floor.
-	Reach ReachSource
+	Reach ask.ReachSource
 }
 
 // Engine answers tool calls from the catalogue and a store. It is safe for
 // concurrent use.
 type Engine struct {
 	cat   *catalog.Catalog
-	store Store
+	store ask.Store
 	opts  Options
 
 	fields  []string // every argument name of the grammar
 	choices []string // every enumerated value of the grammar
 
 	dir      refreshed[*Directory]
-	coverage map[string]*refreshed[Coverage] // by source id
+	coverage map[string]*refreshed[ask.Coverage] // by source id
 	answers  *AnswerCache
 	// own answers plumbline's own tools, by name: built once, as their
 	// schemas are maps that cost hundreds of allocations to build.
 	own map[string]func(e *Engine, ctx context.Context, c *call, raw json.RawMessage) *Answer
-}
-
-// Caller is who is calling, from the token; never from arguments.
-type Caller struct {
-	Person string // the person's id, or service:NAME for a service identity
-	Client string // the OAuth client the call came through
-	// Software is the MCP client program as it named itself (its name and
-	// version), for the request log; empty if it did not say.
-	Software string
-	// Tools are the tools this caller's token allows; nil allows every
-	// tool. A call to any other is refused, and recorded.
-	Tools []string
-	// Day is the call's day on the floor, which dates the caller's reach;
-	// the engine sets it, for the store to name it to the database.
-	Day time.Time
 }
 
 // Answer is a tool call's result: a JSON object for the client.
@@ -138,13 +113,13 @@ func (a *Answer) Outcome() string {
 }
 
 // New returns an engine over a loaded catalogue and a store.
-func New(cat *catalog.Catalog, store Store, opts *Options) *Engine {
-	e := &Engine{cat: cat, store: store, coverage: map[string]*refreshed[Coverage]{}}
+func New(cat *catalog.Catalog, store ask.Store, opts *Options) *Engine {
+	e := &Engine{cat: cat, store: store, coverage: map[string]*refreshed[ask.Coverage]{}}
 	if opts != nil {
 		e.opts = *opts
 	}
 	for _, s := range cat.Sources() {
-		e.coverage[s.ID] = &refreshed[Coverage]{}
+		e.coverage[s.ID] = &refreshed[ask.Coverage]{}
 	}
 	e.answers = e.opts.Cache
 	if e.answers == nil {
@@ -163,7 +138,7 @@ func New(cat *catalog.Catalog, store Store, opts *Options) *Engine {
 		e.opts.Logger = slog.Default()
 	}
 	if e.opts.Redact == nil {
-		e.opts.Redact = func(text string) any { return Redacted{Length: len(text)} }
+		e.opts.Redact = func(text string) any { return ask.Redacted{Length: len(text)} }
 	}
 	e.own = map[string]func(*Engine, context.Context, *call, json.RawMessage) *Answer{}
 	for _, b := range e.builtins() {
@@ -204,9 +179,9 @@ func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
 type call struct {
 	id     string
 	tool   string
-	caller Caller
+	caller ask.Caller
 	now    time.Time
-	reach  Reach // what the caller may see, resolved by dispatch
+	reach  ask.Reach // what the caller may see, resolved by dispatch
 	// reached says reach was resolved (a call refused before it was has
 	// none on record).
 	reached bool
@@ -221,22 +196,22 @@ type call struct {
 // caller to the limit, answers, and records the outcome. Unknown tools are
 // refused like any bad argument; the MCP layer only routes known names
 // here.
-func (e *Engine) Call(ctx context.Context, caller Caller, tool string, raw json.RawMessage) *Answer {
+func (e *Engine) Call(ctx context.Context, caller ask.Caller, tool string, raw json.RawMessage) *Answer {
 	c := &call{id: newRequestID(), tool: tool, caller: caller, now: e.opts.Now()}
 	c.caller.Day = today(c.now, e.cat.Zone())
-	ctx = WithCaller(ctx, c.caller)
+	ctx = ask.WithCaller(ctx, c.caller)
 	if e.opts.Recorder == nil {
 		a := e.dispatch(ctx, c, raw)
 		a.RequestID = c.id
 		return a
 	}
-	rec := &Record{ID: c.id, Caller: caller, Tool: tool, Arguments: e.loggable(c, raw), Started: time.Now()}
+	rec := &ask.Record{ID: c.id, Caller: caller, Tool: tool, Arguments: e.loggable(c, raw), Started: time.Now()}
 	wait, err := e.opts.Recorder.Admit(ctx, rec)
 	var a *Answer
 	switch {
-	case errors.Is(err, ErrBusy):
+	case errors.Is(err, ask.ErrBusy):
 		return e.fault(c, err)
-	case errors.Is(err, ErrUnauthenticated):
+	case errors.Is(err, ask.ErrUnauthenticated):
 		a = c.refuse(unavailable(CodeUnauthenticated, "The access token is no longer valid (it was revoked or has expired); sign in again."))
 	case err != nil:
 		e.opts.Logger.Error("request log: cannot record a call; refusing it", "request_id", c.id, "tool", tool, "err", err)
@@ -306,9 +281,9 @@ func (c *call) refuse(r *Refusal) *Answer {
 func (e *Engine) fault(c *call, err error) *Answer {
 	r := unavailable(CodeUnavailable, "The report database did not answer; try again in a minute.")
 	switch {
-	case errors.Is(err, ErrBusy):
+	case errors.Is(err, ask.ErrBusy):
 		r = unavailable(CodeBusy, "The server is busy; try again in a few seconds.")
-	case errors.Is(err, ErrTimeout):
+	case errors.Is(err, ask.ErrTimeout):
 		r = unavailable(CodeTimeout, "The query took too long; ask for a shorter period or fewer groups.")
 	}
 	e.opts.Logger.Error("tool call failed", "request_id", c.id, "tool", c.tool, "code", r.Code, "err", err)
@@ -322,10 +297,11 @@ func (e *Engine) directory(ctx context.Context, now time.Time) (*Directory, erro
 	day := today(now, e.cat.Zone())
 	return e.dir.get(ctx, e.opts.DirectoryTTL, func(d *Directory) bool { return d.day.Equal(day) },
 		func(ctx context.Context) (*Directory, error) {
-			dir, err := e.store.Directory(ctx)
+			roster, err := e.store.Directory(ctx)
 			if err != nil {
 				return nil, err
 			}
+			dir := &Directory{Roster: *roster}
 			dir.settle(day)
 			return dir, nil
 		})
@@ -335,14 +311,14 @@ func (e *Engine) directory(ctx context.Context, now time.Time) (*Directory, erro
 // each source read at most once per CoverageTTL and on its own, so a slow
 // source slows only the reports that read it, and only until its first
 // reading: later readings refresh in the background.
-func (e *Engine) sourcesCoverage(ctx context.Context, metrics []*catalog.Metric) (map[string]Coverage, error) {
-	out := map[string]Coverage{}
+func (e *Engine) sourcesCoverage(ctx context.Context, metrics []*catalog.Metric) (map[string]ask.Coverage, error) {
+	out := map[string]ask.Coverage{}
 	for _, m := range metrics {
 		for _, s := range m.Sources() {
 			if _, done := out[s.ID]; done {
 				continue
 			}
-			c, err := e.coverage[s.ID].get(ctx, e.opts.CoverageTTL, always[Coverage], func(ctx context.Context) (Coverage, error) {
+			c, err := e.coverage[s.ID].get(ctx, e.opts.CoverageTTL, always[ask.Coverage], func(ctx context.Context) (ask.Coverage, error) {
 				cov, err := e.store.Coverage(ctx, []*catalog.Source{s})
 				return cov[s.ID], err
 			})

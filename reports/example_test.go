@@ -8,6 +8,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // exampleRows are a floor of three agents on one team, with two days of
@@ -56,7 +57,7 @@ func exampleEngine() *reports.Engine {
 func ExampleEngine_Call() {
 	e := exampleEngine()
 	args := `{"who": {"team": "hawks"}, "period": {"start": "2026-11-16", "end": "2026-11-17"}, "group_by": "agent"}`
-	a := e.Call(context.Background(), reports.Caller{Person: "p-dana"}, "sales", json.RawMessage(args))
+	a := e.Call(context.Background(), ask.Caller{Person: "p-dana"}, "sales", json.RawMessage(args))
 	r := a.Body.(*reports.ReportAnswer)
 	fmt.Println(r.Columns)
 	for _, row := range r.Rows {
@@ -79,7 +80,7 @@ func ExampleEngine_Call() {
 func ExampleEngine_Call_candidates() {
 	e := exampleEngine()
 	args := `{"who": {"agent": "ana"}, "period": {"named": "yesterday"}}`
-	a := e.Call(context.Background(), reports.Caller{Person: "p-dana"}, "sales", json.RawMessage(args))
+	a := e.Call(context.Background(), ask.Caller{Person: "p-dana"}, "sales", json.RawMessage(args))
 	for _, c := range a.Body.(*reports.CandidatesAnswer).Candidates {
 		fmt.Println(c.AgentKey, c.Name, c.Team)
 	}
@@ -93,7 +94,7 @@ func ExampleEngine_Call_candidates() {
 func ExampleEngine_Call_refusal() {
 	e := exampleEngine()
 	args := `{"who": {"floor": true}, "period": {"named": "last_fortnight"}}`
-	a := e.Call(context.Background(), reports.Caller{Person: "p-dana"}, "sales", json.RawMessage(args))
+	a := e.Call(context.Background(), ask.Caller{Person: "p-dana"}, "sales", json.RawMessage(args))
 	fmt.Println(a.Refusal.Code, a.Refusal.Argument)
 	fmt.Println(a.Refusal.Rule)
 	fmt.Println(a.Refusal.Choices)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file holds the stores that let a call be explained (plumbline
@@ -19,17 +20,17 @@ import (
 // instead of running them, so an explained call follows the engine's own
 // path; the directory and coverage come from the store it wraps.
 type DryRun struct {
-	Store
+	ask.Store
 	// Plans are the plans the engine asked to run, in order.
-	Plans []*Plan
+	Plans []*ask.Plan
 }
 
 // Run records plans and returns an empty result for each.
-func (d *DryRun) Run(_ context.Context, plans ...*Plan) ([]*Result, error) {
+func (d *DryRun) Run(_ context.Context, plans ...*ask.Plan) ([]*ask.Result, error) {
 	d.Plans = append(d.Plans, plans...)
-	results := make([]*Result, len(plans))
+	results := make([]*ask.Result, len(plans))
 	for i := range results {
-		results[i] = &Result{Coverage: map[string]Coverage{}}
+		results[i] = &ask.Result{Coverage: map[string]ask.Coverage{}}
 	}
 	return results, nil
 }
@@ -44,7 +45,7 @@ var keyShape = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
 // and Coverage answer; wrap it in a [DryRun]. A call to another tool, or
 // one naming someone by other than a key, needs the database: the error
 // says so, to the caller of explain.
-func KeysOnly(cat *catalog.Catalog, tool string, raw json.RawMessage, now time.Time) (Store, error) {
+func KeysOnly(cat *catalog.Catalog, tool string, raw json.RawMessage, now time.Time) (ask.Store, error) {
 	if _, ok := cat.Report(tool); !ok {
 		var ids []string
 		for _, r := range cat.Reports() {
@@ -53,7 +54,7 @@ func KeysOnly(cat *catalog.Catalog, tool string, raw json.RawMessage, now time.T
 		return nil, fmt.Errorf("without a database, explain takes the catalogue's report tools (%s); add --db DSN for the others",
 			strings.Join(ids, ", "))
 	}
-	dir := &Directory{}
+	dir := &ask.Roster{}
 	a, r := parseArgs(raw)
 	if r == nil {
 		var who WhoArg
@@ -65,8 +66,8 @@ func KeysOnly(cat *catalog.Catalog, tool string, raw json.RawMessage, now time.T
 			arg, key string
 			add      func()
 		}{
-			{"who.team", who.Team, func() { dir.Teams = append(dir.Teams, Team{Key: who.Team}) }},
-			{"who.agent", who.Agent, func() { dir.Agents = append(dir.Agents, Agent{Key: who.Agent}) }},
+			{"who.team", who.Team, func() { dir.Teams = append(dir.Teams, ask.Team{Key: who.Team}) }},
+			{"who.agent", who.Agent, func() { dir.Agents = append(dir.Agents, ask.Agent{Key: who.Agent}) }},
 		} {
 			switch {
 			case w.key == "":
@@ -85,20 +86,20 @@ func KeysOnly(cat *catalog.Catalog, tool string, raw json.RawMessage, now time.T
 // embeds is never reached: without a database only catalogue reports are
 // explained, and their plans are recorded rather than run.
 type keyDirectory struct {
-	Store
-	dir   *Directory
+	ask.Store
+	dir   *ask.Roster
 	today time.Time
 }
 
-func (k keyDirectory) Directory(context.Context) (*Directory, error) { return k.dir, nil }
+func (k keyDirectory) Directory(context.Context) (*ask.Roster, error) { return k.dir, nil }
 
 // Coverage says every source is loaded from long ago through today: without
 // a database nothing is known to be missing, so the plan is the one a fresh
 // floor gets.
-func (k keyDirectory) Coverage(_ context.Context, sources []*catalog.Source) (map[string]Coverage, error) {
-	out := map[string]Coverage{}
+func (k keyDirectory) Coverage(_ context.Context, sources []*catalog.Source) (map[string]ask.Coverage, error) {
+	out := map[string]ask.Coverage{}
 	for _, s := range sources {
-		out[s.ID] = Coverage{First: k.today.AddDate(-100, 0, 0), Through: k.today}
+		out[s.ID] = ask.Coverage{First: k.today.AddDate(-100, 0, 0), Through: k.today}
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // An explained call without a database resolves as of the moment it is
@@ -49,7 +50,7 @@ func TestKeysOnlyAsOfNow(t *testing.T) {
 
 	dry := &reports.DryRun{Store: st}
 	e := reports.New(cat, dry, &reports.Options{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
-	a := e.Call(context.Background(), reports.Caller{Person: "explain"}, "sales", raw)
+	a := e.Call(context.Background(), ask.Caller{Person: "explain"}, "sales", raw)
 	if _, ok := a.Body.(*reports.ReportAnswer); !ok {
 		body, _ := json.Marshal(a.Body)
 		t.Fatalf("answer %s, want a report", body)
@@ -61,7 +62,7 @@ func TestKeysOnlyAsOfNow(t *testing.T) {
 		if want := day.AddDate(0, 0, -1); !p.Period.Start.Equal(want) || !p.Period.End.Equal(want) {
 			t.Errorf("plan over %s to %s, want yesterday %s", p.Period.Start, p.Period.End, want.Format(time.DateOnly))
 		}
-		if p.Scope.Kind != reports.ScopeTeam || p.Scope.Key != "falcons" {
+		if p.Scope.Kind != ask.ScopeTeam || p.Scope.Key != "falcons" {
 			t.Errorf("plan scope %+v, want team falcons", p.Scope)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // faultyStore is a memStore whose Run fails with err.
@@ -18,7 +19,7 @@ type faultyStore struct {
 	err error
 }
 
-func (s faultyStore) Run(context.Context, ...*reports.Plan) ([]*reports.Result, error) {
+func (s faultyStore) Run(context.Context, ...*ask.Plan) ([]*ask.Result, error) {
 	return nil, s.err
 }
 
@@ -31,14 +32,14 @@ func TestStoreFaultsAreRefusedByCode(t *testing.T) {
 		err  error
 		code string
 	}{
-		{fmt.Errorf("acquire: %w", reports.ErrBusy), reports.CodeBusy},
-		{fmt.Errorf("%s: %w", secret, reports.ErrTimeout), reports.CodeTimeout},
+		{fmt.Errorf("acquire: %w", ask.ErrBusy), reports.CodeBusy},
+		{fmt.Errorf("%s: %w", secret, ask.ErrTimeout), reports.CodeTimeout},
 		{errors.New(secret), reports.CodeUnavailable},
 	} {
 		t.Run(c.code, func(t *testing.T) {
 			st := faultyStore{&memStore{cat: cat, rows: rows}, c.err}
 			e := reports.New(cat, st, &reports.Options{Now: func() time.Time { return now }, Logger: quietLogger()})
-			a := e.Call(context.Background(), reports.Caller{Person: "p-dana"}, "sales",
+			a := e.Call(context.Background(), ask.Caller{Person: "p-dana"}, "sales",
 				json.RawMessage(`{"who": {"floor": true}, "period": {"named": "yesterday"}}`))
 			if a.Refusal == nil || a.Refusal.Code != c.code {
 				t.Fatalf("refusal %+v, want code %s", a.Refusal, c.code)
@@ -56,13 +57,13 @@ func TestStoreFaultsAreRefusedByCode(t *testing.T) {
 type recorder struct {
 	wait     time.Duration
 	err      error
-	finished []reports.Record
+	finished []ask.Record
 }
 
-func (r *recorder) Admit(context.Context, *reports.Record) (time.Duration, error) {
+func (r *recorder) Admit(context.Context, *ask.Record) (time.Duration, error) {
 	return r.wait, r.err
 }
-func (r *recorder) Finish(_ context.Context, rec *reports.Record) {
+func (r *recorder) Finish(_ context.Context, rec *ask.Record) {
 	r.finished = append(r.finished, *rec)
 }
 
@@ -83,12 +84,12 @@ func TestCallsAreRecordedAndLimited(t *testing.T) {
 		{"admitted", &recorder{}, "", "ok", ""},
 		{"over the limit", &recorder{wait: 1500 * time.Millisecond}, reports.CodeRateLimited, reports.CodeRateLimited, "try again in 2 seconds"},
 		{"the log cannot be written", &recorder{err: errors.New("disk full")}, reports.CodeUnavailable, "", "could not be put on record"},
-		{"the token no longer holds", &recorder{err: fmt.Errorf("lookup: %w", reports.ErrUnauthenticated)}, reports.CodeUnauthenticated, reports.CodeUnauthenticated, "sign in again"},
+		{"the token no longer holds", &recorder{err: fmt.Errorf("lookup: %w", ask.ErrUnauthenticated)}, reports.CodeUnauthenticated, reports.CodeUnauthenticated, "sign in again"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := reports.New(cat, &memStore{cat: cat, rows: exampleRows}, &reports.Options{Now: func() time.Time { return now },
 				Logger: quietLogger(), Recorder: c.rec})
-			a := e.Call(context.Background(), reports.Caller{Person: "p-dana", Client: "desk"}, "sales", args)
+			a := e.Call(context.Background(), ask.Caller{Person: "p-dana", Client: "desk"}, "sales", args)
 			switch {
 			case c.code == "" && a.Refusal != nil:
 				t.Fatalf("refused: %+v", a.Refusal)
@@ -116,7 +117,7 @@ func TestCallsAreRecordedAndLimited(t *testing.T) {
 func TestTokensAllowOnlyTheirTools(t *testing.T) {
 	cat := demo(t)
 	e := newMemEngine(cat, exampleRows, time.Date(2026, 11, 18, 15, 0, 0, 0, time.UTC))
-	a := e.Call(context.Background(), reports.Caller{Person: "service:nightly", Tools: []string{"hours"}}, "sales",
+	a := e.Call(context.Background(), ask.Caller{Person: "service:nightly", Tools: []string{"hours"}}, "sales",
 		json.RawMessage(`{"who": {"floor": true}, "period": {"named": "yesterday"}}`))
 	if a.Refusal == nil || a.Refusal.Code != reports.CodeForbidden || a.Refusal.Argument != "tool" ||
 		len(a.Refusal.Choices) != 1 || a.Refusal.Choices[0] != "hours" {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file holds the one function that says how far a source's figures go
@@ -43,12 +44,12 @@ func lastWholeDay(rule catalog.Settle, now time.Time, zone *time.Location) time.
 
 // loaded is how far a source's data runs at now: a nightly source through
 // its load watermark, a live one through today.
-func loaded(s *catalog.Source, c Coverage, now time.Time, zone *time.Location) Coverage {
+func loaded(s *catalog.Source, c ask.Coverage, now time.Time, zone *time.Location) ask.Coverage {
 	if s.Refresh == catalog.RefreshLive && !c.First.IsZero() {
 		c.Through = today(now, zone)
 	}
 	if c.Through.IsZero() || c.Through.Before(c.First) {
-		return Coverage{}
+		return ask.Coverage{}
 	}
 	return c
 }
@@ -56,7 +57,7 @@ func loaded(s *catalog.Source, c Coverage, now time.Time, zone *time.Location) C
 // dataThrough combines how far a source is loaded with the settle rule:
 // figures run through the last day loaded, and are whole through the earlier
 // of that day and the last day the rule calls whole.
-func dataThrough(c Coverage, rule catalog.Settle, now time.Time, zone *time.Location) through {
+func dataThrough(c ask.Coverage, rule catalog.Settle, now time.Time, zone *time.Location) through {
 	if c.Through.IsZero() {
 		return through{}
 	}
@@ -69,12 +70,12 @@ func dataThrough(c Coverage, rule catalog.Settle, now time.Time, zone *time.Loca
 
 // metricCoverage is how far every source of a metric is loaded: from the
 // latest first day through the earliest last day.
-func metricCoverage(m *catalog.Metric, cov map[string]Coverage, now time.Time, zone *time.Location) Coverage {
-	var out Coverage
+func metricCoverage(m *catalog.Metric, cov map[string]ask.Coverage, now time.Time, zone *time.Location) ask.Coverage {
+	var out ask.Coverage
 	for i, s := range m.Sources() {
 		c := loaded(s, cov[s.ID], now, zone)
 		if c.Through.IsZero() {
-			return Coverage{}
+			return ask.Coverage{}
 		}
 		if i == 0 || c.First.After(out.First) {
 			out.First = c.First
@@ -84,19 +85,19 @@ func metricCoverage(m *catalog.Metric, cov map[string]Coverage, now time.Time, z
 		}
 	}
 	if out.Through.Before(out.First) {
-		return Coverage{}
+		return ask.Coverage{}
 	}
 	return out
 }
 
 // metricThrough is dataThrough for a metric: across its sources, figures run
 // only as far as the shortest source, by the metric's own settle rule.
-func metricThrough(m *catalog.Metric, cov map[string]Coverage, now time.Time, zone *time.Location) through {
+func metricThrough(m *catalog.Metric, cov map[string]ask.Coverage, now time.Time, zone *time.Location) through {
 	return dataThrough(metricCoverage(m, cov, now, zone), m.Settles(), now, zone)
 }
 
 // sourceThrough is dataThrough for one source by its own settle rule.
-func sourceThrough(s *catalog.Source, cov map[string]Coverage, now time.Time, zone *time.Location) through {
+func sourceThrough(s *catalog.Source, cov map[string]ask.Coverage, now time.Time, zone *time.Location) through {
 	return dataThrough(loaded(s, cov[s.ID], now, zone), s.Settles, now, zone)
 }
 

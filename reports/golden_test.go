@@ -16,6 +16,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Golden answers: each folder under testdata/golden is one call to the
@@ -95,7 +96,7 @@ func TestGoldenAnswers(t *testing.T) {
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			call, now, rows := readCase(t, dir)
-			got := answerJSON(t, newMemEngine(cat, rows, now).Call(context.Background(), reports.Caller{Person: "golden"}, call.Tool, call.Arguments))
+			got := answerJSON(t, newMemEngine(cat, rows, now).Call(context.Background(), ask.Caller{Person: "golden"}, call.Tool, call.Arguments))
 			path := filepath.Join(dir, "answer.json")
 			if *update {
 				if err := os.WriteFile(path, got, 0o644); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file builds the governed part of an answer: definitions, freshness,
@@ -52,7 +53,7 @@ type governor struct {
 	e        *Engine
 	g        *Governed
 	now      time.Time
-	period   Period
+	period   ask.Period
 	compact  bool
 	byRef    bool
 	warnings []note   // about this result: kept by compact
@@ -70,7 +71,7 @@ type gap struct {
 	metrics []string
 }
 
-func (e *Engine) governor(g *Governed, now time.Time, p Period, compact bool, knownDefinitions string) *governor {
+func (e *Engine) governor(g *Governed, now time.Time, p ask.Period, compact bool, knownDefinitions string) *governor {
 	*g = Governed{
 		Metrics:        map[string]*MetricInfo{},
 		Period:         periodInfo(p, e.cat.Zone()),
@@ -97,7 +98,7 @@ func (gv *governor) stand(ids ...string) { gv.standing = append(gv.standing, ids
 // describe adds what figures of these metrics, read with this coverage,
 // need beside them; leftOut counts, by metric id, the agent-days left out of
 // each. A metric already described is skipped.
-func (gv *governor) describe(metrics []*catalog.Metric, cov map[string]Coverage, leftOut map[string]int64) {
+func (gv *governor) describe(metrics []*catalog.Metric, cov map[string]ask.Coverage, leftOut map[string]int64) {
 	zone := gv.e.cat.Zone()
 	for _, m := range metrics {
 		if _, done := gv.g.Metrics[m.ID]; done {
@@ -274,12 +275,12 @@ func settleReason(m *catalog.Metric) string {
 
 // countingNotes name the standing notes that explain how figures over a
 // scope and these metrics were counted.
-func countingNotes(scope Scope, groupBy string, metrics []*catalog.Metric) []string {
+func countingNotes(scope ask.Scope, groupBy string, metrics []*catalog.Metric) []string {
 	notes := []string{catalog.NoteNull}
-	if scope.Kind == ScopeFloor {
+	if scope.Kind == ask.ScopeFloor {
 		notes = append(notes, catalog.NoteFloor)
 	}
-	if scope.Kind != ScopeAgent || groupBy == catalog.GroupTeam {
+	if scope.Kind != ask.ScopeAgent || groupBy == catalog.GroupTeam {
 		notes = append(notes, catalog.NoteTeamOfDay)
 	}
 	if slices.ContainsFunc(metrics, (*catalog.Metric).IsRatio) {

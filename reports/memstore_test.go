@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"plumbline/catalog"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
-// This file holds memStore, a reports.Store over rows held in memory: the
+// This file holds memStore, a ask.Store over rows held in memory: the
 // relations the catalogue names, each a list of rows. It evaluates every
 // plan over those rows with the rules internal/query writes in SQL: each
 // agent-day counts for the team the agent was on that day and, for the
@@ -47,25 +47,25 @@ func readTables(path string) (tables, error) {
 	return t, nil
 }
 
-// memStore is a reports.Store over tables.
+// memStore is a ask.Store over tables.
 type memStore struct {
 	cat  *catalog.Catalog
 	rows tables
 }
 
-var _ reports.Store = (*memStore)(nil)
+var _ ask.Store = (*memStore)(nil)
 
 func (s *memStore) Ping(context.Context) error { return nil }
 
 // Directory reads the roster relations.
-func (s *memStore) Directory(context.Context) (*reports.Directory, error) {
+func (s *memStore) Directory(context.Context) (*ask.Roster, error) {
 	r := s.cat.Roster()
-	dir := &reports.Directory{}
+	dir := &ask.Roster{}
 	for _, row := range s.rows[r.Teams.Relation] {
-		dir.Teams = append(dir.Teams, reports.Team{Key: str(row[r.Teams.Key]), Name: str(row[r.Teams.Name])})
+		dir.Teams = append(dir.Teams, ask.Team{Key: str(row[r.Teams.Key]), Name: str(row[r.Teams.Name])})
 	}
 	for _, row := range s.rows[r.Agents.Relation] {
-		a := reports.Agent{Key: str(row[r.Agents.Key]), Name: str(row[r.Agents.Name]), Email: str(row[r.Agents.Email]),
+		a := ask.Agent{Key: str(row[r.Agents.Key]), Name: str(row[r.Agents.Name]), Email: str(row[r.Agents.Email]),
 			Hired: date(row[r.Agents.Hired])}
 		if row[r.Agents.Left] != nil {
 			left := date(row[r.Agents.Left])
@@ -75,11 +75,11 @@ func (s *memStore) Directory(context.Context) (*reports.Directory, error) {
 	}
 	h := r.TeamHistory
 	for _, row := range s.rows[h.Relation] {
-		dir.Memberships = append(dir.Memberships, reports.Membership{Agent: str(row[h.Agent]), Team: str(row[h.Team]), From: date(row[h.From])})
+		dir.Memberships = append(dir.Memberships, ask.Membership{Agent: str(row[h.Agent]), Team: str(row[h.Team]), From: date(row[h.From])})
 	}
 	f := r.FloorHistory
 	for _, row := range s.rows[f.Relation] {
-		dir.Floor = append(dir.Floor, reports.FloorDecision{Team: str(row[f.Team]), From: date(row[f.From]),
+		dir.Floor = append(dir.Floor, ask.FloorDecision{Team: str(row[f.Team]), From: date(row[f.From]),
 			CountsAsSales: row[f.CountsAsSales] == true, DecidedBy: str(row[f.DecidedBy]), Reason: str(row[f.Reason])})
 	}
 	if tr := s.cat.Targets(); tr != nil {
@@ -88,26 +88,26 @@ func (s *memStore) Directory(context.Context) (*reports.Directory, error) {
 			if err != nil {
 				panic(err)
 			}
-			dir.Targets = append(dir.Targets, reports.TargetSet{Team: str(row[tr.Team]), Metric: str(row[tr.Metric]), Kind: str(row[tr.PeriodKind]),
+			dir.Targets = append(dir.Targets, ask.TargetSet{Team: str(row[tr.Team]), Metric: str(row[tr.Metric]), Kind: str(row[tr.PeriodKind]),
 				Start: date(row[tr.PeriodStart]), Value: row[tr.Value].(float64), SetBy: str(row[tr.SetBy]), SetAt: at, Reason: str(row[tr.Reason])})
 		}
 	}
 	// The order the SQL reads them in: by key, histories by date.
-	slices.SortFunc(dir.Teams, func(a, b reports.Team) int { return compareStrings(a.Key, b.Key) })
-	slices.SortFunc(dir.Agents, func(a, b reports.Agent) int { return compareStrings(a.Key, b.Key) })
-	slices.SortFunc(dir.Memberships, func(a, b reports.Membership) int {
+	slices.SortFunc(dir.Teams, func(a, b ask.Team) int { return compareStrings(a.Key, b.Key) })
+	slices.SortFunc(dir.Agents, func(a, b ask.Agent) int { return compareStrings(a.Key, b.Key) })
+	slices.SortFunc(dir.Memberships, func(a, b ask.Membership) int {
 		if c := compareStrings(a.Agent, b.Agent); c != 0 {
 			return c
 		}
 		return a.From.Compare(b.From)
 	})
-	slices.SortFunc(dir.Floor, func(a, b reports.FloorDecision) int {
+	slices.SortFunc(dir.Floor, func(a, b ask.FloorDecision) int {
 		if c := compareStrings(a.Team, b.Team); c != 0 {
 			return c
 		}
 		return a.From.Compare(b.From)
 	})
-	slices.SortFunc(dir.Targets, func(a, b reports.TargetSet) int {
+	slices.SortFunc(dir.Targets, func(a, b ask.TargetSet) int {
 		return cmp.Or(compareStrings(a.Team, b.Team), compareStrings(a.Metric, b.Metric), compareStrings(a.Kind, b.Kind),
 			a.Start.Compare(b.Start), a.SetAt.Compare(b.SetAt))
 	})
@@ -116,10 +116,10 @@ func (s *memStore) Directory(context.Context) (*reports.Directory, error) {
 
 // Coverage is, for a nightly source, the first and the newest day a
 // finished load covered; for a live one, the day of its first row.
-func (s *memStore) Coverage(_ context.Context, sources []*catalog.Source) (map[string]reports.Coverage, error) {
-	out := map[string]reports.Coverage{}
+func (s *memStore) Coverage(_ context.Context, sources []*catalog.Source) (map[string]ask.Coverage, error) {
+	out := map[string]ask.Coverage{}
 	for _, src := range sources {
-		var c reports.Coverage
+		var c ask.Coverage
 		if src.Refresh == catalog.RefreshNightly && s.cat.Loads() != nil {
 			c.First, c.Through = s.watermarks(src)
 		} else {
@@ -166,7 +166,7 @@ func (s *memStore) dayOf(src *catalog.Source, row map[string]any) time.Time {
 }
 
 // Run evaluates each plan over the rows; coverage is read with them.
-func (s *memStore) Run(ctx context.Context, plans ...*reports.Plan) ([]*reports.Result, error) {
+func (s *memStore) Run(ctx context.Context, plans ...*ask.Plan) ([]*ask.Result, error) {
 	var sources []*catalog.Source
 	for _, p := range plans {
 		for _, src := range p.Sources() {
@@ -176,7 +176,7 @@ func (s *memStore) Run(ctx context.Context, plans ...*reports.Plan) ([]*reports.
 		}
 	}
 	cov, _ := s.Coverage(ctx, sources)
-	out := make([]*reports.Result, len(plans))
+	out := make([]*ask.Result, len(plans))
 	for i, p := range plans {
 		out[i] = s.run(p)
 		out[i].Coverage = cov
@@ -199,7 +199,7 @@ type fact struct {
 	kept, leftOut []int64
 }
 
-func (s *memStore) run(p *reports.Plan) *reports.Result {
+func (s *memStore) run(p *ask.Plan) *ask.Result {
 	nparts := len(p.Parts())
 	var facts []fact
 	newFact := func(ad agentDay) fact {
@@ -254,7 +254,7 @@ func (s *memStore) run(p *reports.Plan) *reports.Result {
 
 // crossFacts joins the two sides of the ratio at index j of the plan's
 // metrics (its parts from index i) by agent-day.
-func (s *memStore) crossFacts(p *reports.Plan, j, i int, m *catalog.Metric, newFact func(agentDay) fact) []fact {
+func (s *memStore) crossFacts(p *ask.Plan, j, i int, m *catalog.Metric, newFact func(agentDay) fact) []fact {
 	sides := []catalog.Part{m.Ratio.Numerator, m.Ratio.Denominator}
 	vals := make([]map[agentDay]constant.Value, 2)
 	var keys []agentDay
@@ -296,7 +296,7 @@ func (s *memStore) crossFacts(p *reports.Plan, j, i int, m *catalog.Metric, newF
 
 // loadedOn says whether a source was loaded on a day: inside its finished
 // loads for a nightly source, up to today for a live one.
-func (s *memStore) loadedOn(p *reports.Plan, src *catalog.Source, day time.Time) bool {
+func (s *memStore) loadedOn(p *ask.Plan, src *catalog.Source, day time.Time) bool {
 	if src.Refresh == catalog.RefreshNightly {
 		first, last := s.watermarks(src)
 		return !first.IsZero() && !day.Before(first) && !day.After(last)
@@ -327,7 +327,7 @@ func (d sourceDay) sum(e *catalog.Expr) constant.Value {
 
 // agentDays are a source's agent-days in the plan's period, loaded and in
 // scope (an agent scope reads only that agent's rows), in row order.
-func (s *memStore) agentDays(p *reports.Plan, src *catalog.Source) []sourceDay {
+func (s *memStore) agentDays(p *ask.Plan, src *catalog.Source) []sourceDay {
 	_, last := s.watermarks(src)
 	var out []sourceDay
 	at := map[agentDay]int{}
@@ -338,7 +338,7 @@ func (s *memStore) agentDays(p *reports.Plan, src *catalog.Source) []sourceDay {
 			continue
 		case src.Refresh == catalog.RefreshNightly && (last.IsZero() || ad.day.After(last)):
 			continue
-		case p.Scope.Kind == reports.ScopeAgent && ad.agent != p.Scope.Key:
+		case p.Scope.Kind == ask.ScopeAgent && ad.agent != p.Scope.Key:
 			continue
 		}
 		if k, ok := at[ad]; ok {
@@ -372,25 +372,25 @@ func eval(e *catalog.Expr, row map[string]any) constant.Value {
 // group sums the facts per group of the plan, keeping only agent-days that
 // count for its scope: the team the agent was on that day and, for the
 // floor, whether that team then counted as the floor.
-func (s *memStore) group(p *reports.Plan, facts []fact) *reports.Result {
-	needsTeams := p.Scope.Kind != reports.ScopeAgent || p.GroupBy == catalog.GroupTeam
+func (s *memStore) group(p *ask.Plan, facts []fact) *ask.Result {
+	needsTeams := p.Scope.Kind != ask.ScopeAgent || p.GroupBy == catalog.GroupTeam
 	type sums struct {
 		parts         []constant.Value
 		kept, leftOut []int64
 	}
 	groups := map[string]*sums{}
-	res := &reports.Result{LeftOut: make([]int64, len(p.Metrics))}
+	res := &ask.Result{LeftOut: make([]int64, len(p.Metrics))}
 	for _, f := range facts {
 		team, ok := s.teamOn(f.agent, f.day)
 		if needsTeams && !ok {
 			continue
 		}
 		switch p.Scope.Kind {
-		case reports.ScopeFloor:
+		case ask.ScopeFloor:
 			if !s.countsOn(team, f.day) {
 				continue
 			}
-		case reports.ScopeTeam:
+		case ask.ScopeTeam:
 			if team != p.Scope.Key {
 				continue
 			}
@@ -446,7 +446,7 @@ func (s *memStore) group(p *reports.Plan, facts []fact) *reports.Result {
 		keys = keys[:p.Limit]
 	}
 	for _, k := range keys {
-		row := reports.Row{Key: k, Sums: make([]*float64, len(p.Parts())), Kept: make([]int64, len(p.Metrics)), LeftOut: make([]int64, len(p.Metrics))}
+		row := ask.Row{Key: k, Sums: make([]*float64, len(p.Parts())), Kept: make([]int64, len(p.Metrics)), LeftOut: make([]int64, len(p.Metrics))}
 		if g := groups[k]; g != nil {
 			for i, v := range g.parts {
 				if v != nil {

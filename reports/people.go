@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"plumbline/reports/ask"
 )
 
 // This file answers the roster questions: who is on which team on a day,
@@ -98,12 +100,12 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	case cands != nil:
 		return e.candidates(c, who, cands)
 	case scope.Totals:
-		return c.refuse(c.reach.totalsOnly(whoArgument(who), c.caller.Person))
+		return c.refuse(totalsOnly(c.reach, whoArgument(who), c.caller.Person))
 	}
 	ans := &RosterAnswer{RequestID: c.id, Day: day.Format(time.DateOnly), TimeZone: e.cat.Zone().String(),
 		Teams: []RosterTeam{}, Rows: [][]any{}, CatalogVersion: e.cat.Version()}
 	ans.Request = Echo{Tool: c.tool, Who: whoEcho(scope, dir), Day: ans.Day}
-	if scope.Kind == ScopeAgent {
+	if scope.Kind == ask.ScopeAgent {
 		e.agentHistory(ans, dir, scope.Key, day, c.reach.Floor || scope.Key == c.caller.Person, c.reach)
 	} else {
 		e.teamsOn(ans, dir, scope, day)
@@ -112,11 +114,11 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 }
 
 // teamsOn lists the floor's teams (or one team) on a day, and their agents.
-func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope Scope, day time.Time) {
+func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope ask.Scope, day time.Time) {
 	ans.Columns = []string{"agent", "agent_name", "team", "team_name", "on_team_since", "hired_on"}
 	// Who was on which team that day, worked out once for every agent.
 	type onTeam struct {
-		agent Agent
+		agent ask.Agent
 		since time.Time
 	}
 	members := map[string][]onTeam{}
@@ -126,7 +128,7 @@ func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope Scope, day tim
 		}
 	}
 	for _, t := range dir.Teams {
-		if scope.Kind == ScopeTeam && t.Key != scope.Key {
+		if scope.Kind == ask.ScopeTeam && t.Key != scope.Key {
 			continue
 		}
 		rt := RosterTeam{Team: t.Key, Name: t.Name}
@@ -134,7 +136,7 @@ func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope Scope, day tim
 			on := f.CountsAsSales
 			rt.OnFloor, rt.Since, rt.DecidedBy, rt.Reason = &on, f.From.Format(time.DateOnly), f.DecidedBy, f.Reason
 		}
-		if scope.Kind == ScopeFloor && (rt.OnFloor == nil || !*rt.OnFloor) {
+		if scope.Kind == ask.ScopeFloor && (rt.OnFloor == nil || !*rt.OnFloor) {
 			continue
 		}
 		for _, m := range members[t.Key] {
@@ -148,7 +150,7 @@ func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope Scope, day tim
 		ans.Teams = append(ans.Teams, rt)
 	}
 	ans.Notes = []string{"The floor on a day is the teams whose latest decision on or before that day counts them as sales teams; each team shows that decision, who made it and why."}
-	if scope.Kind == ScopeTeam {
+	if scope.Kind == ask.ScopeTeam {
 		ans.Notes = []string{"on_floor says whether the team counted as a sales team on this day, by the decision shown."}
 	}
 	if ans.Truncated {
@@ -160,7 +162,7 @@ func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope Scope, day tim
 // Unless every team may be named (the caller sees the floor, or the agent
 // is the caller), a team outside the reach is shown without its key or
 // name.
-func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, day time.Time, every bool, r Reach) {
+func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, day time.Time, every bool, r ask.Reach) {
 	ans.Columns = []string{"team", "team_name", "from", "until", "current_on_day"}
 	moves := dir.moves[agent]
 	on, _ := dir.membership(agent, day)
@@ -170,7 +172,7 @@ func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, d
 		if i+1 < len(moves) {
 			until = moves[i+1].From.AddDate(0, 0, -1).Format(time.DateOnly)
 		}
-		if !every && !r.seesTeam(m.Team) {
+		if !every && !r.SeesTeam(m.Team) {
 			ans.Rows = append(ans.Rows, []any{nil, nil, m.From.Format(time.DateOnly), until, m == on})
 			continue
 		}
@@ -204,7 +206,7 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 		return e.fault(c, err)
 	}
 	ans := &PeopleAnswer{RequestID: c.id, People: []Person{}, CatalogVersion: e.cat.Version()}
-	sees := func(a Agent) bool { return c.reach.seesAgent(a, c.caller.Person) }
+	sees := func(a ask.Agent) bool { return c.reach.SeesAgent(a, c.caller.Person) }
 	found, near := dir.matchAgents(q, sees), false
 	// Close names are offered only for a query that names no one: one that
 	// names someone outside the reach finds no one, as who does.

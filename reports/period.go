@@ -6,29 +6,13 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file resolves a period argument to dates on the floor's calendar.
 // Dates are civil dates, held as midnight UTC, so that arithmetic on them
 // never meets a clock change; only the board's timestamps are converted, and
 // they are converted with the floor's zone.
-
-// Period is a resolved, inclusive range of days.
-type Period struct {
-	Start, End time.Time
-	Named      string // the named period asked for, if any
-	Clipped    bool   // the period asked for ran past today and was cut at today
-	Ongoing    bool   // a period the catalogue names, cut at today as it has not ended
-	// AskedEnd, when set, is the end asked for: a period so far compared
-	// with the previous one ends on its last final day instead.
-	AskedEnd time.Time
-}
-
-// Days is the number of days in the period.
-func (p Period) Days() int { return daysBetween(p.Start, p.End) + 1 }
-
-// Contains reports whether day falls inside the period.
-func (p Period) Contains(day time.Time) bool { return !day.Before(p.Start) && !day.After(p.End) }
 
 // today returns the floor's current day.
 func today(now time.Time, zone *time.Location) time.Time { return civil(now.In(zone)) }
@@ -94,7 +78,7 @@ func parseDate(s string) (time.Time, bool) {
 // resolvePeriod turns a period argument into dates, as of now. A range
 // runs to at most max_days days when its answer has rows by day (byDay),
 // else to at most MaxRangeMonths months.
-func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay bool) (Period, *Refusal) {
+func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay bool) (ask.Period, *Refusal) {
 	t := today(now, cat.Zone())
 	maxDays := cat.Limits().MaxDays
 	switch {
@@ -104,21 +88,21 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay boo
 		d, ok := parseDate(arg.Day)
 		switch {
 		case !ok:
-			return Period{}, invalid("period.day", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
+			return ask.Period{}, invalid("period.day", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
 		case d.After(t):
-			return Period{}, invalid("period.day", "is after today ("+t.Format(time.DateOnly)+"); figures exist only up to today.")
+			return ask.Period{}, invalid("period.day", "is after today ("+t.Format(time.DateOnly)+"); figures exist only up to today.")
 		}
-		return Period{Start: d, End: d}, nil
+		return ask.Period{Start: d, End: d}, nil
 	case arg.Week != "":
 		d, ok := parseDate(arg.Week)
 		switch {
 		case !ok:
-			return Period{}, invalid("period.week", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
+			return ask.Period{}, invalid("period.week", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
 		case d.After(t) && weekOf(d, cat.WeekStart()).After(t):
-			return Period{}, invalid("period.week", "is a week that has not started; figures exist only up to today ("+t.Format(time.DateOnly)+").")
+			return ask.Period{}, invalid("period.week", "is a week that has not started; figures exist only up to today ("+t.Format(time.DateOnly)+").")
 		}
 		start := weekOf(d, cat.WeekStart())
-		p := Period{Start: start, End: start.AddDate(0, 0, 6)}
+		p := ask.Period{Start: start, End: start.AddDate(0, 0, 6)}
 		if p.End.After(t) {
 			p.End, p.Clipped = t, true
 		}
@@ -128,20 +112,20 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay boo
 		end, ok2 := parseDate(arg.End)
 		switch {
 		case !ok1:
-			return Period{}, invalid("period.start", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
+			return ask.Period{}, invalid("period.start", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
 		case !ok2:
-			return Period{}, invalid("period.end", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
+			return ask.Period{}, invalid("period.end", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
 		case end.Before(start):
-			return Period{}, invalid("period", "ends before it starts; start and end are inclusive dates, so end on or after the start.")
+			return ask.Period{}, invalid("period", "ends before it starts; start and end are inclusive dates, so end on or after the start.")
 		case end.After(t):
-			return Period{}, invalid("period.end", "is after today ("+t.Format(time.DateOnly)+"); end the range today or earlier.")
+			return ask.Period{}, invalid("period.end", "is after today ("+t.Format(time.DateOnly)+"); end the range today or earlier.")
 		case !end.Before(start.AddDate(0, MaxRangeMonths, 0)):
-			return Period{}, invalid("period", "is longer than "+itoa(MaxRangeMonths)+" months; ask for a shorter range, or several.")
+			return ask.Period{}, invalid("period", "is longer than "+itoa(MaxRangeMonths)+" months; ask for a shorter range, or several.")
 		case byDay && daysBetween(start, end)+1 > maxDays:
-			return Period{}, invalid("period", "is longer than "+itoa(maxDays)+" days, the most that rows by day cover; "+
+			return ask.Period{}, invalid("period", "is longer than "+itoa(maxDays)+" days, the most that rows by day cover; "+
 				"ask for a shorter range, or group by week, month, quarter, team or agent (or not at all) for a range of up to "+itoa(MaxRangeMonths)+" months.")
 		}
-		return Period{Start: start, End: end}, nil
+		return ask.Period{Start: start, End: end}, nil
 	}
 }
 
@@ -153,9 +137,9 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay boo
 // or year through today; "last_quarter" and "last_year" are the whole
 // calendar quarter and year before today's. A period the catalogue
 // declares is its latest run that has begun, through today while it lasts.
-func namedPeriod(name string, t time.Time, cat *catalog.Catalog) Period {
+func namedPeriod(name string, t time.Time, cat *catalog.Catalog) ask.Period {
 	weekStart := cat.WeekStart()
-	p := Period{Named: name}
+	p := ask.Period{Named: name}
 	if own, ok := cat.Period(name); ok {
 		p.Start, p.End = own.Latest(t)
 		if p.End.After(t) {
@@ -201,7 +185,7 @@ func namedPeriod(name string, t time.Time, cat *catalog.Catalog) Period {
 // soFar names the calendar unit a period so far is part of, from its first
 // day (a week, a month, a quarter, a year, or a season the catalogue names),
 // or "" for any other period.
-func (p Period) soFar() string {
+func soFar(p ask.Period) string {
 	switch {
 	case p.Named == "this_week" || p.Named == "week_to_date" || p.Clipped:
 		return "week"
@@ -223,7 +207,7 @@ func (p Period) soFar() string {
 // coarser groupings of offered that fit: by week when the period's weeks
 // fit in an answer's maxRows rows, by month or quarter; without those, by
 // team or agent or none.
-func byDayBound(p Period, groupBy string, cumulative bool, offered []string, limits catalog.Limits, weekStart time.Weekday) *Refusal {
+func byDayBound(p ask.Period, groupBy string, cumulative bool, offered []string, limits catalog.Limits, weekStart time.Weekday) *Refusal {
 	if groupBy != catalog.GroupDay || p.Days() <= limits.MaxDays {
 		return nil
 	}
@@ -275,7 +259,7 @@ func orList(words []string) string {
 
 // LastWholeWeek is the latest whole week, starting on start, that ends
 // before day: the week before day's own.
-func LastWholeWeek(day time.Time, start time.Weekday) Period {
+func LastWholeWeek(day time.Time, start time.Weekday) ask.Period {
 	first := weekOf(day, start).AddDate(0, 0, -7)
-	return Period{Start: first, End: first.AddDate(0, 0, 6)}
+	return ask.Period{Start: first, End: first.AddDate(0, 0, 6)}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 func demoCatalog(t testing.TB) *catalog.Catalog {
@@ -236,11 +237,11 @@ func TestLastWholeDay(t *testing.T) {
 	if got := lastWholeDay(midnight, at(t, "2026-11-18 00:01"), zone); got != date("2026-11-17") {
 		t.Errorf("a live source's yesterday is not whole just after midnight: %s", got)
 	}
-	th := dataThrough(Coverage{First: date("2025-10-15"), Through: date("2026-11-17")}, catalog.Settle{DaysAfter: 2, At: 6 * time.Hour}, at(t, "2026-11-18 14:30"), zone)
+	th := dataThrough(ask.Coverage{First: date("2025-10-15"), Through: date("2026-11-17")}, catalog.Settle{DaysAfter: 2, At: 6 * time.Hour}, at(t, "2026-11-18 14:30"), zone)
 	if th.runsTo != date("2026-11-17") || th.complete != date("2026-11-16") {
 		t.Errorf("hours through = %+v", th)
 	}
-	if th := dataThrough(Coverage{}, nextMorning, at(t, "2026-11-18 14:30"), zone); th.public().RunsTo != nil {
+	if th := dataThrough(ask.Coverage{}, nextMorning, at(t, "2026-11-18 14:30"), zone); th.public().RunsTo != nil {
 		t.Errorf("an empty source has data through %v", *th.public().RunsTo)
 	}
 }

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file previews a catalogue change's effect on the figures (plumbline
 // check --diff): each redefined metric summed under its old and its new
 // definition, over the same week of the same data.
 
-// Preview is a redefined metric's summed parts (see [Plan.Span]) for the
+// Preview is a redefined metric's summed parts (see [ask.Plan.Span]) for the
 // floor over a week, under the old and the new catalogue; a part is nil
 // when there is no data.
 type Preview struct {
@@ -24,29 +25,29 @@ type Preview struct {
 // day on the new catalogue's floor): the old definitions from oldSt, the
 // new ones from newSt, stores over old and cur on the same data. It
 // returns the week and each change's parts, in the order of changed.
-func PreviewChanges(ctx context.Context, oldSt, newSt Store, old, cur *catalog.Catalog, changed []catalog.Change,
-	now time.Time) (Period, []Preview, error) {
+func PreviewChanges(ctx context.Context, oldSt, newSt ask.Store, old, cur *catalog.Catalog, changed []catalog.Change,
+	now time.Time) (ask.Period, []Preview, error) {
 	var oldMs, newMs []*catalog.Metric
 	for _, c := range changed {
 		oldMs, newMs = append(oldMs, c.Old), append(newMs, c.New)
 	}
 	sides := []struct {
 		name string
-		st   Store
+		st   ask.Store
 		cat  *catalog.Catalog
 		ms   []*catalog.Metric
 	}{{"old", oldSt, old, oldMs}, {"new", newSt, cur, newMs}}
 	var newest time.Time
 	for _, side := range sides {
-		plan := &Plan{Metrics: side.ms}
+		plan := &ask.Plan{Metrics: side.ms}
 		cov, err := side.st.Coverage(ctx, plan.Sources())
 		if err != nil {
-			return Period{}, nil, fmt.Errorf("read how far the sources are loaded: %w", err)
+			return ask.Period{}, nil, fmt.Errorf("read how far the sources are loaded: %w", err)
 		}
 		for _, s := range plan.Sources() {
 			c := cov[s.ID]
 			if c.First.IsZero() {
-				return Period{}, nil, fmt.Errorf("%s holds no data, so there is no week to preview", s.Relation)
+				return ask.Period{}, nil, fmt.Errorf("%s holds no data, so there is no week to preview", s.Relation)
 			}
 			d := c.Through
 			if d.IsZero() { // a live source runs up to now
@@ -60,7 +61,7 @@ func PreviewChanges(ctx context.Context, oldSt, newSt Store, old, cur *catalog.C
 	week := LastWholeWeek(newest, cur.WeekStart())
 	out := make([]Preview, len(changed))
 	for i, side := range sides {
-		plan := &Plan{Catalog: side.cat, Metrics: side.ms, Scope: Scope{Kind: ScopeFloor}, Period: week, Limit: 1}
+		plan := &ask.Plan{Catalog: side.cat, Metrics: side.ms, Scope: ask.Scope{Kind: ask.ScopeFloor}, Period: week, Limit: 1}
 		results, err := side.st.Run(ctx, plan)
 		if err != nil {
 			return week, nil, fmt.Errorf("run the %s catalogue's plan: %w", side.name, err)

@@ -3,6 +3,8 @@ package reports
 import (
 	"slices"
 	"testing"
+
+	"plumbline/reports/ask"
 )
 
 // Rows fold into one reach: the floor covers everything, teams gather
@@ -14,13 +16,13 @@ func TestReachFolds(t *testing.T) {
 		want string
 	}{
 		{nil, "none"},
-		{[][2]string{{SeesNone, ""}}, "none"},
-		{[][2]string{{SeesTeam, "hawks"}, {SeesTeam, "falcons"}, {SeesTeam, "hawks"}}, "team:falcons,hawks"},
-		{[][2]string{{SeesTeam, "hawks"}, {SeesOwn, ""}}, "own+team:hawks"},
-		{[][2]string{{SeesOwn, ""}, {SeesFloor, ""}, {SeesTeam, "hawks"}}, "floor"},
-		{[][2]string{{SeesNone, ""}, {SeesOwn, ""}}, "own"},
+		{[][2]string{{ask.SeesNone, ""}}, "none"},
+		{[][2]string{{ask.SeesTeam, "hawks"}, {ask.SeesTeam, "falcons"}, {ask.SeesTeam, "hawks"}}, "team:falcons,hawks"},
+		{[][2]string{{ask.SeesTeam, "hawks"}, {ask.SeesOwn, ""}}, "own+team:hawks"},
+		{[][2]string{{ask.SeesOwn, ""}, {ask.SeesFloor, ""}, {ask.SeesTeam, "hawks"}}, "floor"},
+		{[][2]string{{ask.SeesNone, ""}, {ask.SeesOwn, ""}}, "own"},
 	} {
-		var r Reach
+		var r ask.Reach
 		for _, row := range tc.rows {
 			r.Add(row[0], row[1])
 		}
@@ -29,11 +31,11 @@ func TestReachFolds(t *testing.T) {
 		}
 	}
 	for text, want := range map[string]string{"floor": "floor", "none": "none"} {
-		if r, err := ParseReach(text); err != nil || r.String() != want {
+		if r, err := ask.ParseReach(text); err != nil || r.String() != want {
 			t.Errorf("ParseReach(%s) = %s, %v", text, r, err)
 		}
 	}
-	if _, err := ParseReach("team"); err == nil {
+	if _, err := ask.ParseReach("team"); err == nil {
 		t.Error("ParseReach took team as a default")
 	}
 }
@@ -41,12 +43,12 @@ func TestReachFolds(t *testing.T) {
 // A who resolves only among what the reach covers; outside it the
 // refusal names what the caller may ask for.
 func TestResolveWithin(t *testing.T) {
-	falcons := Reach{Teams: []string{"falcons"}}
-	two := Reach{Teams: []string{"falcons", "hawks"}}
-	own := Reach{Own: true}
+	falcons := ask.Reach{Teams: []string{"falcons"}}
+	two := ask.Reach{Teams: []string{"falcons", "hawks"}}
+	own := ask.Reach{Own: true}
 	for _, tc := range []struct {
 		name   string
-		reach  Reach
+		reach  ask.Reach
 		person string
 		who    WhoArg
 		want   string   // the scope's key, or the refusal's code
@@ -60,12 +62,12 @@ func TestResolveWithin(t *testing.T) {
 		{"the same name over two teams", two, "p1", WhoArg{Agent: "Maria"}, "", []string{"a001", "a002"}},
 		{"an agent of another team by email", falcons, "p1", WhoArg{Agent: "maria.lopes@floor.example"}, CodeForbidden, nil},
 		{"mine over two teams", two, "p1", WhoArg{Team: "mine"}, CodeInvalidArgument, nil},
-		{"mine on the floor: the caller's own team", FloorReach, "a002", WhoArg{Team: "mine"}, "hawks", nil},
-		{"mine on the floor for someone on no team", FloorReach, "p1", WhoArg{Team: "mine"}, CodeInvalidArgument, nil},
+		{"mine on the floor: the caller's own team", ask.FloorReach, "a002", WhoArg{Team: "mine"}, "hawks", nil},
+		{"mine on the floor for someone on no team", ask.FloorReach, "p1", WhoArg{Team: "mine"}, CodeInvalidArgument, nil},
 		{"own: themselves", own, "a003", WhoArg{Agent: "a003"}, "a003", nil},
 		{"own: their team", own, "a003", WhoArg{Team: "falcons"}, CodeForbidden, nil},
 		{"own: another agent", own, "a003", WhoArg{Agent: "Jamal"}, "a003", nil},
-		{"none", Reach{}, "p1", WhoArg{Floor: true}, CodeForbidden, nil},
+		{"none", ask.Reach{}, "p1", WhoArg{Floor: true}, CodeForbidden, nil},
 	} {
 		scope, cands, r := testDir.resolveWithin(tc.who, tc.reach, tc.person)
 		var got string
@@ -87,7 +89,7 @@ func TestResolveWithin(t *testing.T) {
 			t.Errorf("%s: %q %v, want %q %v", tc.name, got, keys, tc.want, tc.cands)
 		}
 	}
-	r := Reach{Teams: []string{"falcons"}, Own: true}.outside("who.team", "a009")
+	r := outsideReach(ask.Reach{Teams: []string{"falcons"}, Own: true}, "who.team", "a009")
 	if r.Code != CodeForbidden || !slices.Equal(r.Choices, []string{"falcons", "a009"}) {
 		t.Errorf("the refusal's choices: %v", r)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file answers the report tools declared in the catalogue.
@@ -101,7 +102,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 			return c.refuse(r)
 		}
 	}
-	var previous Period
+	var previous ask.Period
 	var yearNote string
 	var tg *targeted
 	switch req.CompareTo {
@@ -121,7 +122,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		}
 		// A team's target holds on its days on the floor, so its figures
 		// beside the target count those days only.
-		scope.OnFloor = scope.Kind == ScopeTeam
+		scope.OnFloor = scope.Kind == ask.ScopeTeam
 		tg = e.newTargeted(dir, ts, period, metrics, cov, c.now, false)
 	case ComparePreviousPeriod:
 		previous = previousPeriod(period)
@@ -133,22 +134,22 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 			return c.refuse(r)
 		}
 	}
-	plan := &Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: period, Today: today(c.now, e.cat.Zone()),
+	plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: period, Today: today(c.now, e.cat.Zone()),
 		GroupBy: req.GroupBy, Ranked: req.Sort != nil, Limit: e.cat.Limits().MaxRows + 1}
 	activity := e.cat.Activity()
-	if activity == nil || scope.Kind != ScopeAgent || req.GroupBy != catalog.GroupDay {
+	if activity == nil || scope.Kind != ask.ScopeAgent || req.GroupBy != catalog.GroupDay {
 		activity = nil
 	} else {
 		plan.Metrics = append(slices.Clip(metrics), activity)
 	}
-	plans := []*Plan{plan}
+	plans := []*ask.Plan{plan}
 	if req.againstPeriod() {
-		plans = append(plans, plan.over(previous))
+		plans = append(plans, over(plan, previous))
 		if a := e.cat.Activity(); a != nil {
 			// The days anyone in scope was active, in each period.
-			days := &Plan{Catalog: e.cat, Metrics: []*catalog.Metric{a}, Scope: scope, Period: period, Today: plan.Today,
+			days := &ask.Plan{Catalog: e.cat, Metrics: []*catalog.Metric{a}, Scope: scope, Period: period, Today: plan.Today,
 				GroupBy: catalog.GroupDay, Limit: max(e.cat.Limits().MaxDays, period.Days(), previous.Days()) + 1} // every day, of a year too
-			plans = append(plans, days, days.over(previous))
+			plans = append(plans, days, over(days, previous))
 		}
 	}
 	results, err := e.store.Run(ctx, plans...)
@@ -237,8 +238,8 @@ func ranksGroups(req *Request, rep *catalog.Report) *Refusal {
 type shownTable struct {
 	columns   []string
 	rows      [][]any
-	kept      []Row // the groups shown, with their figures
-	before    []Row // the compared period's groups, with their figures
+	kept      []ask.Row // the groups shown, with their figures
+	before    []ask.Row // the compared period's groups, with their figures
 	truncated bool
 }
 
@@ -251,14 +252,14 @@ type shownTable struct {
 // period's, and the groups shown are those of either period.
 //
 // Cumulative rows hold running totals of metrics, day by day.
-func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool, dir *Directory, now time.Time, gv *governor, sort *SortArg, topN int,
+func (e *Engine) table(plan *ask.Plan, res *ask.Result, cmp *comparison, cumulative bool, dir *Directory, now time.Time, gv *governor, sort *SortArg, topN int,
 	metrics []*catalog.Metric, named func(team string) bool) shownTable {
 	// Who counts on which days, worked out once for each period.
 	stints := dir.stints(plan.Scope, plan.Period)
 	var stintsBefore []stint
 	var extra []string
-	var before []Row
-	previous := map[string]Row{}
+	var before []ask.Row
+	previous := map[string]ask.Row{}
 	if cmp != nil {
 		stintsBefore = dir.stints(cmp.plan.Scope, cmp.plan.Period)
 		extra = groupKeys(cmp.plan, cmp.res, dir)
@@ -274,7 +275,7 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 		}
 	}
 	if cumulative {
-		runningTotals(rows, len((&Plan{Metrics: metrics}).Parts()))
+		runningTotals(rows, len((&ask.Plan{Metrics: metrics}).Parts()))
 	}
 	if sort != nil {
 		rank(rows, plan.Metrics, sort)
@@ -340,7 +341,7 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 	}
 	var agents []string
 	switch {
-	case plan.Scope.Kind == ScopeAgent:
+	case plan.Scope.Kind == ask.ScopeAgent:
 		agents = []string{plan.Scope.Key}
 	case plan.GroupBy == catalog.GroupAgent:
 		for _, r := range kept {
@@ -359,7 +360,7 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 		}
 		if who := dir.changes(plan.Scope, plan.Period, p, stints, stintsBefore, named); len(who) > 0 {
 			what, rule := "agents are counted for the team", "each agent's day counts for the team of that day"
-			if plan.Scope.Kind == ScopeFloor {
+			if plan.Scope.Kind == ask.ScopeFloor {
 				what, rule = "teams are on the floor", "a team counts for the floor only on its days on it"
 			}
 			gv.warn(WarnMembers, "Not the same "+what+" in both periods, so part of the change is who is counted ("+rule+"): "+
@@ -374,8 +375,8 @@ func (e *Engine) table(plan *Plan, res *Result, cmp *comparison, cumulative bool
 // group, or, with weekBefore, week rows beside the week before, from either
 // period.
 type comparison struct {
-	plan       *Plan
-	res        *Result
+	plan       *ask.Plan
+	res        *ask.Result
 	weekBefore bool
 }
 
@@ -390,7 +391,7 @@ func (c *comparison) previousKey(key string) string {
 
 // beforeData refuses a period that ends before the first day of data of
 // every metric asked for, and names the first day as the choice.
-func (e *Engine) beforeData(metrics []*catalog.Metric, p Period, cov map[string]Coverage, now time.Time) *Refusal {
+func (e *Engine) beforeData(metrics []*catalog.Metric, p ask.Period, cov map[string]ask.Coverage, now time.Time) *Refusal {
 	var first time.Time
 	for _, m := range metrics {
 		if c := metricCoverage(m, cov, now, e.cat.Zone()); !c.First.IsZero() && (first.IsZero() || c.First.Before(first)) {
@@ -407,7 +408,7 @@ func (e *Engine) beforeData(metrics []*catalog.Metric, p Period, cov map[string]
 // liveInstead swaps a report's default metrics for its live ones when the
 // period lies wholly past what the nightly sources hold: today's sales come
 // from the live board until the nightly build has loaded the day.
-func (e *Engine) liveInstead(rep *catalog.Report, defaults []*catalog.Metric, p Period, cov map[string]Coverage, now time.Time) ([]*catalog.Metric, []string) {
+func (e *Engine) liveInstead(rep *catalog.Report, defaults []*catalog.Metric, p ask.Period, cov map[string]ask.Coverage, now time.Time) ([]*catalog.Metric, []string) {
 	for _, m := range defaults {
 		for _, s := range m.Sources() {
 			if c := loaded(s, cov[s.ID], now, e.cat.Zone()); !c.Through.IsZero() && !c.Through.Before(p.Start) {
@@ -434,7 +435,7 @@ func (e *Engine) liveInstead(rep *catalog.Report, defaults []*catalog.Metric, p 
 
 // unfinished refuses a comparison over days that are not final for every
 // metric in it, and names periods that would work.
-func (e *Engine) unfinished(metrics []*catalog.Metric, p Period, cov map[string]Coverage, now time.Time, what string) *Refusal {
+func (e *Engine) unfinished(metrics []*catalog.Metric, p ask.Period, cov map[string]ask.Coverage, now time.Time, what string) *Refusal {
 	var last time.Time
 	var blocking *catalog.Metric
 	for _, m := range metrics {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file holds the response contract: the JSON every report answers with.
@@ -138,7 +139,7 @@ type RefusalAnswer struct {
 	Error     *Refusal `json:"error"`
 }
 
-func periodInfo(p Period, zone *time.Location) PeriodInfo {
+func periodInfo(p ask.Period, zone *time.Location) PeriodInfo {
 	info := PeriodInfo{
 		Start: p.Start.Format(time.DateOnly), End: p.End.Format(time.DateOnly),
 		Days: p.Days(), TimeZone: zone.String(), Named: p.Named,
@@ -149,9 +150,9 @@ func periodInfo(p Period, zone *time.Location) PeriodInfo {
 	return info
 }
 
-func whoEcho(s Scope, dir *Directory) *WhoEcho {
+func whoEcho(s ask.Scope, dir *Directory) *WhoEcho {
 	w := &WhoEcho{Kind: s.Kind, Key: s.Key, Name: s.Name}
-	if t, ok := dir.team(s.Team); ok && s.Kind == ScopeAgent {
+	if t, ok := dir.team(s.Team); ok && s.Kind == ask.ScopeAgent {
 		w.Team = t.Name
 	}
 	return w
@@ -187,7 +188,7 @@ func keyColumns(groupBy string) []string {
 }
 
 // rowFor renders one result row of a period under columnsFor's columns.
-func rowFor(groupBy string, r Row, metrics []*catalog.Metric, dir *Directory, p Period) []any {
+func rowFor(groupBy string, r ask.Row, metrics []*catalog.Metric, dir *Directory, p ask.Period) []any {
 	out := keyCells(groupBy, r, dir, p)
 	i := 0
 	for _, m := range metrics {
@@ -199,7 +200,7 @@ func rowFor(groupBy string, r Row, metrics []*catalog.Metric, dir *Directory, p 
 }
 
 // keyCells renders the cells under keyColumns.
-func keyCells(groupBy string, r Row, dir *Directory, p Period) []any {
+func keyCells(groupBy string, r ask.Row, dir *Directory, p ask.Period) []any {
 	switch groupBy {
 	case catalog.GroupTeam:
 		t, _ := dir.team(r.Key)
@@ -225,7 +226,7 @@ func cellsOf(m *catalog.Metric, sums []*float64) []any {
 	return out
 }
 
-// Figure is metric m's figure from its summed parts (see [Plan.Span]) as an
+// Figure is metric m's figure from its summed parts (see [ask.Plan.Span]) as an
 // answer states it: a count whole (int64), hours to the hundredth, a ratio
 // to six significant digits (float64); nil when there is no data or nothing
 // to divide by.

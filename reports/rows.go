@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file turns a store's rows into the rows an answer shows: every group
@@ -17,7 +18,7 @@ import (
 
 // groupKeys lists, for groupings by team or agent, the groups a plan's
 // answer shows: every group in scope, and every group with rows.
-func groupKeys(plan *Plan, res *Result, dir *Directory) []string {
+func groupKeys(plan *ask.Plan, res *ask.Result, dir *Directory) []string {
 	if plan.GroupBy != catalog.GroupTeam && plan.GroupBy != catalog.GroupAgent {
 		return nil
 	}
@@ -33,11 +34,11 @@ func groupKeys(plan *Plan, res *Result, dir *Directory) []string {
 // fill returns the plan's groups with their figures: the store's rows and,
 // for groupings by team or agent, every group in scope that had none, and
 // the groups extra names (those of the period it is compared with).
-func fill(plan *Plan, res *Result, dir *Directory, stints []stint, cov map[string]Coverage, now time.Time, extra []string) []Row {
+func fill(plan *ask.Plan, res *ask.Result, dir *Directory, stints []stint, cov map[string]ask.Coverage, now time.Time, extra []string) []ask.Row {
 	zone := plan.Catalog.Zone()
 	rows := res.Rows
 	if plan.GroupBy == catalog.GroupTeam || plan.GroupBy == catalog.GroupAgent {
-		byKey := map[string]Row{}
+		byKey := map[string]ask.Row{}
 		for _, r := range res.Rows {
 			byKey[r.Key] = r
 		}
@@ -47,11 +48,11 @@ func fill(plan *Plan, res *Result, dir *Directory, stints []stint, cov map[strin
 		if !plan.Ranked && len(keys) > plan.Limit {
 			keys = keys[:plan.Limit]
 		}
-		rows = make([]Row, len(keys))
+		rows = make([]ask.Row, len(keys))
 		for i, k := range keys {
 			r, ok := byKey[k]
 			if !ok {
-				r = Row{Key: k}
+				r = ask.Row{Key: k}
 			}
 			rows[i] = r
 		}
@@ -90,8 +91,8 @@ func padded[T any](s []T, n int) []T {
 
 // value is a row's figure for the metric at index j of metrics, for ranking:
 // a sum, or a ratio divided from its parts. Nil is no figure.
-func value(r Row, metrics []*catalog.Metric, j int) *float64 {
-	i, _ := span(metrics, j)
+func value(r ask.Row, metrics []*catalog.Metric, j int) *float64 {
+	i, _ := (&ask.Plan{Metrics: metrics}).Span(j)
 	if !metrics[j].IsRatio() {
 		return r.Sums[i]
 	}
@@ -105,9 +106,9 @@ func value(r Row, metrics []*catalog.Metric, j int) *float64 {
 
 // rank orders rows by a metric, nulls last, ties by key: the order SQL
 // gives with ORDER BY metric DIRECTION NULLS LAST, key.
-func rank(rows []Row, metrics []*catalog.Metric, sort *SortArg) {
+func rank(rows []ask.Row, metrics []*catalog.Metric, sort *SortArg) {
 	j := slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })
-	slices.SortStableFunc(rows, func(a, b Row) int {
+	slices.SortStableFunc(rows, func(a, b ask.Row) int {
 		if c := compareValues(value(a, metrics, j), value(b, metrics, j), sort.Direction); c != 0 {
 			return c
 		}
@@ -134,7 +135,7 @@ func compareValues(a, b *float64, direction string) int {
 // cutRows keeps the first n of ranked rows, and the rows tied with the last
 // one kept (SQL's FETCH FIRST n ROWS WITH TIES), up to max. It says how many
 // rows the ties added, and whether max split a tie.
-func cutRows(rows []Row, metrics []*catalog.Metric, sort *SortArg, n, max int) (kept []Row, tied int, split bool) {
+func cutRows(rows []ask.Row, metrics []*catalog.Metric, sort *SortArg, n, max int) (kept []ask.Row, tied int, split bool) {
 	if len(rows) <= n {
 		return rows, 0, false
 	}
@@ -142,7 +143,7 @@ func cutRows(rows []Row, metrics []*catalog.Metric, sort *SortArg, n, max int) (
 		return rows[:n], 0, false
 	}
 	j := slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })
-	same := func(a, b Row) bool {
+	same := func(a, b ask.Row) bool {
 		return compareValues(value(a, metrics, j), value(b, metrics, j), sort.Direction) == 0
 	}
 	end := n
@@ -155,7 +156,7 @@ func cutRows(rows []Row, metrics []*catalog.Metric, sort *SortArg, n, max int) (
 
 // cutBuckets names the weeks, months or quarters (by groupBy) a period
 // cuts, with the days of the period they hold.
-func cutBuckets(groupBy string, rows []Row, p Period) []string {
+func cutBuckets(groupBy string, rows []ask.Row, p ask.Period) []string {
 	var out []string
 	for _, r := range rows {
 		first, _ := parseDate(r.Key)
@@ -174,7 +175,7 @@ func cutBuckets(groupBy string, rows []Row, p Period) []string {
 
 // bucketDays is how many days of the period fall in the week, month or
 // quarter (by groupBy) starting on key.
-func bucketDays(groupBy, key string, p Period) int {
+func bucketDays(groupBy, key string, p ask.Period) int {
 	first, _ := parseDate(key)
 	return daysBetween(maxTime(first, p.Start), minTime(bucketEnd(groupBy, first), p.End)) + 1
 }

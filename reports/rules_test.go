@@ -13,6 +13,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // declaring is the demo catalogue with some of its metrics' rules declared
@@ -90,7 +91,7 @@ func TestDeclaredNoneIsRefused(t *testing.T) {
 		{"team_weeks compare none", none, "team_weeks", `{"who": {"team": "hawks"}, "compare_to": "previous_period"}`, "compare_to", []string{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			a := newMemEngine(c.cat, exampleRows, now).Call(context.Background(), reports.Caller{Person: "p-dana"}, c.tool, json.RawMessage(c.args))
+			a := newMemEngine(c.cat, exampleRows, now).Call(context.Background(), ask.Caller{Person: "p-dana"}, c.tool, json.RawMessage(c.args))
 			if c.argument == "" {
 				if a.Refusal != nil {
 					t.Fatalf("refused: %v", a.Refusal)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file works out, from the directory alone, who counts for a scope on
@@ -52,11 +53,11 @@ type scoped struct {
 // stints lists every run of days in the period on which an agent counts for
 // the scope, by agent and date. Callers must not change the list: it is
 // kept for the calls after them.
-func (d *Directory) stints(s Scope, p Period) []stint { return d.scoped(s, p).stints }
+func (d *Directory) stints(s ask.Scope, p ask.Period) []stint { return d.scoped(s, p).stints }
 
 // scoped returns what the directory has worked out for a scope and period,
 // working it out on the first call that asks.
-func (d *Directory) scoped(s Scope, p Period) *scoped {
+func (d *Directory) scoped(s ask.Scope, p ask.Period) *scoped {
 	k := stintsKey{s.Kind, s.Key, s.OnFloor, p.Start.Unix(), p.End.Unix()}
 	d.stintsMu.Lock()
 	out, ok := d.stintsMemo[k]
@@ -80,9 +81,9 @@ func (d *Directory) scoped(s Scope, p Period) *scoped {
 }
 
 // workOutStints lists the stints of a scope in a period.
-func (d *Directory) workOutStints(s Scope, p Period) []stint {
+func (d *Directory) workOutStints(s ask.Scope, p ask.Period) []stint {
 	var out []stint
-	if s.Kind == ScopeFloor {
+	if s.Kind == ask.ScopeFloor {
 		// About a stint an agent; kept, so sized for the floor alone.
 		out = make([]stint, 0, len(d.Agents))
 	}
@@ -98,10 +99,10 @@ func (d *Directory) workOutStints(s Scope, p Period) []stint {
 		teams = d.teamStints(teams[:0], a.Key, lo, hi)
 		for _, st := range teams {
 			switch {
-			case s.Kind == ScopeAgent:
+			case s.Kind == ask.ScopeAgent:
 				out = append(out, st)
-			case st.team == "" || s.Kind == ScopeTeam && st.team != s.Key:
-			case s.onFloorOnly():
+			case st.team == "" || s.Kind == ask.ScopeTeam && st.team != s.Key:
+			case s.OnFloorOnly():
 				out = d.floorStints(out, st)
 			default:
 				out = append(out, st)
@@ -135,7 +136,7 @@ func (d *Directory) teamStints(out []stint, agent string, lo, hi time.Time) []st
 // floorStints appends to out the days of a stint on which its team was on
 // the floor.
 func (d *Directory) floorStints(out []stint, st stint) []stint {
-	for _, p := range d.floorSpans(st.team, Period{Start: st.from, End: st.to}) {
+	for _, p := range d.floorSpans(st.team, ask.Period{Start: st.from, End: st.to}) {
 		out = append(out, stint{agent: st.agent, team: st.team, from: p.Start, to: p.End})
 	}
 	return out
@@ -143,7 +144,7 @@ func (d *Directory) floorStints(out []stint, st stint) []stint {
 
 // floorTeams lists the teams that were on the floor on some day of the
 // period, by key.
-func (d *Directory) floorTeams(p Period) []string {
+func (d *Directory) floorTeams(p ask.Period) []string {
 	var out []string
 	for _, t := range d.Teams {
 		if len(d.floorSpans(t.Key, p)) > 0 {
@@ -155,8 +156,8 @@ func (d *Directory) floorTeams(p Period) []string {
 
 // floorSpans lists the runs of days of span on which a team was on the
 // floor, in order.
-func (d *Directory) floorSpans(team string, span Period) []Period {
-	var out []Period
+func (d *Directory) floorSpans(team string, span ask.Period) []ask.Period {
+	var out []ask.Period
 	fs := d.decisions[team]
 	for i, f := range fs {
 		if !f.CountsAsSales {
@@ -167,14 +168,14 @@ func (d *Directory) floorSpans(team string, span Period) []Period {
 			to = minTime(to, fs[i+1].From.AddDate(0, 0, -1))
 		}
 		if !to.Before(from) {
-			out = append(out, Period{Start: from, End: to})
+			out = append(out, ask.Period{Start: from, End: to})
 		}
 	}
 	return out
 }
 
 // floorDays counts the days of span on which a team was on the floor.
-func (d *Directory) floorDays(team string, span Period) int {
+func (d *Directory) floorDays(team string, span ask.Period) int {
 	n := 0
 	for _, p := range d.floorSpans(team, span) {
 		n += p.Days()
@@ -184,7 +185,7 @@ func (d *Directory) floorDays(team string, span Period) int {
 
 // floorMoves names the days of span on which a team joined or left the
 // floor, as "joined the floor on …" and "left the floor on …".
-func (d *Directory) floorMoves(team string, span Period) []string {
+func (d *Directory) floorMoves(team string, span ask.Period) []string {
 	var out []string
 	fs := d.decisions[team]
 	for i, f := range fs {
@@ -205,7 +206,7 @@ func (d *Directory) floorMoves(team string, span Period) []string {
 // floor in the period (or the scope's team, or the agent's teams), the
 // agents who counted for the scope on some day of it (or the scope's agent).
 // Callers must not change the list: it is kept for the calls after them.
-func (d *Directory) groupsInScope(s Scope, groupBy string, p Period) []string {
+func (d *Directory) groupsInScope(s ask.Scope, groupBy string, p ask.Period) []string {
 	sc := d.scoped(s, p)
 	switch groupBy {
 	case catalog.GroupTeam:
@@ -220,14 +221,14 @@ func (d *Directory) groupsInScope(s Scope, groupBy string, p Period) []string {
 
 // workOutGroups lists the groups in scope by team or agent from the scope's
 // stints in the period.
-func (d *Directory) workOutGroups(s Scope, groupBy string, p Period, stints []stint) []string {
+func (d *Directory) workOutGroups(s ask.Scope, groupBy string, p ask.Period, stints []stint) []string {
 	var keys []string
 	switch {
-	case groupBy == catalog.GroupTeam && s.Kind == ScopeFloor:
+	case groupBy == catalog.GroupTeam && s.Kind == ask.ScopeFloor:
 		keys = d.floorTeams(p)
-	case groupBy == catalog.GroupTeam && s.Kind == ScopeTeam:
+	case groupBy == catalog.GroupTeam && s.Kind == ask.ScopeTeam:
 		keys = []string{s.Key}
-	case groupBy == catalog.GroupAgent && s.Kind == ScopeAgent:
+	case groupBy == catalog.GroupAgent && s.Kind == ask.ScopeAgent:
 		keys = []string{s.Key}
 	}
 	for _, st := range stints {
@@ -277,7 +278,7 @@ func covered(stints []stint, groupBy, key string, first, last time.Time) bool {
 // not cut them. Agents are listed in the order given. named says whether
 // the answer may name a team (within.go's namer): a team it may not reads
 // as "another team", and its joining or leaving the floor is left out.
-func (d *Directory) presence(s Scope, p Period, agents []string, stints []stint, named func(team string) bool) []string {
+func (d *Directory) presence(s ask.Scope, p ask.Period, agents []string, stints []stint, named func(team string) bool) []string {
 	var out []string
 	for _, key := range agents {
 		a, ok := d.agent(key)
@@ -291,10 +292,10 @@ func (d *Directory) presence(s Scope, p Period, agents []string, stints []stint,
 			}
 		}
 		what := d.agentEvents(a, p, named)
-		if s.onFloorOnly() {
+		if s.OnFloorOnly() {
 			what = append(what, d.floorChanges(key, p, named)...)
 		}
-		if days == p.Days() && (s.Kind != ScopeAgent || len(what) == 0) {
+		if days == p.Days() && (s.Kind != ask.ScopeAgent || len(what) == 0) {
 			continue
 		}
 		if days == 0 {
@@ -308,7 +309,7 @@ func (d *Directory) presence(s Scope, p Period, agents []string, stints []stint,
 // agentEvents names what changed an agent's place in the period: joined,
 // left, or moved from one team to another, with the dates; a team the
 // answer may not name (named) is "another team".
-func (d *Directory) agentEvents(a Agent, p Period, named func(team string) bool) []string {
+func (d *Directory) agentEvents(a ask.Agent, p ask.Period, named func(team string) bool) []string {
 	var what []string
 	if a.Hired.After(p.Start) {
 		what = append(what, "joined "+a.Hired.Format(time.DateOnly))
@@ -331,8 +332,8 @@ func (d *Directory) agentEvents(a Agent, p Period, named func(team string) bool)
 // floor likewise; each with the days counted in each period and what
 // changed, with its dates, naming only the teams named allows. An agent's
 // own figures have none.
-func (d *Directory) changes(s Scope, p, before Period, stints, stintsBefore []stint, named func(team string) bool) []string {
-	span := Period{Start: minTime(before.Start, p.Start), End: maxTime(before.End, p.End)}
+func (d *Directory) changes(s ask.Scope, p, before ask.Period, stints, stintsBefore []stint, named func(team string) bool) []string {
+	span := ask.Period{Start: minTime(before.Start, p.Start), End: maxTime(before.End, p.End)}
 	var out []string
 	both := func(name, verb string, now, then int, events []string) {
 		if now == p.Days() && then == before.Days() || now == 0 && then == 0 {
@@ -345,7 +346,7 @@ func (d *Directory) changes(s Scope, p, before Period, stints, stintsBefore []st
 		out = append(out, s)
 	}
 	switch s.Kind {
-	case ScopeTeam:
+	case ask.ScopeTeam:
 		days := map[string][2]int{}
 		for i, sts := range [][]stint{stints, stintsBefore} {
 			for _, st := range sts {
@@ -359,7 +360,7 @@ func (d *Directory) changes(s Scope, p, before Period, stints, stintsBefore []st
 			a, _ := d.agent(key)
 			both(a.Name+" ("+key+")", "counted", days[key][0], days[key][1], d.agentEvents(a, span, named))
 		}
-	case ScopeFloor:
+	case ask.ScopeFloor:
 		for _, t := range d.Teams {
 			name := t.Name + " (" + t.Key + ")"
 			if !named(t.Key) {
@@ -390,14 +391,14 @@ func (st stint) days() int { return daysBetween(st.from, st.to) + 1 }
 
 // floorChanges names the days in the period on which the team an agent was
 // on joined or left the floor, of the teams named allows.
-func (d *Directory) floorChanges(agent string, p Period, named func(team string) bool) []string {
+func (d *Directory) floorChanges(agent string, p ask.Period, named func(team string) bool) []string {
 	var out []string
 	for _, st := range d.teamStints(nil, agent, p.Start, p.End) {
 		if !named(st.team) {
 			continue
 		}
 		t, _ := d.team(st.team)
-		for _, move := range d.floorMoves(st.team, Period{Start: maxTime(st.from, p.Start.AddDate(0, 0, 1)), End: st.to}) {
+		for _, move := range d.floorMoves(st.team, ask.Period{Start: maxTime(st.from, p.Start.AddDate(0, 0, 1)), End: st.to}) {
 			out = append(out, t.Name+" "+move)
 		}
 	}

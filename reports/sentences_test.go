@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // refusalSite is one place a refusal's text is written: its argument (empty
@@ -380,7 +381,7 @@ func TestRefusalsCalledForReadAsSentences(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, c := range calls {
-		a := e.Call(context.Background(), reports.Caller{Person: "p-dana"}, c.tool, json.RawMessage(c.args))
+		a := e.Call(context.Background(), ask.Caller{Person: "p-dana"}, c.tool, json.RawMessage(c.args))
 		r := a.Refusal
 		if r == nil {
 			t.Errorf("%s %s was not refused", c.tool, c.args)

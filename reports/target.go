@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file sets figures beside their targets (compare_to: "target").
@@ -26,20 +27,9 @@ import (
 // CompareTarget is compare_to's choice that sets figures beside targets.
 const CompareTarget = "target"
 
-// TargetSet is one version of a team's target for a metric over a week or
-// a month (Kind), from Start.
-type TargetSet struct {
-	Team, Metric, Kind string
-	Start              time.Time
-	Value              float64
-	SetBy              string
-	SetAt              time.Time
-	Reason             string
-}
-
 // compareTargets orders target versions by team, metric, target period
 // and when they were set.
-func compareTargets(a, b TargetSet) int {
+func compareTargets(a, b ask.TargetSet) int {
 	return cmp.Or(strings.Compare(a.Team, b.Team), strings.Compare(a.Metric, b.Metric), strings.Compare(a.Kind, b.Kind),
 		a.Start.Compare(b.Start), a.SetAt.Compare(b.SetAt))
 }
@@ -60,7 +50,7 @@ type targetSpan struct {
 
 // targetPeriodOf says which target period p is: a whole week or month, or
 // one from its first day through today.
-func targetPeriodOf(p Period, t time.Time, weekStart time.Weekday) (targetSpan, bool) {
+func targetPeriodOf(p ask.Period, t time.Time, weekStart time.Weekday) (targetSpan, bool) {
 	if w := weekOf(p.Start, weekStart); p.Start.Equal(w) && !p.End.After(w.AddDate(0, 0, 6)) && (p.End.Equal(w.AddDate(0, 0, 6)) || p.End.Equal(t)) {
 		return targetSpan{catalog.TargetWeek, w, 7}, true
 	}
@@ -84,13 +74,13 @@ func (ts targetSpan) String() string {
 }
 
 // period is the target period's days.
-func (ts targetSpan) period() Period {
-	return Period{Start: ts.start, End: ts.start.AddDate(0, 0, ts.days-1)}
+func (ts targetSpan) period() ask.Period {
+	return ask.Period{Start: ts.start, End: ts.start.AddDate(0, 0, ts.days-1)}
 }
 
 // targetOf returns the versions of a team's target for a metric over a
 // target period, in the order they were set: the last one holds.
-func (d *Directory) targetOf(team, metric string, ts targetSpan) []TargetSet {
+func (d *Directory) targetOf(team, metric string, ts targetSpan) []ask.TargetSet {
 	of := func(i int) int {
 		t := &d.Targets[i]
 		return cmp.Or(strings.Compare(t.Team, team), strings.Compare(t.Metric, metric), strings.Compare(t.Kind, ts.kind), t.Start.Compare(ts.start))
@@ -105,9 +95,9 @@ func (d *Directory) targetOf(team, metric string, ts targetSpan) []TargetSet {
 
 // targetable refuses a comparison with targets the call cannot make:
 // targets are set per team over a week or a month, for some metrics.
-func (e *Engine) targetable(scope Scope, groupBy string, metrics []*catalog.Metric) *Refusal {
+func (e *Engine) targetable(scope ask.Scope, groupBy string, metrics []*catalog.Metric) *Refusal {
 	switch {
-	case scope.Kind == ScopeAgent:
+	case scope.Kind == ask.ScopeAgent:
 		return invalid(argCompareTo, "sets figures beside targets, which are set per team; ask about the agent's team or the floor.", "floor", "team")
 	case groupBy != "" && groupBy != catalog.GroupTeam:
 		return invalid(argCompareTo, "with target takes group_by team, or no group_by.", catalog.GroupTeam)
@@ -181,14 +171,14 @@ const NoteRankedByAttainment = "With rank_by attainment, teams are ranked by the
 type targeted struct {
 	dir *Directory
 	ts  targetSpan // the target period of the answer, or of its first row by week
-	p   Period     // the period asked
+	p   ask.Period // the period asked
 	// weekly: the answer's rows are weeks, each beside its own week's
 	// targets, so the notes name the week of each.
 	weekly bool
 	// counted holds, by metric, the days of p its figures cover: from the
 	// first to the last day its sources are loaded for. A metric with
 	// targets but no counted day is absent.
-	counted map[string]Period
+	counted map[string]ask.Period
 	unset   []*catalog.Metric // metrics with targets, none of them set for the kind of ts
 
 	set     []string            // the targets used, for the note naming who set them
@@ -201,8 +191,8 @@ type targeted struct {
 // newTargeted prepares to set metrics' figures over p beside the targets of
 // target period ts (the first week's, when weekly), given how far their
 // sources are loaded.
-func (e *Engine) newTargeted(dir *Directory, ts targetSpan, p Period, metrics []*catalog.Metric, cov map[string]Coverage, now time.Time, weekly bool) *targeted {
-	tg := &targeted{dir: dir, ts: ts, p: p, weekly: weekly, counted: map[string]Period{}}
+func (e *Engine) newTargeted(dir *Directory, ts targetSpan, p ask.Period, metrics []*catalog.Metric, cov map[string]ask.Coverage, now time.Time, weekly bool) *targeted {
+	tg := &targeted{dir: dir, ts: ts, p: p, weekly: weekly, counted: map[string]ask.Period{}}
 	for _, m := range metrics {
 		switch {
 		case m.Target == nil:
@@ -211,7 +201,7 @@ func (e *Engine) newTargeted(dir *Directory, ts targetSpan, p Period, metrics []
 		default:
 			c := metricCoverage(m, cov, now, e.cat.Zone())
 			if from, to := maxTime(p.Start, c.First), minTime(p.End, c.Through); !c.Through.IsZero() && !to.Before(from) {
-				tg.counted[m.ID] = Period{Start: from, End: to}
+				tg.counted[m.ID] = ask.Period{Start: from, End: to}
 			}
 		}
 	}
@@ -222,7 +212,7 @@ func (e *Engine) newTargeted(dir *Directory, ts targetSpan, p Period, metrics []
 // of the sort's metric in its direction: teams without a target last and
 // unranked, ties by team, tied attainments sharing a rank and the next
 // rank skipping their places.
-func (tg *targeted) ranked(kept []Row, metrics []*catalog.Metric, sort *SortArg, dir *Directory) [][]any {
+func (tg *targeted) ranked(kept []ask.Row, metrics []*catalog.Metric, sort *SortArg, dir *Directory) [][]any {
 	m := metrics[slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })]
 	col := slices.Index(tg.columns(metrics), attainmentColumn(m))
 	type line struct {
@@ -290,14 +280,14 @@ func attainmentColumn(m *catalog.Metric) string {
 // beside renders a row's figures beside their targets over target period
 // ts, under columns. holder is whose target: a team's key, or empty for the
 // floor's. Each metric's target covers its counted days within within.
-func (tg *targeted) beside(r Row, metrics []*catalog.Metric, holder string, ts targetSpan, within Period) []any {
+func (tg *targeted) beside(r ask.Row, metrics []*catalog.Metric, holder string, ts targetSpan, within ask.Period) []any {
 	return tg.besideOf(r, metrics, func(m *catalog.Metric) *float64 { return tg.targetOver(m, holder, ts, within) })
 }
 
 // targetOver is holder's target of metric m over target period ts (a
 // team's, or the floor's for an empty holder), over m's counted days within
 // within. Nil when none of them is counted.
-func (tg *targeted) targetOver(m *catalog.Metric, holder string, ts targetSpan, within Period) *float64 {
+func (tg *targeted) targetOver(m *catalog.Metric, holder string, ts targetSpan, within ask.Period) *float64 {
 	if holder == "" && m.Target.OverDays != catalog.TargetAdditive {
 		tg.noFloorTarget(m)
 		return nil
@@ -311,7 +301,7 @@ func (tg *targeted) targetOver(m *catalog.Metric, holder string, ts targetSpan, 
 		}
 		return nil
 	}
-	span := Period{Start: from, End: to}
+	span := ask.Period{Start: from, End: to}
 	if holder == "" {
 		return tg.floorTarget(m, ts, span)
 	}
@@ -321,7 +311,7 @@ func (tg *targeted) targetOver(m *catalog.Metric, holder string, ts targetSpan, 
 
 // besideOf renders a row's figures, each metric with targets beside the
 // target that target gives it (nil for none), under columns.
-func (tg *targeted) besideOf(r Row, metrics []*catalog.Metric, target func(*catalog.Metric) *float64) []any {
+func (tg *targeted) besideOf(r ask.Row, metrics []*catalog.Metric, target func(*catalog.Metric) *float64) []any {
 	var out []any
 	i := 0
 	for _, m := range metrics {
@@ -341,7 +331,7 @@ func (tg *targeted) besideOf(r Row, metrics []*catalog.Metric, target func(*cata
 // the sum of the targets of the teams on the floor on some day of it, each
 // over its own days on the floor. Nil when one of those teams has no
 // target, or when no team was on the floor.
-func (tg *targeted) floorTarget(m *catalog.Metric, ts targetSpan, span Period) *float64 {
+func (tg *targeted) floorTarget(m *catalog.Metric, ts targetSpan, span ask.Period) *float64 {
 	var sum float64
 	all, any := true, false
 	// Teams on the floor some day of the period asked but none of span
@@ -373,16 +363,16 @@ func (tg *targeted) noFloorTarget(m *catalog.Metric) {
 
 // within is the part of the period asked that target period ts covers: a
 // row's week, or the whole period.
-func (tg *targeted) within(ts targetSpan) Period {
+func (tg *targeted) within(ts targetSpan) ask.Period {
 	w := ts.period()
-	return Period{Start: maxTime(w.Start, tg.p.Start), End: minTime(w.End, tg.p.End)}
+	return ask.Period{Start: maxTime(w.Start, tg.p.Start), End: minTime(w.End, tg.p.End)}
 }
 
 // teamTarget is a team's target of metric m over target period ts, over
 // its days on the floor in span, with how many days that is: the latest
 // version set, pro-rated to those days where the target spreads over days.
 // Nil without a target, or without a day on the floor.
-func (tg *targeted) teamTarget(m *catalog.Metric, team string, ts targetSpan, span Period) (*float64, int) {
+func (tg *targeted) teamTarget(m *catalog.Metric, team string, ts targetSpan, span ask.Period) (*float64, int) {
 	days := tg.dir.floorDays(team, span)
 	if days < span.Days() {
 		tg.partlyOn(team, span, days, ts)
@@ -426,7 +416,7 @@ func (tg *targeted) lacks(m *catalog.Metric, team string, ts targetSpan) {
 
 // partlyOn records a team on the floor on only days of the span's days,
 // for the note on floor days: when it was on, and when it joined or left.
-func (tg *targeted) partlyOn(team string, span Period, days int, ts targetSpan) {
+func (tg *targeted) partlyOn(team string, span ask.Period, days int, ts targetSpan) {
 	t, _ := tg.dir.team(team)
 	s := fmt.Sprintf("%s (%s) was on the floor on %s counted", t.Name, team, share(days, span.Days()))
 	if tg.weekly {
@@ -465,7 +455,7 @@ func dayCount(n int, none string) string {
 }
 
 // spanText writes a run of days: one day, or its first and last.
-func spanText(p Period) string {
+func spanText(p ask.Period) string {
 	if p.Start.Equal(p.End) {
 		return p.Start.Format(time.DateOnly)
 	}
@@ -473,7 +463,7 @@ func spanText(p Period) string {
 }
 
 // used records a target version for the note saying who set it.
-func (tg *targeted) used(m *catalog.Metric, v TargetSet, versions []TargetSet, ts targetSpan) {
+func (tg *targeted) used(m *catalog.Metric, v ask.TargetSet, versions []ask.TargetSet, ts targetSpan) {
 	of := ""
 	if tg.weekly {
 		of = " for " + ts.String()
@@ -612,8 +602,8 @@ func (tg *targeted) notes(gv *governor, metrics []*catalog.Metric) {
 // prorated says which targets are a share of their period's, and why: the
 // figures cover only some of its days.
 func (tg *targeted) prorated(gv *governor, metrics []*catalog.Metric) {
-	byDays := map[Period][]string{}
-	var spans []Period
+	byDays := map[ask.Period][]string{}
+	var spans []ask.Period
 	for _, m := range metrics {
 		c, ok := tg.counted[m.ID]
 		if !tg.has(m) || m.Target.OverDays != catalog.TargetAdditive || !ok || c.Days() >= tg.ts.days {
@@ -633,13 +623,13 @@ func (tg *targeted) prorated(gv *governor, metrics []*catalog.Metric) {
 // weekTargets sets each week of p beside its own week's targets, for the
 // team in scope or the floor, over the days of each week counted for
 // metrics.
-func (e *Engine) weekTargets(dir *Directory, p Period, metrics []*catalog.Metric, cov map[string]Coverage, now time.Time) *targeted {
+func (e *Engine) weekTargets(dir *Directory, p ask.Period, metrics []*catalog.Metric, cov map[string]ask.Coverage, now time.Time) *targeted {
 	return e.newTargeted(dir, weekSpan(weekOf(p.Start, e.cat.WeekStart())), p, metrics, cov, now, true)
 }
 
 // weekBeside renders a week row of plan beside that week's targets: the
 // team's in scope, or the floor's.
-func (tg *targeted) weekBeside(r Row, plan *Plan) []any {
+func (tg *targeted) weekBeside(r ask.Row, plan *ask.Plan) []any {
 	start, _ := parseDate(r.Key)
 	ts := weekSpan(start)
 	return tg.beside(r, plan.Metrics, holderOf(plan.Scope), ts, ts.period())
@@ -647,8 +637,8 @@ func (tg *targeted) weekBeside(r Row, plan *Plan) []any {
 
 // holderOf is whose target a scope's total is beside: its team's, or the
 // floor's (empty).
-func holderOf(s Scope) string {
-	if s.Kind == ScopeTeam {
+func holderOf(s ask.Scope) string {
+	if s.Kind == ask.ScopeTeam {
 		return s.Key
 	}
 	return ""
@@ -657,7 +647,7 @@ func holderOf(s Scope) string {
 // weeksTotal renders the total of plan's weeks beside the sum of their
 // targets, for a count whose target spreads over days and every week has
 // one; a rate's weeks have no target together.
-func (tg *targeted) weeksTotal(total Row, plan *Plan) []any {
+func (tg *targeted) weeksTotal(total ask.Row, plan *ask.Plan) []any {
 	return tg.besideOf(total, plan.Metrics, func(m *catalog.Metric) *float64 {
 		if m.Target.OverDays != catalog.TargetAdditive {
 			return nil

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"plumbline/reports/ask"
 )
 
 // This file renders an answer as text for a model to read: the same answer
@@ -336,7 +338,7 @@ func (t *textWriter) who(w *WhoEcho) string {
 	switch {
 	case w == nil:
 		return "the floor"
-	case w.Kind == ScopeFloor:
+	case w.Kind == ask.ScopeFloor:
 		return t.s(w.Name)
 	case w.Team != "":
 		return w.Kind + " " + t.s(w.Key) + " (" + t.s(w.Name) + ", " + t.s(w.Team) + ")"

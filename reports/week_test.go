@@ -6,6 +6,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // The last whole week before a day, found here by walking back day by day
@@ -42,7 +43,7 @@ func TestPlanSpan(t *testing.T) {
 		}
 		ms = append(ms, m)
 	}
-	plan := &reports.Plan{Metrics: ms}
+	plan := &ask.Plan{Metrics: ms}
 	parts := plan.Parts()
 	for i, want := range [][2]int{{0, 2}, {2, 1}, {3, 2}, {5, 1}} {
 		at, n := plan.Span(i)

@@ -16,21 +16,19 @@ import (
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
+
+	"plumbline/reports/ask"
 )
 
 // This file resolves who a call is about. Names, emails and keys are matched
 // here, in Go, against a directory read with no caller input: typed text
 // never reaches SQL.
 
-// Directory is the roster: every team and every agent, including those who
-// left, with the dated history of who was on which team and which teams
-// counted as the floor.
+// Directory is the roster, indexed: every team and every agent, including
+// those who left, with the dated history of who was on which team and
+// which teams counted as the floor.
 type Directory struct {
-	Teams       []Team
-	Agents      []Agent
-	Memberships []Membership    // by agent, then date
-	Floor       []FloorDecision // by team, then date
-	Targets     []TargetSet     // every version of every team's targets; by team, metric, period and when set once settled
+	ask.Roster
 
 	day         time.Time // the day settle set each agent's team as of
 	fingerprint string    // a hash of every row: equal for equal directories
@@ -38,11 +36,11 @@ type Directory struct {
 	// Indexes, built once by settle: the directory is read for every call
 	// and must stay cheap on a floor of thousands.
 	teamAt, agentAt map[string]int
-	moves           map[string][]Membership    // by agent, in date order
-	everOn          map[string][]int           // by team: its agents ever, by index, in directory order
-	decisions       map[string][]FloorDecision // by team, in date order
-	names           [][]string                 // each agent's name as tokens
-	teamNames       [][]string                 // each team's name as tokens
+	moves           map[string][]ask.Membership    // by agent, in date order
+	everOn          map[string][]int               // by team: its agents ever, by index, in directory order
+	decisions       map[string][]ask.FloorDecision // by team, in date order
+	names           [][]string                     // each agent's name as tokens
+	teamNames       [][]string                     // each team's name as tokens
 
 	// Who counts on which days, by scope and period, as worked out for
 	// earlier calls: the directory never changes once settled, and calls
@@ -50,34 +48,6 @@ type Directory struct {
 	stintsMu   sync.Mutex
 	stintsMemo map[stintsKey]*scoped
 	memoStints int // the stints stintsMemo holds, in all
-}
-
-// Membership dates an agent's move to a team.
-type Membership struct {
-	Agent, Team string
-	From        time.Time
-}
-
-// FloorDecision dates a team's place on the floor, and who decided it.
-type FloorDecision struct {
-	Team          string
-	From          time.Time
-	CountsAsSales bool
-	DecidedBy     string
-	Reason        string
-}
-
-// Team is a team in the directory.
-type Team struct {
-	Key, Name string
-}
-
-// Agent is an agent in the directory.
-type Agent struct {
-	Key, Name, Email string
-	Team             string // key of the agent's team today; empty if none
-	Hired            time.Time
-	Left             *time.Time
 }
 
 // Candidate is one of several people or teams a name matched.
@@ -93,33 +63,9 @@ type Candidate struct {
 	close bool
 }
 
-// Scope kinds.
-const (
-	ScopeFloor = "floor"
-	ScopeTeam  = "team"
-	ScopeAgent = "agent"
-)
-
-// Scope is a resolved who: the floor, one team or one agent.
-type Scope struct {
-	Kind string
-	Key  string // team or agent key; empty for the floor
-	Name string // team or agent name, from the directory
-	Team string // for an agent: the key of their latest team
-	// OnFloor, for a team, counts only its days on the floor: the days its
-	// targets hold on (the floor's own days are always those).
-	OnFloor bool
-	// Totals, for the floor, is asked by a caller who may see its totals
-	// and not each team's or agent's figures (Reach.Totals): the report is
-	// read from the rows the database gives such a caller, which say no
-	// agent's or team's, and is never grouped by team or agent.
-	Totals bool
-}
-
-// onFloorOnly reports whether the scope counts only days on the floor.
-func (s Scope) onFloorOnly() bool { return s.Kind == ScopeFloor || s.OnFloor }
-
-// settle indexes the directory and sets each agent's team as of day.
+// settle indexes the directory and sets each agent's team as of day. It
+// sorts the roster's memberships and floor decisions by agent or team and
+// date, and its targets by team, metric, target period and when set.
 func (d *Directory) settle(day time.Time) {
 	d.day = day
 	h := sha256.New()
@@ -139,15 +85,15 @@ func (d *Directory) settle(day time.Time) {
 		d.teamNames[i] = tokens(t.Name)
 	}
 	d.share()
-	slices.SortStableFunc(d.Memberships, func(a, b Membership) int {
+	slices.SortStableFunc(d.Memberships, func(a, b ask.Membership) int {
 		return cmp.Or(strings.Compare(a.Agent, b.Agent), a.From.Compare(b.From))
 	})
-	slices.SortStableFunc(d.Floor, func(a, b FloorDecision) int {
+	slices.SortStableFunc(d.Floor, func(a, b ask.FloorDecision) int {
 		return cmp.Or(strings.Compare(a.Team, b.Team), a.From.Compare(b.From))
 	})
 	slices.SortStableFunc(d.Targets, compareTargets)
-	d.moves = runs(d.Memberships, func(m Membership) string { return m.Agent })
-	d.decisions = runs(d.Floor, func(f FloorDecision) string { return f.Team })
+	d.moves = runs(d.Memberships, func(m ask.Membership) string { return m.Agent })
+	d.decisions = runs(d.Floor, func(f ask.FloorDecision) string { return f.Team })
 	d.names = make([][]string, len(d.Agents))
 	d.everOn = map[string][]int{}
 	for i := range d.Agents {
@@ -159,7 +105,7 @@ func (d *Directory) settle(day time.Time) {
 		}
 		moves := d.moves[a.Key]
 		for j, m := range moves {
-			if !slices.ContainsFunc(moves[:j], func(o Membership) bool { return o.Team == m.Team }) {
+			if !slices.ContainsFunc(moves[:j], func(o ask.Membership) bool { return o.Team == m.Team }) {
 				d.everOn[m.Team] = append(d.everOn[m.Team], i)
 			}
 		}
@@ -224,16 +170,16 @@ func runs[T any](rows []T, key func(T) string) map[string][]T {
 // scope: every agent for the floor, those ever on the team, or the agent.
 // A team's roster and figures thus cost what its own agents do, however
 // large the floor.
-func (d *Directory) inScope(s Scope) iter.Seq[Agent] {
-	return func(yield func(Agent) bool) {
+func (d *Directory) inScope(s ask.Scope) iter.Seq[ask.Agent] {
+	return func(yield func(ask.Agent) bool) {
 		switch s.Kind {
-		case ScopeTeam:
+		case ask.ScopeTeam:
 			for _, i := range d.everOn[s.Key] {
 				if !yield(d.Agents[i]) {
 					return
 				}
 			}
-		case ScopeAgent:
+		case ask.ScopeAgent:
 			if a, ok := d.agent(s.Key); ok {
 				yield(a)
 			}
@@ -248,41 +194,41 @@ func (d *Directory) inScope(s Scope) iter.Seq[Agent] {
 }
 
 // membership returns the agent's team on day: the latest move on or before it.
-func (d *Directory) membership(agent string, day time.Time) (Membership, bool) {
+func (d *Directory) membership(agent string, day time.Time) (ask.Membership, bool) {
 	moves := d.moves[agent]
 	for i := len(moves) - 1; i >= 0; i-- {
 		if !moves[i].From.After(day) {
 			return moves[i], true
 		}
 	}
-	return Membership{}, false
+	return ask.Membership{}, false
 }
 
 // floorDecision returns the decision in force for a team on day.
-func (d *Directory) floorDecision(team string, day time.Time) (FloorDecision, bool) {
+func (d *Directory) floorDecision(team string, day time.Time) (ask.FloorDecision, bool) {
 	fs := d.decisions[team]
 	for i := len(fs) - 1; i >= 0; i-- {
 		if !fs[i].From.After(day) {
 			return fs[i], true
 		}
 	}
-	return FloorDecision{}, false
+	return ask.FloorDecision{}, false
 }
 
 // team returns the team with a key.
-func (d *Directory) team(key string) (Team, bool) {
+func (d *Directory) team(key string) (ask.Team, bool) {
 	i, ok := d.teamAt[key]
 	if !ok {
-		return Team{}, false
+		return ask.Team{}, false
 	}
 	return d.Teams[i], true
 }
 
 // agent returns the agent with a key.
-func (d *Directory) agent(key string) (Agent, bool) {
+func (d *Directory) agent(key string) (ask.Agent, bool) {
 	i, ok := d.agentAt[key]
 	if !ok {
-		return Agent{}, false
+		return ask.Agent{}, false
 	}
 	return d.Agents[i], true
 }
@@ -290,8 +236,8 @@ func (d *Directory) agent(key string) (Agent, bool) {
 // resolveWho turns a who argument into a scope, or candidates when a name
 // matches several or matches none but is close to some (close.go), or a
 // refusal when it matches none and is close to none, over the whole floor.
-func (d *Directory) resolveWho(w WhoArg) (Scope, []Candidate, *Refusal) {
-	return d.resolveWithin(w, FloorReach, "")
+func (d *Directory) resolveWho(w WhoArg) (ask.Scope, []Candidate, *Refusal) {
+	return d.resolveWithin(w, ask.FloorReach, "")
 }
 
 // resolveWithin resolves a who within a reach, for the person calling:
@@ -299,24 +245,24 @@ func (d *Directory) resolveWho(w WhoArg) (Scope, []Candidate, *Refusal) {
 // candidates and refusals never name anyone outside it, and a who outside
 // it is refused naming what the caller may ask for. {"team": "mine"} is the
 // caller's own team (Directory.mine).
-func (d *Directory) resolveWithin(w WhoArg, r Reach, person string) (Scope, []Candidate, *Refusal) {
+func (d *Directory) resolveWithin(w WhoArg, r ask.Reach, person string) (ask.Scope, []Candidate, *Refusal) {
 	switch {
 	case w.Default:
 		return d.defaultScope(r, person)
 	case r.None():
-		return Scope{}, nil, r.outside(argWho, person)
+		return ask.Scope{}, nil, outsideReach(r, argWho, person)
 	case w.Floor:
 		if !r.Floor && !r.Totals {
-			return Scope{}, nil, r.outside("who.floor", person)
+			return ask.Scope{}, nil, outsideReach(r, "who.floor", person)
 		}
-		return Scope{Kind: ScopeFloor, Name: "the floor", Totals: !r.Floor}, nil, nil
+		return ask.Scope{Kind: ask.ScopeFloor, Name: "the floor", Totals: !r.Floor}, nil, nil
 	case w.Team != "" && strings.EqualFold(w.Team, MineTeam):
 		t, ok := d.mine(r, person)
 		if !ok {
-			return Scope{}, nil, &Refusal{Code: CodeInvalidArgument, Argument: "who.team", Choices: r.choices(person),
+			return ask.Scope{}, nil, &Refusal{Code: CodeInvalidArgument, Argument: "who.team", Choices: reachChoices(r, person),
 				Rule: `must name one team when it is "mine", your own team (the one team your reach covers, or the team you are on), and you have none or several; name one (choices).`}
 		}
-		return Scope{Kind: ScopeTeam, Key: t.Key, Name: t.Name}, nil, nil
+		return ask.Scope{Kind: ask.ScopeTeam, Key: t.Key, Name: t.Name}, nil, nil
 	case w.Team != "":
 		return d.resolveTeam(w.Team, r, person)
 	default:
@@ -324,12 +270,12 @@ func (d *Directory) resolveWithin(w WhoArg, r Reach, person string) (Scope, []Ca
 	}
 }
 
-func (d *Directory) resolveTeam(text string, r Reach, person string) (Scope, []Candidate, *Refusal) {
+func (d *Directory) resolveTeam(text string, r ask.Reach, person string) (ask.Scope, []Candidate, *Refusal) {
 	typed := tokens(text)
-	var exact, loose []Team
+	var exact, loose []ask.Team
 	outside := false // the text names a team outside the reach
 	for i, t := range d.Teams {
-		var in *[]Team
+		var in *[]ask.Team
 		switch {
 		case strings.EqualFold(t.Key, text) || slices.Equal(d.teamNames[i], typed):
 			in = &exact
@@ -338,7 +284,7 @@ func (d *Directory) resolveTeam(text string, r Reach, person string) (Scope, []C
 		default:
 			continue
 		}
-		if r.seesTeam(t.Key) {
+		if r.SeesTeam(t.Key) {
 			*in = append(*in, t)
 		} else {
 			outside = true
@@ -351,44 +297,44 @@ func (d *Directory) resolveTeam(text string, r Reach, person string) (Scope, []C
 	if len(found) == 0 && outside {
 		// A team named outside the reach is refused as such, not answered
 		// with teams within it whose names are close.
-		return Scope{}, nil, r.outside("who.team", person)
+		return ask.Scope{}, nil, outsideReach(r, "who.team", person)
 	}
 	if len(found) == 0 {
-		if near := d.closeTeams(text, r.seesTeam); len(near) > 0 {
+		if near := d.closeTeams(text, r.SeesTeam); len(near) > 0 {
 			cands := make([]Candidate, len(near))
 			for i, t := range near {
 				cands[i] = Candidate{TeamKey: t.Key, Name: t.Name, close: true}
 			}
-			return Scope{}, cands, nil
+			return ask.Scope{}, cands, nil
 		}
 	}
 	switch len(found) {
 	case 0:
 		if !r.Floor {
-			return Scope{}, nil, r.outside("who.team", person)
+			return ask.Scope{}, nil, outsideReach(r, "who.team", person)
 		}
 		keys := make([]string, len(d.Teams))
 		for i, t := range d.Teams {
 			keys[i] = t.Key
 		}
-		return Scope{}, nil, invalid("who.team", "matches no team; give a team key or name.", keys...)
+		return ask.Scope{}, nil, invalid("who.team", "matches no team; give a team key or name.", keys...)
 	case 1:
-		return Scope{Kind: ScopeTeam, Key: found[0].Key, Name: found[0].Name}, nil, nil
+		return ask.Scope{Kind: ask.ScopeTeam, Key: found[0].Key, Name: found[0].Name}, nil, nil
 	}
 	cands := make([]Candidate, len(found))
 	for i, t := range found {
 		cands[i] = Candidate{TeamKey: t.Key, Name: t.Name}
 	}
-	return Scope{}, cands, nil
+	return ask.Scope{}, cands, nil
 }
 
-func (d *Directory) resolveAgent(text string, r Reach, person string) (Scope, []Candidate, *Refusal) {
-	sees := func(a Agent) bool { return r.seesAgent(a, person) }
+func (d *Directory) resolveAgent(text string, r ask.Reach, person string) (ask.Scope, []Candidate, *Refusal) {
+	sees := func(a ask.Agent) bool { return r.SeesAgent(a, person) }
 	found := d.matchAgents(text, sees)
 	if len(found) == 0 && !r.Floor && len(d.matchAgents(text, nil)) > 0 {
 		// Someone named exactly, outside the reach, is refused as such,
 		// not answered with people within it whose names are close.
-		return Scope{}, nil, r.outside("who.agent", person)
+		return ask.Scope{}, nil, outsideReach(r, "who.agent", person)
 	}
 	if len(found) == 0 {
 		if near := d.closeAgents(text, sees); len(near) > 0 {
@@ -396,19 +342,19 @@ func (d *Directory) resolveAgent(text string, r Reach, person string) (Scope, []
 			for i := range cands {
 				cands[i].close = true
 			}
-			return Scope{}, cands, nil
+			return ask.Scope{}, cands, nil
 		}
 	}
 	switch {
 	case len(found) == 0 && !r.Floor:
-		return Scope{}, nil, r.outside("who.agent", person)
+		return ask.Scope{}, nil, outsideReach(r, "who.agent", person)
 	case len(found) == 0:
-		return Scope{}, nil, invalid("who.agent", "matches no agent; give an agent_key, a name or an email (find_people lists matches).")
+		return ask.Scope{}, nil, invalid("who.agent", "matches no agent; give an agent_key, a name or an email (find_people lists matches).")
 	case len(found) == 1:
 		a := found[0]
-		return Scope{Kind: ScopeAgent, Key: a.Key, Name: a.Name, Team: a.Team}, nil, nil
+		return ask.Scope{Kind: ask.ScopeAgent, Key: a.Key, Name: a.Name, Team: a.Team}, nil, nil
 	}
-	return Scope{}, d.candidates(found), nil
+	return ask.Scope{}, d.candidates(found), nil
 }
 
 // matchAgents finds the agents a key, an email or a name means, among
@@ -417,26 +363,26 @@ func (d *Directory) resolveAgent(text string, r Reach, person string) (Scope, []
 // starts a different word of the agent's name, ignoring case and accents.
 // An agent whose whole name is exactly what was typed wins over looser
 // matches.
-func (d *Directory) matchAgents(text string, keep func(Agent) bool) []Agent {
+func (d *Directory) matchAgents(text string, keep func(ask.Agent) bool) []ask.Agent {
 	if keep == nil {
-		keep = func(Agent) bool { return true }
+		keep = func(ask.Agent) bool { return true }
 	}
 	if a, ok := d.agent(text); ok {
 		if keep(a) {
-			return []Agent{a}
+			return []ask.Agent{a}
 		}
 		return nil
 	}
 	for _, a := range d.Agents {
 		if strings.EqualFold(a.Key, text) {
 			if keep(a) {
-				return []Agent{a}
+				return []ask.Agent{a}
 			}
 			return nil
 		}
 	}
 	if strings.Contains(text, "@") {
-		var out []Agent
+		var out []ask.Agent
 		for _, a := range d.Agents {
 			if strings.EqualFold(a.Email, text) && keep(a) {
 				out = append(out, a)
@@ -448,7 +394,7 @@ func (d *Directory) matchAgents(text string, keep func(Agent) bool) []Agent {
 	if len(typed) == 0 {
 		return nil
 	}
-	var exact, loose []Agent
+	var exact, loose []ask.Agent
 	for i, a := range d.Agents {
 		if !keep(a) {
 			continue
@@ -467,7 +413,7 @@ func (d *Directory) matchAgents(text string, keep func(Agent) bool) []Agent {
 	return loose
 }
 
-func (d *Directory) candidates(agents []Agent) []Candidate {
+func (d *Directory) candidates(agents []ask.Agent) []Candidate {
 	out := make([]Candidate, len(agents))
 	for i, a := range agents {
 		c := Candidate{AgentKey: a.Key, Name: a.Name}

@@ -11,11 +11,13 @@ import (
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
+
+	"plumbline/reports/ask"
 )
 
-var testDir = settled(&Directory{
-	Teams: []Team{{"falcons", "Falcons"}, {"hawks", "Hawks"}, {"retention", "Retention & Service"}, {"red_team", "Red Team"}, {"red_sales", "Red Sales"}},
-	Agents: []Agent{
+var testDir = settled(&Directory{Roster: ask.Roster{
+	Teams: []ask.Team{{Key: "falcons", Name: "Falcons"}, {Key: "hawks", Name: "Hawks"}, {Key: "retention", Name: "Retention & Service"}, {Key: "red_team", Name: "Red Team"}, {Key: "red_sales", Name: "Red Sales"}},
+	Agents: []ask.Agent{
 		{Key: "a001", Name: "Maria Lopez", Email: "maria.lopez@floor.example", Team: "falcons"},
 		{Key: "a002", Name: "Maria Lopes", Email: "maria.lopes@floor.example", Team: "hawks"},
 		{Key: "a003", Name: "Jamal Carter", Email: "jamal.carter@floor.example", Team: "falcons"},
@@ -24,7 +26,7 @@ var testDir = settled(&Directory{
 		{Key: "a006", Name: "Ann Lee", Email: "ann.lee@floor.example", Team: "hawks"},
 		{Key: "a007", Name: "Ann Leeman", Email: "ann.leeman@floor.example", Team: "hawks"},
 	},
-})
+}})
 
 // settled indexes a directory as the engine does when it reads one.
 func settled(d *Directory) *Directory {
@@ -117,15 +119,15 @@ func TestCandidatesCarryTeams(t *testing.T) {
 // agent alone.
 func TestInScope(t *testing.T) {
 	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
-	d := settled(&Directory{
-		Teams:  []Team{{"falcons", "Falcons"}, {"hawks", "Hawks"}, {"owls", "Owls"}},
-		Agents: []Agent{{Key: "a1"}, {Key: "a2"}, {Key: "a3"}, {Key: "a4"}},
-		Memberships: []Membership{
-			{"a3", "hawks", day(1)}, {"a1", "falcons", day(1)}, {"a1", "hawks", day(5)}, {"a1", "falcons", day(9)},
-			{"a2", "hawks", day(2)}, {"a3", "falcons", day(3)}, {"a3", "hawks", day(7)},
+	d := settled(&Directory{Roster: ask.Roster{
+		Teams:  []ask.Team{{Key: "falcons", Name: "Falcons"}, {Key: "hawks", Name: "Hawks"}, {Key: "owls", Name: "Owls"}},
+		Agents: []ask.Agent{{Key: "a1"}, {Key: "a2"}, {Key: "a3"}, {Key: "a4"}},
+		Memberships: []ask.Membership{
+			{Agent: "a3", Team: "hawks", From: day(1)}, {Agent: "a1", Team: "falcons", From: day(1)}, {Agent: "a1", Team: "hawks", From: day(5)}, {Agent: "a1", Team: "falcons", From: day(9)},
+			{Agent: "a2", Team: "hawks", From: day(2)}, {Agent: "a3", Team: "falcons", From: day(3)}, {Agent: "a3", Team: "hawks", From: day(7)},
 		},
-	})
-	keys := func(s Scope) []string {
+	}})
+	keys := func(s ask.Scope) []string {
 		var out []string
 		for a := range d.inScope(s) {
 			out = append(out, a.Key)
@@ -133,15 +135,15 @@ func TestInScope(t *testing.T) {
 		return out
 	}
 	for _, tc := range []struct {
-		scope Scope
+		scope ask.Scope
 		want  []string
 	}{
-		{Scope{Kind: ScopeTeam, Key: "falcons"}, []string{"a1", "a3"}},
-		{Scope{Kind: ScopeTeam, Key: "hawks"}, []string{"a1", "a2", "a3"}},
-		{Scope{Kind: ScopeTeam, Key: "owls"}, nil},
-		{Scope{Kind: ScopeAgent, Key: "a2"}, []string{"a2"}},
-		{Scope{Kind: ScopeAgent, Key: "nobody"}, nil},
-		{Scope{Kind: ScopeFloor}, []string{"a1", "a2", "a3", "a4"}},
+		{ask.Scope{Kind: ask.ScopeTeam, Key: "falcons"}, []string{"a1", "a3"}},
+		{ask.Scope{Kind: ask.ScopeTeam, Key: "hawks"}, []string{"a1", "a2", "a3"}},
+		{ask.Scope{Kind: ask.ScopeTeam, Key: "owls"}, nil},
+		{ask.Scope{Kind: ask.ScopeAgent, Key: "a2"}, []string{"a2"}},
+		{ask.Scope{Kind: ask.ScopeAgent, Key: "nobody"}, nil},
+		{ask.Scope{Kind: ask.ScopeFloor}, []string{"a1", "a2", "a3", "a4"}},
 	} {
 		if got := keys(tc.scope); !slices.Equal(got, tc.want) {
 			t.Errorf("%s %s: %v, want %v", tc.scope.Kind, tc.scope.Key, got, tc.want)
@@ -265,16 +267,16 @@ func TestEditDistance(t *testing.T) {
 // back is what it works out afresh.
 func TestStintsMemoIsBounded(t *testing.T) {
 	day := func(d int) time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, d) }
-	d := &Directory{Teams: []Team{{"hawks", "Hawks"}}}
+	d := &Directory{Roster: ask.Roster{Teams: []ask.Team{{Key: "hawks", Name: "Hawks"}}}}
 	for i := range 3000 {
 		key := fmt.Sprintf("a%04d", i)
-		d.Agents = append(d.Agents, Agent{Key: key})
-		d.Memberships = append(d.Memberships, Membership{key, "hawks", day(0)})
+		d.Agents = append(d.Agents, ask.Agent{Key: key})
+		d.Memberships = append(d.Memberships, ask.Membership{Agent: key, Team: "hawks", From: day(0)})
 	}
 	settled(d)
-	team := Scope{Kind: ScopeTeam, Key: "hawks"}
+	team := ask.Scope{Kind: ask.ScopeTeam, Key: "hawks"}
 	for i := range 40 {
-		p := Period{Start: day(i), End: day(i + 27)}
+		p := ask.Period{Start: day(i), End: day(i + 27)}
 		got := d.stints(team, p)
 		if want := d.workOutStints(team, p); len(got) != len(d.Agents) || !slices.Equal(got, want) {
 			t.Fatalf("period %d: %d stints kept, %d worked out afresh", i, len(got), len(want))

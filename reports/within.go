@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file answers within reach: the engine resolves a caller's reach once
@@ -17,7 +18,7 @@ import (
 // has no source of reach.
 func (e *Engine) reachOf(ctx context.Context, c *call) error {
 	if e.opts.Reach == nil {
-		c.reach, c.reached = FloorReach, true
+		c.reach, c.reached = ask.FloorReach, true
 		return nil
 	}
 	r, err := e.opts.Reach.Reach(ctx, c.caller.Person, c.caller.Day)
@@ -28,35 +29,26 @@ func (e *Engine) reachOf(ctx context.Context, c *call) error {
 	return nil
 }
 
-// within reports whether the reach covers a team.
-func (r Reach) seesTeam(key string) bool { return r.Floor || slices.Contains(r.Teams, key) }
-
-// seesAgent reports whether the reach covers an agent: on the floor, the
-// caller's own agent, or an agent whose team today is one the reach covers.
-func (r Reach) seesAgent(a Agent, person string) bool {
-	return r.Floor || r.Own && a.Key == person || a.Team != "" && slices.Contains(r.Teams, a.Team)
-}
-
 // namer says which teams an answer about scope may name in its notes: those
 // the reach covers, or every team when the scope is the caller's own agent
 // (as their own roster names every team they were on). Any other team
 // reads as "another team".
-func (c *call) namer(s Scope) func(team string) bool {
+func (c *call) namer(s ask.Scope) func(team string) bool {
 	return func(team string) bool {
-		return c.reach.seesTeam(team) || s.Kind == ScopeAgent && s.Key == c.caller.Person
+		return c.reach.SeesTeam(team) || s.Kind == ask.ScopeAgent && s.Key == c.caller.Person
 	}
 }
 
 // mine is the team {"team": "mine"} names: the one team the reach covers,
 // else the team the caller's own agent is on today when the reach covers it.
-func (d *Directory) mine(r Reach, person string) (Team, bool) {
+func (d *Directory) mine(r ask.Reach, person string) (ask.Team, bool) {
 	if !r.Floor && len(r.Teams) == 1 {
 		return d.team(r.Teams[0])
 	}
-	if a, ok := d.agent(person); ok && a.Team != "" && r.seesTeam(a.Team) {
+	if a, ok := d.agent(person); ok && a.Team != "" && r.SeesTeam(a.Team) {
 		return d.team(a.Team)
 	}
-	return Team{}, false
+	return ask.Team{}, false
 }
 
 // totalsWords says how to ask for the floor's totals.
@@ -65,15 +57,15 @@ const totalsWords = `{"floor": true} in hours, sales or quality, not grouped by 
 // totalsOnly is the refusal of the floor's totals where a tool would show
 // each team or agent on it: league, team_day, team_weeks and the roster
 // of the floor, or a report grouped by team or agent.
-func (r Reach) totalsOnly(argument, person string) *Refusal {
-	return &Refusal{Code: CodeForbidden, Argument: argument, Choices: r.choices(person),
+func totalsOnly(r ask.Reach, argument, person string) *Refusal {
+	return &Refusal{Code: CodeForbidden, Argument: argument, Choices: reachChoices(r, person),
 		Rule: "is outside what you may see: of the floor you may see its totals and not each team's or agent's figures; ask for the totals (" + totalsWords + "), or about one of your own (choices)."}
 }
 
 // totalsGrouped refuses the floor's totals grouped by team or agent, which
 // a caller who sees only the totals may not see; offered are the report's
 // groupings, of which the others are the choices.
-func totalsGrouped(s Scope, groupBy string, offered []string) *Refusal {
+func totalsGrouped(s ask.Scope, groupBy string, offered []string) *Refusal {
 	byWhom := func(g string) bool { return g == catalog.GroupTeam || g == catalog.GroupAgent }
 	if !s.Totals || !byWhom(groupBy) {
 		return nil
@@ -84,7 +76,7 @@ func totalsGrouped(s Scope, groupBy string, offered []string) *Refusal {
 
 // totalsTargeted refuses the floor's totals beside its target: the floor's
 // target is its teams', and its notes name each team.
-func totalsTargeted(s Scope) *Refusal {
+func totalsTargeted(s ask.Scope) *Refusal {
 	if !s.Totals {
 		return nil
 	}
@@ -107,7 +99,7 @@ const MineTeam = "mine"
 // reachChoices names what a caller may ask for, for a refusal: "floor"
 // when the whole floor or its totals, the team keys, and the caller's own
 // agent key.
-func (r Reach) choices(person string) []string {
+func reachChoices(r ask.Reach, person string) []string {
 	if r.Floor {
 		return []string{"floor", "team", "agent"}
 	}
@@ -125,9 +117,9 @@ func (r Reach) choices(person string) []string {
 	return out
 }
 
-// outside is the refusal of a who the caller's reach does not cover. It
+// outsideReach is the refusal of a who the caller's reach does not cover. It
 // names what the caller may ask for, never what they sent.
-func (r Reach) outside(argument, person string) *Refusal {
+func outsideReach(r ask.Reach, argument, person string) *Refusal {
 	rule := "is outside what you may see; ask about "
 	switch {
 	case r.None():
@@ -142,37 +134,37 @@ func (r Reach) outside(argument, person string) *Refusal {
 	case r.Own:
 		rule += "your own figures only (your agent_key, in choices, in who.agent)"
 	default:
-		return &Refusal{Code: CodeForbidden, Argument: argument, Choices: r.choices(person),
+		return &Refusal{Code: CodeForbidden, Argument: argument, Choices: reachChoices(r, person),
 			Rule: "is outside what you may see; ask about the floor's totals only: " + totalsWords + "."}
 	}
 	if r.Totals {
 		rule += ", or the floor's totals: " + totalsWords
 	}
 	rule += "."
-	return &Refusal{Code: CodeForbidden, Argument: argument, Rule: rule, Choices: r.choices(person)}
+	return &Refusal{Code: CodeForbidden, Argument: argument, Rule: rule, Choices: reachChoices(r, person)}
 }
 
 // defaultScope is whom a call that leaves who out is about: the floor for
 // a caller who sees it, else their one team, their own agent, or the
 // floor's totals for a caller who sees only those; a caller who sees
 // several of these is asked to name one.
-func (d *Directory) defaultScope(r Reach, person string) (Scope, []Candidate, *Refusal) {
+func (d *Directory) defaultScope(r ask.Reach, person string) (ask.Scope, []Candidate, *Refusal) {
 	switch {
 	case r.Floor:
-		return Scope{Kind: ScopeFloor, Name: "the floor"}, nil, nil
+		return ask.Scope{Kind: ask.ScopeFloor, Name: "the floor"}, nil, nil
 	case r.None():
-		return Scope{}, nil, r.outside(argWho, person)
+		return ask.Scope{}, nil, outsideReach(r, argWho, person)
 	case len(r.Teams) == 1 && !r.Own:
 		if t, ok := d.team(r.Teams[0]); ok {
-			return Scope{Kind: ScopeTeam, Key: t.Key, Name: t.Name}, nil, nil
+			return ask.Scope{Kind: ask.ScopeTeam, Key: t.Key, Name: t.Name}, nil, nil
 		}
 	case len(r.Teams) == 0 && r.Own:
 		if a, ok := d.agent(person); ok && !r.Totals {
-			return Scope{Kind: ScopeAgent, Key: a.Key, Name: a.Name, Team: a.Team}, nil, nil
+			return ask.Scope{Kind: ask.ScopeAgent, Key: a.Key, Name: a.Name, Team: a.Team}, nil, nil
 		}
 	case len(r.Teams) == 0:
-		return Scope{Kind: ScopeFloor, Name: "the floor", Totals: true}, nil, nil
+		return ask.Scope{Kind: ask.ScopeFloor, Name: "the floor", Totals: true}, nil, nil
 	}
-	return Scope{}, nil, &Refusal{Code: CodeInvalidArgument, Argument: argWho, Choices: r.choices(person),
+	return ask.Scope{}, nil, &Refusal{Code: CodeInvalidArgument, Argument: argWho, Choices: reachChoices(r, person),
 		Rule: "must be given when you may see more than one team or agent; name one of yours (choices)."}
 }

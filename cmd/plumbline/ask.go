@@ -18,6 +18,7 @@ import (
 	"plumbline/internal/pgstore"
 	"plumbline/internal/terminal"
 	"plumbline/reports"
+	reportsask "plumbline/reports/ask"
 )
 
 func ask(ctx context.Context, args []string, s *streams) error {
@@ -124,7 +125,7 @@ func askDatabase(ctx context.Context, dsn, catalogDir, nowFlag, tool string, raw
 	}
 	defer st.Close()
 	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
-	ans := engine.Call(ctx, reports.Caller{Person: "terminal", Client: "plumbline ask"}, tool, raw)
+	ans := engine.Call(ctx, reportsask.Caller{Person: "terminal", Client: "plumbline ask"}, tool, raw)
 	b, err := json.Marshal(ans.Body)
 	return b, ans.Refusal != nil, err
 }

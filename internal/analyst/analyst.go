@@ -16,6 +16,7 @@ import (
 	"plumbline/internal/pgstore"
 	"plumbline/internal/sqlcheck"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Defaults for Options.
@@ -165,16 +166,16 @@ type Answer struct {
 // call is one call in flight.
 type call struct {
 	id     string
-	caller reports.Caller
+	caller ask.Caller
 	text   string
 	start  time.Time
 }
 
 // Call answers one call of the sql tool by caller, with the call's raw
 // arguments.
-func (d *Door) Call(ctx context.Context, caller reports.Caller, raw json.RawMessage) *Answer {
+func (d *Door) Call(ctx context.Context, caller ask.Caller, raw json.RawMessage) *Answer {
 	c := &call{id: newID(), caller: caller, start: time.Now()}
-	ctx = reports.WithCaller(ctx, caller)
+	ctx = ask.WithCaller(ctx, caller)
 	args, r := decode(raw)
 	if args == nil {
 		return c.refuse(r) // no statement to put on record
@@ -194,9 +195,9 @@ func (d *Door) Call(ctx context.Context, caller reports.Caller, raw json.RawMess
 	wait, err := d.begin(ctx, c, fingerprint)
 	if err != nil {
 		switch {
-		case errors.Is(err, reports.ErrBusy):
+		case errors.Is(err, ask.ErrBusy):
 			return c.refuse(busy())
-		case errors.Is(err, reports.ErrUnauthenticated):
+		case errors.Is(err, ask.ErrUnauthenticated):
 			a := c.refuse(&Refusal{Code: reports.CodeUnauthenticated, Rule: "The access token is no longer valid (it was revoked or has expired); sign in again.", Choices: []string{}})
 			d.finish(context.WithoutCancel(ctx), c, a)
 			return a
@@ -236,7 +237,7 @@ func (d *Door) answer(ctx context.Context, c *call, args *arguments, stmt *sqlch
 
 // Allowed reports whether a caller may use the door: a service identity
 // whose token allows the sql tool.
-func Allowed(c reports.Caller) bool {
+func Allowed(c ask.Caller) bool {
 	return strings.HasPrefix(c.Person, "service:") && c.Tools != nil && slices.Contains(c.Tools, ToolName)
 }
 
@@ -244,7 +245,7 @@ func Allowed(c reports.Caller) bool {
 // the detail, which never reaches the caller.
 func (d *Door) fault(c *call, err error) *Answer {
 	r := &Refusal{Code: reports.CodeUnavailable, Rule: "The database did not answer; try again in a minute.", Choices: []string{}}
-	if errors.Is(err, reports.ErrBusy) {
+	if errors.Is(err, ask.ErrBusy) {
 		r = busy()
 	}
 	d.opts.Log.Error("analyst call failed", "request_id", c.id, "code", r.Code, "err", err)

@@ -14,7 +14,7 @@ import (
 	"plumbline/internal/reqlog"
 	"plumbline/internal/sqlcheck"
 	"plumbline/internal/telemetry"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // This file keeps the audit log, plumbline.analyst_log, and the
@@ -60,7 +60,7 @@ func (d *Door) begin(ctx context.Context, c *call, fingerprint string) (time.Dur
 	})
 	if err == nil && check != nil {
 		if cerr := check.Err(); cerr != nil {
-			return 0, fmt.Errorf("%w: %w", reports.ErrUnauthenticated, cerr)
+			return 0, fmt.Errorf("%w: %w", ask.ErrUnauthenticated, cerr)
 		}
 	}
 	if err != nil || d.opts.PerMinute <= 0 || n <= d.opts.PerMinute {

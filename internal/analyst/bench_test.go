@@ -20,7 +20,7 @@ import (
 	"plumbline/internal/pgstore"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/sqlcheck"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // benchSQL is a statement an analyst agent writes: a week's sales by team,
@@ -127,7 +127,7 @@ func BenchmarkDoor(b *testing.B) {
 	})
 	for _, bb := range []struct{ name, sql string }{{"door", benchSQL}, {"door-star", starSQL}} {
 		b.Run(bb.name, func(b *testing.B) {
-			caller := reports.Caller{Person: "service:bench", Client: "bench", Tools: []string{analyst.ToolName}}
+			caller := ask.Caller{Person: "service:bench", Client: "bench", Tools: []string{analyst.ToolName}}
 			args, _ := json.Marshal(map[string]any{"sql": bb.sql})
 			for b.Loop() {
 				if a := f.door.Call(ctx, caller, args); a.Refused {
@@ -216,7 +216,7 @@ func rssKiB(tb testing.TB) int {
 func BenchmarkStatementsEndInTime(b *testing.B) {
 	f := newFloor(b, setup{perMinute: 1 << 30})
 	ctx := context.Background()
-	caller := reports.Caller{Person: "service:bench", Client: "bench", Tools: []string{analyst.ToolName}}
+	caller := ask.Caller{Person: "service:bench", Client: "bench", Tools: []string{analyst.ToolName}}
 	statements := []string{
 		"SELECT 'probe-cross', count(*) FROM metrics.agent_sales_daily a, metrics.agent_sales_daily b, metrics.agent_sales_daily c",
 		"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT 'probe-recursive', count(*) FROM r",

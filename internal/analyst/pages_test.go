@@ -18,7 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/analyst"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // page asks for one page of a statement; it fails the test when the page
@@ -130,7 +130,7 @@ func TestPagesOfTiedRowsHoldEachRowOnce(t *testing.T) {
 // doorPage asks the door directly, without MCP, as a contained agent, and
 // reads the answer as a client reads its JSON.
 func doorPage(t *testing.T, f *floor) page {
-	caller := reports.Caller{Person: "service:floor-analyst", Client: "invariant", Tools: []string{analyst.ToolName}}
+	caller := ask.Caller{Person: "service:floor-analyst", Client: "invariant", Tools: []string{analyst.ToolName}}
 	return func(sql string, pageSize, offset int) answer {
 		t.Helper()
 		args, _ := json.Marshal(map[string]any{"sql": sql, "page_size": pageSize, "offset": offset})

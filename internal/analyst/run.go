@@ -21,6 +21,7 @@ import (
 	"plumbline/internal/sqlcheck"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // This file runs a checked statement and turns its rows into an answer.
@@ -403,7 +404,7 @@ func (d *Door) refused(c *call, err error, stmt *sqlcheck.Statement) *Answer {
 	switch {
 	case errors.As(err, &unpassable):
 		return c.refuse(statementRefusal(unpassable))
-	case errors.Is(err, reports.ErrTimeout):
+	case errors.Is(err, ask.ErrTimeout):
 		if errors.Is(err, pgstore.ErrNotEnded) {
 			d.opts.Log.Error("a statement past its timeout may still be running: the agent login could not end its backend "+
 				"(it needs EXECUTE on pg_terminate_backend)", "request_id", c.id, "err", err)

@@ -30,6 +30,7 @@ import (
 	"plumbline/internal/pgstore"
 	"plumbline/internal/query"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Call is one representative tool call.
@@ -303,7 +304,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.ConnConfig.RuntimeParams[query.DefaultReachSetting] = reports.SeesFloor
+	cfg.ConnConfig.RuntimeParams[query.DefaultReachSetting] = ask.SeesFloor
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -643,12 +644,12 @@ type statement struct {
 
 // recorder is a store that remembers the plans it runs.
 type recorder struct {
-	reports.Store
+	ask.Store
 	mu    sync.Mutex
-	plans []*reports.Plan
+	plans []*ask.Plan
 }
 
-func (r *recorder) Run(ctx context.Context, plans ...*reports.Plan) ([]*reports.Result, error) {
+func (r *recorder) Run(ctx context.Context, plans ...*ask.Plan) ([]*ask.Result, error) {
 	r.mu.Lock()
 	r.plans = append(r.plans, plans...)
 	r.mu.Unlock()
@@ -670,7 +671,7 @@ func capture(ctx context.Context, dsn string, calls []Call) (map[string][]statem
 	out := map[string][]statement{}
 	for _, c := range calls {
 		rec := &recorder{Store: st}
-		ans := reports.New(cat, rec, nil).Call(ctx, reports.Caller{Person: "bench", Client: "bench"}, c.Tool, json.RawMessage(c.Args))
+		ans := reports.New(cat, rec, nil).Call(ctx, ask.Caller{Person: "bench", Client: "bench"}, c.Tool, json.RawMessage(c.Args))
 		if ans.Refusal != nil {
 			return nil, fmt.Errorf("%s was refused: %s", c.Tool, ans.Refusal.Rule)
 		}

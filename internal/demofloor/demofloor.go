@@ -12,8 +12,7 @@ import (
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
-
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // The nightly build loads day D at NightlyHour on D+1, New York time: each
@@ -60,8 +59,8 @@ type Floor struct {
 
 	Teams       []Team
 	Agents      []Agent
-	Memberships []reports.Membership    // rows of analytics.agent_team_history
-	Decisions   []reports.FloorDecision // rows of analytics.team_floor_history
+	Memberships []ask.Membership    // rows of analytics.agent_team_history
+	Decisions   []ask.FloorDecision // rows of analytics.team_floor_history
 	Time        []TimeRow
 	Sales       []SalesRow
 	Quality     []QualityRow
@@ -302,7 +301,7 @@ func (g *generator) teams() {
 		g.teamKeys = append(g.teamKeys, s.key)
 		g.floor.Teams = append(g.floor.Teams, Team{Key: s.key, Name: s.name})
 		decide := func(from time.Time, counts bool, reason string) {
-			g.floor.Decisions = append(g.floor.Decisions, reports.FloorDecision{Team: s.key, From: from, CountsAsSales: counts, DecidedBy: director, Reason: reason})
+			g.floor.Decisions = append(g.floor.Decisions, ask.FloorDecision{Team: s.key, From: from, CountsAsSales: counts, DecidedBy: director, Reason: reason})
 		}
 		switch s.rule {
 		case alwaysFloor:
@@ -422,9 +421,9 @@ func (g *generator) agents() []*agentPlan {
 			p.prof.close /= 5
 		}
 		f.Agents = append(f.Agents, p.Agent)
-		f.Memberships = append(f.Memberships, reports.Membership{Agent: key, Team: team, From: p.Hired})
+		f.Memberships = append(f.Memberships, ask.Membership{Agent: key, Team: team, From: p.Hired})
 		if moveTo != "" {
-			f.Memberships = append(f.Memberships, reports.Membership{Agent: key, Team: moveTo, From: moveAt})
+			f.Memberships = append(f.Memberships, ask.Membership{Agent: key, Team: moveTo, From: moveAt})
 		}
 		if f.Teams[i%len(f.Teams)].Lead == "" && i >= len(traps) {
 			f.Teams[i%len(f.Teams)].Lead = key

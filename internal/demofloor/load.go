@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Load replaces the demo floor's rows in the database with f, in one
@@ -52,9 +51,9 @@ func (f *Floor) tables() []table {
 		{"analytics", "dim_agent", []string{"agent_key", "full_name", "email", "hired_on", "left_on"},
 			rowsOf(f.Agents, func(a Agent) []any { return []any{a.Key, a.Name, a.Email, a.Hired, a.Left} })},
 		{"analytics", "agent_team_history", []string{"agent_key", "team_key", "effective_from"},
-			rowsOf(f.Memberships, func(m reports.Membership) []any { return []any{m.Agent, m.Team, m.From} })},
+			rowsOf(f.Memberships, func(m ask.Membership) []any { return []any{m.Agent, m.Team, m.From} })},
 		{"analytics", "team_floor_history", []string{"team_key", "effective_from", "counts_as_sales", "decided_by", "reason"},
-			rowsOf(f.Decisions, func(d reports.FloorDecision) []any {
+			rowsOf(f.Decisions, func(d ask.FloorDecision) []any {
 				return []any{d.Team, d.From, d.CountsAsSales, d.DecidedBy, d.Reason}
 			})},
 		{"metrics", "agent_time_daily", []string{"agent_key", "day", "logged_hours", "available_hours", "talk_hours"},

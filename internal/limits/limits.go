@@ -5,8 +5,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // DefaultPerMinute is how many calls a person may make in any minute.
@@ -38,7 +37,7 @@ SELECT extract(epoch FROM started_at + interval '1 minute' - now())::float8 FROM
 // when the call is within the limit. It must run as a role that may read
 // the log's request_id, person, started_at and counted and update counted
 // (the logger).
-func Queue(b *pgx.Batch, calls []*reports.Record, perMinute int, wait []time.Duration) {
+func Queue(b *pgx.Batch, calls []*ask.Record, perMinute int, wait []time.Duration) {
 	ids := make([]string, len(calls))
 	for i, r := range calls {
 		ids[i] = r.ID

@@ -23,6 +23,7 @@ import (
 	"plumbline/internal/reqlog"
 	"plumbline/internal/servetest"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 	sqlfiles "plumbline/sql"
 )
 
@@ -36,8 +37,8 @@ func replica(t *testing.T, db *pgtest.DB, perMinute int, person *atomic.Value) (
 	served := servetest.New(t, db, &servetest.Options{
 		Log: func(o *reqlog.Options) { o.PerMinute = perMinute },
 		Server: func(o *mcpserver.Options, _ *servetest.Floor) {
-			o.Caller = func(*mcp.CallToolRequest) reports.Caller {
-				return reports.Caller{Person: person.Load().(string), Client: "test"}
+			o.Caller = func(*mcp.CallToolRequest) ask.Caller {
+				return ask.Caller{Person: person.Load().(string), Client: "test"}
 			}
 		}})
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
@@ -112,7 +113,7 @@ func admit(t *testing.T, db *pgtest.DB, perMinute int, id, person string) time.D
 	t.Helper()
 	l := reqlog.New(db.Store(t), &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: perMinute})
 	defer l.Close()
-	wait, err := l.Admit(context.Background(), &reports.Record{ID: id, Caller: reports.Caller{Person: person, Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)})
+	wait, err := l.Admit(context.Background(), &ask.Record{ID: id, Caller: ask.Caller{Person: person, Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func BenchmarkAdmit(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				rec := &reports.Record{ID: fmt.Sprintf("b%d", i), Caller: reports.Caller{Person: "ana", Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)}
+				rec := &ask.Record{ID: fmt.Sprintf("b%d", i), Caller: ask.Caller{Person: "ana", Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)}
 				if _, err := l.Admit(context.Background(), rec); err != nil {
 					b.Fatal(err)
 				}
@@ -324,11 +325,11 @@ func TestABatchIsDecidedCallByCall(t *testing.T) {
 		       ('a1', 'ana', 'c', 'sales', '{}', now() - interval '30 seconds')`); err != nil {
 		t.Fatal(err)
 	}
-	var batch []*reports.Record
+	var batch []*ask.Record
 	for _, id := range []string{"b1", "b2", "b3", "b4", "b5", "b6"} {
-		batch = append(batch, &reports.Record{ID: id, Caller: reports.Caller{Person: "ana", Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)})
+		batch = append(batch, &ask.Record{ID: id, Caller: ask.Caller{Person: "ana", Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)})
 	}
-	batch = slices.Insert(batch, 3, &reports.Record{ID: "b3x", Caller: reports.Caller{Person: "bo", Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)})
+	batch = slices.Insert(batch, 3, &ask.Record{ID: "b3x", Caller: ask.Caller{Person: "bo", Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)})
 	ids, persons := []string{}, []string{}
 	for _, r := range batch {
 		ids, persons = append(ids, r.ID), append(persons, r.Caller.Person)

@@ -22,6 +22,7 @@ import (
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/query"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // BenchmarkSalesByTeam4Weeks runs one representative call, submitted sales
@@ -70,8 +71,8 @@ func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 	cat := f.engine.Catalog()
 	submitted, _ := cat.Metric("submitted_sales")
 	closeRate, _ := cat.Metric("close_rate")
-	plan := &reports.Plan{Catalog: cat, Metrics: []*catalog.Metric{submitted, closeRate},
-		Scope: reports.Scope{Kind: reports.ScopeFloor}, Period: reports.Period{Start: start, End: end}, GroupBy: "team", Limit: 51}
+	plan := &ask.Plan{Catalog: cat, Metrics: []*catalog.Metric{submitted, closeRate},
+		Scope: ask.Scope{Kind: ask.ScopeFloor}, Period: ask.Period{Start: start, End: end}, GroupBy: "team", Limit: 51}
 	stmt, sqlArgs, err := query.Build(plan)
 	if err != nil {
 		b.Fatal(err)
@@ -81,7 +82,7 @@ func BenchmarkSalesByTeam4Weeks(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg.ConnConfig.RuntimeParams[query.DefaultReachSetting] = reports.SeesFloor
+	cfg.ConnConfig.RuntimeParams[query.DefaultReachSetting] = ask.SeesFloor
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		b.Fatal(err)

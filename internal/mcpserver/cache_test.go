@@ -14,9 +14,10 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
-var someone = reports.Caller{Person: "someone", Client: "test"}
+var someone = ask.Caller{Person: "someone", Client: "test"}
 
 func callEngine(t *testing.T, e *reports.Engine, tool, args string) (*reports.Answer, map[string]any) {
 	t.Helper()

@@ -14,6 +14,7 @@ import (
 	"plumbline/internal/scrub"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // This file offers the analyst's door. The go-sdk serves one tool list per
@@ -66,7 +67,7 @@ func addDoor(srv *mcp.Server, engine *reports.Engine, o Options) {
 
 // hideDoor drops the sql tool from tools/list for callers the door does not
 // allow.
-func hideDoor(caller func(*mcp.CallToolRequest) reports.Caller) mcp.Middleware {
+func hideDoor(caller func(*mcp.CallToolRequest) ask.Caller) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)

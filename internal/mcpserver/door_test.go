@@ -14,7 +14,7 @@ import (
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/servetest"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 	sqlfiles "plumbline/sql"
 )
 
@@ -38,8 +38,8 @@ func doorClient(t *testing.T) *mcp.ClientSession {
 		}
 		t.Cleanup(door.Close)
 		o.Analyst = door
-		caller := reports.Caller{Person: "service:floor-analyst", Client: "test", Tools: append(f.Engine.ToolNames(), analyst.ToolName)}
-		o.Caller = func(*mcp.CallToolRequest) reports.Caller { return caller }
+		caller := ask.Caller{Person: "service:floor-analyst", Client: "test", Tools: append(f.Engine.ToolNames(), analyst.ToolName)}
+		o.Caller = func(*mcp.CallToolRequest) ask.Caller { return caller }
 	}})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := served.Server.Connect(ctx, st, nil)

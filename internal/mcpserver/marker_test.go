@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 const marker = "zq9MARKERzq9"
@@ -20,17 +21,17 @@ const marker = "zq9MARKERzq9"
 // records keeps what the engine hands to the request log.
 type records struct {
 	mu  sync.Mutex
-	got []reports.Record
+	got []ask.Record
 }
 
-func (r *records) Admit(_ context.Context, rec *reports.Record) (time.Duration, error) {
+func (r *records) Admit(_ context.Context, rec *ask.Record) (time.Duration, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.got = append(r.got, *rec)
 	return 0, nil
 }
 
-func (r *records) Finish(_ context.Context, rec *reports.Record) {
+func (r *records) Finish(_ context.Context, rec *ask.Record) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.got = append(r.got, *rec)

@@ -21,6 +21,7 @@ import (
 	"plumbline/internal/scrub"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Version is plumbline's version, as the server reports it.
@@ -32,7 +33,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Caller names who a call comes from. If nil, every call comes from
 	// the process's own identity (stdio, development).
-	Caller func(*mcp.CallToolRequest) reports.Caller
+	Caller func(*mcp.CallToolRequest) ask.Caller
 	// Analyst, if set, offers the analyst's door (package analyst): the sql
 	// tool, listed and answered only for callers it allows (a service whose
 	// token allows the tool); anyone else does not see it in tools/list and
@@ -83,10 +84,10 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 		o.Logger = slog.Default()
 	}
 	if o.Caller == nil {
-		o.Caller = func(*mcp.CallToolRequest) reports.Caller { return reports.Caller{Person: "local", Client: "local"} }
+		o.Caller = func(*mcp.CallToolRequest) ask.Caller { return ask.Caller{Person: "local", Client: "local"} }
 	}
 	caller := o.Caller
-	o.Caller = func(req *mcp.CallToolRequest) reports.Caller {
+	o.Caller = func(req *mcp.CallToolRequest) ask.Caller {
 		c := caller(req)
 		c.Software = software(req.ClientInfo())
 		return c

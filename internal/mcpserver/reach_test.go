@@ -14,6 +14,7 @@ import (
 	"plumbline/internal/pgstore"
 	"plumbline/internal/pgtest"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // reachFloor is the demo floor with reach read from plumbline.reach, as
@@ -35,7 +36,7 @@ func newReachFloor(t *testing.T) *reachFloor {
 	t.Cleanup(pool.Close)
 	dir := members.NewStore(pool, pgtest.Roles.Auth)
 	f := newFloorOf(t, db, func(o *reports.Options) {
-		o.Reach = &members.ReachSource{Store: pgstore.ReachReader{Store: db.Store(t), Role: pgtest.Roles.Auth}, Default: reports.FloorReach, TTL: -1}
+		o.Reach = &members.ReachSource{Store: pgstore.ReachReader{Store: db.Store(t), Role: pgtest.Roles.Auth}, Default: ask.FloorReach, TTL: -1}
 	})
 	return &reachFloor{floor: f, dir: dir}
 }
@@ -53,7 +54,7 @@ func (f *reachFloor) grant(t *testing.T, person, sees, team string) {
 // and as text.
 func (f *reachFloor) ask(t *testing.T, person, tool, args string) (answer, string) {
 	t.Helper()
-	a := f.engine.Call(context.Background(), reports.Caller{Person: person, Client: "test"}, tool, json.RawMessage(args))
+	a := f.engine.Call(context.Background(), ask.Caller{Person: person, Client: "test"}, tool, json.RawMessage(args))
 	b, err := json.Marshal(a.Body)
 	if err != nil {
 		t.Fatal(err)
@@ -139,9 +140,9 @@ func TestReachInTheEngine(t *testing.T) {
 	}
 
 	const lead, nobody, manager = "lead-1", "nobody-1", "manager-1"
-	f.grant(t, lead, reports.SeesTeam, t1)
-	f.grant(t, a1, reports.SeesOwn, "")
-	f.grant(t, nobody, reports.SeesNone, "")
+	f.grant(t, lead, ask.SeesTeam, t1)
+	f.grant(t, a1, ask.SeesOwn, "")
+	f.grant(t, nobody, ask.SeesNone, "")
 
 	// The whole floor (no row: the default) sees the other team; and its
 	// settled answer is kept, which must not reach the lead below.
@@ -171,8 +172,8 @@ func TestReachInTheEngine(t *testing.T) {
 		t.Errorf("%s without who: %v, want their own %v", a1, submitted(a), agentSum(a1))
 	}
 	const twoTeams = "lead-2"
-	f.grant(t, twoTeams, reports.SeesTeam, t1)
-	f.grant(t, twoTeams, reports.SeesTeam, t2)
+	f.grant(t, twoTeams, ask.SeesTeam, t1)
+	f.grant(t, twoTeams, ask.SeesTeam, t2)
 	a, _ := f.ask(t, twoTeams, "sales", noWho)
 	if e := refusal(t, a, "two teams without who"); e["code"] != reports.CodeInvalidArgument || e["argument"] != "who" ||
 		!slices.Equal(e["choices"].([]any), []any{t1, t2}) {
@@ -271,9 +272,9 @@ func TestTheFloorsTotalsForATeamLead(t *testing.T) {
 	if err := f.sql.QueryRow(ctx, "SELECT min(team_key) FROM analytics.dim_team").Scan(&team); err != nil {
 		t.Fatal(err)
 	}
-	f.grant(t, "lead-1", reports.SeesTeam, team)
-	f.grant(t, "lead-1", reports.SeesTotals, "")
-	f.grant(t, "director-1", reports.SeesTotals, "")
+	f.grant(t, "lead-1", ask.SeesTeam, team)
+	f.grant(t, "lead-1", ask.SeesTotals, "")
+	f.grant(t, "director-1", ask.SeesTotals, "")
 	week := f.db.Now.AddDate(0, 0, -35)
 	week = week.AddDate(0, 0, -int((week.Weekday()+6)%7))
 	period := fmt.Sprintf(`"period":{"week":%q}`, dateOf(week))
@@ -308,7 +309,7 @@ func TestTheFloorsTotalsForATeamLead(t *testing.T) {
 // call, as of the call's day on the floor.
 func TestReachFromItsDay(t *testing.T) {
 	f := newReachFloor(t)
-	if _, err := f.dir.AddGrant(context.Background(), members.Grant{Person: "later-1", Sees: reports.SeesNone,
+	if _, err := f.dir.AddGrant(context.Background(), members.Grant{Person: "later-1", Sees: ask.SeesNone,
 		From: f.db.Now.AddDate(0, 0, 2), SetBy: "test", Reason: "test"}); err != nil {
 		t.Fatal(err)
 	}
@@ -328,8 +329,8 @@ func TestTheLogRecordsEachCallsReach(t *testing.T) {
 		t.Fatal(err)
 	}
 	const lead, nobody, manager = "lead-1", "nobody-1", "manager-1"
-	f.grant(t, lead, reports.SeesTeam, team)
-	f.grant(t, nobody, reports.SeesNone, "")
+	f.grant(t, lead, ask.SeesTeam, team)
+	f.grant(t, nobody, ask.SeesNone, "")
 	want := map[string]string{manager: "floor", lead: "team:" + team, nobody: "none"}
 	ids := map[string]string{}
 	for person := range want {

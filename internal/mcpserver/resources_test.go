@@ -17,6 +17,7 @@ import (
 
 	"plumbline/internal/mcpserver"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // The metric definitions are resources too, one per metric and one for all,
@@ -98,8 +99,8 @@ func TestTeamRosterResource(t *testing.T) {
 // and is refused a roster.
 func TestResourceReadsAreScoped(t *testing.T) {
 	f := newFloor(t)
-	f.server = mcpserver.New(f.engine, &mcpserver.Options{Caller: func(*mcp.CallToolRequest) reports.Caller {
-		return reports.Caller{Person: "service:digest", Tools: []string{"metric_definitions", "sales"}}
+	f.server = mcpserver.New(f.engine, &mcpserver.Options{Caller: func(*mcp.CallToolRequest) ask.Caller {
+		return ask.Caller{Person: "service:digest", Tools: []string{"metric_definitions", "sales"}}
 	}})
 	cs := f.client(t)
 	if def := readJSON(t, cs, "plumbline://metrics/close_rate"); def["metrics"] == nil {

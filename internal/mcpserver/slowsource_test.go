@@ -11,17 +11,18 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // gated is the real store, but its reading of how far the quality source is
 // loaded waits until the test opens the gate: a slow source.
 type gated struct {
-	reports.Store
+	ask.Store
 	gate    chan struct{}
 	waiting chan struct{}
 }
 
-func (g *gated) Coverage(ctx context.Context, sources []*catalog.Source) (map[string]reports.Coverage, error) {
+func (g *gated) Coverage(ctx context.Context, sources []*catalog.Source) (map[string]ask.Coverage, error) {
 	if slices.ContainsFunc(sources, func(s *catalog.Source) bool { return s.ID == "agent_quality_daily" }) {
 		g.waiting <- struct{}{}
 		select {

@@ -19,6 +19,7 @@ import (
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/servetest"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // The text block is the answer rendered for a model, and holds everything
@@ -567,11 +568,11 @@ func TestKeptAnswersReadTheSame(t *testing.T) {
 // unrecordable is a request log that cannot put a call on record.
 type unrecordable struct{}
 
-func (unrecordable) Admit(context.Context, *reports.Record) (time.Duration, error) {
+func (unrecordable) Admit(context.Context, *ask.Record) (time.Duration, error) {
 	return 0, errors.New("the disk is full")
 }
 
-func (unrecordable) Finish(context.Context, *reports.Record) {}
+func (unrecordable) Finish(context.Context, *ask.Record) {}
 
 // A refusal that names no argument reads as the sentence its rule is, in
 // the text a model reads.

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/mcpserver"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 const (
@@ -125,7 +125,7 @@ func TestResultsUnchangedForClientsWithoutTheExtension(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := structuredOnTheWire(t, wire.String())
-		want, err := json.Marshal(f.engine.Call(context.Background(), reports.Caller{Person: "local", Client: "local"}, c.tool, json.RawMessage(c.args)).Body)
+		want, err := json.Marshal(f.engine.Call(context.Background(), ask.Caller{Person: "local", Client: "local"}, c.tool, json.RawMessage(c.args)).Body)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/internal/query"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // This file keeps reach (sql/migrations/0400_reach.sql): which person or
@@ -25,7 +25,7 @@ type Grant struct {
 	// Person is a person's id (service:NAME for a service identity); Group
 	// a group's display name. Exactly one is set.
 	Person, Group string
-	// Sees is reports.SeesFloor, SeesTeam (with Team, a team key), SeesOwn,
+	// Sees is ask.SeesFloor, SeesTeam (with Team, a team key), SeesOwn,
 	// SeesTotals or SeesNone.
 	Sees, Team string
 	From       time.Time
@@ -53,9 +53,9 @@ func (g Grant) check() error {
 	switch {
 	case (g.Person == "") == (g.Group == ""):
 		return errors.New("a grant is for one person or one group")
-	case !slices.Contains([]string{reports.SeesFloor, reports.SeesTeam, reports.SeesOwn, reports.SeesTotals, reports.SeesNone}, g.Sees):
+	case !slices.Contains([]string{ask.SeesFloor, ask.SeesTeam, ask.SeesOwn, ask.SeesTotals, ask.SeesNone}, g.Sees):
 		return errors.New("a grant sees floor, team, own, totals or none")
-	case (g.Sees == reports.SeesTeam) != (g.Team != ""):
+	case (g.Sees == ask.SeesTeam) != (g.Team != ""):
 		return errors.New("a grant of a team names the team's key, and only a grant of a team does")
 	case g.From.IsZero():
 		return errors.New("a grant starts on a day")
@@ -149,7 +149,7 @@ func (s *Store) Grants(ctx context.Context, day time.Time) ([]Grant, error) {
 // Seen is what one member may see on a day, and why.
 type Seen struct {
 	Person, Name, Status string
-	Reach                reports.Reach
+	Reach                ask.Reach
 	// Default says no row was in force, so the configured default applied.
 	Default bool
 }
@@ -157,7 +157,7 @@ type Seen struct {
 // Reaches says what every member, and every other person a row names (a
 // service identity), may see on day, by person id; def is what a person
 // with no row in force sees.
-func (s *Store) Reaches(ctx context.Context, day time.Time, def reports.Reach) ([]Seen, error) {
+func (s *Store) Reaches(ctx context.Context, day time.Time, def ask.Reach) ([]Seen, error) {
 	var out []Seen
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `WITH people AS (
@@ -190,11 +190,11 @@ func (s *Store) Reaches(ctx context.Context, day time.Time, def reports.Reach) (
 
 // fold makes one reach of the rows in force: their union, or def when
 // there are none.
-func fold(sees, teams []string, def reports.Reach) (reports.Reach, bool) {
+func fold(sees, teams []string, def ask.Reach) (ask.Reach, bool) {
 	if len(sees) == 0 {
 		return def, true
 	}
-	var r reports.Reach
+	var r ask.Reach
 	for i := range sees {
 		r.Add(sees[i], teams[i])
 	}
@@ -209,20 +209,20 @@ var ReachSQL = `SELECT coalesce(array_agg(x.sees ORDER BY x.reach_id), '{}'), co
 
 // FoldReach makes one reach of the rows ReachSQL read: their union, or def
 // when there are none.
-func FoldReach(sees, teams []string, def reports.Reach) reports.Reach {
+func FoldReach(sees, teams []string, def ask.Reach) ask.Reach {
 	r, _ := fold(sees, teams, def)
 	return r
 }
 
 // Reach resolves what a person may see on a day: the union of the rows in
 // force that day for them and every group they are in, or def when none is.
-func (s *Store) Reach(ctx context.Context, person string, day time.Time, def reports.Reach) (reports.Reach, error) {
+func (s *Store) Reach(ctx context.Context, person string, day time.Time, def ask.Reach) (ask.Reach, error) {
 	var sees, teams []string
 	err := s.tx(ctx, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, ReachSQL, person, day).Scan(&sees, &teams)
 	})
 	if err != nil {
-		return reports.Reach{}, fmt.Errorf("read reach: %w", err)
+		return ask.Reach{}, fmt.Errorf("read reach: %w", err)
 	}
 	return FoldReach(sees, teams, def), nil
 }
@@ -231,7 +231,7 @@ func (s *Store) Reach(ctx context.Context, person string, day time.Time, def rep
 // force: a Store, or pgstore's reader of it, which holds a call to the
 // pool's acquire and statement timeouts.
 type ReachReader interface {
-	Reach(ctx context.Context, person string, day time.Time, def reports.Reach) (reports.Reach, error)
+	Reach(ctx context.Context, person string, day time.Time, def ask.Reach) (ask.Reach, error)
 }
 
 // DefaultReachTTL is how long a ReachSource keeps a person's reach before
@@ -240,11 +240,11 @@ type ReachReader interface {
 const DefaultReachTTL = query.ReachKept
 
 // ReachSource resolves callers' reach from the directory for the engine
-// (reports.ReachSource), keeping each person's for TTL.
+// (ask.ReachSource), keeping each person's for TTL.
 type ReachSource struct {
 	Store ReachReader
 	// Default is what a person with no row in force sees.
-	Default reports.Reach
+	Default ask.Reach
 	// TTL is how long a person's reach is kept. If zero,
 	// DefaultReachTTL; negative keeps nothing.
 	TTL time.Duration
@@ -259,14 +259,14 @@ type reachKey struct {
 }
 
 type keptReach struct {
-	reach reports.Reach
+	reach ask.Reach
 	at    time.Time
 }
 
-var _ reports.ReachSource = (*ReachSource)(nil)
+var _ ask.ReachSource = (*ReachSource)(nil)
 
 // Reach returns what person may see on day.
-func (s *ReachSource) Reach(ctx context.Context, person string, day time.Time) (reports.Reach, error) {
+func (s *ReachSource) Reach(ctx context.Context, person string, day time.Time) (ask.Reach, error) {
 	ttl := s.TTL
 	if ttl == 0 {
 		ttl = DefaultReachTTL

@@ -8,7 +8,7 @@ import (
 
 	"plumbline/internal/members"
 	"plumbline/internal/pgtest"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 func day(s string) time.Time {
@@ -38,25 +38,25 @@ func TestReach(t *testing.T) {
 	}
 	to := day("2026-10-31")
 	for _, g := range []members.Grant{
-		{Person: "p1", Sees: reports.SeesTeam, Team: "t1", From: day("2026-10-01")},
-		{Person: "p1", Sees: reports.SeesTeam, Team: "t2", From: day("2026-10-01"), To: &to},
-		{Group: "floor MANAGERS", Sees: reports.SeesFloor, From: day("2026-09-01")},
-		{Person: "p3", Sees: reports.SeesOwn, From: day("2026-10-01")},
-		{Person: "service:nightly", Sees: reports.SeesNone, From: day("2026-10-01")},
+		{Person: "p1", Sees: ask.SeesTeam, Team: "t1", From: day("2026-10-01")},
+		{Person: "p1", Sees: ask.SeesTeam, Team: "t2", From: day("2026-10-01"), To: &to},
+		{Group: "floor MANAGERS", Sees: ask.SeesFloor, From: day("2026-09-01")},
+		{Person: "p3", Sees: ask.SeesOwn, From: day("2026-10-01")},
+		{Person: "service:nightly", Sees: ask.SeesNone, From: day("2026-10-01")},
 	} {
 		g.SetBy, g.Reason = "Dana Okafor", "test"
 		if _, err := s.AddGrant(ctx, g); err != nil {
 			t.Fatalf("grant %+v: %v", g, err)
 		}
 	}
-	if _, err := s.AddGrant(ctx, members.Grant{Group: "nobody", Sees: reports.SeesFloor, From: day("2026-10-01"), SetBy: "x", Reason: "y"}); !errors.Is(err, members.ErrNoGroup) {
+	if _, err := s.AddGrant(ctx, members.Grant{Group: "nobody", Sees: ask.SeesFloor, From: day("2026-10-01"), SetBy: "x", Reason: "y"}); !errors.Is(err, members.ErrNoGroup) {
 		t.Errorf("a grant to a group no one has: %v, want ErrNoGroup", err)
 	}
-	if _, err := s.AddGrant(ctx, members.Grant{Person: "p1", Sees: reports.SeesTeam, From: day("2026-10-01"), SetBy: "x", Reason: "y"}); err == nil {
+	if _, err := s.AddGrant(ctx, members.Grant{Person: "p1", Sees: ask.SeesTeam, From: day("2026-10-01"), SetBy: "x", Reason: "y"}); err == nil {
 		t.Error("a grant of a team without a team key was taken")
 	}
 
-	reach := func(person, on string, def reports.Reach) string {
+	reach := func(person, on string, def ask.Reach) string {
 		t.Helper()
 		r, err := s.Reach(ctx, person, day(on), def)
 		if err != nil {
@@ -66,17 +66,17 @@ func TestReach(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		person, on string
-		def        reports.Reach
+		def        ask.Reach
 		want       string
 	}{
-		{"p1", "2026-10-15", reports.Reach{}, "team:t1,t2"},
-		{"p1", "2026-11-01", reports.Reach{}, "team:t1"},  // t2 ended on 2026-10-31
-		{"p1", "2026-09-30", reports.FloorReach, "floor"}, // before any row: the default
-		{"p1", "2026-09-30", reports.Reach{}, "none"},     // the other default
-		{"p2", "2026-10-15", reports.Reach{}, "floor"},    // through the group
-		{"p3", "2026-10-15", reports.FloorReach, "own"},   // a row overrides the default
-		{"p4", "2026-10-15", reports.FloorReach, "floor"}, // no row: the default
-		{"service:nightly", "2026-10-15", reports.FloorReach, "none"},
+		{"p1", "2026-10-15", ask.Reach{}, "team:t1,t2"},
+		{"p1", "2026-11-01", ask.Reach{}, "team:t1"},  // t2 ended on 2026-10-31
+		{"p1", "2026-09-30", ask.FloorReach, "floor"}, // before any row: the default
+		{"p1", "2026-09-30", ask.Reach{}, "none"},     // the other default
+		{"p2", "2026-10-15", ask.Reach{}, "floor"},    // through the group
+		{"p3", "2026-10-15", ask.FloorReach, "own"},   // a row overrides the default
+		{"p4", "2026-10-15", ask.FloorReach, "floor"}, // no row: the default
+		{"service:nightly", "2026-10-15", ask.FloorReach, "none"},
 	} {
 		if got := reach(tc.person, tc.on, tc.def); got != tc.want {
 			t.Errorf("%s on %s (default %s): %s, want %s", tc.person, tc.on, tc.def, got, tc.want)
@@ -88,10 +88,10 @@ func TestReach(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("revoke: %d, %v; want 1 row ended", n, err)
 	}
-	if got := reach("p1", "2026-11-04", reports.Reach{}); got != "team:t1" {
+	if got := reach("p1", "2026-11-04", ask.Reach{}); got != "team:t1" {
 		t.Errorf("the day before the revoke: %s, want team:t1", got)
 	}
-	if got := reach("p1", "2026-11-05", reports.FloorReach); got != "floor" {
+	if got := reach("p1", "2026-11-05", ask.FloorReach); got != "floor" {
 		t.Errorf("from the revoke on, no row: %s, want the default", got)
 	}
 	var rows, ended int
@@ -104,10 +104,10 @@ func TestReach(t *testing.T) {
 	if n, err := s.EndGrants(ctx, "", "Floor managers", "", day("2026-12-01"), "Dana Okafor"); err != nil || n != 1 {
 		t.Fatalf("revoke the group's: %d, %v; want 1 row ended", n, err)
 	}
-	if got := reach("p2", "2026-12-01", reports.Reach{}); got != "none" {
+	if got := reach("p2", "2026-12-01", ask.Reach{}); got != "none" {
 		t.Errorf("p2 once the group's row ended: %s, want the default", got)
 	}
-	if got := reach("p2", "2026-11-30", reports.Reach{}); got != "floor" {
+	if got := reach("p2", "2026-11-30", ask.Reach{}); got != "floor" {
 		t.Errorf("p2 the day before: %s, want floor", got)
 	}
 
@@ -116,7 +116,7 @@ func TestReach(t *testing.T) {
 	if err != nil || len(grants) != 5 {
 		t.Fatalf("grants on 2026-10-15: %d, %v; want 5", len(grants), err)
 	}
-	seen, err := s.Reaches(ctx, day("2026-10-15"), reports.FloorReach)
+	seen, err := s.Reaches(ctx, day("2026-10-15"), ask.FloorReach)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,12 +151,12 @@ func TestReachSource(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.NewDB(t)
 	s := store(t, db)
-	src := &members.ReachSource{Store: s, Default: reports.Reach{}, TTL: time.Hour}
+	src := &members.ReachSource{Store: s, Default: ask.Reach{}, TTL: time.Hour}
 	r, err := src.Reach(ctx, "p9", day("2026-10-15"))
 	if err != nil || !r.None() {
 		t.Fatalf("no row, default none: %v, %v", r, err)
 	}
-	if _, err := s.AddGrant(ctx, members.Grant{Person: "p9", Sees: reports.SeesFloor, From: day("2026-10-01"), SetBy: "x", Reason: "y"}); err != nil {
+	if _, err := s.AddGrant(ctx, members.Grant{Person: "p9", Sees: ask.SeesFloor, From: day("2026-10-01"), SetBy: "x", Reason: "y"}); err != nil {
 		t.Fatal(err)
 	}
 	if r, _ = src.Reach(ctx, "p9", day("2026-10-15")); !r.None() {

@@ -27,7 +27,7 @@ import (
 	"plumbline/internal/reqlog"
 	"plumbline/internal/servetest"
 	"plumbline/internal/signin"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -60,9 +60,9 @@ type recorder struct {
 }
 
 // last is the newest call on record, with its outcome.
-func (r *recorder) last() reports.Record {
+func (r *recorder) last() ask.Record {
 	r.log.Flush(context.Background())
-	var rec reports.Record
+	var rec ask.Record
 	var outcome *string
 	err := r.sql.QueryRow(context.Background(), `SELECT person, client, tool, outcome FROM plumbline.calls
 		ORDER BY started_at DESC LIMIT 1`).Scan(&rec.Caller.Person, &rec.Caller.Client, &rec.Tool, &outcome)

@@ -22,7 +22,7 @@ import (
 
 	"plumbline/internal/reqlog"
 	"plumbline/internal/telemetry"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Identity is who a verified token speaks for.
@@ -365,20 +365,20 @@ func (s *Server) resourceMetadata() http.Handler {
 // server offers; a token without ScopePeople may call all but the people
 // directory tools, and only a service token with ScopeAnalyst the
 // analyst's door. A call without a verified token may call nothing.
-func Caller(all []string) func(*mcp.CallToolRequest) reports.Caller {
-	return func(req *mcp.CallToolRequest) reports.Caller {
+func Caller(all []string) func(*mcp.CallToolRequest) ask.Caller {
+	return func(req *mcp.CallToolRequest) ask.Caller {
 		if req.Extra == nil || req.Extra.TokenInfo == nil {
-			return reports.Caller{Tools: []string{}}
+			return ask.Caller{Tools: []string{}}
 		}
 		ti := req.Extra.TokenInfo
 		client, _ := ti.Extra["client_id"].(string)
 		kind, _ := ti.Extra["kind"].(string)
-		return reports.Caller{Person: ti.UserID, Client: client, Tools: scopeTools(kind, ti.Scopes, all)}
+		return ask.Caller{Person: ti.UserID, Client: client, Tools: scopeTools(kind, ti.Scopes, all)}
 	}
 }
 
 // IdentityCaller is the caller an identity verified outside HTTP (stdio)
 // calls as.
-func IdentityCaller(id Identity, all []string) reports.Caller {
-	return reports.Caller{Person: id.Principal(), Client: id.ClientID, Tools: scopeTools(id.Kind, id.Scopes, all)}
+func IdentityCaller(id Identity, all []string) ask.Caller {
+	return ask.Caller{Person: id.Principal(), Client: id.ClientID, Tools: scopeTools(id.Kind, id.Scopes, all)}
 }

@@ -16,6 +16,7 @@ import (
 	"plumbline/internal/oauth"
 	"plumbline/internal/servetest"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Over stdio one token from the environment speaks for the whole process,
@@ -36,7 +37,7 @@ func TestStdioTellsARemovedPersonTheirAccessEnded(t *testing.T) {
 	}
 	served := servetest.New(t, e.db, &servetest.Options{Server: func(o *mcpserver.Options, f *servetest.Floor) {
 		caller := oauth.IdentityCaller(id, f.Engine.ToolNames())
-		o.Caller = func(*mcp.CallToolRequest) reports.Caller { return caller }
+		o.Caller = func(*mcp.CallToolRequest) ask.Caller { return caller }
 	}})
 	served.Server.AddReceivingMiddleware(e.server.Recheck(token))
 	serverIn, clientOut := io.Pipe()

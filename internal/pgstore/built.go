@@ -9,7 +9,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/query"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // statements remembers the SQL and arguments query.Build made of each plan
@@ -32,7 +32,7 @@ type builtStatement struct {
 // afresh.
 const maxStatements = 4096
 
-func (s *statements) build(p *reports.Plan) (string, []any, error) {
+func (s *statements) build(p *ask.Plan) (string, []any, error) {
 	key := planKey(p)
 	s.mu.Lock()
 	b, ok := s.byID[key]
@@ -75,9 +75,9 @@ func (s *statements) coverage(cat *catalog.Catalog, sources []*catalog.Source) (
 }
 
 // planKey names a plan by every field that query.Build reads: when
-// reports.Plan gains a field, this must name it too (a test checks the
+// ask.Plan gains a field, this must name it too (a test checks the
 // fields it knows).
-func planKey(p *reports.Plan) string {
+func planKey(p *ask.Plan) string {
 	var b strings.Builder
 	b.WriteString(p.Catalog.Version())
 	for _, m := range p.Metrics {

@@ -1,11 +1,10 @@
 package pgstore
 
 import (
+	"plumbline/reports/ask"
 	"reflect"
 	"slices"
 	"testing"
-
-	"plumbline/reports"
 )
 
 // The SQL of a plan is kept by every field query.Build reads. When the plan
@@ -17,8 +16,8 @@ func TestPlanKeyNamesEveryField(t *testing.T) {
 		v    any
 		want []string
 	}{
-		{reports.Plan{}, []string{"Catalog", "Metrics", "Scope", "Period", "Today", "GroupBy", "Ranked", "Limit"}},
-		{reports.Period{}, []string{"Start", "End", "Named", "Clipped", "Ongoing", "AskedEnd"}},
+		{ask.Plan{}, []string{"Catalog", "Metrics", "Scope", "Period", "Today", "GroupBy", "Ranked", "Limit"}},
+		{ask.Period{}, []string{"Start", "End", "Named", "Clipped", "Ongoing", "AskedEnd"}},
 	} {
 		typ := reflect.TypeOf(c.v)
 		var got []string

@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/internal/query"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Explain runs a plan's statement under EXPLAIN (ANALYZE, BUFFERS), in a
@@ -16,7 +16,7 @@ import (
 // plan for the statement's values: a served report runs the plan made
 // once for any values (see readOnly), which PostgreSQL 15 cannot explain
 // with ANALYZE.
-func (s *Store) Explain(ctx context.Context, plan *reports.Plan) ([]string, error) {
+func (s *Store) Explain(ctx context.Context, plan *ask.Plan) ([]string, error) {
 	stmt, args, err := query.Build(plan)
 	if err != nil {
 		return nil, fmt.Errorf("build report query: %w", err)

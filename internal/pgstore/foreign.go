@@ -10,8 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // This file holds what a store does for statements someone else wrote
@@ -77,7 +76,7 @@ func Abandon(rows pgx.Rows, err error) error {
 
 // use runs f on a connection of the pool, waiting at most the acquire
 // timeout for one, and marks an error of a statement that ran past the
-// statement timeout as reports.ErrTimeout. On a foreign store, f's
+// statement timeout as ask.ErrTimeout. On a foreign store, f's
 // statements are over within the statement timeout and Grace: the server's
 // own timeout ends them, or else a cancel, or, if the server has not
 // answered that Grace later, the end of their backend.
@@ -99,7 +98,7 @@ func (s *Store) use(ctx context.Context, f func(context.Context, *pgxpool.Conn) 
 		err = errors.Join(err, s.end(pid))
 	}
 	if errors.Is(fctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		return fmt.Errorf("%w, and its cancel %s after: %w", reports.ErrTimeout, Grace, err)
+		return fmt.Errorf("%w, and its cancel %s after: %w", ask.ErrTimeout, Grace, err)
 	}
 	return timedOut(err)
 }

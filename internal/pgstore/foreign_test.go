@@ -10,7 +10,7 @@ import (
 
 	"plumbline/internal/pgstore"
 	"plumbline/internal/pgtest"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // foreignStore opens a store as the analyst's door does: signed in as the
@@ -92,7 +92,7 @@ func TestAStatementThatIgnoresCancelsIsEnded(t *testing.T) {
 	err := st.Batch(callCtx, pgstore.Tx{Role: pgtest.Roles.Analyst, Discard: true}, func(b *pgx.Batch) {
 		b.Queue("SELECT analytics.stubborn()")
 	})
-	if !errors.Is(err, reports.ErrTimeout) {
+	if !errors.Is(err, ask.ErrTimeout) {
 		t.Errorf("the call ended with %v, want the statement timeout", err)
 	}
 	var running int
@@ -107,7 +107,7 @@ func TestAStatementThatIgnoresCancelsIsEnded(t *testing.T) {
 	err = st.Batch(callCtx, pgstore.Tx{Role: pgtest.Roles.Analyst, Discard: true}, func(b *pgx.Batch) {
 		b.Queue("SELECT analytics.stubborn()")
 	})
-	if !errors.Is(err, reports.ErrTimeout) || !errors.Is(err, pgstore.ErrNotEnded) {
+	if !errors.Is(err, ask.ErrTimeout) || !errors.Is(err, pgstore.ErrNotEnded) {
 		t.Errorf("with no right to end a backend, the call ended with %v, want the statement timeout, saying the backend was not ended", err)
 	}
 }

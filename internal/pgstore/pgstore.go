@@ -16,7 +16,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/internal/query"
 	"plumbline/internal/telemetry"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Defaults for Options.
@@ -51,7 +51,7 @@ type Options struct {
 	MaxMessageBytes int
 	// DefaultReach is what a caller with no row of reach in force may see
 	// through the views that filter figures by reach (query.SeenViews):
-	// reports.SeesFloor or reports.SeesNone, as the engine's default
+	// ask.SeesFloor or ask.SeesNone, as the engine's default
 	// (plumbline serve --default-reach). If empty, the floor.
 	DefaultReach string
 }
@@ -66,7 +66,7 @@ type Store struct {
 	tracer pgx.BatchTracer // the pool's connections', if they trace
 }
 
-var _ reports.Store = (*Store)(nil)
+var _ ask.Store = (*Store)(nil)
 
 // Open connects a pool to dsn.
 func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opts *Options) (*Store, error) {
@@ -81,7 +81,7 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opts *Options) 
 		s.opts.AcquireTimeout = DefaultAcquireTimeout
 	}
 	if s.opts.DefaultReach == "" {
-		s.opts.DefaultReach = reports.SeesFloor
+		s.opts.DefaultReach = ask.SeesFloor
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -141,8 +141,8 @@ func (s *Store) readOnly(ctx context.Context, queue func(*pgx.Batch)) error {
 
 // Run runs plans and reads their sources' coverage, all in one snapshot
 // and one round trip.
-func (s *Store) Run(ctx context.Context, plans ...*reports.Plan) ([]*reports.Result, error) {
-	results := make([]*reports.Result, len(plans))
+func (s *Store) Run(ctx context.Context, plans ...*ask.Plan) ([]*ask.Result, error) {
+	results := make([]*ask.Result, len(plans))
 	stmts := make([]string, len(plans))
 	args := make([][]any, len(plans))
 	var sources []*catalog.Source
@@ -156,9 +156,9 @@ func (s *Store) Run(ctx context.Context, plans ...*reports.Plan) ([]*reports.Res
 				sources = append(sources, src)
 			}
 		}
-		results[i] = &reports.Result{}
+		results[i] = &ask.Result{}
 	}
-	var cov map[string]reports.Coverage
+	var cov map[string]ask.Coverage
 	err := s.readOnly(ctx, func(b *pgx.Batch) {
 		for i, plan := range plans {
 			queueRows(b, stmts[i], args[i], plan, results[i])
@@ -174,7 +174,7 @@ func (s *Store) Run(ctx context.Context, plans ...*reports.Plan) ([]*reports.Res
 // queueRows queues a plan's statement, scanning its rows into res: the
 // group key, every part's sum, each metric's kept and left-out agent-days,
 // and each metric's left-out agent-days over all groups.
-func queueRows(b *pgx.Batch, stmt string, args []any, plan *reports.Plan, res *reports.Result) {
+func queueRows(b *pgx.Batch, stmt string, args []any, plan *ask.Plan, res *ask.Result) {
 	grouped, parts, metrics := plan.GroupBy != "", len(plan.Parts()), len(plan.Metrics)
 	res.LeftOut = make([]int64, metrics)
 	b.Queue(stmt, args...).Query(func(rows pgx.Rows) (err error) {
@@ -192,11 +192,11 @@ func queueRows(b *pgx.Batch, stmt string, args []any, plan *reports.Plan, res *r
 		for i := range counts {
 			dest = append(dest, &counts[i])
 		}
-		res.Rows, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (reports.Row, error) {
+		res.Rows, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ask.Row, error) {
 			if err := r.Scan(dest...); err != nil {
-				return reports.Row{}, err
+				return ask.Row{}, err
 			}
-			row := reports.Row{Key: key, Sums: make([]*float64, parts), Kept: make([]int64, metrics), LeftOut: make([]int64, metrics)}
+			row := ask.Row{Key: key, Sums: make([]*float64, parts), Kept: make([]int64, metrics), LeftOut: make([]int64, metrics)}
 			values := make([]float64, parts)
 			for i, v := range sums {
 				if v.Valid {
@@ -215,16 +215,16 @@ func queueRows(b *pgx.Batch, stmt string, args []any, plan *reports.Plan, res *r
 }
 
 // Coverage reads how far each source is loaded.
-func (s *Store) Coverage(ctx context.Context, sources []*catalog.Source) (map[string]reports.Coverage, error) {
-	var out map[string]reports.Coverage
+func (s *Store) Coverage(ctx context.Context, sources []*catalog.Source) (map[string]ask.Coverage, error) {
+	var out map[string]ask.Coverage
 	err := s.readOnly(ctx, func(b *pgx.Batch) { s.queueCoverage(b, sources, &out) })
 	return out, err
 }
 
 // queueCoverage queues the read of each source's first and last day into
 // *out.
-func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[string]reports.Coverage) {
-	*out = map[string]reports.Coverage{}
+func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[string]ask.Coverage) {
+	*out = map[string]ask.Coverage{}
 	if len(sources) == 0 {
 		return
 	}
@@ -239,7 +239,7 @@ func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[
 			return err
 		}
 		for i, src := range sources {
-			var c reports.Coverage
+			var c ask.Coverage
 			if d := days[2*i]; d != nil {
 				c.First = *d
 			}
@@ -254,24 +254,24 @@ func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[
 
 // Directory reads the roster: teams, agents and their dated histories, and
 // the teams' targets.
-func (s *Store) Directory(ctx context.Context) (*reports.Directory, error) {
+func (s *Store) Directory(ctx context.Context) (*ask.Roster, error) {
 	q := query.Directory(s.cat)
-	dir := &reports.Directory{}
+	dir := &ask.Roster{}
 	err := s.readOnly(ctx, func(b *pgx.Batch) {
-		collect(b, q.Teams, &dir.Teams, func(r pgx.CollectableRow, t *reports.Team) error {
+		collect(b, q.Teams, &dir.Teams, func(r pgx.CollectableRow, t *ask.Team) error {
 			return r.Scan(&t.Key, &t.Name)
 		})
-		collect(b, q.Agents, &dir.Agents, func(r pgx.CollectableRow, a *reports.Agent) error {
+		collect(b, q.Agents, &dir.Agents, func(r pgx.CollectableRow, a *ask.Agent) error {
 			return r.Scan(&a.Key, &a.Name, &a.Email, &a.Hired, &a.Left)
 		})
-		collect(b, q.TeamHistory, &dir.Memberships, func(r pgx.CollectableRow, m *reports.Membership) error {
+		collect(b, q.TeamHistory, &dir.Memberships, func(r pgx.CollectableRow, m *ask.Membership) error {
 			return r.Scan(&m.Agent, &m.Team, &m.From)
 		})
-		collect(b, q.FloorHistory, &dir.Floor, func(r pgx.CollectableRow, d *reports.FloorDecision) error {
+		collect(b, q.FloorHistory, &dir.Floor, func(r pgx.CollectableRow, d *ask.FloorDecision) error {
 			return r.Scan(&d.Team, &d.From, &d.CountsAsSales, &d.DecidedBy, &d.Reason)
 		})
 		if q.Targets != "" {
-			collect(b, q.Targets, &dir.Targets, func(r pgx.CollectableRow, t *reports.TargetSet) error {
+			collect(b, q.Targets, &dir.Targets, func(r pgx.CollectableRow, t *ask.TargetSet) error {
 				return r.Scan(&t.Team, &t.Metric, &t.Kind, &t.Start, &t.Value, &t.SetBy, &t.SetAt, &t.Reason)
 			})
 		}

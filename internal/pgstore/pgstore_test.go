@@ -21,6 +21,7 @@ import (
 	"plumbline/internal/query"
 	"plumbline/internal/reqlog"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -74,7 +75,7 @@ const lastWeek = `{"who":{"floor":true},"period":{"named":"last_week"},"group_by
 func TestReportTransactions(t *testing.T) {
 	db := pgtest.NewDB(t)
 	st := open(t, db, demo(t), &pgstore.Options{StatementTimeout: 1500 * time.Millisecond})
-	ctx := reports.WithCaller(context.Background(), reports.Caller{Person: "ana.lópez@floor.example\n" + strings.Repeat("x", 80)})
+	ctx := ask.WithCaller(context.Background(), ask.Caller{Person: "ana.lópez@floor.example\n" + strings.Repeat("x", 80)})
 	var user, login, app, readOnly, timeout string
 	err := st.Batch(ctx, pgstore.Tx{Role: pgtest.Roles.Reader}, func(b *pgx.Batch) {
 		b.Queue(`SELECT current_user, session_user, current_setting('application_name'),
@@ -115,7 +116,7 @@ func TestTransactionsCarryTheCaller(t *testing.T) {
 		}
 		return caller
 	}
-	if got := read(reports.WithCaller(context.Background(), reports.Caller{Person: person})); got != person {
+	if got := read(ask.WithCaller(context.Background(), ask.Caller{Person: person})); got != person {
 		t.Errorf("the caller's transaction carries %q, want %q", got, person)
 	}
 	if got := read(context.Background()); got != "" {
@@ -131,8 +132,8 @@ func TestAReportIsPlannedOnce(t *testing.T) {
 	st := open(t, db, cat, &pgstore.Options{MaxConns: 1})
 	submitted, _ := cat.Metric("submitted_sales")
 	end := db.Now.AddDate(0, 0, -2)
-	plan := &reports.Plan{Catalog: cat, Metrics: []*catalog.Metric{submitted}, Scope: reports.Scope{Kind: reports.ScopeFloor},
-		Period: reports.Period{Start: end.AddDate(0, 0, -27), End: end}, GroupBy: "team", Limit: 51}
+	plan := &ask.Plan{Catalog: cat, Metrics: []*catalog.Metric{submitted}, Scope: ask.Scope{Kind: ask.ScopeFloor},
+		Period: ask.Period{Start: end.AddDate(0, 0, -27), End: end}, GroupBy: "team", Limit: 51}
 	stmt, _, err := query.Build(plan)
 	if err != nil {
 		t.Fatal(err)
@@ -359,12 +360,12 @@ func TestPoolExhaustionIsBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := refusal(t, e.Call(ctx, reports.Caller{Person: "ana"}, "sales", json.RawMessage(lastWeek)))
+	r := refusal(t, e.Call(ctx, ask.Caller{Person: "ana"}, "sales", json.RawMessage(lastWeek)))
 	if r.Code != reports.CodeBusy || !strings.Contains(r.Rule, "busy") {
 		t.Errorf("with the pool exhausted: %+v, want busy", r)
 	}
 	held.Release()
-	if a := e.Call(ctx, reports.Caller{Person: "ana"}, "sales", json.RawMessage(lastWeek)); a.Refusal != nil {
+	if a := e.Call(ctx, ask.Caller{Person: "ana"}, "sales", json.RawMessage(lastWeek)); a.Refusal != nil {
 		t.Errorf("with a connection free again: %+v", a.Refusal)
 	}
 }
@@ -409,7 +410,7 @@ func TestStatementTimeout(t *testing.T) {
 	st := open(t, db, cat, &pgstore.Options{StatementTimeout: 300 * time.Millisecond, MaxConns: 2})
 	e := engine(db, cat, st)
 	ctx := context.Background()
-	ana := reports.Caller{Person: "ana"}
+	ana := ask.Caller{Person: "ana"}
 	for i := 0; i < 3; i++ {
 		a := e.Call(ctx, ana, "quality", json.RawMessage(lastWeek))
 		r := refusal(t, a)
@@ -463,7 +464,7 @@ func TestStatementTimeoutOnALockedTable(t *testing.T) {
 	for i := range 3 {
 		start := time.Now()
 		callCtx, cancel := context.WithTimeout(ctx, time.Minute)
-		a := e.Call(callCtx, reports.Caller{Person: "ana"}, "quality", json.RawMessage(lastWeek))
+		a := e.Call(callCtx, ask.Caller{Person: "ana"}, "quality", json.RawMessage(lastWeek))
 		guarded := callCtx.Err()
 		cancel()
 		t.Logf("call %d on a locked table: refused after %s", i+1, time.Since(start).Round(time.Millisecond))

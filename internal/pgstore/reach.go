@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/internal/members"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // ReachReader reads callers' reach (members.ReachSQL) on a store's pool,
@@ -24,13 +24,13 @@ type ReachReader struct {
 var _ members.ReachReader = ReachReader{}
 
 // Reach returns what person may see on day, or def when no row is in force.
-func (r ReachReader) Reach(ctx context.Context, person string, day time.Time, def reports.Reach) (reports.Reach, error) {
+func (r ReachReader) Reach(ctx context.Context, person string, day time.Time, def ask.Reach) (ask.Reach, error) {
 	var sees, teams []string
 	err := r.Store.Batch(ctx, Tx{Role: r.Role}, func(b *pgx.Batch) {
 		b.Queue(members.ReachSQL, person, day).QueryRow(func(row pgx.Row) error { return row.Scan(&sees, &teams) })
 	})
 	if err != nil {
-		return reports.Reach{}, fmt.Errorf("read reach: %w", err)
+		return ask.Reach{}, fmt.Errorf("read reach: %w", err)
 	}
 	return members.FoldReach(sees, teams, def), nil
 }

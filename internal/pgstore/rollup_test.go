@@ -10,13 +10,13 @@ import (
 	"plumbline/catalog"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/query"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // rolledPlans draws floor plans a rollup may serve: one to three metrics
 // that each read one rolled-up source, by team or over time or in total,
 // over periods of a day to two months anywhere in the floor's data.
-func rolledPlans(t *testing.T, cat *catalog.Catalog, db *pgtest.DB, rng *rand.Rand, n int) []*reports.Plan {
+func rolledPlans(t *testing.T, cat *catalog.Catalog, db *pgtest.DB, rng *rand.Rand, n int) []*ask.Plan {
 	t.Helper()
 	var metrics []*catalog.Metric
 	for _, m := range cat.Metrics() {
@@ -28,7 +28,7 @@ func rolledPlans(t *testing.T, cat *catalog.Catalog, db *pgtest.DB, rng *rand.Ra
 		t.Fatalf("the demo catalogue rolls up the sources of %d metrics; want several", len(metrics))
 	}
 	groups := []string{"", catalog.GroupTeam, catalog.GroupDay, catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter}
-	plans := make([]*reports.Plan, n)
+	plans := make([]*ask.Plan, n)
 	for i := range plans {
 		picked := rng.Perm(len(metrics))[:1+rng.IntN(3)]
 		var ms []*catalog.Metric
@@ -40,18 +40,18 @@ func rolledPlans(t *testing.T, cat *catalog.Catalog, db *pgtest.DB, rng *rand.Ra
 			back = rng.IntN(20) // half of them over the last weeks
 		}
 		end := db.Now.AddDate(0, 0, -back)
-		plans[i] = &reports.Plan{Catalog: cat, Metrics: ms, Scope: reports.Scope{Kind: reports.ScopeFloor, Name: "the floor"},
-			Period: reports.Period{Start: end.AddDate(0, 0, -rng.IntN(60)), End: end}, Today: db.Now,
+		plans[i] = &ask.Plan{Catalog: cat, Metrics: ms, Scope: ask.Scope{Kind: ask.ScopeFloor, Name: "the floor"},
+			Period: ask.Period{Start: end.AddDate(0, 0, -rng.IntN(60)), End: end}, Today: db.Now,
 			GroupBy: groups[rng.IntN(len(groups))], Limit: 200}
 	}
 	return plans
 }
 
 func runAll(t *testing.T, st interface {
-	Run(context.Context, ...*reports.Plan) ([]*reports.Result, error)
-}, plans []*reports.Plan) []*reports.Result {
+	Run(context.Context, ...*ask.Plan) ([]*ask.Result, error)
+}, plans []*ask.Plan) []*ask.Result {
 	t.Helper()
-	out := make([]*reports.Result, len(plans))
+	out := make([]*ask.Result, len(plans))
 	for i, p := range plans {
 		res, err := st.Run(context.Background(), p)
 		if err != nil {
@@ -88,7 +88,7 @@ func TestRollupsAgreeWithTheAgentDays(t *testing.T) {
 	if _, err := conn.Exec(ctx, "UPDATE "+query.RollupsRelation+" SET loads = 'built from other loads'"); err != nil {
 		t.Fatal(err)
 	}
-	agree := func(what string, got []*reports.Result) {
+	agree := func(what string, got []*ask.Result) {
 		t.Helper()
 		for i := range plans {
 			if !reflect.DeepEqual(got[i].Rows, rolled[i].Rows) || !reflect.DeepEqual(got[i].LeftOut, rolled[i].LeftOut) {
@@ -141,21 +141,21 @@ func TestRollupsAgreeWithTheAgentDays(t *testing.T) {
 	t.Logf("%d plans agree, read both ways; %d of them moved with the day's load", len(plans), moved)
 
 	submitted, _ := cat.Metric("submitted_sales")
-	total := &reports.Plan{Catalog: cat, Metrics: []*catalog.Metric{submitted}, Scope: reports.Scope{Kind: reports.ScopeFloor},
-		Period: reports.Period{Start: db.Now.AddDate(0, 0, -30), End: db.Now.AddDate(0, 0, -3)}, Today: db.Now, Limit: 1}
-	before := runAll(t, st, []*reports.Plan{total})[0]
+	total := &ask.Plan{Catalog: cat, Metrics: []*catalog.Metric{submitted}, Scope: ask.Scope{Kind: ask.ScopeFloor},
+		Period: ask.Period{Start: db.Now.AddDate(0, 0, -30), End: db.Now.AddDate(0, 0, -3)}, Today: db.Now, Limit: 1}
+	before := runAll(t, st, []*ask.Plan{total})[0]
 	tag, err := conn.Exec(ctx, fmt.Sprintf(`UPDATE %s."agent_sales_daily:team_day" SET "submitted_sales:p0" = "submitted_sales:p0" + 1 WHERE day BETWEEN $1 AND $2`,
 		query.SeenSchema), total.Period.Start, total.Period.End)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := runAll(t, st, []*reports.Plan{total})[0]
+	after := runAll(t, st, []*ask.Plan{total})[0]
 	if got, want := *after.Rows[0].Sums[0]-*before.Rows[0].Sums[0], float64(tag.RowsAffected()); got != want {
 		t.Errorf("after adding one to each of %d rollup rows the floor's submitted sales moved by %v; the report does not read the rollup", tag.RowsAffected(), got)
 	}
 }
 
-func rows(r *reports.Result) string {
+func rows(r *ask.Result) string {
 	s := fmt.Sprint(r.LeftOut)
 	for _, row := range r.Rows {
 		s += " " + row.Key + ":"

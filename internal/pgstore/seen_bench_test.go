@@ -15,7 +15,7 @@ import (
 	"plumbline/internal/pgtest"
 	"plumbline/internal/provision"
 	"plumbline/internal/query"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // BenchmarkReachFilter measures what the views that filter figures by reach
@@ -54,7 +54,7 @@ func benchReachFilter(b *testing.B, agents int) {
 		b.Fatal(err)
 	}
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	period := reports.Period{Start: today.AddDate(0, 0, -29), End: today.AddDate(0, 0, -2)}
+	period := ask.Period{Start: today.AddDate(0, 0, -29), End: today.AddDate(0, 0, -2)}
 	metric := func(id string) *catalog.Metric {
 		m, ok := cat.Metric(id)
 		if !ok {
@@ -65,13 +65,13 @@ func benchReachFilter(b *testing.B, agents int) {
 	sales := []*catalog.Metric{metric("submitted_sales"), metric("close_rate")}
 	for _, p := range []struct {
 		name string
-		plan reports.Plan
+		plan ask.Plan
 	}{
-		{"sales_by_team", reports.Plan{Metrics: sales, Scope: reports.Scope{Kind: reports.ScopeFloor}, GroupBy: "team", Limit: 51}},
-		{"team_by_week", reports.Plan{Metrics: sales, Scope: reports.Scope{Kind: reports.ScopeTeam, Key: floor.Teams[0].Key},
+		{"sales_by_team", ask.Plan{Metrics: sales, Scope: ask.Scope{Kind: ask.ScopeFloor}, GroupBy: "team", Limit: 51}},
+		{"team_by_week", ask.Plan{Metrics: sales, Scope: ask.Scope{Kind: ask.ScopeTeam, Key: floor.Teams[0].Key},
 			GroupBy: "week", Limit: 51}},
-		{"hours_by_agent", reports.Plan{Metrics: []*catalog.Metric{metric("logged_hours"), metric("talk_share")},
-			Scope: reports.Scope{Kind: reports.ScopeTeam, Key: floor.Teams[0].Key}, GroupBy: "agent", Limit: 51}},
+		{"hours_by_agent", ask.Plan{Metrics: []*catalog.Metric{metric("logged_hours"), metric("talk_share")},
+			Scope: ask.Scope{Kind: ask.ScopeTeam, Key: floor.Teams[0].Key}, GroupBy: "agent", Limit: 51}},
 	} {
 		p.plan.Catalog, p.plan.Period, p.plan.Today = cat, period, today
 		stmt, args, err := query.Build(&p.plan)

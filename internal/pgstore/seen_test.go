@@ -15,6 +15,7 @@ import (
 	"plumbline/internal/pgtest"
 	"plumbline/internal/query"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // The database enforces reach by itself. With the engine's own check gone
@@ -43,7 +44,7 @@ func TestTheDatabaseFiltersByReach(t *testing.T) {
 		st := open(t, db, cat, &pgstore.Options{DefaultReach: def})
 		return reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet, Cache: reports.NewAnswerCache(0)})
 	}
-	none := blind(reports.SeesNone)
+	none := blind(ask.SeesNone)
 
 	// The raw rows of October and every agent's dated teams.
 	today := time.Date(db.Now.Year(), db.Now.Month(), db.Now.Day(), 0, 0, 0, 0, time.UTC)
@@ -90,33 +91,33 @@ func TestTheDatabaseFiltersByReach(t *testing.T) {
 	}
 
 	october := `"period":{"start":"2026-10-01","end":"2026-10-31"},"metrics":["submitted_sales"]`
-	ask := func(e *reports.Engine, person, who string) float64 {
+	sales := func(e *reports.Engine, person, who string) float64 {
 		t.Helper()
-		a := e.Call(ctx, reports.Caller{Person: person}, "sales", json.RawMessage(`{"who":`+who+`,`+october+`}`))
+		a := e.Call(ctx, ask.Caller{Person: person}, "sales", json.RawMessage(`{"who":`+who+`,`+october+`}`))
 		if a.Refusal != nil {
 			t.Fatalf("%s asking about %s: refused: %s", person, who, a.Refusal.Sentence())
 		}
 		return figure(t, a, "submitted_sales")
 	}
 	hawks, falcons, floor := `{"team":"hawks"}`, `{"team":"falcons"}`, `{"floor":true}`
-	if got := ask(none, "boss", hawks); got != float64(all) {
+	if got := sales(none, "boss", hawks); got != float64(all) {
 		t.Fatalf("the floor manager's Hawks: %v, want %d from the raw rows", got, all)
 	}
 	t.Logf("the Hawks' October: %d submitted, %d of them by agents the Falcons' lead may see", all, seen)
-	if got := ask(none, "lead", hawks); got != float64(seen) || seen == all {
+	if got := sales(none, "lead", hawks); got != float64(seen) || seen == all {
 		t.Errorf("the Falcons' lead asking for the Hawks got %v from the database, want %d (of the Hawks' %d)", got, seen, all)
 	}
-	if lead, boss := ask(none, "lead", falcons), ask(none, "boss", falcons); lead != boss || lead == 0 {
+	if lead, boss := sales(none, "lead", falcons), sales(none, "boss", falcons); lead != boss || lead == 0 {
 		t.Errorf("the lead's own team: %v, the floor manager's %v", lead, boss)
 	}
-	if lead, boss := ask(none, "lead", floor), ask(none, "boss", floor); lead >= boss {
+	if lead, boss := sales(none, "lead", floor), sales(none, "boss", floor); lead >= boss {
 		t.Errorf("the lead's floor (%v) is not less than the floor manager's (%v)", lead, boss)
 	}
 	// No row of reach: the store's default, floor or none.
-	if got := ask(none, "newcomer", floor); got != 0 {
+	if got := sales(none, "newcomer", floor); got != 0 {
 		t.Errorf("with no row and the default none, the floor's figure is %v, want 0", got)
 	}
-	if got, want := ask(blind(reports.SeesFloor), "newcomer", floor), ask(none, "boss", floor); got != want {
+	if got, want := sales(blind(ask.SeesFloor), "newcomer", floor), sales(none, "boss", floor); got != want {
 		t.Errorf("with no row and the default floor, the floor's figure is %v, want %v", got, want)
 	}
 
@@ -127,14 +128,14 @@ func TestTheDatabaseFiltersByReach(t *testing.T) {
 		VALUES ('lead', 'team', 'hawks', '2020-01-01', 'test', 'covering the Hawks')`); err != nil {
 		t.Fatal(err)
 	}
-	if got := ask(none, "lead", hawks); got != float64(all) {
+	if got := sales(none, "lead", hawks); got != float64(all) {
 		t.Errorf("granted the Hawks, the lead got %v of them from the database, want all %d", got, all)
 	}
 	if _, err := admin.Exec(ctx, `UPDATE plumbline.reach SET to_day = from_day - 1, ended_by = 'test', ended_at = now()
 		WHERE team_key = 'hawks'`); err != nil {
 		t.Fatal(err)
 	}
-	if got := ask(none, "lead", hawks); got != float64(seen) {
+	if got := sales(none, "lead", hawks); got != float64(seen) {
 		t.Errorf("the Hawks revoked, the lead got %v of them from the database, want %d", got, seen)
 	}
 

@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"plumbline/internal/query"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // This file runs statements in the transactions every database call of
@@ -54,12 +54,12 @@ type Tx struct {
 // Batch runs the statements queue adds in one transaction, sent to the
 // server as one batch: one round trip. The transaction is read-only unless
 // tx.Write, runs as tx.Role, stops any statement that runs past the
-// statement timeout, and names the caller ctx carries (reports.CallerFrom)
+// statement timeout, and names the caller ctx carries (ask.CallerFrom)
 // as its application_name, so a DBA watching pg_stat_activity sees whose
 // call it is.
 //
 // When no connection comes free within the acquire timeout the error is
-// reports.ErrBusy; when a statement runs too long, reports.ErrTimeout.
+// ask.ErrBusy; when a statement runs too long, ask.ErrTimeout.
 func (s *Store) Batch(ctx context.Context, tx Tx, queue func(*pgx.Batch)) error {
 	return s.Pipeline(ctx, Step{Tx: tx, Queue: queue})
 }
@@ -86,23 +86,23 @@ func (s *Store) Pipeline(ctx context.Context, steps ...Step) error {
 }
 
 // acquire takes a connection from the pool, waiting at most the acquire
-// timeout: past it, the error is reports.ErrBusy.
+// timeout: past it, the error is ask.ErrBusy.
 func (s *Store) acquire(ctx context.Context) (*pgxpool.Conn, error) {
 	actx, cancel := context.WithTimeout(ctx, s.opts.AcquireTimeout)
 	conn, err := s.pool.Acquire(actx)
 	cancel()
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("%w: %w", reports.ErrBusy, err)
+		return nil, fmt.Errorf("%w: %w", ask.ErrBusy, err)
 	}
 	return conn, err
 }
 
 // timedOut marks an error of a statement that ran past the statement
-// timeout as reports.ErrTimeout.
+// timeout as ask.ErrTimeout.
 func timedOut(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
-		return fmt.Errorf("%w: %w", reports.ErrTimeout, err)
+		return fmt.Errorf("%w: %w", ask.ErrTimeout, err)
 	}
 	return err
 }
@@ -194,7 +194,7 @@ func roleSetting(role string) string {
 // query.DaySetting for ctx's caller: empty for a transaction no caller
 // asked for.
 func callerSettings(ctx context.Context) (person, day string) {
-	c, ok := reports.CallerFrom(ctx)
+	c, ok := ask.CallerFrom(ctx)
 	if !ok {
 		return "", ""
 	}
@@ -212,7 +212,7 @@ const maxAppName = 63
 // keeps.
 func appName(ctx context.Context) string {
 	name := "plumbline"
-	if c, ok := reports.CallerFrom(ctx); ok && c.Person != "" {
+	if c, ok := ask.CallerFrom(ctx); ok && c.Person != "" {
 		name += ": " + c.Person
 	}
 	if len(name) <= maxAppName && !strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r > 0x7e }) {

@@ -15,7 +15,7 @@ import (
 	"plumbline/internal/members"
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgcluster"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // DemoDatabase is the demo floor's database on its private cluster.
@@ -97,7 +97,7 @@ var DemoFloorManager = oauth.Member{PersonID: "m001", Email: "dana.whitfield@flo
 type DemoPeople struct {
 	// Lead leads the team Team, and sees only that team.
 	Lead oauth.Member
-	Team reports.Team
+	Team ask.Team
 	// FloorManager sees the whole floor.
 	FloorManager oauth.Member
 }
@@ -139,7 +139,7 @@ func DemoMembers(ctx context.Context, dsn, authRole string, opts demofloor.Optio
 	}
 	type lead struct {
 		oauth.Member
-		reports.Team
+		ask.Team
 	}
 	leads, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (lead, error) {
 		var l lead
@@ -153,10 +153,10 @@ func DemoMembers(ctx context.Context, dsn, authRole string, opts demofloor.Optio
 		return p, fmt.Errorf("find the demo's team leads: the floor has none")
 	}
 	p.Lead, p.Team = leads[0].Member, leads[0].Team
-	want := []members.Grant{{Person: fm.PersonID, Sees: reports.SeesFloor, Reason: "the floor manager sees every team"}}
+	want := []members.Grant{{Person: fm.PersonID, Sees: ask.SeesFloor, Reason: "the floor manager sees every team"}}
 	for _, l := range leads {
-		want = append(want, members.Grant{Person: l.PersonID, Sees: reports.SeesTeam, Team: l.Key, Reason: "leads the " + l.Team.Name},
-			members.Grant{Person: l.PersonID, Sees: reports.SeesTotals, Reason: "a team lead sees the floor's totals"})
+		want = append(want, members.Grant{Person: l.PersonID, Sees: ask.SeesTeam, Team: l.Key, Reason: "leads the " + l.Team.Name},
+			members.Grant{Person: l.PersonID, Sees: ask.SeesTotals, Reason: "a team lead sees the floor's totals"})
 	}
 	store := members.NewStore(pool, authRole)
 	have, err := store.Grants(ctx, today)

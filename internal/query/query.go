@@ -9,14 +9,14 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"plumbline/catalog"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Build compiles a plan. Its rows are the group key (unless the plan is a
 // total), then every part's sum, then for every metric the agent-days kept
 // and left out, then for every metric the agent-days left out over all
 // groups.
-func Build(p *reports.Plan) (string, []any, error) {
+func Build(p *ask.Plan) (string, []any, error) {
 	b := &builder{plan: p, cat: p.Catalog}
 	b.numeric = len(b.plainSources())+len(crossMetrics(p)) > 2
 	var ctes []string
@@ -49,7 +49,7 @@ func Build(p *reports.Plan) (string, []any, error) {
 }
 
 type builder struct {
-	plan *reports.Plan
+	plan *ask.Plan
 	cat  *catalog.Catalog
 	args []any
 	err  error
@@ -84,7 +84,7 @@ func (b *builder) null() string {
 
 // crossMetrics are the indexes of the plan's metrics whose parts come from
 // two sources.
-func crossMetrics(p *reports.Plan) []int {
+func crossMetrics(p *ask.Plan) []int {
 	var out []int
 	for j, m := range p.Metrics {
 		if cross(m) {
@@ -112,13 +112,13 @@ func (b *builder) add(name string, s sq.Sqlizer) string {
 // The floor's totals need not: a caller who sees only those reads rows of
 // the floor's teams only, which say no agent's team (Totals).
 func (b *builder) needsTeams() bool {
-	return !b.plan.Scope.Totals && (b.plan.Scope.Kind != reports.ScopeAgent || b.plan.GroupBy == catalog.GroupTeam)
+	return !b.plan.Scope.Totals && (b.plan.Scope.Kind != ask.ScopeAgent || b.plan.GroupBy == catalog.GroupTeam)
 }
 
 // onFloor reports whether the facts count only days on the floor, by their
 // team's place on it.
 func (b *builder) onFloor() bool {
-	return !b.plan.Scope.Totals && (b.plan.Scope.Kind == reports.ScopeFloor || b.plan.Scope.OnFloor)
+	return !b.plan.Scope.Totals && (b.plan.Scope.Kind == ask.ScopeFloor || b.plan.Scope.OnFloor)
 }
 
 // cross reports whether a metric's parts come from two sources.
@@ -158,13 +158,13 @@ func relation(name string) string {
 func (b *builder) spans() sq.Sqlizer {
 	p, h := b.plan, b.cat.Roster().TeamHistory
 	teams := teamSpans(b.cat)
-	if p.Scope.Kind == reports.ScopeTeam {
+	if p.Scope.Kind == ask.ScopeTeam {
 		// An agent's spans end where their next one begins, so every span
 		// of an agent ever on the team is read, and then the team's kept.
 		teams = teams.Where(sq.Expr(fmt.Sprintf("h.%s IN (SELECT e.%s FROM %s e WHERE e.%s = ?)",
 			ident(h.Agent), ident(h.Agent), relation(h.Relation), ident(h.Team)), p.Scope.Key))
 	}
-	if p.Scope.Kind == reports.ScopeAgent {
+	if p.Scope.Kind == ask.ScopeAgent {
 		teams = teams.Where(sq.Eq{"h." + ident(h.Agent): p.Scope.Key})
 	}
 	q := sq.Select("t.agent", "t.team").FromSelect(teams, "t")
@@ -176,7 +176,7 @@ func (b *builder) spans() sq.Sqlizer {
 	} else {
 		q = q.Columns("t.since", "t.until")
 	}
-	if p.Scope.Kind == reports.ScopeTeam {
+	if p.Scope.Kind == ask.ScopeTeam {
 		q = q.Where(sq.Eq{"t.team": p.Scope.Key})
 	}
 	return q
@@ -257,7 +257,7 @@ func (b *builder) rows(q sq.SelectBuilder, src *catalog.Source) sq.SelectBuilder
 		mark, margs, _ := b.watermark(src, "max").ToSql()
 		q = q.Where(sq.Expr(day+" <= "+mark, append(args, margs...)...))
 	}
-	if p.Scope.Kind == reports.ScopeAgent {
+	if p.Scope.Kind == ask.ScopeAgent {
 		q = q.Where(sq.Eq{"s." + ident(src.AgentKey): p.Scope.Key})
 	}
 	return q

@@ -11,7 +11,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/query"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -43,24 +43,24 @@ func TestBuildGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	period := reports.Period{Start: day("2026-10-19"), End: day("2026-11-15")}
+	period := ask.Period{Start: day("2026-10-19"), End: day("2026-11-15")}
 	today := day("2026-11-18")
 	for _, tc := range []struct {
 		name string
-		plan reports.Plan
+		plan ask.Plan
 	}{
-		{"floor_by_team", reports.Plan{Metrics: metrics(t, cat, "submitted_sales", "close_rate"),
-			Scope: reports.Scope{Kind: reports.ScopeFloor}, Period: period, GroupBy: "team", Limit: 51}},
-		{"floor_total", reports.Plan{Metrics: metrics(t, cat, "logged_hours", "talk_share"),
-			Scope: reports.Scope{Kind: reports.ScopeFloor}, Period: period, Limit: 51}},
-		{"team_by_week", reports.Plan{Metrics: metrics(t, cat, "audits", "audit_pass_rate"),
-			Scope: reports.Scope{Kind: reports.ScopeTeam, Key: "falcons"}, Period: period, GroupBy: "week", Limit: 51}},
-		{"agent_by_day_two_sources", reports.Plan{Metrics: metrics(t, cat, "board_sales", "sales_per_hour"),
-			Scope: reports.Scope{Kind: reports.ScopeAgent, Key: "a005"}, Period: period, GroupBy: "day", Limit: 51}},
-		{"floor_by_agent_top", reports.Plan{Metrics: metrics(t, cat, "submitted_sales", "close_rate"),
-			Scope: reports.Scope{Kind: reports.ScopeFloor}, Period: period, GroupBy: "agent", Ranked: true}},
-		{"team_approvals_left_out", reports.Plan{Metrics: metrics(t, cat, "approved_sales", "approval_rate"),
-			Scope: reports.Scope{Kind: reports.ScopeTeam, Key: "hawks"}, Period: period, GroupBy: "agent", Limit: 51}},
+		{"floor_by_team", ask.Plan{Metrics: metrics(t, cat, "submitted_sales", "close_rate"),
+			Scope: ask.Scope{Kind: ask.ScopeFloor}, Period: period, GroupBy: "team", Limit: 51}},
+		{"floor_total", ask.Plan{Metrics: metrics(t, cat, "logged_hours", "talk_share"),
+			Scope: ask.Scope{Kind: ask.ScopeFloor}, Period: period, Limit: 51}},
+		{"team_by_week", ask.Plan{Metrics: metrics(t, cat, "audits", "audit_pass_rate"),
+			Scope: ask.Scope{Kind: ask.ScopeTeam, Key: "falcons"}, Period: period, GroupBy: "week", Limit: 51}},
+		{"agent_by_day_two_sources", ask.Plan{Metrics: metrics(t, cat, "board_sales", "sales_per_hour"),
+			Scope: ask.Scope{Kind: ask.ScopeAgent, Key: "a005"}, Period: period, GroupBy: "day", Limit: 51}},
+		{"floor_by_agent_top", ask.Plan{Metrics: metrics(t, cat, "submitted_sales", "close_rate"),
+			Scope: ask.Scope{Kind: ask.ScopeFloor}, Period: period, GroupBy: "agent", Ranked: true}},
+		{"team_approvals_left_out", ask.Plan{Metrics: metrics(t, cat, "approved_sales", "approval_rate"),
+			Scope: ask.Scope{Kind: ask.ScopeTeam, Key: "hawks"}, Period: period, GroupBy: "agent", Limit: 51}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.plan.Catalog, tc.plan.Today = cat, today
@@ -99,8 +99,8 @@ func TestBuildGolden(t *testing.T) {
 // local midnights: across the November clock change the day is 25 hours.
 func TestBoardBoundsAreLocalMidnights(t *testing.T) {
 	cat, _ := catalog.Demo()
-	plan := &reports.Plan{Catalog: cat, Metrics: metrics(t, cat, "board_sales"),
-		Scope: reports.Scope{Kind: reports.ScopeFloor}, Period: reports.Period{Start: day("2026-11-01"), End: day("2026-11-01")}, Limit: 2}
+	plan := &ask.Plan{Catalog: cat, Metrics: metrics(t, cat, "board_sales"),
+		Scope: ask.Scope{Kind: ask.ScopeFloor}, Period: ask.Period{Start: day("2026-11-01"), End: day("2026-11-01")}, Limit: 2}
 	_, args, err := query.Build(plan)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	sq "github.com/Masterminds/squirrel"
 
 	"plumbline/catalog"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // This file holds the rollups: for a source that declares one
@@ -227,7 +227,7 @@ func (b *builder) fresh(srcs []*catalog.Source) sq.Sqlizer {
 // each read one rolled-up source.
 func (b *builder) rolled() []*catalog.Source {
 	p := b.plan
-	if p.Scope.Kind != reports.ScopeFloor || p.Scope.Totals || p.GroupBy == catalog.GroupAgent {
+	if p.Scope.Kind != ask.ScopeFloor || p.Scope.Totals || p.GroupBy == catalog.GroupAgent {
 		return nil
 	}
 	var out []*catalog.Source

@@ -69,7 +69,7 @@ func Seen(src *catalog.Source) string { return relation(SeenNames(src)[0]) }
 func Begins(src *catalog.Source) string { return relation(SeenNames(src)[1]) }
 
 // Totals is the view of a source's rows that count for the floor's totals,
-// quoted, for a caller who may see those (reports.Reach.Totals): every row
+// quoted, for a caller who may see those (ask.Reach.Totals): every row
 // of an agent on a team on the floor that day, saying neither the agent
 // (its agent key is a digest that changes with every transaction, so that
 // a figure over two sources still joins an agent's day) nor the team.

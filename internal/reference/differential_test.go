@@ -21,6 +21,7 @@ import (
 	"plumbline/internal/query"
 	"plumbline/internal/reference"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -103,7 +104,7 @@ func TestEngineAgreesWithTheReference(t *testing.T) {
 	for i := 0; i < *requests; i++ {
 		f := fs[i%len(fs)]
 		req := draw(rng, f)
-		got := f.engine.Call(context.Background(), reports.Caller{Person: "reference"}, req.Tool, req.JSON())
+		got := f.engine.Call(context.Background(), ask.Caller{Person: "reference"}, req.Tool, req.JSON())
 		want := f.raw.Evaluate(req, f.now, f.engine.Catalog().Version())
 		switch {
 		case want.Refusal != nil:
@@ -1182,7 +1183,7 @@ func TestRegressions(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := fs[c.at]
-			got := f.engine.Call(context.Background(), reports.Caller{Person: "reference"}, c.req.Tool, c.req.JSON())
+			got := f.engine.Call(context.Background(), ask.Caller{Person: "reference"}, c.req.Tool, c.req.JSON())
 			want := f.raw.Evaluate(c.req, f.now, f.engine.Catalog().Version())
 			if diff := compare(got, want); len(diff) > 0 {
 				b, _ := json.Marshal(got.Body)

@@ -22,6 +22,7 @@ import (
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reference"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 var (
@@ -31,7 +32,7 @@ var (
 
 // unrestricted is the caller the reach test compares with: no row of
 // reach, so the default, the whole floor.
-var unrestricted = reports.Caller{Person: "reference", Client: "test"}
+var unrestricted = ask.Caller{Person: "reference", Client: "test"}
 
 // reacher is one caller of the reach test: their id, what their rows give
 // (in words, and as a reach), their reach as the reference reads it, the teams and agents it covers
@@ -99,7 +100,7 @@ func TestAnswersStayWithinReach(t *testing.T) {
 	st := db.Store(t)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	engine := reports.New(st.Catalog(), st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet,
-		Reach: &members.ReachSource{Store: pgstore.ReachReader{Store: st, Role: pgtest.Roles.Auth}, Default: reports.FloorReach, TTL: -1}})
+		Reach: &members.ReachSource{Store: pgstore.ReachReader{Store: st, Role: pgtest.Roles.Auth}, Default: ask.FloorReach, TTL: -1}})
 	f := &floorAt{name: "reach", now: db.Now, engine: engine, raw: raw}
 	for _, c := range callers {
 		if c.reach, err = reference.ReadReach(ctx, conn, c.id, today, reference.FloorReach); err != nil {
@@ -123,7 +124,7 @@ func TestAnswersStayWithinReach(t *testing.T) {
 	for i := 0; i < *reachRequests; i++ {
 		c := callers[i%len(callers)]
 		tool, req, args := drawWithin(rng, f, c)
-		who := reports.Caller{Person: c.id, Client: "test"}
+		who := ask.Caller{Person: c.id, Client: "test"}
 		asked := engine.Call(ctx, unrestricted, tool, args)
 		got := engine.Call(ctx, who, tool, args)
 		where := fmt.Sprintf("seed %d, request %d: %s (%s) %s %s", s, i, c.id, c.reach, tool, args)

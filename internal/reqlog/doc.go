@@ -1,5 +1,5 @@
 // Package reqlog keeps plumbline's request log, plumbline.request_log: it
-// implements reports.Recorder over the store's pool.
+// implements ask.Recorder over the store's pool.
 //
 // Admit puts a call on record before any report SQL runs: who called
 // (person and client), which tool and with which arguments; the database

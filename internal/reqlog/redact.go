@@ -5,9 +5,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"plumbline/reports/ask"
 	"unicode/utf8"
-
-	"plumbline/reports"
 )
 
 // MinSecretLen is the shortest secret Redactor should be given, in bytes.
@@ -24,7 +23,7 @@ func Redactor(secret []byte) func(text string) any {
 	return func(text string) any {
 		mac := hmac.New(sha256.New, key)
 		mac.Write([]byte(text))
-		return reports.Redacted{Hash: hex.EncodeToString(mac.Sum(nil)[:16]), Length: utf8.RuneCountInString(text)}
+		return ask.Redacted{Hash: hex.EncodeToString(mac.Sum(nil)[:16]), Length: utf8.RuneCountInString(text)}
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 	"plumbline/internal/limits"
 	"plumbline/internal/pgstore"
 	"plumbline/internal/telemetry"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Options tune a Log. The zero value writes as the login itself, with no
@@ -75,7 +75,7 @@ const (
 	writeEvery = 100 * time.Millisecond
 )
 
-var _ reports.Recorder = (*Log)(nil)
+var _ ask.Recorder = (*Log)(nil)
 
 // New returns the request log of the store's database and starts its
 // outcome writer.
@@ -162,7 +162,7 @@ const (
 
 // admission is one call waiting to be put on record.
 type admission struct {
-	rec   *reports.Record
+	rec   *ask.Record
 	check Check
 	wait  time.Duration
 	err   error
@@ -203,7 +203,7 @@ var errNotDurable = errors.New("the request log could not flush the call's row t
 // round trip: one transaction writes the row (after reading the context's
 // Check, if any), the next checks the limit against the log as committed.
 // It returns how long the caller must wait when over the limit. When the
-// Check does not hold, the error wraps reports.ErrUnauthenticated; the row
+// Check does not hold, the error wraps ask.ErrUnauthenticated; the row
 // stays, as the record of a refused call.
 //
 // Admit returns once the row is committed, without waiting for the disk,
@@ -214,7 +214,7 @@ var errNotDurable = errors.New("the request log could not flush the call's row t
 // (a group commit): a call that finds maxAdmitting batches on their way
 // waits for the next, which takes every call that waited meanwhile. A call
 // alone goes at once.
-func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, error) {
+func (l *Log) Admit(ctx context.Context, r *ask.Record) (time.Duration, error) {
 	defer telemetry.Since(ctx, telemetry.StageRequestLog, time.Now())
 	ctx, span := telemetry.Span(ctx, "request_log")
 	defer span.End()
@@ -252,7 +252,7 @@ func (l *Log) Admit(ctx context.Context, r *reports.Record) (time.Duration, erro
 	}
 	if a.check != nil {
 		if err := a.check.Err(); err != nil {
-			return 0, fmt.Errorf("%w: %w", reports.ErrUnauthenticated, err)
+			return 0, fmt.Errorf("%w: %w", ask.ErrUnauthenticated, err)
 		}
 	}
 	return a.wait, nil
@@ -314,7 +314,7 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 		failed := 0
 		for i, a := range batch {
 			a.wait, a.err = waits[i], errs[i]
-			if errs[i] != nil && !errors.Is(errs[i], reports.ErrBusy) {
+			if errs[i] != nil && !errors.Is(errs[i], ask.ErrBusy) {
 				failed++
 			}
 			close(a.done)
@@ -340,7 +340,7 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 // long the caller of batch[i] must wait. Their rows are committed when it
 // returns, and on disk once the flush is done.
 func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duration) (*flush, error) {
-	recs := make([]*reports.Record, len(batch))
+	recs := make([]*ask.Record, len(batch))
 	checks := make([]Check, len(batch))
 	ids, persons, clients, tools, args, software := make([]string, len(batch)), make([]string, len(batch)),
 		make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch))
@@ -360,11 +360,11 @@ func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duratio
 		}})
 	}
 	// The database session names the batch's caller, when it has one.
-	caller := reports.Caller{}
+	caller := ask.Caller{}
 	if len(batch) == 1 {
 		caller = batch[0].rec.Caller
 	}
-	flushed, err := l.st.PipelineFlushing(reports.WithCaller(ctx, caller), steps...)
+	flushed, err := l.st.PipelineFlushing(ask.WithCaller(ctx, caller), steps...)
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +373,7 @@ func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duratio
 
 // Finish queues a call's outcome, duration and row count for the writer;
 // it never waits for the database.
-func (l *Log) Finish(_ context.Context, r *reports.Record) {
+func (l *Log) Finish(_ context.Context, r *ask.Record) {
 	o := outcome{id: r.ID, code: r.Outcome, reach: r.Reach, ms: float64(r.Duration.Microseconds()) / 1000, rows: int32(r.Rows)}
 	l.mu.Lock()
 	closed := l.closed

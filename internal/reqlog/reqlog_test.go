@@ -27,6 +27,7 @@ import (
 	"plumbline/internal/reqlog"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -88,7 +89,7 @@ func TestCallsAreOnRecord(t *testing.T) {
 	e, rl := server(t, db)
 	sql := db.Conn(t)
 	ctx := context.Background()
-	ana := reports.Caller{Person: "ana@floor.example", Client: "claude-code"}
+	ana := ask.Caller{Person: "ana@floor.example", Client: "claude-code"}
 	before := time.Now()
 	a := e.Call(ctx, ana, "sales", json.RawMessage(`{"who":{"team":"Falcons"},"period":{"named":"last_week"},"group_by":"day"}`))
 	if a.Refusal != nil {
@@ -134,14 +135,14 @@ func hmacHex(text string) string {
 // The hash is HMAC-SHA-256 (test case 2 of RFC 4231, key "Jefe") cut to 128
 // bits, and the length counts characters.
 func TestRedactor(t *testing.T) {
-	got := reqlog.Redactor([]byte("Jefe"))("what do ya want for nothing?").(reports.Redacted)
+	got := reqlog.Redactor([]byte("Jefe"))("what do ya want for nothing?").(ask.Redacted)
 	if got.Hash != "5bdcc146bf60754e6a042426089575c7" || got.Length != 28 {
 		t.Errorf("Redactor = %+v, want the RFC 4231 HMAC cut to 128 bits and length 28", got)
 	}
-	if other := reqlog.Redactor([]byte("another key"))("what do ya want for nothing?").(reports.Redacted); other.Hash == got.Hash {
+	if other := reqlog.Redactor([]byte("another key"))("what do ya want for nothing?").(ask.Redacted); other.Hash == got.Hash {
 		t.Error("the hash does not depend on the key")
 	}
-	if l := reqlog.Redactor(secret)("José").(reports.Redacted).Length; l != 4 {
+	if l := reqlog.Redactor(secret)("José").(ask.Redacted).Length; l != 4 {
 		t.Errorf("length of José = %d characters, want 4", l)
 	}
 }
@@ -164,7 +165,7 @@ func salesView(t *testing.T, sql *pgx.Conn, tail string) {
 // errors, or what names the failing object).
 func notOnRecord(t *testing.T, e *reports.Engine, object string) *reports.Answer {
 	t.Helper()
-	a := e.Call(context.Background(), reports.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
+	a := e.Call(context.Background(), ask.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
 	body, _ := json.Marshal(a.Body)
 	if a.Refusal == nil || a.Refusal.Code != reports.CodeUnavailable || !strings.Contains(a.Refusal.Rule, "could not be put on record") {
 		t.Fatalf("a call that could not be put on record was answered %s", body)
@@ -232,7 +233,7 @@ func TestTheRowPrecedesTheReport(t *testing.T) {
 	ctx := context.Background()
 	salesView(t, sql, "WHERE 1 / (SELECT count(*) FROM plumbline.request_log WHERE person = 'ana' AND tool = 'sales') > 0")
 	e, _ := server(t, db)
-	a := e.Call(ctx, reports.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
+	a := e.Call(ctx, ask.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
 	if a.Refusal != nil {
 		t.Fatalf("the report ran before its call was on record: %+v", a.Refusal)
 	}
@@ -370,12 +371,12 @@ func TestCallsAdmittedTogetherShareACommit(t *testing.T) {
 	l := reqlog.New(db.Store(t), &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 10})
 	defer l.Close()
 	const n, many = 64, 40
-	waits, errs := admitAtOnce(l, n, func(i int) *reports.Record {
+	waits, errs := admitAtOnce(l, n, func(i int) *ask.Record {
 		person := "ana"
 		if i >= many {
 			person = fmt.Sprintf("p%d", i)
 		}
-		return &reports.Record{ID: fmt.Sprintf("c%02d", i), Caller: reports.Caller{Person: person, Client: "c"},
+		return &ask.Record{ID: fmt.Sprintf("c%02d", i), Caller: ask.Caller{Person: person, Client: "c"},
 			Tool: "sales", Arguments: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))}
 	})
 	let := 0
@@ -422,9 +423,9 @@ func TestTheLogGrowsOnlyAtItsEnd(t *testing.T) {
 	const at = 8
 	calls := func(from, to int) {
 		for first := from; first < to; first += at {
-			recs := make([]*reports.Record, at)
-			_, errs := admitAtOnce(l, at, func(i int) *reports.Record {
-				recs[i] = &reports.Record{ID: fmt.Sprintf("c%05d", first+i), Caller: reports.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"},
+			recs := make([]*ask.Record, at)
+			_, errs := admitAtOnce(l, at, func(i int) *ask.Record {
+				recs[i] = &ask.Record{ID: fmt.Sprintf("c%05d", first+i), Caller: ask.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"},
 					Tool: "sales", Arguments: json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`)}
 				return recs[i]
 			})
@@ -495,12 +496,12 @@ func TestASpoiledCallSpoilsNoOther(t *testing.T) {
 	l := reqlog.New(db.Store(t), &reqlog.Options{Role: pgtest.Roles.Logger, PerMinute: 60})
 	defer l.Close()
 	const n = 48
-	_, errs := admitAtOnce(l, n, func(i int) *reports.Record {
+	_, errs := admitAtOnce(l, n, func(i int) *ask.Record {
 		args := `{"n":1}`
 		if i%8 == 0 {
 			args = `{"n":1e999999}`
 		}
-		return &reports.Record{ID: fmt.Sprintf("s%02d", i), Caller: reports.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"},
+		return &ask.Record{ID: fmt.Sprintf("s%02d", i), Caller: ask.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"},
 			Tool: "sales", Arguments: json.RawMessage(args)}
 	})
 	for i, err := range errs {
@@ -517,7 +518,7 @@ func TestASpoiledCallSpoilsNoOther(t *testing.T) {
 
 // admitAtOnce admits n calls, record(i) the i-th, all let go at the same
 // moment, and returns what each heard.
-func admitAtOnce(l *reqlog.Log, n int, record func(i int) *reports.Record) ([]time.Duration, []error) {
+func admitAtOnce(l *reqlog.Log, n int, record func(i int) *ask.Record) ([]time.Duration, []error) {
 	waits, errs := make([]time.Duration, n), make([]error, n)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -547,8 +548,8 @@ func BenchmarkAdmit(b *testing.B) {
 			var n atomic.Int64
 			admit := func() error {
 				i := n.Add(1)
-				_, err := l.Admit(context.Background(), &reports.Record{ID: fmt.Sprintf("b%09d", i),
-					Caller: reports.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)})
+				_, err := l.Admit(context.Background(), &ask.Record{ID: fmt.Sprintf("b%09d", i),
+					Caller: ask.Caller{Person: fmt.Sprintf("p%d", i), Client: "c"}, Tool: "sales", Arguments: json.RawMessage(`{}`)})
 				return err
 			}
 			if inFlight == 1 {
@@ -591,7 +592,7 @@ func TestACallOverTheLimitRunsNoReport(t *testing.T) {
 	call := func(person, tool string) *reports.Answer {
 		day++
 		week := fmt.Sprintf(`{"who":{"floor":true},"period":{"start":"2026-11-%02d","end":"2026-11-%02d"}}`, day, day+6)
-		return e.Call(context.Background(), reports.Caller{Person: person, Client: "c"}, tool, json.RawMessage(week))
+		return e.Call(context.Background(), ask.Caller{Person: person, Client: "c"}, tool, json.RawMessage(week))
 	}
 	for _, first := range [][2]string{{"warm", "sales"}, {"ana", "hours"}} {
 		if a := call(first[0], first[1]); a.Refusal != nil {

@@ -19,7 +19,7 @@ import (
 	"plumbline/internal/scim"
 	"plumbline/internal/signin"
 	"plumbline/internal/telemetry"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // Auth configures sign-in and tokens. Every field has the meaning of the
@@ -174,10 +174,10 @@ func (a *Auth) handler(ctx context.Context, dsn string, srv *opened, ln net.List
 // every call, and a func that closes the token store. tokenSource names
 // where the token came from, for the refusal.
 func (a *Auth) stdioIdentity(ctx context.Context, dsn, addr, token, tokenSource string, tools []string, log *slog.Logger,
-	m *telemetry.Metrics) (reports.Caller, mcp.Middleware, func(), error) {
+	m *telemetry.Metrics) (ask.Caller, mcp.Middleware, func(), error) {
 	store, closeStore, err := a.Store(ctx, dsn, m)
 	if err != nil {
-		return reports.Caller{}, nil, nil, err
+		return ask.Caller{}, nil, nil, err
 	}
 	// Over stdio the one token is checked; no one signs in, so no
 	// sign-in is set up and the OpenID Connect provider is not asked.
@@ -190,15 +190,15 @@ func (a *Auth) stdioIdentity(ctx context.Context, dsn, addr, token, tokenSource 
 	}
 	if err != nil {
 		closeStore()
-		return reports.Caller{}, nil, nil, err
+		return ask.Caller{}, nil, nil, err
 	}
 	id, err := as.Verify(ctx, token)
 	if err != nil {
 		closeStore()
 		if errors.Is(err, oauth.ErrInvalidToken) {
-			return reports.Caller{}, nil, nil, fmt.Errorf("%s is not a valid token for %s: %w", tokenSource, as.Config().Resource(), err)
+			return ask.Caller{}, nil, nil, fmt.Errorf("%s is not a valid token for %s: %w", tokenSource, as.Config().Resource(), err)
 		}
-		return reports.Caller{}, nil, nil, err
+		return ask.Caller{}, nil, nil, err
 	}
 	log.Info("stdio token accepted", "principal", id.Principal(), "client", id.ClientID)
 	return oauth.IdentityCaller(id, tools), as.Recheck(token), closeStore, nil

@@ -11,6 +11,7 @@ import (
 	"plumbline/internal/pgstore"
 	"plumbline/internal/scim"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // RegisterFlags registers the server's flags on fs, each filling its field
@@ -40,8 +41,8 @@ func (s *Settings) RegisterFlags(fs *flag.FlagSet, demo bool) {
 	fs.IntVar(&s.PerMinute, "calls-per-minute", limits.DefaultPerMinute, "calls each person may make in any minute, across all replicas; 0 for no limit")
 	fs.IntVar(&s.CacheMiB, "cache-mib", reports.DefaultCacheBytes>>20, "MiB of settled answers (none of their figures can still change) kept in memory "+
 		"and served again; 0 keeps none")
-	fs.Var(config.NewChoice(&s.DefaultReach, reports.SeesFloor, reports.SeesFloor, reports.SeesNone), "default-reach", "what a person with no row of reach "+
-		"in force sees (plumbline access): "+reports.SeesFloor+" (every team) or "+reports.SeesNone+" (nothing until plumbline access grants it)")
+	fs.Var(config.NewChoice(&s.DefaultReach, ask.SeesFloor, ask.SeesFloor, ask.SeesNone), "default-reach", "what a person with no row of reach "+
+		"in force sees (plumbline access): "+ask.SeesFloor+" (every team) or "+ask.SeesNone+" (nothing until plumbline access grants it)")
 	fs.Var(config.NewChoice(&s.TextContent, mcpserver.TextReader, mcpserver.TextModes...), "text-content", "what a tool result's text block holds: "+mcpserver.TextReader+
 		" (the answer rendered for a model to read) or "+mcpserver.TextJSON+" (the structured content's JSON, for clients that parse the text)")
 	fs.Var(config.NewChoice(&s.Compress, mcpserver.CompressRemote, mcpserver.CompressModes...), "compress", "which answers go compressed, when the client accepts it: "+mcpserver.CompressRemote+

@@ -24,6 +24,7 @@ import (
 	"plumbline/internal/reqlog"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // ErrUsage marks an error in the settings themselves, which the command
@@ -51,7 +52,7 @@ type Settings struct {
 	LogSecret             string
 	TextContent, Compress string
 	// DefaultReach is what a person with no row of reach in force sees:
-	// reports.SeesFloor or reports.SeesNone.
+	// ask.SeesFloor or ask.SeesNone.
 	DefaultReach                         string
 	ClientCacheTTL                       time.Duration
 	MetricsAddr, OTLPEndpoint, DebugAddr string
@@ -100,7 +101,7 @@ func (s *opened) Close() { s.close() }
 
 // callers names each call's caller, given the tools the server offers and
 // the metrics that count its events (nil when off).
-type callers func(tools []string, m *telemetry.Metrics) (func(*mcp.CallToolRequest) reports.Caller, error)
+type callers func(tools []string, m *telemetry.Metrics) (func(*mcp.CallToolRequest) ask.Caller, error)
 
 // RunHTTP opens the server on dsn, each call's caller named by its
 // verified token, serves its metrics, and serves it over Streamable HTTP
@@ -108,7 +109,7 @@ type callers func(tools []string, m *telemetry.Metrics) (func(*mcp.CallToolReque
 // set, is called once the listener is open, with the metrics' URL (empty
 // when there are none).
 func RunHTTP(ctx context.Context, dsn string, s *Settings, a *Auth, ready func(cfg *oauth.Config, metricsURL string) error) error {
-	srv, err := open(ctx, dsn, s, func(tools []string, _ *telemetry.Metrics) (func(*mcp.CallToolRequest) reports.Caller, error) {
+	srv, err := open(ctx, dsn, s, func(tools []string, _ *telemetry.Metrics) (func(*mcp.CallToolRequest) ask.Caller, error) {
 		return oauth.Caller(tools), nil
 	})
 	if err != nil {
@@ -139,13 +140,13 @@ const TokenEnv = "PLUMBLINE_TOKEN"
 func RunStdio(ctx context.Context, dsn string, s *Settings, a *Auth, token, tokenSource string, in io.Reader, out io.Writer) error {
 	var recheck mcp.Middleware
 	closeAuth := func() {}
-	srv, err := open(ctx, dsn, s, func(tools []string, m *telemetry.Metrics) (func(*mcp.CallToolRequest) reports.Caller, error) {
+	srv, err := open(ctx, dsn, s, func(tools []string, m *telemetry.Metrics) (func(*mcp.CallToolRequest) ask.Caller, error) {
 		caller, mw, closeStore, err := a.stdioIdentity(ctx, dsn, s.Addr, token, tokenSource, tools, s.Log, m)
 		if err != nil {
 			return nil, err
 		}
 		recheck, closeAuth = mw, closeStore
-		return func(*mcp.CallToolRequest) reports.Caller { return caller }, nil
+		return func(*mcp.CallToolRequest) ask.Caller { return caller }, nil
 	})
 	if err != nil {
 		return err
@@ -243,9 +244,9 @@ func open(ctx context.Context, dsn string, s *Settings, callers callers) (*opene
 	// those still queued, before the pools close.
 	rl := reqlog.New(primary, &reqlog.Options{Role: s.Roles.Logger, PerMinute: s.PerMinute, Logger: log, Metrics: srv.Metrics})
 	then(rl.Close)
-	def := reports.FloorReach
+	def := ask.FloorReach
 	if s.DefaultReach != "" {
-		if def, err = reports.ParseReach(s.DefaultReach); err != nil {
+		if def, err = ask.ParseReach(s.DefaultReach); err != nil {
 			return fail(fmt.Errorf("%w: --default-reach: %v", ErrUsage, err))
 		}
 	}

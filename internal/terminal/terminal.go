@@ -12,6 +12,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // answer is any tool's answer read as the engine's own types: the fields
@@ -264,7 +265,7 @@ type Preview struct {
 	Changes catalog.Changes
 	// Week and Values, if read: the week, and each changed metric's sums
 	// under the old and the new catalogue, in the order of Changes.Changed.
-	Week   *reports.Period
+	Week   *ask.Period
 	Values []reports.Preview
 }
 

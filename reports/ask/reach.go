@@ -1,4 +1,4 @@
-package reports
+package ask
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // This file holds reach: whose figures a caller may ask for. Reach is data
 // (plumbline.reach, kept with plumbline access or from the identity
-// provider's groups); within.go holds how the engine answers within it.
+// provider's groups); the engine answers within it.
 
 // Reach is what a caller may see. The zero value sees nothing.
 type Reach struct {
@@ -102,4 +102,13 @@ func (r Reach) String() string {
 // none is.
 type ReachSource interface {
 	Reach(ctx context.Context, person string, day time.Time) (Reach, error)
+}
+
+// SeesTeam reports whether the reach covers a team.
+func (r Reach) SeesTeam(key string) bool { return r.Floor || slices.Contains(r.Teams, key) }
+
+// SeesAgent reports whether the reach covers an agent: on the floor, the
+// caller's own agent, or an agent whose team today is one the reach covers.
+func (r Reach) SeesAgent(a Agent, person string) bool {
+	return r.Floor || r.Own && a.Key == person || a.Team != "" && slices.Contains(r.Teams, a.Team)
 }
