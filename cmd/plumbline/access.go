@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"plumbline/internal/members"
-	reportsask "plumbline/reports/ask"
+	"plumbline/reports/ask"
 )
 
 // accessCmd keeps reach: plumbline access grant, revoke and list.
@@ -28,15 +28,15 @@ func accessCmd(ctx context.Context, args []string, s *streams) error {
 		by = f.string("by", "", "who sets it, such as a name or a ticket (`who`, required)")
 	case "list":
 		on = f.string("on", "", "the `day` to show, YYYY-MM-DD (default: today)")
-		def = f.choice("default-reach", reportsask.SeesFloor, "what a person with no row in force sees, as serve's --default-reach: floor or none",
-			reportsask.SeesFloor, reportsask.SeesNone)
+		def = f.choice("default-reach", ask.SeesFloor, "what a person with no row in force sees, as serve's --default-reach: floor or none",
+			ask.SeesFloor, ask.SeesNone)
 	default:
 		return fmt.Errorf("%w: unknown action %q: use grant, revoke or list", errUsage, action)
 	}
 	switch action {
 	case "grant":
 		sees = f.choice("sees", "", "what they see (required): floor, team (with --team), own (their own agent's rows), totals (the floor's totals, not each team's) or none", "",
-			reportsask.SeesFloor, reportsask.SeesTeam, reportsask.SeesOwn, reportsask.SeesTotals, reportsask.SeesNone)
+			ask.SeesFloor, ask.SeesTeam, ask.SeesOwn, ask.SeesTotals, ask.SeesNone)
 		team = f.string("team", "", "team `keys`, separated by commas, for --sees team")
 		from = f.string("from", "", "first `day` it holds, YYYY-MM-DD (default: today)")
 		to = f.string("to", "", "last `day` it holds, YYYY-MM-DD (default: no end)")
@@ -97,7 +97,7 @@ func accessCmd(ctx context.Context, args []string, s *streams) error {
 			g.To = &end
 		}
 		teams := []string{""}
-		if *sees == reportsask.SeesTeam {
+		if *sees == ask.SeesTeam {
 			if teams = splitList(*team); len(teams) == 0 {
 				return fmt.Errorf("%w: --sees team needs --team KEY[,KEY]", errUsage)
 			}
@@ -135,7 +135,7 @@ func accessCmd(ctx context.Context, args []string, s *streams) error {
 	if err != nil {
 		return err
 	}
-	defReach, _ := reportsask.ParseReach(*def)
+	defReach, _ := ask.ParseReach(*def)
 	grants, err := store.Grants(ctx, d)
 	if err != nil {
 		return err
@@ -169,7 +169,7 @@ func accessCmd(ctx context.Context, args []string, s *streams) error {
 
 // seesText names what a grant gives: floor, own, totals, none or team:KEY.
 func seesText(sees, team string) string {
-	if sees == reportsask.SeesTeam {
+	if sees == ask.SeesTeam {
 		return sees + ":" + team
 	}
 	return sees

@@ -18,10 +18,10 @@ import (
 	"plumbline/internal/pgstore"
 	"plumbline/internal/terminal"
 	"plumbline/reports"
-	reportsask "plumbline/reports/ask"
+	"plumbline/reports/ask"
 )
 
-func ask(ctx context.Context, args []string, s *streams) error {
+func askCommand(ctx context.Context, args []string, s *streams) error {
 	f := newFlags("ask", helpText("ask"), s)
 	url := f.string("url", "", "the server's MCP `endpoint`, e.g. http://127.0.0.1:8080/mcp")
 	token := f.string("token", "", "bearer `token` to send to --url")
@@ -125,7 +125,7 @@ func askDatabase(ctx context.Context, dsn, catalogDir, nowFlag, tool string, raw
 	}
 	defer st.Close()
 	engine := reports.New(cat, st, &reports.Options{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
-	ans := engine.Call(ctx, reportsask.Caller{Person: "terminal", Client: "plumbline ask"}, tool, raw)
+	ans := engine.Call(ctx, ask.Caller{Person: "terminal", Client: "plumbline ask"}, tool, raw)
 	b, err := json.Marshal(ans.Body)
 	return b, ans.Refusal != nil, err
 }

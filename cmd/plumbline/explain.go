@@ -13,7 +13,7 @@ import (
 	"plumbline/internal/query"
 	"plumbline/internal/terminal"
 	"plumbline/reports"
-	reportsask "plumbline/reports/ask"
+	"plumbline/reports/ask"
 )
 
 func explain(ctx context.Context, args []string, s *streams) error {
@@ -54,7 +54,7 @@ func explain(ctx context.Context, args []string, s *streams) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	engine := reports.New(cat, dry, &reports.Options{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
-	ans := engine.Call(ctx, reportsask.Caller{Person: "explain", Client: "plumbline explain"}, tool, raw)
+	ans := engine.Call(ctx, ask.Caller{Person: "explain", Client: "plumbline explain"}, tool, raw)
 	switch ans.Body.(type) {
 	case *reports.RefusalAnswer, *reports.CandidatesAnswer:
 		// Nothing was planned: say why, as ask would.

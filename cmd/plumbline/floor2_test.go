@@ -20,7 +20,7 @@ import (
 	"plumbline/internal/pgstore"
 	"plumbline/internal/pgtest"
 	"plumbline/reports"
-	reportsask "plumbline/reports/ask"
+	"plumbline/reports/ask"
 )
 
 // The second floor: a company's own export (testdata/floor2), mapped by
@@ -274,7 +274,7 @@ func call(t *testing.T, e *reports.Engine, tool, args string) map[string]any {
 
 func callJSON(t *testing.T, e *reports.Engine, tool, args string) []byte {
 	t.Helper()
-	a := e.Call(context.Background(), reportsask.Caller{Person: "floor2-test"}, tool, json.RawMessage(args))
+	a := e.Call(context.Background(), ask.Caller{Person: "floor2-test"}, tool, json.RawMessage(args))
 	body, err := json.Marshal(a.Body)
 	if err != nil || a.Refusal != nil {
 		t.Fatalf("%s %s: %v %s", tool, args, err, body)

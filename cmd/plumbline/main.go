@@ -11,7 +11,7 @@ import (
 // and code live in its own file.
 var commands = map[string]command{
 	"access":    {summary: "grant, revoke and list who may see which teams (reach)", help: helpText("access"), run: accessCmd},
-	"ask":       {summary: "call a report from the terminal and print it as a table", help: helpText("ask"), run: ask},
+	"ask":       {summary: "call a report from the terminal and print it as a table", help: helpText("ask"), run: askCommand},
 	"config":    {summary: "print the settings serve would run with, each with where it came from", help: helpText("config"), run: configCmd},
 	"check":     {summary: "check a catalogue directory against the rules", help: helpText("check"), run: check},
 	"contract":  {summary: "write the tools' contract (names, schemas, instructions) as JSON", help: helpText("contract"), run: writeContract},
