@@ -53,7 +53,7 @@ func addDoor(srv *mcp.Server, engine *reports.Engine, o Options) {
 			body = scrub.JSON(body, ans.RequestID)
 		}
 		told := reportsAnswer(ans)
-		logOutcome(ctx, req.Session, t.Name, told, time.Since(start))
+		logOutcome(ctx, req, told, time.Since(start))
 		count(o.Metrics, t.Name, told, timed, telemetry.LimitAnalystStatements)
 		telemetry.EndCall(span, ans.RequestID, told.Outcome(), ans.Rows, fault(told))
 		return &mcp.CallToolResult{

@@ -43,8 +43,9 @@ func knownLevel(next mcp.MethodHandler) mcp.MethodHandler {
 // that holds a stream open for it hears it (stdio, or a session that
 // answers in event streams); plumbline's HTTP transport answers each request
 // with one JSON response, so over HTTP the request log is the record.
-func logOutcome(ctx context.Context, ss *mcp.ServerSession, tool string, ans *reports.Answer, took time.Duration) {
-	if ss == nil {
+func logOutcome(ctx context.Context, req *mcp.CallToolRequest, ans *reports.Answer, took time.Duration) {
+	ss, tool := req.Session, req.Params.Name
+	if ss == nil || req.Extra != nil && req.Extra.Header != nil {
 		return
 	}
 	level, outcome := mcp.LoggingLevel("info"), "ok"

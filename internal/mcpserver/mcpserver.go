@@ -205,11 +205,13 @@ func calls(engine *reports.Engine, o Options) toolCall {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (toolResult, error) {
 		ctx, t := timing(ctx)
 		ctx, span := telemetry.StartCall(ctx, req.Params.Name, req.Params.Meta, t)
+		start := time.Now()
 		ans, body, err := answer(ctx, engine, o, req)
 		if err != nil {
 			telemetry.EndCall(span, "", reports.CodeInternal, 0, true)
 			return toolResult{}, err
 		}
+		logOutcome(ctx, req, ans, time.Since(start))
 		r := toolResult{text: textFor(engine, o, ans, body), body: body, refused: ans.Refusal != nil}
 		count(o.Metrics, req.Params.Name, ans, t, telemetry.LimitCallsPerMinute)
 		telemetry.EndCall(span, ans.RequestID, ans.Outcome(), ans.Rows, fault(ans))
@@ -255,10 +257,8 @@ func count(m *telemetry.Metrics, tool string, ans *reports.Answer, t *telemetry.
 	m.Call(tool, outcome, ans.Refusal != nil, argument, t)
 }
 
-// answer runs a tool call and returns the answer with its JSON, scrubbed,
-// and tells the client how it went (see logOutcome).
+// answer runs a tool call and returns the answer with its JSON, scrubbed.
 func answer(ctx context.Context, engine *reports.Engine, o Options, req *mcp.CallToolRequest) (*reports.Answer, []byte, error) {
-	start := time.Now()
 	ans := engine.Call(ctx, o.Caller(req), req.Params.Name, req.Params.Arguments)
 	// A kept answer is already its JSON, as json.Marshal wrote it.
 	body, kept := ans.Body.(json.RawMessage)
@@ -270,13 +270,7 @@ func answer(ctx context.Context, engine *reports.Engine, o Options, req *mcp.Cal
 	}
 	// The backstop: no long digit run leaves the server, except inside
 	// plumbline's own identifiers.
-	body = scrub.JSON(body, ans.RequestID, engine.Catalog().Version())
-	if req.Extra == nil || req.Extra.Header == nil {
-		// Over HTTP each request gets one JSON response and there is no
-		// stream a message could go out on (see logOutcome).
-		logOutcome(ctx, req.Session, req.Params.Name, ans, time.Since(start))
-	}
-	return ans, body, nil
+	return ans, scrub.JSON(body, ans.RequestID, engine.Catalog().Version()), nil
 }
 
 // HTTPHandler serves the server over Streamable HTTP at /mcp, statelessly

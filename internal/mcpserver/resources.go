@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -83,10 +84,12 @@ func readTeam(engine *reports.Engine, o Options) mcp.ResourceHandler {
 func readAs(ctx context.Context, engine *reports.Engine, o Options, req *mcp.ReadResourceRequest, tool string,
 	args json.RawMessage, argument string) (*mcp.ReadResourceResult, error) {
 	call := &mcp.CallToolRequest{Session: req.Session, Extra: req.Extra, Params: &mcp.CallToolParamsRaw{Name: tool, Arguments: args}}
+	start := time.Now()
 	ans, body, err := answer(ctx, engine, o, call)
 	if err != nil {
 		return nil, err
 	}
+	logOutcome(ctx, call, ans, time.Since(start))
 	if r := ans.Refusal; r != nil {
 		if argument != "" && r.Argument == argument {
 			r.Argument = strings.TrimPrefix(argument, "who.")
