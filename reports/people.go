@@ -164,7 +164,7 @@ func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope ask.Scope, day
 // name.
 func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, day time.Time, every bool, r ask.Reach) {
 	ans.Columns = []string{"team", "team_name", "from", "until", "current_on_day"}
-	moves := dir.moves[agent]
+	moves := dir.movesOf(agent)
 	on, _ := dir.membership(agent, day)
 	for i, m := range moves {
 		t, _ := dir.team(m.Team)

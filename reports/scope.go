@@ -19,11 +19,22 @@ import (
 
 // stint is a run of days on which an agent counts for a scope: on the staff,
 // on one team (none, before the agent's first) and, for the floor, with that
-// team on the floor. Both ends are inclusive.
+// team on the floor. Both ends are inclusive. Directories keep stints for
+// later calls, a floor's thousands of them a period, so they are small.
 type stint struct {
 	agent, team string
-	from, to    time.Time
+	from, to    epochDay
 }
+
+// epochDay is a date as days since 1 January 1970. Every date here is a
+// midnight in UTC.
+type epochDay int32
+
+// epochDayOf is the day of date t.
+func epochDayOf(t time.Time) epochDay { return epochDay(t.Unix() / (24 * 60 * 60)) }
+
+// date is the day as a date.
+func (d epochDay) date() time.Time { return time.Unix(int64(d)*24*60*60, 0).UTC() }
 
 // stintsKey is what stints depend on.
 type stintsKey struct {
@@ -33,12 +44,12 @@ type stintsKey struct {
 }
 
 // maxStintsMemo bounds how many scopes and periods a directory keeps the
-// stints of, and maxMemoStints how many stints they hold in all (80 bytes
+// stints of, and maxMemoStints how many stints they hold in all (40 bytes
 // each): past either, it starts afresh, so that on a floor of thousands
 // the memo holds a megabyte or so, not a copy of the floor per period.
 const (
 	maxStintsMemo = 64
-	maxMemoStints = 1 << 14
+	maxMemoStints = 1 << 15
 )
 
 // scoped is what a directory works out once for a scope and period and
@@ -115,7 +126,7 @@ func (d *Directory) workOutStints(s ask.Scope, p ask.Period) []stint {
 // teamStints appends to out an agent's days from lo to hi, split by the
 // team they were on.
 func (d *Directory) teamStints(out []stint, agent string, lo, hi time.Time) []stint {
-	moves := d.moves[agent]
+	moves := d.movesOf(agent)
 	from := lo
 	for i := 0; i <= len(moves) && !from.After(hi); i++ {
 		team, until := "", hi
@@ -126,7 +137,7 @@ func (d *Directory) teamStints(out []stint, agent string, lo, hi time.Time) []st
 			until = minTime(hi, moves[i].From.AddDate(0, 0, -1))
 		}
 		if !until.Before(from) {
-			out = append(out, stint{agent: agent, team: team, from: from, to: until})
+			out = append(out, stint{agent: agent, team: team, from: epochDayOf(from), to: epochDayOf(until)})
 			from = until.AddDate(0, 0, 1)
 		}
 	}
@@ -136,8 +147,8 @@ func (d *Directory) teamStints(out []stint, agent string, lo, hi time.Time) []st
 // floorStints appends to out the days of a stint on which its team was on
 // the floor.
 func (d *Directory) floorStints(out []stint, st stint) []stint {
-	for _, p := range d.floorSpans(st.team, ask.Period{Start: st.from, End: st.to}) {
-		out = append(out, stint{agent: st.agent, team: st.team, from: p.Start, to: p.End})
+	for _, p := range d.floorSpans(st.team, ask.Period{Start: st.from.date(), End: st.to.date()}) {
+		out = append(out, stint{agent: st.agent, team: st.team, from: epochDayOf(p.Start), to: epochDayOf(p.End)})
 	}
 	return out
 }
@@ -262,10 +273,11 @@ func covered(stints []stint, groupBy, key string, first, last time.Time) bool {
 	if last.Before(first) {
 		return false
 	}
+	lo, hi := epochDayOf(first), epochDayOf(last)
 	for _, st := range stints {
 		switch {
 		case groupBy == catalog.GroupTeam && st.team != key, groupBy == catalog.GroupAgent && st.agent != key:
-		case !st.to.Before(first) && !st.from.After(last):
+		case st.to >= lo && st.from <= hi:
 			return true
 		}
 	}
@@ -317,7 +329,7 @@ func (d *Directory) agentEvents(a ask.Agent, p ask.Period, named func(team strin
 	if a.Left != nil && a.Left.Before(p.End) {
 		what = append(what, "left "+a.Left.Format(time.DateOnly))
 	}
-	moves := d.moves[a.Key]
+	moves := d.movesOf(a.Key)
 	for i, m := range moves {
 		if i > 0 && m.From.After(p.Start) && !m.From.After(p.End) {
 			what = append(what, "moved from "+d.teamName(moves[i-1].Team, named)+" to "+d.teamName(m.Team, named)+" on "+m.From.Format(time.DateOnly))
@@ -387,7 +399,7 @@ func share(n, of int) string {
 }
 
 // days counts the days of a stint.
-func (st stint) days() int { return daysBetween(st.from, st.to) + 1 }
+func (st stint) days() int { return int(st.to-st.from) + 1 }
 
 // floorChanges names the days in the period on which the team an agent was
 // on joined or left the floor, of the teams named allows.
@@ -398,7 +410,7 @@ func (d *Directory) floorChanges(agent string, p ask.Period, named func(team str
 			continue
 		}
 		t, _ := d.team(st.team)
-		for _, move := range d.floorMoves(st.team, ask.Period{Start: maxTime(st.from, p.Start.AddDate(0, 0, 1)), End: st.to}) {
+		for _, move := range d.floorMoves(st.team, ask.Period{Start: maxTime(st.from.date(), p.Start.AddDate(0, 0, 1)), End: st.to.date()}) {
 			out = append(out, t.Name+" "+move)
 		}
 	}

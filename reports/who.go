@@ -36,7 +36,7 @@ type Directory struct {
 	// Indexes, built once by settle: the directory is read for every call
 	// and must stay cheap on a floor of thousands.
 	teamAt, agentAt map[string]int
-	moves           map[string][]ask.Membership    // by agent, in date order
+	moveRuns        []run                          // by agent index: where the agent's moves are in Memberships
 	everOn          map[string][]int               // by team: its agents ever, by index, in directory order
 	decisions       map[string][]ask.FloorDecision // by team, in date order
 	names           [][]string                     // each agent's name as tokens
@@ -92,18 +92,28 @@ func (d *Directory) settle(day time.Time) {
 		return cmp.Or(strings.Compare(a.Team, b.Team), a.From.Compare(b.From))
 	})
 	slices.SortStableFunc(d.Targets, compareTargets)
-	d.moves = runs(d.Memberships, func(m ask.Membership) string { return m.Agent })
-	d.decisions = runs(d.Floor, func(f ask.FloorDecision) string { return f.Team })
+	d.decisions = map[string][]ask.FloorDecision{}
+	for r := range runs(d.Floor, func(f ask.FloorDecision) string { return f.Team }) {
+		d.decisions[d.Floor[r.lo].Team] = d.Floor[r.lo:r.hi:r.hi]
+	}
+	for i, a := range d.Agents {
+		d.agentAt[a.Key] = i
+	}
+	d.moveRuns = make([]run, len(d.Agents))
+	for r := range runs(d.Memberships, func(m ask.Membership) string { return m.Agent }) {
+		if i, ok := d.agentAt[d.Memberships[r.lo].Agent]; ok {
+			d.moveRuns[i] = r
+		}
+	}
 	d.names = make([][]string, len(d.Agents))
 	d.everOn = map[string][]int{}
 	for i := range d.Agents {
 		a := &d.Agents[i]
-		d.agentAt[a.Key] = i
 		d.names[i] = tokens(a.Name)
 		if m, ok := d.membership(a.Key, day); ok {
 			a.Team = m.Team
 		}
-		moves := d.moves[a.Key]
+		moves := d.movesOf(a.Key)
 		for j, m := range moves {
 			if !slices.ContainsFunc(moves[:j], func(o ask.Membership) bool { return o.Team == m.Team }) {
 				d.everOn[m.Team] = append(d.everOn[m.Team], i)
@@ -152,18 +162,34 @@ func (d *Directory) share() {
 	}
 }
 
-// runs indexes rows sorted by key: each key's rows, as a part of rows.
-func runs[T any](rows []T, key func(T) string) map[string][]T {
-	out := map[string][]T{}
-	for lo := 0; lo < len(rows); {
-		k, hi := key(rows[lo]), lo+1
-		for hi < len(rows) && key(rows[hi]) == k {
-			hi++
+// run is where a key's rows are among rows sorted by key: from lo to hi,
+// exclusive.
+type run struct{ lo, hi int32 }
+
+// runs yields the runs of rows sorted by key, one a key.
+func runs[T any](rows []T, key func(T) string) iter.Seq[run] {
+	return func(yield func(run) bool) {
+		for lo := 0; lo < len(rows); {
+			k, hi := key(rows[lo]), lo+1
+			for hi < len(rows) && key(rows[hi]) == k {
+				hi++
+			}
+			if !yield(run{int32(lo), int32(hi)}) {
+				return
+			}
+			lo = hi
 		}
-		out[k] = rows[lo:hi:hi]
-		lo = hi
 	}
-	return out
+}
+
+// movesOf returns an agent's moves to a team, in date order.
+func (d *Directory) movesOf(agent string) []ask.Membership {
+	i, ok := d.agentAt[agent]
+	if !ok {
+		return nil
+	}
+	r := d.moveRuns[i]
+	return d.Memberships[r.lo:r.hi:r.hi]
 }
 
 // inScope returns, in directory order, the agents who may count for a
@@ -195,7 +221,7 @@ func (d *Directory) inScope(s ask.Scope) iter.Seq[ask.Agent] {
 
 // membership returns the agent's team on day: the latest move on or before it.
 func (d *Directory) membership(agent string, day time.Time) (ask.Membership, bool) {
-	moves := d.moves[agent]
+	moves := d.movesOf(agent)
 	for i := len(moves) - 1; i >= 0; i-- {
 		if !moves[i].From.After(day) {
 			return moves[i], true
