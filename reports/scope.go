@@ -46,7 +46,8 @@ type stintsKey struct {
 // maxStintsMemo bounds how many scopes and periods a directory keeps the
 // stints of, and maxMemoStints how many stints they hold in all (40 bytes
 // each): past either, it starts afresh, so that on a floor of thousands
-// the memo holds a megabyte or so, not a copy of the floor per period.
+// the memo holds a megabyte or so (a few of the floor's periods), not a
+// copy of the floor per period.
 const (
 	maxStintsMemo = 64
 	maxMemoStints = 1 << 15
