@@ -38,9 +38,9 @@ func fill(plan *ask.Plan, res *ask.Result, dir *Directory, stints []stint, cov m
 	zone := plan.Catalog.Zone()
 	rows := res.Rows
 	if plan.GroupBy == catalog.GroupTeam || plan.GroupBy == catalog.GroupAgent {
-		byKey := map[string]ask.Row{}
-		for _, r := range res.Rows {
-			byKey[r.Key] = r
+		byKey := make(map[string]int, len(res.Rows))
+		for i, r := range res.Rows {
+			byKey[r.Key] = i
 		}
 		keys := append(groupKeys(plan, res, dir), extra...)
 		slices.Sort(keys)
@@ -50,11 +50,11 @@ func fill(plan *ask.Plan, res *ask.Result, dir *Directory, stints []stint, cov m
 		}
 		rows = make([]ask.Row, len(keys))
 		for i, k := range keys {
-			r, ok := byKey[k]
-			if !ok {
-				r = ask.Row{Key: k}
+			if j, ok := byKey[k]; ok {
+				rows[i] = res.Rows[j]
+			} else {
+				rows[i] = ask.Row{Key: k}
 			}
-			rows[i] = r
 		}
 	}
 	parts := len(plan.Parts())

@@ -192,12 +192,17 @@ func queueRows(b *pgx.Batch, stmt string, args []any, plan *ask.Plan, res *ask.R
 		for i := range counts {
 			dest = append(dest, &counts[i])
 		}
+		// A row's sums and counts are cut from blocks shared by rows, not
+		// made row by row: a floor's report returns hundreds of rows.
+		var pointers slab[*float64]
+		var values slab[float64]
+		var numbers slab[int64]
 		res.Rows, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ask.Row, error) {
 			if err := r.Scan(dest...); err != nil {
 				return ask.Row{}, err
 			}
-			row := ask.Row{Key: key, Sums: make([]*float64, parts), Kept: make([]int64, metrics), LeftOut: make([]int64, metrics)}
-			values := make([]float64, parts)
+			row := ask.Row{Key: key, Sums: pointers.take(parts), Kept: numbers.take(metrics), LeftOut: numbers.take(metrics)}
+			values := values.take(parts)
 			for i, v := range sums {
 				if v.Valid {
 					values[i] = v.Float64
@@ -297,4 +302,21 @@ func redact(err error) error {
 		return errors.New("invalid connection string")
 	}
 	return err
+}
+
+// slab hands out slices cut from blocks of rowsPerBlock rows' worth.
+type slab[T any] struct{ free []T }
+
+// rowsPerBlock is how many rows' slices one block of a slab holds.
+const rowsPerBlock = 64
+
+// take returns a zeroed slice of n values, full to its capacity, so that an
+// append to it never reaches the next row's.
+func (s *slab[T]) take(n int) []T {
+	if len(s.free) < n {
+		s.free = make([]T, n*rowsPerBlock)
+	}
+	out := s.free[:n:n]
+	s.free = s.free[n:]
+	return out
 }
