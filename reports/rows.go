@@ -38,24 +38,7 @@ func fill(plan *ask.Plan, res *ask.Result, dir *Directory, stints []stint, cov m
 	zone := plan.Catalog.Zone()
 	rows := res.Rows
 	if plan.GroupBy == catalog.GroupTeam || plan.GroupBy == catalog.GroupAgent {
-		byKey := make(map[string]int, len(res.Rows))
-		for i, r := range res.Rows {
-			byKey[r.Key] = i
-		}
-		keys := append(groupKeys(plan, res, dir), extra...)
-		slices.Sort(keys)
-		keys = slices.Compact(keys)
-		if !plan.Ranked && len(keys) > plan.Limit {
-			keys = keys[:plan.Limit]
-		}
-		rows = make([]ask.Row, len(keys))
-		for i, k := range keys {
-			if j, ok := byKey[k]; ok {
-				rows[i] = res.Rows[j]
-			} else {
-				rows[i] = ask.Row{Key: k}
-			}
-		}
+		rows = everyGroup(plan, res, dir, extra)
 	}
 	parts := len(plan.Parts())
 	for i := range rows {
@@ -78,6 +61,42 @@ func fill(plan *ask.Plan, res *ask.Result, dir *Directory, stints []stint, cov m
 			}
 			p += n
 		}
+	}
+	return rows
+}
+
+// everyGroup returns, in order of key, the store's rows and a row without
+// sums for each group in scope, or named by extra, that has none: at most
+// Limit of them unless the plan is ranked. It orders res.Rows by key in
+// place, and makes a new list only when some group has no row: on a
+// floor, every team's row is usually there.
+func everyGroup(plan *ask.Plan, res *ask.Result, dir *Directory, extra []string) []ask.Row {
+	byKey := func(r ask.Row, key string) int { return strings.Compare(r.Key, key) }
+	rows := res.Rows
+	slices.SortFunc(rows, func(a, b ask.Row) int { return byKey(a, b.Key) })
+	var missing []string
+	for _, keys := range [][]string{dir.groupsInScope(plan.Scope, plan.GroupBy, plan.Period), extra} {
+		for _, k := range keys {
+			if _, found := slices.BinarySearchFunc(rows, k, byKey); !found {
+				missing = append(missing, k)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		missing = slices.Compact(missing)
+		all := make([]ask.Row, 0, len(rows)+len(missing))
+		i := 0
+		for _, k := range missing {
+			for ; i < len(rows) && rows[i].Key < k; i++ {
+				all = append(all, rows[i])
+			}
+			all = append(all, ask.Row{Key: k})
+		}
+		rows = append(all, rows[i:]...)
+	}
+	if !plan.Ranked && len(rows) > plan.Limit {
+		rows = rows[:plan.Limit]
 	}
 	return rows
 }

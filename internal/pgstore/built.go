@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"plumbline/catalog"
@@ -26,31 +27,36 @@ type statements struct {
 type builtStatement struct {
 	sql  string
 	args []any // never changed once built: pgx only reads them
+	// rows is how many rows the statement returned when it last ran: the
+	// room to make for its rows the next time, which otherwise grow by
+	// copying (a floor's report by team returns a row a team).
+	rows *atomic.Int64
 }
 
 // maxStatements bounds the memory statements holds; past it, it starts
 // afresh.
 const maxStatements = 4096
 
-func (s *statements) build(p *ask.Plan) (string, []any, error) {
+func (s *statements) build(p *ask.Plan) (builtStatement, error) {
 	key := planKey(p)
 	s.mu.Lock()
 	b, ok := s.byID[key]
 	s.mu.Unlock()
 	if ok {
-		return b.sql, b.args, nil
+		return b, nil
 	}
 	sql, args, err := query.Build(p)
 	if err != nil {
-		return "", nil, err
+		return builtStatement{}, err
 	}
+	b = builtStatement{sql: sql, args: args, rows: new(atomic.Int64)}
 	s.mu.Lock()
 	if s.byID == nil || len(s.byID) >= maxStatements {
 		s.byID = map[string]builtStatement{}
 	}
-	s.byID[key] = builtStatement{sql, args}
+	s.byID[key] = b
 	s.mu.Unlock()
-	return sql, args, nil
+	return b, nil
 }
 
 // coverage returns the statement that reads the coverage of sources,

@@ -143,12 +143,11 @@ func (s *Store) readOnly(ctx context.Context, queue func(*pgx.Batch)) error {
 // and one round trip.
 func (s *Store) Run(ctx context.Context, plans ...*ask.Plan) ([]*ask.Result, error) {
 	results := make([]*ask.Result, len(plans))
-	stmts := make([]string, len(plans))
-	args := make([][]any, len(plans))
+	stmts := make([]builtStatement, len(plans))
 	var sources []*catalog.Source
 	for i, plan := range plans {
 		var err error
-		if stmts[i], args[i], err = s.built.build(plan); err != nil {
+		if stmts[i], err = s.built.build(plan); err != nil {
 			return nil, fmt.Errorf("build report query: %w", err)
 		}
 		for _, src := range plan.Sources() {
@@ -161,7 +160,7 @@ func (s *Store) Run(ctx context.Context, plans ...*ask.Plan) ([]*ask.Result, err
 	var cov map[string]ask.Coverage
 	err := s.readOnly(ctx, func(b *pgx.Batch) {
 		for i, plan := range plans {
-			queueRows(b, stmts[i], args[i], plan, results[i])
+			queueRows(b, stmts[i], plan, results[i])
 		}
 		s.queueCoverage(b, sources, &cov)
 	})
@@ -174,10 +173,10 @@ func (s *Store) Run(ctx context.Context, plans ...*ask.Plan) ([]*ask.Result, err
 // queueRows queues a plan's statement, scanning its rows into res: the
 // group key, every part's sum, each metric's kept and left-out agent-days,
 // and each metric's left-out agent-days over all groups.
-func queueRows(b *pgx.Batch, stmt string, args []any, plan *ask.Plan, res *ask.Result) {
+func queueRows(b *pgx.Batch, stmt builtStatement, plan *ask.Plan, res *ask.Result) {
 	grouped, parts, metrics := plan.GroupBy != "", len(plan.Parts()), len(plan.Metrics)
 	res.LeftOut = make([]int64, metrics)
-	b.Queue(stmt, args...).Query(func(rows pgx.Rows) (err error) {
+	b.Queue(stmt.sql, stmt.args...).Query(func(rows pgx.Rows) (err error) {
 		// Each row scans into values of its own, which pgx fills without
 		// allocating; a sum points into them unless it is null.
 		sums, counts := make([]pgtype.Float8, parts), make([]pgtype.Int8, 3*metrics)
@@ -197,7 +196,7 @@ func queueRows(b *pgx.Batch, stmt string, args []any, plan *ask.Plan, res *ask.R
 		var pointers slab[*float64]
 		var values slab[float64]
 		var numbers slab[int64]
-		res.Rows, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ask.Row, error) {
+		res.Rows, err = pgx.AppendRows(make([]ask.Row, 0, stmt.rows.Load()), rows, func(r pgx.CollectableRow) (ask.Row, error) {
 			if err := r.Scan(dest...); err != nil {
 				return ask.Row{}, err
 			}
@@ -215,6 +214,7 @@ func queueRows(b *pgx.Batch, stmt string, args []any, plan *ask.Plan, res *ask.R
 			}
 			return row, nil
 		})
+		stmt.rows.Store(int64(len(res.Rows)))
 		return err
 	})
 }
