@@ -193,15 +193,14 @@ func queueRows(b *pgx.Batch, stmt builtStatement, plan *ask.Plan, res *ask.Resul
 		}
 		// A row's sums and counts are cut from blocks shared by rows, not
 		// made row by row: a floor's report returns hundreds of rows.
-		var pointers slab[*float64]
-		var values slab[float64]
-		var numbers slab[int64]
-		res.Rows, err = pgx.AppendRows(make([]ask.Row, 0, stmt.rows.Load()), rows, func(r pgx.CollectableRow) (ask.Row, error) {
+		expect := int(stmt.rows.Load())
+		ptrs, vals, nums := newSlab[*float64](expect), newSlab[float64](expect), newSlab[int64](2*expect)
+		res.Rows, err = pgx.AppendRows(make([]ask.Row, 0, expect), rows, func(r pgx.CollectableRow) (ask.Row, error) {
 			if err := r.Scan(dest...); err != nil {
 				return ask.Row{}, err
 			}
-			row := ask.Row{Key: key, Sums: pointers.take(parts), Kept: numbers.take(metrics), LeftOut: numbers.take(metrics)}
-			values := values.take(parts)
+			row := ask.Row{Key: key, Sums: ptrs.take(parts), Kept: nums.take(metrics), LeftOut: nums.take(metrics)}
+			values := vals.take(parts)
 			for i, v := range sums {
 				if v.Valid {
 					values[i] = v.Float64
@@ -304,17 +303,23 @@ func redact(err error) error {
 	return err
 }
 
-// slab hands out slices cut from blocks of rowsPerBlock rows' worth.
-type slab[T any] struct{ free []T }
+// slab hands out slices cut from larger blocks: the first for as many
+// takes as expected, each next one for twice as many as the one before.
+type slab[T any] struct {
+	free  []T
+	takes int // what the next block is made for
+}
 
-// rowsPerBlock is how many rows' slices one block of a slab holds.
-const rowsPerBlock = 64
+// newSlab returns a slab whose first block serves expect takes (at least
+// one).
+func newSlab[T any](expect int) *slab[T] { return &slab[T]{takes: max(expect, 1)} }
 
 // take returns a zeroed slice of n values, full to its capacity, so that an
 // append to it never reaches the next row's.
 func (s *slab[T]) take(n int) []T {
 	if len(s.free) < n {
-		s.free = make([]T, n*rowsPerBlock)
+		s.free = make([]T, n*s.takes)
+		s.takes *= 2
 	}
 	out := s.free[:n:n]
 	s.free = s.free[n:]
