@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"plumbline/internal/contract"
 	"plumbline/reports"
 	"plumbline/reports/ask"
 )
@@ -40,7 +41,7 @@ func TestCloseCandidatesSaySo(t *testing.T) {
 		for _, k := range c.Candidates {
 			keys = append(keys, k.AgentKey)
 		}
-		text, _ := e.Text(a, func(s string) string { return s })
+		text, _ := contract.Text(e, a, func(s string) string { return s })
 		b, _ := json.Marshal(a.Body)
 		switch {
 		case strings.Join(keys, " ") != strings.Join(tc.keys, " "):
