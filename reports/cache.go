@@ -120,7 +120,7 @@ func (e *Engine) answerKey(ctx context.Context, c *call, raw json.RawMessage) (s
 	var metrics []*catalog.Metric
 	if rep, ok := e.cat.Report(c.tool); ok {
 		metrics = rep.Metrics
-	} else if c.tool == toolTeamDay || c.tool == toolTeamWeeks || c.tool == toolLeague {
+	} else if c.tool == ToolTeamDay || c.tool == ToolTeamWeeks || c.tool == ToolLeague {
 		metrics = e.allReportMetrics()
 	} else {
 		return "", false
