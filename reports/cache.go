@@ -56,8 +56,8 @@ type kept struct {
 	idLen    int    // the length of the request_id in body
 	rows     int
 	warnings []string
-	typed    any                    // the answer as it was made (never changed once kept), for Text
-	text     atomic.Pointer[string] // its rendering for a model, once Text has made it
+	typed    any                    // the answer as it was made (never changed once kept), for Rendered
+	text     atomic.Pointer[string] // its rendering for a model, once Rendered has made it
 }
 
 // NewAnswerCache returns a cache of at most maxBytes of answers; zero keeps
@@ -120,7 +120,7 @@ func (e *Engine) answerKey(ctx context.Context, c *call, raw json.RawMessage) (s
 	var metrics []*catalog.Metric
 	if rep, ok := e.cat.Report(c.tool); ok {
 		metrics = rep.Metrics
-	} else if c.tool == toolTeamDay || c.tool == toolTeamWeeks || c.tool == toolLeague {
+	} else if c.tool == ToolTeamDay || c.tool == ToolTeamWeeks || c.tool == ToolLeague {
 		metrics = e.allReportMetrics()
 	} else {
 		return "", false
@@ -196,4 +196,23 @@ func (k *kept) answer(id string) *Answer {
 	body := make([]byte, 0, len(k.body)-k.idLen+len(id))
 	body = append(append(append(body, k.body[:prefix]...), id...), k.body[prefix+k.idLen:]...)
 	return &Answer{RequestID: id, Body: json.RawMessage(body), Rows: k.rows, Warnings: slices.Clone(k.warnings), Cached: true, kept: k}
+}
+
+// Rendered is the answer's body rendered by render (for a model to read).
+// A kept answer is rendered once, from the answer as it was made, for
+// every call it answers: render must write nothing of the request, so its
+// text is the same for each.
+func (a *Answer) Rendered(render func(body any) (string, bool)) (string, bool) {
+	k := a.kept
+	if k == nil {
+		return render(a.Body)
+	}
+	if t := k.text.Load(); t != nil {
+		return *t, true
+	}
+	text, ok := render(k.typed)
+	if ok {
+		k.text.Store(&text)
+	}
+	return text, ok
 }

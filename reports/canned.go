@@ -17,9 +17,9 @@ import (
 
 // Canned report names.
 const (
-	toolTeamDay   = "team_day"
-	toolTeamWeeks = "team_weeks"
-	toolLeague    = "league"
+	ToolTeamDay   = "team_day"
+	ToolTeamWeeks = "team_weeks"
+	ToolLeague    = "league"
 )
 
 // Bounds of team_weeks.
@@ -51,7 +51,7 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p ask.Per
 		return nil, e.candidates(c, who, cands)
 	case scope.Totals:
 		return nil, c.refuse(totalsOnly(c.reach, whoArgument(who), c.caller.Person))
-	case c.tool == toolTeamDay && scope.Kind == ask.ScopeAgent: // who left out, by someone who sees only their own figures
+	case c.tool == ToolTeamDay && scope.Kind == ask.ScopeAgent: // who left out, by someone who sees only their own figures
 		return nil, c.refuse(invalid(argWho, "must name a team or the floor, as team_day is about one of those; for your own figures use hours, sales or quality."))
 	}
 	cov, err := e.sourcesCoverage(ctx, metrics)

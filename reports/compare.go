@@ -133,11 +133,11 @@ func soFarNote(p, previous ask.Period, yearEarlier bool) string {
 	if yearEarlier {
 		return fmt.Sprintf("So far, the period runs through %s, the last day final for every figure (later days, today among them, will still change), "+
 			"and is set beside the same %s a year earlier, %s; a comparison over days not final would mislead.",
-			p.End.Format(time.DateOnly), dayCount(p.Days(), ""), spanText(previous))
+			p.End.Format(time.DateOnly), DayCount(p.Days(), ""), spanText(previous))
 	}
 	return fmt.Sprintf("So far, the period runs through %s, the last day final for every figure (later days, today among them, will still change), "+
 		"and is set beside the same %s of the %s before, %s; a comparison over days not final would mislead.",
-		p.End.Format(time.DateOnly), dayCount(p.Days(), ""), soFar(p), spanText(previous))
+		p.End.Format(time.DateOnly), DayCount(p.Days(), ""), soFar(p), spanText(previous))
 }
 
 // comparable refuses a grouping a comparison cannot line up: rows of days,

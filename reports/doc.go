@@ -1,9 +1,11 @@
-// Package reports is the report engine: it owns the tools a client sees
-// (their names, argument grammar and published schemas), the meaning of a
-// call (who, which days, which metrics, how grouped and ranked), and the
-// answer's contract (figures with their definitions, how far their data
-// runs, what is partial, and the notes to pass on). It decides; it does no
-// I/O of its own. Everything it reads comes through a [ask.Store].
+// Package reports is the report engine: it owns the tools' grammar (their
+// names, the input schemas calls are decoded by, and the metrics each
+// carries; package internal/contract adds the rest of what a client
+// reads), the meaning of a call (who, which days, which metrics, how
+// grouped and ranked), and the answer's contract (figures with their
+// definitions, how far their data runs, what is partial, and the notes to
+// pass on). It decides; it does no I/O of its own. Everything it reads
+// comes through a [ask.Store].
 //
 // # One request
 //

@@ -152,7 +152,7 @@ func (gv *governor) partial(m *catalog.Metric, th through, leftOut int64) {
 			verb = "is"
 		}
 		gv.gap(m, WarnLeftOut, fmt.Sprintf("%%s: %s with a part not known yet (%%s) %s left out of every part of the figures; "+
-			"the figures cover the other agent-days and are partial.", agentDays(leftOut), verb), "", "")
+			"the figures cover the other agent-days and are partial.", AgentDays(leftOut), verb), "", "")
 	}
 	if th.complete.IsZero() || th.complete.Before(p.End) || leftOut > 0 {
 		gv.g.PartialMetrics = append(gv.g.PartialMetrics, m.ID)
@@ -160,8 +160,8 @@ func (gv *governor) partial(m *catalog.Metric, th through, leftOut int64) {
 	}
 }
 
-// agentDays counts agent-days in words.
-func agentDays(n int64) string {
+// AgentDays counts agent-days in words.
+func AgentDays(n int64) string {
 	if n == 1 {
 		return "1 agent-day"
 	}

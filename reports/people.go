@@ -176,7 +176,7 @@ func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, d
 			ans.Rows = append(ans.Rows, []any{nil, nil, m.From.Format(time.DateOnly), until, m == on})
 			continue
 		}
-		ans.Rows = append(ans.Rows, []any{m.Team, nullable(t.Name), m.From.Format(time.DateOnly), until, m == on})
+		ans.Rows = append(ans.Rows, []any{m.Team, Nullable(t.Name), m.From.Format(time.DateOnly), until, m == on})
 	}
 	a, _ := dir.agent(agent)
 	ans.Notes = []string{"An agent's figures count for the team they were on each day."}

@@ -204,10 +204,10 @@ func keyCells(groupBy string, r ask.Row, dir *Directory, p ask.Period) []any {
 	switch groupBy {
 	case catalog.GroupTeam:
 		t, _ := dir.team(r.Key)
-		return []any{r.Key, nullable(t.Name)}
+		return []any{r.Key, Nullable(t.Name)}
 	case catalog.GroupAgent:
 		a, _ := dir.agent(r.Key)
-		return []any{r.Key, nullable(a.Name)}
+		return []any{r.Key, Nullable(a.Name)}
 	case catalog.GroupDay:
 		return []any{r.Key}
 	case catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
@@ -237,7 +237,9 @@ func Figure(m *catalog.Metric, parts []*float64) any {
 	return figure(m.Unit, parts[0])
 }
 
-func nullable(s string) any {
+// Nullable is s, or nil (null) for an empty string: a text an answer may
+// lack.
+func Nullable(s string) any {
 	if s == "" {
 		return nil
 	}

@@ -392,11 +392,11 @@ func share(n, of int) string {
 	case n == of && of == 1:
 		return "the 1 day"
 	case n == of:
-		return fmt.Sprintf("all %s", dayCount(of, ""))
+		return fmt.Sprintf("all %s", DayCount(of, ""))
 	case n == 0:
-		return fmt.Sprintf("none of the %s", dayCount(of, ""))
+		return fmt.Sprintf("none of the %s", DayCount(of, ""))
 	}
-	return fmt.Sprintf("%d of the %s", n, dayCount(of, ""))
+	return fmt.Sprintf("%d of the %s", n, DayCount(of, ""))
 }
 
 // days counts the days of a stint.

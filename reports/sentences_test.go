@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"plumbline/internal/contract"
 	"plumbline/reports"
 	"plumbline/reports/ask"
 )
@@ -391,7 +392,7 @@ func TestRefusalsCalledForReadAsSentences(t *testing.T) {
 		for _, fault := range sentenceFaults(r.Argument, r.Rule, r.Code == reports.CodeInvalidArgument, len(r.Choices) > 0) {
 			t.Errorf("%s %s: %s: %q", c.tool, c.args, fault, r.Sentence())
 		}
-		text, ok := e.Text(a, func(s string) string { return s })
+		text, ok := contract.Text(e, a, func(s string) string { return s })
 		if first, _, _ := strings.Cut(text, "\n"); !ok || first != "Refused ("+r.Code+"): "+r.Sentence() {
 			t.Errorf("%s %s reads %q", c.tool, c.args, first)
 		}

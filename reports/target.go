@@ -442,9 +442,9 @@ func (tg *targeted) partlyOn(team string, span ask.Period, days int, ts targetSp
 	}
 }
 
-// dayCount says a number of days in words; zero reads as none when none
+// DayCount says a number of days in words; zero reads as none when none
 // is given.
-func dayCount(n int, none string) string {
+func DayCount(n int, none string) string {
 	switch {
 	case n == 0 && none != "":
 		return none

@@ -63,6 +63,10 @@ type Candidate struct {
 	close bool
 }
 
+// Suggestion says the candidate is a name close to one that matched
+// nothing (close.go): a suggestion, not a match.
+func (c Candidate) Suggestion() bool { return c.close }
+
 // settle indexes the directory and sets each agent's team as of day. It
 // sorts the roster's memberships and floor decisions by agent or team and
 // date, and its targets by team, metric, target period and when set.

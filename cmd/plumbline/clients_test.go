@@ -19,6 +19,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/clienttest"
+	"plumbline/internal/contract"
 	"plumbline/reports"
 )
 
@@ -584,7 +585,7 @@ func TestTypeScriptSDKAcceptsEveryAnswer(t *testing.T) {
 	// tools/list offers each output schema as an object only; the exact
 	// ones are the contract, which every answer is checked against.
 	exact := map[string]any{}
-	for _, tool := range reports.New(cat, nil, nil).Tools() {
+	for _, tool := range contract.Tools(reports.New(cat, nil, nil)) {
 		exact[tool.Name] = tool.OutputSchema
 	}
 	contract := filepath.Join(t.TempDir(), "contract.json")

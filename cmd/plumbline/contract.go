@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"plumbline/catalog"
+	"plumbline/internal/contract"
 	"plumbline/internal/snapshot"
 	"plumbline/internal/terminal"
 	"plumbline/reports"
@@ -36,7 +37,7 @@ func writeContract(_ context.Context, args []string, s *streams) error {
 
 // snapshotOf is the contract a server over cat offers.
 func snapshotOf(cat *catalog.Catalog) (*snapshot.Snapshot, error) {
-	return snapshot.Of(reports.New(cat, nil, nil).Tools(), reports.Instructions())
+	return snapshot.Of(contract.Tools(reports.New(cat, nil, nil)), contract.Instructions())
 }
 
 // checkContract compares cat's contract with the snapshot in file, prints

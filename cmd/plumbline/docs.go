@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"plumbline/internal/contract"
 	"plumbline/internal/docsite"
 	"plumbline/reports"
 	sqlfiles "plumbline/sql"
@@ -37,7 +38,7 @@ func docs(_ context.Context, args []string, s *streams) error {
 	if err != nil {
 		return fmt.Errorf("read analyst grant files: %w", err)
 	}
-	written, err := docsite.Build(&docsite.Site{Catalog: cat, Tools: reports.New(cat, nil, nil).Tools(), Grants: reviews, Analyst: allowList}, *out)
+	written, err := docsite.Build(&docsite.Site{Catalog: cat, Tools: contract.Tools(reports.New(cat, nil, nil)), Grants: reviews, Analyst: allowList}, *out)
 	if err != nil {
 		return err
 	}

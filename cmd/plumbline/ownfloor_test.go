@@ -21,6 +21,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/internal/clienttest"
+	"plumbline/internal/contract"
 	"plumbline/internal/grants"
 	"plumbline/internal/pgcluster"
 	"plumbline/internal/pgtest"
@@ -230,7 +231,7 @@ func TestOwnFloorEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	exact := map[string]any{}
-	for _, tool := range reports.New(cat, nil, nil).Tools() {
+	for _, tool := range contract.Tools(reports.New(cat, nil, nil)) {
 		exact[tool.Name] = tool.OutputSchema
 	}
 	contract := writeJSON(t, "contract.json", exact)

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"plumbline/internal/contract"
 	"plumbline/internal/sqlcheck"
-	"plumbline/reports"
 )
 
 // This file describes the door as an MCP tool.
@@ -15,8 +15,8 @@ const ToolName = "sql"
 
 // Tool describes the sql tool: its description names the reports to use
 // first and every relation and column the analyst may read.
-func (d *Door) Tool() reports.Tool {
-	return reports.Tool{
+func (d *Door) Tool() contract.Tool {
+	return contract.Tool{
 		Name:         ToolName,
 		Title:        "SQL (analyst's door)",
 		Description:  d.description(),

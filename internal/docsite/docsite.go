@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"plumbline/catalog"
-	"plumbline/reports"
+	"plumbline/internal/contract"
 )
 
 //go:embed templates/*.html assets/*
@@ -28,7 +28,7 @@ type Site struct {
 	// Tools are the tools a server of this catalogue offers: the source of
 	// truth for tool names, and for which plumbline tools (canned reports)
 	// take a metric.
-	Tools []reports.Tool
+	Tools []contract.Tool
 	// Grants are the grant files' review headers, by relation.
 	Grants map[string]*Grant
 	// Analyst are the analyst grant files' review headers, by relation:

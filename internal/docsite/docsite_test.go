@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"plumbline/catalog"
+	"plumbline/internal/contract"
 	"plumbline/internal/docsite"
 	"plumbline/reports"
 )
@@ -56,7 +57,7 @@ func buildDemo(t *testing.T) (string, *catalog.Catalog) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := docsite.Build(&docsite.Site{Catalog: cat, Tools: reports.New(cat, nil, nil).Tools(), Grants: grants}, dir); err != nil {
+	if _, err := docsite.Build(&docsite.Site{Catalog: cat, Tools: contract.Tools(reports.New(cat, nil, nil)), Grants: grants}, dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir, cat
@@ -181,7 +182,7 @@ func TestAnalystAllowList(t *testing.T) {
 		t.Fatalf("%d analyst grants (%v)", len(allowList), err)
 	}
 	dir := t.TempDir()
-	if _, err := docsite.Build(&docsite.Site{Catalog: cat, Tools: reports.New(cat, nil, nil).Tools(), Analyst: allowList}, dir); err != nil {
+	if _, err := docsite.Build(&docsite.Site{Catalog: cat, Tools: contract.Tools(reports.New(cat, nil, nil)), Analyst: allowList}, dir); err != nil {
 		t.Fatal(err)
 	}
 	page := read(t, filepath.Join(dir, "analyst.html"))

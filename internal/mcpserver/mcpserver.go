@@ -17,6 +17,7 @@ import (
 
 	"plumbline/internal/analyst"
 	"plumbline/internal/chartview"
+	"plumbline/internal/contract"
 	"plumbline/internal/oauth"
 	"plumbline/internal/scrub"
 	"plumbline/internal/telemetry"
@@ -105,7 +106,7 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 	impl := &mcp.Implementation{Name: "plumbline", Title: "plumbline: governed sales-floor reports", Version: Version}
 	srv := mcp.NewServer(impl,
 		&mcp.ServerOptions{
-			Instructions: reports.Instructions(),
+			Instructions: contract.Instructions(),
 			// The SDK logs every stateless request at info; keep its warnings.
 			Logger:            slog.New(atLeast{o.Logger.Handler(), slog.LevelWarn}),
 			Capabilities:      caps,
@@ -118,7 +119,7 @@ func New(engine *reports.Engine, opts *Options) *mcp.Server {
 	addResources(srv, engine, o)
 	closed := false
 	call := calls(engine, o)
-	for _, t := range engine.Tools() {
+	for _, t := range contract.Tools(engine) {
 		var meta mcp.Meta
 		if v, ok := chartview.For(engine.Catalog(), t.Name); ok {
 			meta = v.ToolMeta()

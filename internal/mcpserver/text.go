@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"plumbline/internal/contract"
 	"plumbline/internal/scrub"
 	"plumbline/reports"
 )
@@ -8,7 +9,7 @@ import (
 // Text block modes (Options.TextContent).
 const (
 	// TextReader sends each answer rendered for a model to read
-	// (reports.Engine.Text): every figure, definition or reference, stamp
+	// (contract.Text): every figure, definition or reference, stamp
 	// and note of the structured content, in far fewer bytes.
 	TextReader = "reader"
 	// TextJSON sends the structured content's JSON as the text block too,
@@ -28,7 +29,7 @@ func textFor(engine *reports.Engine, o Options, ans *reports.Answer, body []byte
 		return string(body)
 	}
 	keep := []string{ans.RequestID, engine.Catalog().Version()}
-	text, ok := engine.Text(ans, func(s string) string { return scrub.String(s, keep...) })
+	text, ok := contract.Text(engine, ans, func(s string) string { return scrub.String(s, keep...) })
 	if !ok {
 		return string(body)
 	}

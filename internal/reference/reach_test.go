@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"plumbline/internal/contract"
 	"plumbline/internal/members"
 	"plumbline/internal/pgstore"
 	"plumbline/internal/pgtest"
@@ -409,7 +410,7 @@ func leaks(e *reports.Engine, a *reports.Answer, c *reacher) string {
 		}
 	}
 	walk(decoded(a))
-	if text, ok := e.Text(a, func(s string) string { return s }); ok {
+	if text, ok := contract.Text(e, a, func(s string) string { return s }); ok {
 		texts = append(texts, strings.ReplaceAll(text, a.RequestID, ""))
 	}
 	for _, text := range texts {

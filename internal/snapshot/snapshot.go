@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"plumbline/reports"
+	"plumbline/internal/contract"
 )
 
 // Snapshot is the contract as clients see it.
@@ -27,7 +27,7 @@ type Tool struct {
 }
 
 // Of takes the snapshot of an engine's tools and the server instructions.
-func Of(tools []reports.Tool, instructions string) (*Snapshot, error) {
+func Of(tools []contract.Tool, instructions string) (*Snapshot, error) {
 	s := &Snapshot{Instructions: instructions, Tools: []Tool{}}
 	for _, t := range tools {
 		in, err := normalize(t.InputSchema)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"plumbline/catalog"
+	"plumbline/internal/contract"
 	"plumbline/internal/snapshot"
 	"plumbline/reports"
 )
@@ -18,7 +19,7 @@ func demo(t *testing.T) *snapshot.Snapshot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := snapshot.Of(reports.New(cat, nil, nil).Tools(), reports.Instructions())
+	s, err := snapshot.Of(contract.Tools(reports.New(cat, nil, nil)), contract.Instructions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package reports
+package contract
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"plumbline/reports"
 	"plumbline/reports/ask"
 )
 
@@ -31,24 +32,15 @@ import (
 // Text renders an answer for a model to read. clean is applied to every
 // string the text takes from the answer, never to a figure. ok is false
 // for an answer this file has no rendering for; the caller sends its JSON
-// instead. A kept answer (cache.go) is rendered once, for every call it
-// answers: its text names no request, so it is the same for each.
-func (e *Engine) Text(a *Answer, clean func(string) string) (text string, ok bool) {
-	k := a.kept
-	if k == nil {
-		return e.render(a.Body, clean)
-	}
-	if t := k.text.Load(); t != nil {
-		return *t, true
-	}
-	if text, ok = e.render(k.typed, clean); ok {
-		k.text.Store(&text)
-	}
-	return text, ok
+// instead. A kept answer is rendered once, for every call it answers
+// (reports.Answer.Rendered): its text names no request, so it is the same
+// for each.
+func Text(e *reports.Engine, a *reports.Answer, clean func(string) string) (text string, ok bool) {
+	return a.Rendered(func(body any) (string, bool) { return render(e, body, clean) })
 }
 
 // render renders an answer's body.
-func (e *Engine) render(body any, clean func(string) string) (string, bool) {
+func render(e *reports.Engine, body any, clean func(string) string) (string, bool) {
 	out := textBuffers.Get().(*textBuffer)
 	defer func() {
 		// Whatever the CSV writer holds yet (after a panic) goes too.
@@ -58,23 +50,23 @@ func (e *Engine) render(body any, clean func(string) string) (string, bool) {
 	}()
 	t := &textWriter{e: e, clean: clean, b: &out.b, csv: out.csv}
 	switch b := body.(type) {
-	case *ReportAnswer:
+	case *reports.ReportAnswer:
 		t.report(b)
-	case *CannedAnswer:
+	case *reports.CannedAnswer:
 		t.canned(b)
-	case *CandidatesAnswer:
+	case *reports.CandidatesAnswer:
 		t.candidates(b)
-	case *RefusalAnswer:
+	case *reports.RefusalAnswer:
 		t.refusal(b.Error)
-	case *RosterAnswer:
+	case *reports.RosterAnswer:
 		t.roster(b)
-	case *PeopleAnswer:
+	case *reports.PeopleAnswer:
 		t.people(b)
-	case *FreshnessAnswer:
+	case *reports.FreshnessAnswer:
 		t.freshness(b)
-	case *DefinitionsAnswer:
+	case *reports.DefinitionsAnswer:
 		t.definitions(b)
-	case *HealthAnswer:
+	case *reports.HealthAnswer:
 		t.linef("health: %s; database %s; catalog_version %s.", b.Status, b.Database, b.CatalogVersion)
 	default:
 		return "", false
@@ -96,7 +88,7 @@ var textBuffers = sync.Pool{New: func() any {
 }}
 
 type textWriter struct {
-	e     *Engine
+	e     *reports.Engine
 	clean func(string) string
 	b     *bytes.Buffer
 	csv   *csv.Writer // onto b
@@ -110,7 +102,7 @@ func (t *textWriter) linef(format string, args ...any) {
 // s is a string from the answer, cleaned.
 func (t *textWriter) s(v string) string { return t.clean(v) }
 
-func (t *textWriter) report(a *ReportAnswer) {
+func (t *textWriter) report(a *reports.ReportAnswer) {
 	head := a.Request.Tool + " for " + t.who(a.Request.Who)
 	if a.Request.GroupBy != "" {
 		head += " by " + a.Request.GroupBy
@@ -127,14 +119,14 @@ func (t *textWriter) report(a *ReportAnswer) {
 	if a.Request.Cumulative {
 		head += ", running totals from the first day"
 	}
-	if a.Request.CompareTo == CompareTarget {
-		head += ", against " + CompareTarget
+	if a.Request.CompareTo == reports.CompareTarget {
+		head += ", against " + reports.CompareTarget
 	}
 	t.governed(head, &a.Governed, a.Request.Compact, a.Request.CompareTo, metricOrder(&a.Governed, a.Columns))
 	t.table(a.Columns, a.Rows)
 }
 
-func (t *textWriter) canned(a *CannedAnswer) {
+func (t *textWriter) canned(a *reports.CannedAnswer) {
 	head := a.Request.Tool + " for " + t.who(a.Request.Who)
 	switch {
 	case a.Request.Weeks > 0:
@@ -144,8 +136,8 @@ func (t *textWriter) canned(a *CannedAnswer) {
 		}
 	case a.Request.Sort != nil:
 		head = a.Request.Tool + " of the teams on the floor, ranked by " + a.Request.Sort.Metric + " (" + a.Request.Sort.Direction + ")"
-		if a.Request.RankBy == RankAttainment {
-			head = a.Request.Tool + " of the teams on the floor, ranked by " + RankAttainment + " of " + a.Request.Sort.Metric +
+		if a.Request.RankBy == reports.RankAttainment {
+			head = a.Request.Tool + " of the teams on the floor, ranked by " + reports.RankAttainment + " of " + a.Request.Sort.Metric +
 				" against target (" + a.Request.Sort.Direction + ")"
 		} else if a.Request.RankBy != "" {
 			head += ", by " + a.Request.RankBy
@@ -178,7 +170,7 @@ func (t *textWriter) canned(a *CannedAnswer) {
 // come by reference, or that compact left them out), each metric's stamp,
 // the sources no stamp states, and the notes. compareTo names what the
 // figures are set beside.
-func (t *textWriter) governed(head string, g *Governed, compact bool, compareTo string, order []string) {
+func (t *textWriter) governed(head string, g *reports.Governed, compact bool, compareTo string, order []string) {
 	p := g.Period
 	period := p.Start
 	if p.End != p.Start {
@@ -258,7 +250,7 @@ func parenthesized(parts []string) string {
 }
 
 // stamp is what varies with an answer for one metric.
-func stamp(m *MetricInfo) string {
+func stamp(m *reports.MetricInfo) string {
 	var parts []string
 	if m.SalesBasis != "" {
 		parts = append(parts, "basis "+m.SalesBasis)
@@ -268,20 +260,20 @@ func stamp(m *MetricInfo) string {
 		parts = append(parts, "partial")
 	}
 	if m.LeftOut > 0 {
-		parts = append(parts, agentDays(m.LeftOut)+" left out")
+		parts = append(parts, reports.AgentDays(m.LeftOut)+" left out")
 	}
 	if td := m.Target; td != nil {
 		counted := "no day counted yet"
 		if td.CountedFrom != nil {
-			counted = "counted " + *td.CountedFrom + ".." + *td.CountedThrough + " (" + dayCount(td.CountedDays, "") + ")"
+			counted = "counted " + *td.CountedFrom + ".." + *td.CountedThrough + " (" + reports.DayCount(td.CountedDays, "") + ")"
 		}
-		parts = append(parts, fmt.Sprintf("target %s %s..%s (%s), %s", td.Period, td.Start, td.End, dayCount(td.Days, ""), counted))
+		parts = append(parts, fmt.Sprintf("target %s %s..%s (%s), %s", td.Period, td.Start, td.End, reports.DayCount(td.Days, ""), counted))
 	}
 	return strings.Join(parts, "; ")
 }
 
 // throughText says how far data runs and is final.
-func throughText(d DataThrough) string {
+func throughText(d reports.DataThrough) string {
 	switch {
 	case d.RunsTo == nil:
 		return "no data"
@@ -295,11 +287,11 @@ func throughText(d DataThrough) string {
 
 // unstated are the sources whose data_through no metric's stamp states: a
 // source is stated by a metric read from it alone with the same dates.
-func (t *textWriter) unstated(g *Governed, order []string) []string {
+func (t *textWriter) unstated(g *reports.Governed, order []string) []string {
 	var out []string
 	for _, rel := range slices.Sorted(maps.Keys(g.DataThrough)) {
 		stated := slices.ContainsFunc(order, func(id string) bool {
-			m, ok := t.e.cat.Metric(id)
+			m, ok := t.e.Catalog().Metric(id)
 			return ok && len(m.Sources()) == 1 && m.Sources()[0].Relation == rel && throughText(g.Metrics[id].DataThrough) == throughText(g.DataThrough[rel])
 		})
 		if !stated {
@@ -311,7 +303,7 @@ func (t *textWriter) unstated(g *Governed, order []string) []string {
 
 // metricOrder lists an answer's metrics in the order its columns name
 // them, then any others by id.
-func metricOrder(g *Governed, columns []string) []string {
+func metricOrder(g *reports.Governed, columns []string) []string {
 	var out []string
 	for _, c := range columns {
 		if _, ok := g.Metrics[c]; ok && !slices.Contains(out, c) {
@@ -334,7 +326,7 @@ func (t *textWriter) notes(notes []string) {
 }
 
 // who names a resolved who: key and directory name.
-func (t *textWriter) who(w *WhoEcho) string {
+func (t *textWriter) who(w *reports.WhoEcho) string {
 	switch {
 	case w == nil:
 		return "the floor"
@@ -409,8 +401,8 @@ func (t *textWriter) cell(v any) string {
 	return t.s(fmt.Sprint(v))
 }
 
-func (t *textWriter) candidates(a *CandidatesAnswer) {
-	if len(a.Candidates) > 0 && a.Candidates[0].close {
+func (t *textWriter) candidates(a *reports.CandidatesAnswer) {
+	if len(a.Candidates) > 0 && a.Candidates[0].Suggestion() {
 		t.linef("No figures: %s matches none, and these names are close to it; catalog_version %s.", a.Argument, a.CatalogVersion)
 	} else {
 		t.linef("No figures: %s matches several; catalog_version %s.", a.Argument, a.CatalogVersion)
@@ -425,13 +417,13 @@ func (t *textWriter) candidates(a *CandidatesAnswer) {
 		if a.Argument == "who.team" {
 			rows[i] = []any{c.TeamKey, c.Name}
 		} else {
-			rows[i] = []any{c.AgentKey, c.Name, nullable(c.Team), nullable(c.Left)}
+			rows[i] = []any{c.AgentKey, c.Name, reports.Nullable(c.Team), reports.Nullable(c.Left)}
 		}
 	}
 	t.table(keys, rows)
 }
 
-func (t *textWriter) refusal(r *Refusal) {
+func (t *textWriter) refusal(r *reports.Refusal) {
 	// A rule about an argument reads after its name; any other rule is a
 	// sentence of its own.
 	if r.Argument != "" {
@@ -448,13 +440,13 @@ func (t *textWriter) refusal(r *Refusal) {
 	}
 }
 
-func (t *textWriter) roster(a *RosterAnswer) {
+func (t *textWriter) roster(a *reports.RosterAnswer) {
 	t.linef("roster for %s on %s (%s); catalog_version %s.", t.who(a.Request.Who), a.Day, a.TimeZone, a.CatalogVersion)
 	t.notes(a.Notes)
 	if len(a.Teams) > 0 {
 		rows := make([][]any, len(a.Teams))
 		for i, tm := range a.Teams {
-			rows[i] = []any{tm.Team, tm.Name, tm.OnFloor, nullable(tm.Since), nullable(tm.DecidedBy), nullable(tm.Reason), tm.Agents}
+			rows[i] = []any{tm.Team, tm.Name, tm.OnFloor, reports.Nullable(tm.Since), reports.Nullable(tm.DecidedBy), reports.Nullable(tm.Reason), tm.Agents}
 		}
 		t.table([]string{"team", "team_name", "on_floor", "decided_from", "decided_by", "reason", "agents"}, rows)
 	}
@@ -464,7 +456,7 @@ func (t *textWriter) roster(a *RosterAnswer) {
 	t.table(a.Columns, a.Rows)
 }
 
-func (t *textWriter) people(a *PeopleAnswer) {
+func (t *textWriter) people(a *reports.PeopleAnswer) {
 	t.linef("find_people: %d matching; catalog_version %s.", len(a.People), a.CatalogVersion)
 	t.notes(a.Notes)
 	if a.Truncated {
@@ -472,14 +464,14 @@ func (t *textWriter) people(a *PeopleAnswer) {
 	}
 	rows := make([][]any, len(a.People))
 	for i, p := range a.People {
-		rows[i] = []any{p.AgentKey, p.Name, p.Email, nullable(p.Team), nullable(p.TeamName), p.Hired, nullable(p.Left)}
+		rows[i] = []any{p.AgentKey, p.Name, p.Email, reports.Nullable(p.Team), reports.Nullable(p.TeamName), p.Hired, reports.Nullable(p.Left)}
 	}
 	if len(rows) > 0 {
 		t.table([]string{"agent_key", "name", "email", "team", "team_name", "hired_on", "left_on"}, rows)
 	}
 }
 
-func (t *textWriter) freshness(a *FreshnessAnswer) {
+func (t *textWriter) freshness(a *reports.FreshnessAnswer) {
 	t.linef("freshness at %s, today %s (%s); catalog_version %s.", a.Now, a.Today, a.TimeZone, a.CatalogVersion)
 	for _, id := range slices.Sorted(maps.Keys(a.Sources)) {
 		s := a.Sources[id]
@@ -493,7 +485,7 @@ func (t *textWriter) freshness(a *FreshnessAnswer) {
 	t.notes(a.Notes)
 }
 
-func (t *textWriter) definitions(a *DefinitionsAnswer) {
+func (t *textWriter) definitions(a *reports.DefinitionsAnswer) {
 	t.linef("metric_definitions; catalog_version %s.", a.CatalogVersion)
 	t.linef("Metrics:")
 	for _, id := range slices.Sorted(maps.Keys(a.Metrics)) {
@@ -511,7 +503,7 @@ func (t *textWriter) definitions(a *DefinitionsAnswer) {
 	}
 	if len(a.StandingNotes) > 0 {
 		t.linef("Standing notes, by the IDs answers name them with:")
-		for _, n := range t.e.cat.Notes() {
+		for _, n := range t.e.Catalog().Notes() {
 			if text, ok := a.StandingNotes[n.ID]; ok {
 				t.linef("- %s: %s", n.ID, t.s(text))
 			}

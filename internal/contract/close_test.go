@@ -1,20 +1,62 @@
-package reports_test
+package contract_test
 
 import (
 	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"plumbline/catalog"
+	"plumbline/internal/contract"
 	"plumbline/reports"
 	"plumbline/reports/ask"
 )
+
+// roster is a store of a directory alone, three agents on one team (two
+// of them named Ana), with no figures loaded.
+type roster struct{}
+
+func (roster) Directory(context.Context) (*ask.Roster, error) {
+	hired := time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC)
+	r := &ask.Roster{Teams: []ask.Team{{Key: "hawks", Name: "Hawks"}},
+		Floor: []ask.FloorDecision{{Team: "hawks", From: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), CountsAsSales: true, DecidedBy: "ops", Reason: "sales team"}}}
+	for _, a := range []ask.Agent{
+		{Key: "a1", Name: "Ana Reyes", Email: "ana@floor.example"},
+		{Key: "a2", Name: "Ben Okafor", Email: "ben@floor.example"},
+		{Key: "a3", Name: "Ana Romero", Email: "ana.romero@floor.example"},
+	} {
+		a.Hired = hired
+		r.Agents = append(r.Agents, a)
+		r.Memberships = append(r.Memberships, ask.Membership{Agent: a.Key, Team: "hawks", From: hired})
+	}
+	return r, nil
+}
+
+func (roster) Run(_ context.Context, plans ...*ask.Plan) ([]*ask.Result, error) {
+	results := make([]*ask.Result, len(plans))
+	for i := range plans {
+		results[i] = &ask.Result{Coverage: map[string]ask.Coverage{}}
+	}
+	return results, nil
+}
+
+func (roster) Coverage(context.Context, []*catalog.Source) (map[string]ask.Coverage, error) {
+	return map[string]ask.Coverage{}, nil
+}
+
+func (roster) Ping(context.Context) error { return nil }
 
 // Candidates close to a name typed wrong say so, in the note and the text,
 // and never repeat what was typed; candidates a name matched say they
 // matched (and their names hold what was typed, as matching names do).
 func TestCloseCandidatesSaySo(t *testing.T) {
-	e := exampleEngine()
+	cat, err := catalog.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 18, 15, 0, 0, 0, time.UTC)
+	e := reports.New(cat, roster{}, &reports.Options{Now: func() time.Time { return now }})
 	for _, tc := range []struct {
 		typed, first, note string
 		keys               []string
@@ -40,7 +82,7 @@ func TestCloseCandidatesSaySo(t *testing.T) {
 		for _, k := range c.Candidates {
 			keys = append(keys, k.AgentKey)
 		}
-		text, _ := e.Text(a, func(s string) string { return s })
+		text, _ := contract.Text(e, a, func(s string) string { return s })
 		b, _ := json.Marshal(a.Body)
 		switch {
 		case strings.Join(keys, " ") != strings.Join(tc.keys, " "):
