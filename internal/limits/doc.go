@@ -1,5 +1,5 @@
 // Package limits holds each person to a number of calls a minute, counted
-// in the request log, which every replica writes to before it decides: so
+// in the request log. Every replica writes to the log before it decides, so
 // the limit holds across any number of replicas sharing one database, with
 // no table of its own to write.
 //

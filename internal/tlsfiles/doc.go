@@ -1,4 +1,4 @@
-// Package tlsfiles serves TLS from a certificate file and a key file,
-// both PEM, taking them up again when either changes on disk, with modern
-// defaults: TLS 1.2 or later and HTTP/2. A renewal replaces the files.
+// Package tlsfiles serves TLS from PEM certificate and key files, taken up
+// again when either changes on disk. A renewal replaces the files; the
+// defaults are modern: TLS 1.2 or later and HTTP/2.
 package tlsfiles
