@@ -116,17 +116,6 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 // teamsOn lists the floor's teams (or one team) on a day, and their agents.
 func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope ask.Scope, day time.Time) {
 	ans.Columns = []string{"agent", "agent_name", "team", "team_name", "on_team_since", "hired_on"}
-	// Who was on which team that day, worked out once for every agent.
-	type onTeam struct {
-		agent ask.Agent
-		since time.Time
-	}
-	members := map[string][]onTeam{}
-	for a := range dir.inScope(scope) {
-		if m, ok := dir.membership(a.Key, day); ok && !a.Hired.After(day) && (a.Left == nil || !a.Left.Before(day)) {
-			members[m.Team] = append(members[m.Team], onTeam{a, m.From})
-		}
-	}
 	for _, t := range dir.Teams {
 		if scope.Kind == ask.ScopeTeam && t.Key != scope.Key {
 			continue
@@ -139,13 +128,19 @@ func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope ask.Scope, day
 		if scope.Kind == ask.ScopeFloor && (rt.OnFloor == nil || !*rt.OnFloor) {
 			continue
 		}
-		for _, m := range members[t.Key] {
+		// The team's agents that day, in directory order, from those ever
+		// on it: a floor of thousands is never copied to list them.
+		for a := range dir.inScope(ask.Scope{Kind: ask.ScopeTeam, Key: t.Key}) {
+			m, ok := dir.membership(a.Key, day)
+			if !ok || m.Team != t.Key || a.Hired.After(day) || a.Left != nil && a.Left.Before(day) {
+				continue
+			}
 			rt.Agents++
 			if len(ans.Rows) == e.cat.Limits().MaxRows {
 				ans.Truncated = true
 				continue
 			}
-			ans.Rows = append(ans.Rows, []any{m.agent.Key, m.agent.Name, t.Key, t.Name, m.since.Format(time.DateOnly), m.agent.Hired.Format(time.DateOnly)})
+			ans.Rows = append(ans.Rows, []any{a.Key, a.Name, t.Key, t.Name, m.From.Format(time.DateOnly), a.Hired.Format(time.DateOnly)})
 		}
 		ans.Teams = append(ans.Teams, rt)
 	}
