@@ -292,7 +292,9 @@ func (e *Engine) fault(c *call, err error) *Answer {
 
 // directory returns the roster, as of the floor's day: read at most once
 // per DirectoryTTL, in the background while calls use the last reading, and
-// read again, with calls waiting, when the day changes.
+// read again, with calls waiting, when the day changes. A reading equal to
+// the last one, on the same day, keeps the directory already settled, with
+// what it has worked out for calls since.
 func (e *Engine) directory(ctx context.Context, now time.Time) (*Directory, error) {
 	day := today(now, e.cat.Zone())
 	return e.dir.get(ctx, e.opts.DirectoryTTL, func(d *Directory) bool { return d.day.Equal(day) },
@@ -301,8 +303,12 @@ func (e *Engine) directory(ctx context.Context, now time.Time) (*Directory, erro
 			if err != nil {
 				return nil, err
 			}
+			fingerprint := fingerprintOf(roster)
+			if last, ok := e.dir.last(); ok && last.day.Equal(day) && last.fingerprint == fingerprint {
+				return last, nil
+			}
 			dir := &Directory{Roster: *roster}
-			dir.settle(day)
+			dir.settle(day, fingerprint)
 			return dir, nil
 		})
 }

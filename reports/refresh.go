@@ -79,4 +79,11 @@ func (r *refreshed[T]) start(ctx context.Context, read func(context.Context) (T,
 	}()
 }
 
+// last returns the value read last, if there is one.
+func (r *refreshed[T]) last() (T, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.val, r.has
+}
+
 func always[T any](T) bool { return true }

@@ -67,21 +67,26 @@ type Candidate struct {
 // nothing (close.go): a suggestion, not a match.
 func (c Candidate) Suggestion() bool { return c.close }
 
-// settle indexes the directory and sets each agent's team as of day. It
-// sorts the roster's memberships and floor decisions by agent or team and
-// date, and its targets by team, metric, target period and when set.
-func (d *Directory) settle(day time.Time) {
-	d.day = day
+// fingerprintOf hashes every row of a roster, in the order read: equal for
+// equal rosters.
+func fingerprintOf(r *ask.Roster) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%v\x00%v\x00%v\x00%v\x00", d.Teams, d.Memberships, d.Floor, d.Targets)
-	for _, a := range d.Agents {
+	fmt.Fprintf(h, "%v\x00%v\x00%v\x00%v\x00", r.Teams, r.Memberships, r.Floor, r.Targets)
+	for _, a := range r.Agents {
 		left := ""
 		if a.Left != nil {
 			left = a.Left.Format(time.DateOnly)
 		}
 		fmt.Fprintf(h, "%s|%s|%s|%s|%s\x00", a.Key, a.Name, a.Email, a.Hired.Format(time.DateOnly), left)
 	}
-	d.fingerprint = hex.EncodeToString(h.Sum(nil))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// settle indexes the directory and sets each agent's team as of day. It
+// sorts the roster's memberships and floor decisions by agent or team and
+// date, and its targets by team, metric, target period and when set.
+func (d *Directory) settle(day time.Time, fingerprint string) {
+	d.day, d.fingerprint = day, fingerprint
 	d.teamAt, d.agentAt = map[string]int{}, map[string]int{}
 	d.teamNames = make([][]string, len(d.Teams))
 	for i, t := range d.Teams {
