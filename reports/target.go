@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -30,8 +29,13 @@ const CompareTarget = "target"
 // compareTargets orders target versions by team, metric, target period
 // and when they were set.
 func compareTargets(a, b ask.TargetSet) int {
-	return cmp.Or(strings.Compare(a.Team, b.Team), strings.Compare(a.Metric, b.Metric), strings.Compare(a.Kind, b.Kind),
-		a.Start.Compare(b.Start), a.SetAt.Compare(b.SetAt))
+	return cmp.Or(compareTargetTo(a, b.Team, b.Metric, b.Kind, b.Start), a.SetAt.Compare(b.SetAt))
+}
+
+// compareTargetTo orders a target version against a team's target of a
+// metric over the target period of kind from start.
+func compareTargetTo(t ask.TargetSet, team, metric, kind string, start time.Time) int {
+	return cmp.Or(strings.Compare(t.Team, team), strings.Compare(t.Metric, metric), strings.Compare(t.Kind, kind), t.Start.Compare(start))
 }
 
 // targetPeriods are the named periods a target applies to, by the kind of
@@ -81,13 +85,10 @@ func (ts targetSpan) period() ask.Period {
 // targetOf returns the versions of a team's target for a metric over a
 // target period, in the order they were set: the last one holds.
 func (d *Directory) targetOf(team, metric string, ts targetSpan) []ask.TargetSet {
-	of := func(i int) int {
-		t := &d.Targets[i]
-		return cmp.Or(strings.Compare(t.Team, team), strings.Compare(t.Metric, metric), strings.Compare(t.Kind, ts.kind), t.Start.Compare(ts.start))
-	}
-	lo := sort.Search(len(d.Targets), func(i int) bool { return of(i) >= 0 })
+	of := func(t ask.TargetSet, ts targetSpan) int { return compareTargetTo(t, team, metric, ts.kind, ts.start) }
+	lo, _ := slices.BinarySearchFunc(d.Targets, ts, of)
 	hi := lo
-	for hi < len(d.Targets) && of(hi) == 0 {
+	for hi < len(d.Targets) && of(d.Targets[hi], ts) == 0 {
 		hi++
 	}
 	return d.Targets[lo:hi:hi]
