@@ -52,7 +52,7 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p ask.Per
 	case scope.Totals:
 		return nil, c.refuse(totalsOnly(c.reach, whoArgument(who), c.caller.Person))
 	case c.tool == ToolTeamDay && scope.Kind == ask.ScopeAgent: // who left out, by someone who sees only their own figures
-		return nil, c.refuse(invalid(argWho, "must name a team or the floor, as team_day is about one of those; for your own figures use hours, sales or quality."))
+		return nil, c.refuse(ask.Invalid(argWho, "must name a team or the floor, as team_day is about one of those; for your own figures use hours, sales or quality."))
 	}
 	cov, err := e.sourcesCoverage(ctx, metrics)
 	if err != nil {
@@ -194,7 +194,7 @@ func totalOf(rows []ask.Row, parts int) ask.Row {
 
 // cannedArgs reads the arguments every canned report shares, unless an
 // earlier argument was already refused: the first refusal is the answer.
-func cannedArgs(a *args, earlier *Refusal) (compact bool, known string, r *Refusal) {
+func cannedArgs(a *args, earlier *ask.Refusal) (compact bool, known string, r *ask.Refusal) {
 	if earlier != nil {
 		return false, "", earlier
 	}
@@ -214,12 +214,12 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 		who, r = decodeWho(a)
 	}
 	if r == nil && who.Agent != "" {
-		r = invalid(argWho, "must be a team or the floor, as team_day is about one of those; for one agent use hours, sales or quality with who.agent.", "floor", "team")
+		r = ask.Invalid(argWho, "must be a team or the floor, as team_day is about one of those; for one agent use hours, sales or quality with who.agent.", "floor", "team")
 	}
 	arg := PeriodArg{Named: "yesterday"}
 	if r == nil && a.has(argPeriod) {
 		if arg, r = decodePeriod(a, e.cat.PeriodNames()); r == nil && arg.Day == "" && arg.Named != "today" && arg.Named != "yesterday" {
-			r = invalid(argPeriod, `must be one day, as team_day covers one: {"day": "YYYY-MM-DD"}, {"named": "today"} or {"named": "yesterday"}.`, "today", "yesterday", "day")
+			r = ask.Invalid(argPeriod, `must be one day, as team_day covers one: {"day": "YYYY-MM-DD"}, {"named": "today"} or {"named": "yesterday"}.`, "today", "yesterday", "day")
 		}
 	}
 	compact, known, r := cannedArgs(a, r)
@@ -421,7 +421,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if r == nil && a.has(argMetrics) {
 		var ids []string
 		if ids, r = a.metricList(argMetrics, e.leagueMetricIDs()); r == nil && len(ids) > maxLeagueMetrics {
-			r = invalid(argMetrics, "lists more than "+itoa(maxLeagueMetrics)+" metrics; a league ranks by a few.", e.leagueMetricIDs()...)
+			r = ask.Invalid(argMetrics, "lists more than "+itoa(maxLeagueMetrics)+" metrics; a league ranks by a few.", e.leagueMetricIDs()...)
 		}
 		metrics = nil
 		for _, id := range ids {
@@ -446,7 +446,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 		p, r = resolvePeriod(arg, c.now, e.cat, false)
 	}
 	if r == nil && !c.reach.Floor {
-		r = &Refusal{Code: CodeForbidden, Argument: "tool", Choices: reachChoices(c.reach, c.caller.Person),
+		r = &ask.Refusal{Code: ask.CodeForbidden, Argument: "tool", Choices: reachChoices(c.reach, c.caller.Person),
 			Rule: "needs the whole floor for league, which is more than you may see; ask team_weeks or a report tool about one of your teams or agents (choices)."}
 	}
 	if r != nil {
@@ -459,7 +459,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if rankBy == RankAttainment {
 		m, _ := e.cat.Metric(sort.Metric)
 		if m.Target == nil {
-			return c.refuse(invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these.", e.targetMetricIDs()...))
+			return c.refuse(ask.Invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these.", e.targetMetricIDs()...))
 		}
 		var ok bool
 		if ts, ok = targetPeriodOf(p, today(c.now, e.cat.Zone()), e.cat.WeekStart()); !ok {

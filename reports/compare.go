@@ -142,7 +142,7 @@ func soFarNote(p, previous ask.Period, yearEarlier bool) string {
 
 // comparable refuses a grouping a comparison cannot line up: rows of days,
 // weeks, months or quarters of two different periods are different rows.
-func comparable(req *Request, rep *catalog.Report) *Refusal {
+func comparable(req *Request, rep *catalog.Report) *ask.Refusal {
 	if !req.againstPeriod() || !byTime(req.GroupBy) {
 		return nil
 	}
@@ -152,14 +152,14 @@ func comparable(req *Request, rep *catalog.Report) *Refusal {
 			choices = append(choices, g)
 		}
 	}
-	return invalid(argCompareTo, "compares whole periods, so it takes group_by team or agent, or no group_by; "+
+	return ask.Invalid(argCompareTo, "compares whole periods, so it takes group_by team or agent, or no group_by; "+
 		"for week by week use group_by week without compare_to, or team_weeks.", choices...)
 }
 
 // declaredComparable refuses a comparison with the previous period that
 // asks for a metric the catalogue declares is not set beside another period
 // (compare: none), naming those of offered that can be.
-func declaredComparable(metrics, offered []*catalog.Metric) *Refusal {
+func declaredComparable(metrics, offered []*catalog.Metric) *ask.Refusal {
 	return lackingRule(argCompareTo, "sets each figure beside the previous period's, and a metric asked for is declared in the "+
 		"catalogue as not set beside another period (compare: none); ask for metrics that can be compared, or leave compare_to out.",
 		metrics, offered, notCompared)
@@ -171,7 +171,7 @@ func notCompared(m *catalog.Metric) bool { return m.Compare == catalog.CompareNo
 
 // lackingRule refuses argument, by rule, when one of metrics lacks what it
 // asks for, naming those of offered that do not.
-func lackingRule(argument, rule string, metrics, offered []*catalog.Metric, lacks func(*catalog.Metric) bool) *Refusal {
+func lackingRule(argument, rule string, metrics, offered []*catalog.Metric, lacks func(*catalog.Metric) bool) *ask.Refusal {
 	if !slices.ContainsFunc(metrics, lacks) {
 		return nil
 	}
@@ -181,13 +181,13 @@ func lackingRule(argument, rule string, metrics, offered []*catalog.Metric, lack
 			choices = append(choices, m.ID)
 		}
 	}
-	return invalid(argument, rule, choices...)
+	return ask.Invalid(argument, rule, choices...)
 }
 
 // previousBeforeData refuses a previous period (what: "the previous
 // period", or "the same days a year earlier") that starts before the first
 // day of data of some metric: it would compare whole days with missing ones.
-func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev ask.Period, what string, cov map[string]ask.Coverage, now time.Time) *Refusal {
+func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev ask.Period, what string, cov map[string]ask.Coverage, now time.Time) *ask.Refusal {
 	var first time.Time
 	for _, m := range metrics {
 		if c := metricCoverage(m, cov, now, e.cat.Zone()); c.First.After(first) {
@@ -197,7 +197,7 @@ func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev ask.Period, 
 	if !prev.Start.Before(first) {
 		return nil
 	}
-	return invalid(argCompareTo, fmt.Sprintf("needs %s (%s to %s) to hold data, and the data starts on %s; "+
+	return ask.Invalid(argCompareTo, fmt.Sprintf("needs %s (%s to %s) to hold data, and the data starts on %s; "+
 		"compare a later period, or leave compare_to out.", what, prev.Start.Format(time.DateOnly), prev.End.Format(time.DateOnly), first.Format(time.DateOnly)))
 }
 

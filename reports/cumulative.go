@@ -12,7 +12,7 @@ import (
 
 // cumulates refuses a running total that is not over rows of time, or that
 // is ranked: running totals read in time order.
-func cumulates(req *Request, rep *catalog.Report) *Refusal {
+func cumulates(req *Request, rep *catalog.Report) *ask.Refusal {
 	switch {
 	case !req.Cumulative:
 		return nil
@@ -23,9 +23,9 @@ func cumulates(req *Request, rep *catalog.Report) *Refusal {
 				choices = append(choices, g)
 			}
 		}
-		return invalid(argCumulative, "is a running total over time, so it needs group_by "+orList(choices)+".", choices...)
+		return ask.Invalid(argCumulative, "is a running total over time, so it needs group_by "+orList(choices)+".", choices...)
 	case req.Sort != nil || req.TopN > 0:
-		return invalid(argCumulative, "gives running totals in time order; leave sort and top_n out, or cumulative.")
+		return ask.Invalid(argCumulative, "gives running totals in time order; leave sort and top_n out, or cumulative.")
 	}
 	return nil
 }
@@ -33,7 +33,7 @@ func cumulates(req *Request, rep *catalog.Report) *Refusal {
 // declaredCumulative refuses a running total that asks for a metric the
 // catalogue declares has no running figure (cumulative: none), naming those
 // of offered that have one.
-func declaredCumulative(metrics, offered []*catalog.Metric) *Refusal {
+func declaredCumulative(metrics, offered []*catalog.Metric) *ask.Refusal {
 	return lackingRule(argCumulative, "gives each metric's running figure by day, and a metric asked for is declared in the "+
 		"catalogue as having none (cumulative: none); ask for metrics that have one, or leave cumulative out.",
 		metrics, offered, func(m *catalog.Metric) bool { return m.Cumulative == catalog.CumulativeNone })

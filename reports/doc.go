@@ -51,7 +51,7 @@
 //   - Who a call is from comes from the [ask.Caller], never from its arguments.
 //     Names in an answer come from the directory; no answer or refusal
 //     echoes text the caller typed.
-//   - Bad input is refused with a [Refusal] that names the argument, the
+//   - Bad input is refused with a [ask.Refusal] that names the argument, the
 //     rule and the valid choices, and the engine stays up; store faults
 //     become the few codes a caller can act on (busy, timeout,
 //     unavailable), their detail logged only.

@@ -72,9 +72,9 @@ type Engine struct {
 // Answer is a tool call's result: a JSON object for the client.
 type Answer struct {
 	RequestID string
-	Body      any      // marshals to the answer's JSON object
-	Refusal   *Refusal // set when the call was refused
-	Rows      int      // figure rows returned
+	Body      any          // marshals to the answer's JSON object
+	Refusal   *ask.Refusal // set when the call was refused
+	Rows      int          // figure rows returned
 	// Warnings names the kinds of the warnings among the answer's notes
 	// (see the Warn constants), in order, for logs and tests.
 	Warnings []string
@@ -94,8 +94,8 @@ const (
 
 // Outcomes is every outcome a call may end with: the answers' and the
 // refusal codes.
-var Outcomes = []string{OutcomeOK, OutcomeCached, OutcomeCandidates, CodeInvalidArgument, CodeNotComparable, CodeUnavailable,
-	CodeBusy, CodeTimeout, CodeRateLimited, CodeForbidden, CodeUnauthenticated, CodeInternal}
+var Outcomes = []string{OutcomeOK, OutcomeCached, OutcomeCandidates, ask.CodeInvalidArgument, ask.CodeNotComparable, ask.CodeUnavailable,
+	ask.CodeBusy, ask.CodeTimeout, ask.CodeRateLimited, ask.CodeForbidden, ask.CodeUnauthenticated, ask.CodeInternal}
 
 // Outcome is how the call ended, as the request log and the metrics name
 // it: one of Outcomes.
@@ -189,7 +189,7 @@ type call struct {
 	// The arguments, decoded once (see arguments).
 	decoded     bool
 	args        *args
-	argsRefusal *Refusal
+	argsRefusal *ask.Refusal
 }
 
 // Call answers one tool call: it puts the call on record and holds the
@@ -212,13 +212,13 @@ func (e *Engine) Call(ctx context.Context, caller ask.Caller, tool string, raw j
 	case errors.Is(err, ask.ErrBusy):
 		return e.fault(c, err)
 	case errors.Is(err, ask.ErrUnauthenticated):
-		a = c.refuse(unavailable(CodeUnauthenticated, "The access token is no longer valid (it was revoked or has expired); sign in again."))
+		a = c.refuse(ask.Unavailable(ask.CodeUnauthenticated, "The access token is no longer valid (it was revoked or has expired); sign in again."))
 	case err != nil:
 		e.opts.Logger.Error("request log: cannot record a call; refusing it", "request_id", c.id, "tool", tool, "err", err)
-		return c.refuse(unavailable(CodeUnavailable, "The call could not be put on record, so it was not run; try again in a minute."))
+		return c.refuse(ask.Unavailable(ask.CodeUnavailable, "The call could not be put on record, so it was not run; try again in a minute."))
 	case wait > 0:
 		secs := int(wait.Seconds() + 0.999)
-		a = c.refuse(unavailable(CodeRateLimited, "This token has made too many calls this minute; try again in "+itoa(secs)+" seconds."))
+		a = c.refuse(ask.Unavailable(ask.CodeRateLimited, "This token has made too many calls this minute; try again in "+itoa(secs)+" seconds."))
 	default:
 		a = e.dispatch(ctx, c, raw)
 	}
@@ -227,7 +227,7 @@ func (e *Engine) Call(ctx context.Context, caller ask.Caller, tool string, raw j
 		// until it is there.
 		if err := rec.Durable(); err != nil {
 			e.opts.Logger.Error("request log: cannot record a call; refusing it", "request_id", c.id, "tool", tool, "err", err)
-			a = c.refuse(unavailable(CodeUnavailable, "The call could not be put on record, so its answer was withheld; try again in a minute."))
+			a = c.refuse(ask.Unavailable(ask.CodeUnavailable, "The call could not be put on record, so its answer was withheld; try again in a minute."))
 		}
 	}
 	a.RequestID = c.id
@@ -242,7 +242,7 @@ func (e *Engine) Call(ctx context.Context, caller ask.Caller, tool string, raw j
 // dispatch routes a call to its tool.
 func (e *Engine) dispatch(ctx context.Context, c *call, raw json.RawMessage) *Answer {
 	if c.caller.Tools != nil && !slices.Contains(c.caller.Tools, c.tool) {
-		return c.refuse(&Refusal{Code: CodeForbidden, Argument: "tool",
+		return c.refuse(&ask.Refusal{Code: ask.CodeForbidden, Argument: "tool",
 			Rule: "is not among the tools this token allows (choices); ask whoever issued the token for one that allows it.", Choices: c.caller.Tools})
 	}
 	if err := e.reachOf(ctx, c); err != nil {
@@ -269,22 +269,22 @@ func (e *Engine) route(ctx context.Context, c *call, raw json.RawMessage) *Answe
 	if answer, ok := e.own[c.tool]; ok {
 		return answer(e, ctx, c, raw)
 	}
-	return c.refuse(invalid("tool", "is not a plumbline tool.", e.ToolNames()...))
+	return c.refuse(ask.Invalid("tool", "is not a plumbline tool.", e.ToolNames()...))
 }
 
-func (c *call) refuse(r *Refusal) *Answer {
+func (c *call) refuse(r *ask.Refusal) *Answer {
 	return &Answer{RequestID: c.id, Body: &RefusalAnswer{RequestID: c.id, Error: r}, Refusal: r}
 }
 
 // fault turns a store error into a refusal the caller can act on, and logs
 // the detail, which never reaches the caller.
 func (e *Engine) fault(c *call, err error) *Answer {
-	r := unavailable(CodeUnavailable, "The report database did not answer; try again in a minute.")
+	r := ask.Unavailable(ask.CodeUnavailable, "The report database did not answer; try again in a minute.")
 	switch {
 	case errors.Is(err, ask.ErrBusy):
-		r = unavailable(CodeBusy, "The server is busy; try again in a few seconds.")
+		r = ask.Unavailable(ask.CodeBusy, "The server is busy; try again in a few seconds.")
 	case errors.Is(err, ask.ErrTimeout):
-		r = unavailable(CodeTimeout, "The query took too long; ask for a shorter period or fewer groups.")
+		r = ask.Unavailable(ask.CodeTimeout, "The query took too long; ask for a shorter period or fewer groups.")
 	}
 	e.opts.Logger.Error("tool call failed", "request_id", c.id, "tool", c.tool, "code", r.Code, "err", err)
 	return c.refuse(r)

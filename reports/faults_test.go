@@ -32,9 +32,9 @@ func TestStoreFaultsAreRefusedByCode(t *testing.T) {
 		err  error
 		code string
 	}{
-		{fmt.Errorf("acquire: %w", ask.ErrBusy), reports.CodeBusy},
-		{fmt.Errorf("%s: %w", secret, ask.ErrTimeout), reports.CodeTimeout},
-		{errors.New(secret), reports.CodeUnavailable},
+		{fmt.Errorf("acquire: %w", ask.ErrBusy), ask.CodeBusy},
+		{fmt.Errorf("%s: %w", secret, ask.ErrTimeout), ask.CodeTimeout},
+		{errors.New(secret), ask.CodeUnavailable},
 	} {
 		t.Run(c.code, func(t *testing.T) {
 			st := faultyStore{&memStore{cat: cat, rows: rows}, c.err}
@@ -82,9 +82,9 @@ func TestCallsAreRecordedAndLimited(t *testing.T) {
 		contains string // in the refusal's rule
 	}{
 		{"admitted", &recorder{}, "", "ok", ""},
-		{"over the limit", &recorder{wait: 1500 * time.Millisecond}, reports.CodeRateLimited, reports.CodeRateLimited, "try again in 2 seconds"},
-		{"the log cannot be written", &recorder{err: errors.New("disk full")}, reports.CodeUnavailable, "", "could not be put on record"},
-		{"the token no longer holds", &recorder{err: fmt.Errorf("lookup: %w", ask.ErrUnauthenticated)}, reports.CodeUnauthenticated, reports.CodeUnauthenticated, "sign in again"},
+		{"over the limit", &recorder{wait: 1500 * time.Millisecond}, ask.CodeRateLimited, ask.CodeRateLimited, "try again in 2 seconds"},
+		{"the log cannot be written", &recorder{err: errors.New("disk full")}, ask.CodeUnavailable, "", "could not be put on record"},
+		{"the token no longer holds", &recorder{err: fmt.Errorf("lookup: %w", ask.ErrUnauthenticated)}, ask.CodeUnauthenticated, ask.CodeUnauthenticated, "sign in again"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := reports.New(cat, &memStore{cat: cat, rows: exampleRows}, &reports.Options{Now: func() time.Time { return now },
@@ -119,7 +119,7 @@ func TestTokensAllowOnlyTheirTools(t *testing.T) {
 	e := newMemEngine(cat, exampleRows, time.Date(2026, 11, 18, 15, 0, 0, 0, time.UTC))
 	a := e.Call(context.Background(), ask.Caller{Person: "service:nightly", Tools: []string{"hours"}}, "sales",
 		json.RawMessage(`{"who": {"floor": true}, "period": {"named": "yesterday"}}`))
-	if a.Refusal == nil || a.Refusal.Code != reports.CodeForbidden || a.Refusal.Argument != "tool" ||
+	if a.Refusal == nil || a.Refusal.Code != ask.CodeForbidden || a.Refusal.Argument != "tool" ||
 		len(a.Refusal.Choices) != 1 || a.Refusal.Choices[0] != "hours" {
 		t.Errorf("refusal %+v, want forbidden naming the tool the token allows", a.Refusal)
 	}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/json"
+	"plumbline/reports/ask"
 	"slices"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func FuzzDecodeReport(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		req, r := decodeReport(sales, json.RawMessage(raw), true)
 		if r != nil {
-			if r.Argument == "" || r.Rule == "" || r.Choices == nil || r.Code != CodeInvalidArgument {
+			if r.Argument == "" || r.Rule == "" || r.Choices == nil || r.Code != ask.CodeInvalidArgument {
 				t.Fatalf("a refusal that does not teach: %+v", r)
 			}
 			return

@@ -83,9 +83,9 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 		d, ok := parseDate(dayText)
 		switch {
 		case !ok:
-			return c.refuse(invalid("day", "is not a calendar date; write a date that exists, as YYYY-MM-DD."))
+			return c.refuse(ask.Invalid("day", "is not a calendar date; write a date that exists, as YYYY-MM-DD."))
 		case d.After(t):
-			return c.refuse(invalid("day", "is after today ("+t.Format(time.DateOnly)+"); the roster is known only up to today."))
+			return c.refuse(ask.Invalid("day", "is after today ("+t.Format(time.DateOnly)+"); the roster is known only up to today."))
 		}
 		day = d
 	}
@@ -191,7 +191,7 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 		q, present, r = a.text("query", maxNameLength)
 	}
 	if r == nil && !present {
-		r = invalid("query", "is required: a name or part of one, an email or an agent_key.")
+		r = ask.Invalid("query", "is required: a name or part of one, an email or an agent_key.")
 	}
 	if r != nil {
 		return c.refuse(r)

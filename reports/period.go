@@ -78,7 +78,7 @@ func parseDate(s string) (time.Time, bool) {
 // resolvePeriod turns a period argument into dates, as of now. A range
 // runs to at most max_days days when its answer has rows by day (byDay),
 // else to at most MaxRangeMonths months.
-func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay bool) (ask.Period, *Refusal) {
+func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay bool) (ask.Period, *ask.Refusal) {
 	t := today(now, cat.Zone())
 	maxDays := cat.Limits().MaxDays
 	switch {
@@ -88,18 +88,18 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay boo
 		d, ok := parseDate(arg.Day)
 		switch {
 		case !ok:
-			return ask.Period{}, invalid("period.day", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
+			return ask.Period{}, ask.Invalid("period.day", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
 		case d.After(t):
-			return ask.Period{}, invalid("period.day", "is after today ("+t.Format(time.DateOnly)+"); figures exist only up to today.")
+			return ask.Period{}, ask.Invalid("period.day", "is after today ("+t.Format(time.DateOnly)+"); figures exist only up to today.")
 		}
 		return ask.Period{Start: d, End: d}, nil
 	case arg.Week != "":
 		d, ok := parseDate(arg.Week)
 		switch {
 		case !ok:
-			return ask.Period{}, invalid("period.week", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
+			return ask.Period{}, ask.Invalid("period.week", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
 		case d.After(t) && weekOf(d, cat.WeekStart()).After(t):
-			return ask.Period{}, invalid("period.week", "is a week that has not started; figures exist only up to today ("+t.Format(time.DateOnly)+").")
+			return ask.Period{}, ask.Invalid("period.week", "is a week that has not started; figures exist only up to today ("+t.Format(time.DateOnly)+").")
 		}
 		start := weekOf(d, cat.WeekStart())
 		p := ask.Period{Start: start, End: start.AddDate(0, 0, 6)}
@@ -112,17 +112,17 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay boo
 		end, ok2 := parseDate(arg.End)
 		switch {
 		case !ok1:
-			return ask.Period{}, invalid("period.start", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
+			return ask.Period{}, ask.Invalid("period.start", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
 		case !ok2:
-			return ask.Period{}, invalid("period.end", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
+			return ask.Period{}, ask.Invalid("period.end", "is not a calendar date; write a date that exists, as YYYY-MM-DD.")
 		case end.Before(start):
-			return ask.Period{}, invalid("period", "ends before it starts; start and end are inclusive dates, so end on or after the start.")
+			return ask.Period{}, ask.Invalid("period", "ends before it starts; start and end are inclusive dates, so end on or after the start.")
 		case end.After(t):
-			return ask.Period{}, invalid("period.end", "is after today ("+t.Format(time.DateOnly)+"); end the range today or earlier.")
+			return ask.Period{}, ask.Invalid("period.end", "is after today ("+t.Format(time.DateOnly)+"); end the range today or earlier.")
 		case !end.Before(start.AddDate(0, MaxRangeMonths, 0)):
-			return ask.Period{}, invalid("period", "is longer than "+itoa(MaxRangeMonths)+" months; ask for a shorter range, or several.")
+			return ask.Period{}, ask.Invalid("period", "is longer than "+itoa(MaxRangeMonths)+" months; ask for a shorter range, or several.")
 		case byDay && daysBetween(start, end)+1 > maxDays:
-			return ask.Period{}, invalid("period", "is longer than "+itoa(maxDays)+" days, the most that rows by day cover; "+
+			return ask.Period{}, ask.Invalid("period", "is longer than "+itoa(maxDays)+" days, the most that rows by day cover; "+
 				"ask for a shorter range, or group by week, month, quarter, team or agent (or not at all) for a range of up to "+itoa(MaxRangeMonths)+" months.")
 		}
 		return ask.Period{Start: start, End: end}, nil
@@ -207,7 +207,7 @@ func soFar(p ask.Period) string {
 // coarser groupings of offered that fit: by week when the period's weeks
 // fit in an answer's maxRows rows, by month or quarter; without those, by
 // team or agent or none.
-func byDayBound(p ask.Period, groupBy string, cumulative bool, offered []string, limits catalog.Limits, weekStart time.Weekday) *Refusal {
+func byDayBound(p ask.Period, groupBy string, cumulative bool, offered []string, limits catalog.Limits, weekStart time.Weekday) *ask.Refusal {
 	if groupBy != catalog.GroupDay || p.Days() <= limits.MaxDays {
 		return nil
 	}
@@ -227,15 +227,15 @@ func byDayBound(p ask.Period, groupBy string, cumulative bool, offered []string,
 	}
 	switch {
 	case cumulative && len(coarser) > 0:
-		return invalid(argCumulative, fmt.Sprintf("gives a running total a day for at most %d days, and %s holds %d days; "+
+		return ask.Invalid(argCumulative, fmt.Sprintf("gives a running total a day for at most %d days, and %s holds %d days; "+
 			"group by %s for a running total over coarser rows, or ask for a period of at most %d days.", limits.MaxDays, what, p.Days(), orList(said), limits.MaxDays),
 			coarser...)
 	case cumulative:
-		return invalid(argCumulative, fmt.Sprintf("gives a running total a day for at most %d days, and %s holds %d days; "+
+		return ask.Invalid(argCumulative, fmt.Sprintf("gives a running total a day for at most %d days, and %s holds %d days; "+
 			"ask for a period of at most %d days, or leave cumulative and group_by out for one total.", limits.MaxDays, what, p.Days(), limits.MaxDays))
 	}
 	if len(coarser) > 0 {
-		return invalid(argGroupBy, fmt.Sprintf("gives a row a day for at most %d days, and %s holds %d days; "+
+		return ask.Invalid(argGroupBy, fmt.Sprintf("gives a row a day for at most %d days, and %s holds %d days; "+
 			"group by %s instead, or ask for a period of at most %d days.", limits.MaxDays, what, p.Days(), orList(said), limits.MaxDays), coarser...)
 	}
 	var choices []string
@@ -244,7 +244,7 @@ func byDayBound(p ask.Period, groupBy string, cumulative bool, offered []string,
 			choices = append(choices, g)
 		}
 	}
-	return invalid(argGroupBy, fmt.Sprintf("gives a row a day for at most %d days, and %s holds %d days in %d weeks, more than the %d rows an answer holds; "+
+	return ask.Invalid(argGroupBy, fmt.Sprintf("gives a row a day for at most %d days, and %s holds %d days in %d weeks, more than the %d rows an answer holds; "+
 		"leave group_by out, group by team or agent, or ask for a period of at most %d days.", limits.MaxDays, what, p.Days(), weeks, limits.MaxRows, limits.MaxDays),
 		choices...)
 }

@@ -137,7 +137,7 @@ func TestPeriodRules(t *testing.T) {
 		{PeriodArg{Start: "2026-07-01", End: "2026-11-17"}, "period"},
 	} {
 		_, r := resolvePeriod(tc.arg, now, cat, true)
-		if r == nil || r.Argument != tc.argument || r.Code != CodeInvalidArgument {
+		if r == nil || r.Argument != tc.argument || r.Code != ask.CodeInvalidArgument {
 			t.Errorf("%+v: refusal %+v, want one about %s", tc.arg, r, tc.argument)
 		}
 	}
@@ -206,7 +206,7 @@ func TestYearsByDay(t *testing.T) {
 		case tc.argument == "":
 		case r == nil:
 			t.Errorf("%s by %q at %s (%d days) was answered, want a refusal about %s", tc.name, tc.groupBy, tc.now, p.Days(), tc.argument)
-		case r.Argument != tc.argument || r.Code != CodeInvalidArgument || !slices.Equal(r.Choices, append([]string{}, tc.choices...)) ||
+		case r.Argument != tc.argument || r.Code != ask.CodeInvalidArgument || !slices.Equal(r.Choices, append([]string{}, tc.choices...)) ||
 			!strings.Contains(r.Rule, "at most 120 days"):
 			t.Errorf("%s by %q at %s: %+v", tc.name, tc.groupBy, tc.now, r)
 		}

@@ -56,18 +56,18 @@ func TestResolveWithin(t *testing.T) {
 	}{
 		{"a team lead's team", falcons, "p1", WhoArg{Team: "Falcons"}, "falcons", nil},
 		{"a team lead's mine", falcons, "p1", WhoArg{Team: "MINE"}, "falcons", nil},
-		{"another team", falcons, "p1", WhoArg{Team: "hawks"}, CodeForbidden, nil},
-		{"the floor", falcons, "p1", WhoArg{Floor: true}, CodeForbidden, nil},
+		{"another team", falcons, "p1", WhoArg{Team: "hawks"}, ask.CodeForbidden, nil},
+		{"the floor", falcons, "p1", WhoArg{Floor: true}, ask.CodeForbidden, nil},
 		{"a name matching on both teams", falcons, "p1", WhoArg{Agent: "Maria"}, "a001", nil},
 		{"the same name over two teams", two, "p1", WhoArg{Agent: "Maria"}, "", []string{"a001", "a002"}},
-		{"an agent of another team by email", falcons, "p1", WhoArg{Agent: "maria.lopes@floor.example"}, CodeForbidden, nil},
-		{"mine over two teams", two, "p1", WhoArg{Team: "mine"}, CodeInvalidArgument, nil},
+		{"an agent of another team by email", falcons, "p1", WhoArg{Agent: "maria.lopes@floor.example"}, ask.CodeForbidden, nil},
+		{"mine over two teams", two, "p1", WhoArg{Team: "mine"}, ask.CodeInvalidArgument, nil},
 		{"mine on the floor: the caller's own team", ask.FloorReach, "a002", WhoArg{Team: "mine"}, "hawks", nil},
-		{"mine on the floor for someone on no team", ask.FloorReach, "p1", WhoArg{Team: "mine"}, CodeInvalidArgument, nil},
+		{"mine on the floor for someone on no team", ask.FloorReach, "p1", WhoArg{Team: "mine"}, ask.CodeInvalidArgument, nil},
 		{"own: themselves", own, "a003", WhoArg{Agent: "a003"}, "a003", nil},
-		{"own: their team", own, "a003", WhoArg{Team: "falcons"}, CodeForbidden, nil},
+		{"own: their team", own, "a003", WhoArg{Team: "falcons"}, ask.CodeForbidden, nil},
 		{"own: another agent", own, "a003", WhoArg{Agent: "Jamal"}, "a003", nil},
-		{"none", ask.Reach{}, "p1", WhoArg{Floor: true}, CodeForbidden, nil},
+		{"none", ask.Reach{}, "p1", WhoArg{Floor: true}, ask.CodeForbidden, nil},
 	} {
 		scope, cands, r := testDir.resolveWithin(tc.who, tc.reach, tc.person)
 		var got string
@@ -90,7 +90,7 @@ func TestResolveWithin(t *testing.T) {
 		}
 	}
 	r := outsideReach(ask.Reach{Teams: []string{"falcons"}, Own: true}, "who.team", "a009")
-	if r.Code != CodeForbidden || !slices.Equal(r.Choices, []string{"falcons", "a009"}) {
+	if r.Code != ask.CodeForbidden || !slices.Equal(r.Choices, []string{"falcons", "a009"}) {
 		t.Errorf("the refusal's choices: %v", r)
 	}
 }

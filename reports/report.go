@@ -73,7 +73,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		}
 	}
 	if req.Sort != nil && !slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.ID == req.Sort.Metric }) {
-		return c.refuse(invalid("sort.metric", "must be one of the metrics this call returns; add it to metrics or sort by another.", metricIDs(metrics)...))
+		return c.refuse(ask.Invalid("sort.metric", "must be one of the metrics this call returns; add it to metrics or sort by another.", metricIDs(metrics)...))
 	}
 	if req.TopN > 0 && req.Sort == nil {
 		req.Sort = &SortArg{Metric: metrics[0].ID, Direction: "desc"}
@@ -221,15 +221,15 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 
 // ranksGroups refuses a ranking with nothing to rank: top_n and sort order
 // groups, so they need group_by.
-func ranksGroups(req *Request, rep *catalog.Report) *Refusal {
+func ranksGroups(req *Request, rep *catalog.Report) *ask.Refusal {
 	if req.GroupBy != "" {
 		return nil
 	}
 	switch {
 	case req.TopN > 0:
-		return invalid(argTopN, "keeps the first groups of a ranking, so it needs group_by; add group_by or leave top_n out.", rep.GroupBy...)
+		return ask.Invalid(argTopN, "keeps the first groups of a ranking, so it needs group_by; add group_by or leave top_n out.", rep.GroupBy...)
 	case req.Sort != nil:
-		return invalid(argSort, "orders groups, so it needs group_by; add group_by or leave sort out.", rep.GroupBy...)
+		return ask.Invalid(argSort, "orders groups, so it needs group_by; add group_by or leave sort out.", rep.GroupBy...)
 	}
 	return nil
 }
@@ -391,7 +391,7 @@ func (c *comparison) previousKey(key string) string {
 
 // beforeData refuses a period that ends before the first day of data of
 // every metric asked for, and names the first day as the choice.
-func (e *Engine) beforeData(metrics []*catalog.Metric, p ask.Period, cov map[string]ask.Coverage, now time.Time) *Refusal {
+func (e *Engine) beforeData(metrics []*catalog.Metric, p ask.Period, cov map[string]ask.Coverage, now time.Time) *ask.Refusal {
 	var first time.Time
 	for _, m := range metrics {
 		if c := metricCoverage(m, cov, now, e.cat.Zone()); !c.First.IsZero() && (first.IsZero() || c.First.Before(first)) {
@@ -402,7 +402,7 @@ func (e *Engine) beforeData(metrics []*catalog.Metric, p ask.Period, cov map[str
 		return nil
 	}
 	day := first.Format(time.DateOnly)
-	return invalid(argPeriod, "ends before the first day of data ("+day+"); ask about that day or later.", day)
+	return ask.Invalid(argPeriod, "ends before the first day of data ("+day+"); ask about that day or later.", day)
 }
 
 // liveInstead swaps a report's default metrics for its live ones when the
@@ -435,7 +435,7 @@ func (e *Engine) liveInstead(rep *catalog.Report, defaults []*catalog.Metric, p 
 
 // unfinished refuses a comparison over days that are not final for every
 // metric in it, and names periods that would work.
-func (e *Engine) unfinished(metrics []*catalog.Metric, p ask.Period, cov map[string]ask.Coverage, now time.Time, what string) *Refusal {
+func (e *Engine) unfinished(metrics []*catalog.Metric, p ask.Period, cov map[string]ask.Coverage, now time.Time, what string) *ask.Refusal {
 	var last time.Time
 	var blocking *catalog.Metric
 	for _, m := range metrics {
@@ -457,7 +457,7 @@ func (e *Engine) unfinished(metrics []*catalog.Metric, p ask.Period, cov map[str
 	if len(choices) > 0 {
 		example = ", for example with one of these named periods"
 	}
-	return &Refusal{Code: CodeNotComparable, Argument: "period", Choices: append([]string{}, choices...),
+	return &ask.Refusal{Code: ask.CodeNotComparable, Argument: "period", Choices: append([]string{}, choices...),
 		Rule: fmt.Sprintf("includes days that are not final, and %s cannot: %s is final only through %s. End the period on or before %s%s.",
 			what, blocking.ID, dateOrNever(last), dateOrNever(last), example)}
 }
@@ -485,11 +485,11 @@ func countedSums(rep *catalog.Report) []*catalog.Metric {
 
 // chooseMetrics picks the metrics a call asked for, the defaults, or for
 // compare_counts one count per basis.
-func (e *Engine) chooseMetrics(rep *catalog.Report, req *Request) ([]*catalog.Metric, *Refusal) {
+func (e *Engine) chooseMetrics(rep *catalog.Report, req *Request) ([]*catalog.Metric, *ask.Refusal) {
 	metrics := rep.Defaults
 	switch {
 	case req.CompareCounts && req.Metrics != nil:
-		return nil, invalid(argCompareCounts, "chooses its own metrics (one count per basis); leave metrics out or set compare_counts to false.")
+		return nil, ask.Invalid(argCompareCounts, "chooses its own metrics (one count per basis); leave metrics out or set compare_counts to false.")
 	case req.CompareCounts:
 		metrics = countedSums(rep)
 	case req.Metrics != nil:

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
 
 // This file decodes a tool call's arguments into a Request. It validates
@@ -105,7 +106,7 @@ type args struct {
 
 // parseArgs decodes a call's raw arguments. Missing arguments are an empty
 // object.
-func parseArgs(raw json.RawMessage) (*args, *Refusal) {
+func parseArgs(raw json.RawMessage) (*args, *ask.Refusal) {
 	a := &args{fields: map[string]any{}, path: "arguments"}
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return a, nil
@@ -114,11 +115,11 @@ func parseArgs(raw json.RawMessage) (*args, *Refusal) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, invalid("arguments", "must be a JSON object.")
+		return nil, ask.Invalid("arguments", "must be a JSON object.")
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, invalid("arguments", "must be a JSON object.")
+		return nil, ask.Invalid("arguments", "must be a JSON object.")
 	}
 	a.fields = obj
 	return a, nil
@@ -127,7 +128,7 @@ func parseArgs(raw json.RawMessage) (*args, *Refusal) {
 // arguments returns the call's arguments, decoded once: Call decodes them
 // to put them on record, and the tool reads them from here. The decoded
 // fields are only ever read.
-func (c *call) arguments(raw json.RawMessage) (*args, *Refusal) {
+func (c *call) arguments(raw json.RawMessage) (*args, *ask.Refusal) {
 	if !c.decoded {
 		c.args, c.argsRefusal = parseArgs(raw)
 		c.decoded = true
@@ -139,14 +140,14 @@ func (c *call) arguments(raw json.RawMessage) (*args, *Refusal) {
 }
 
 // child returns a nested object argument, or nil when it is absent.
-func (a *args) child(name, shape string) (*args, *Refusal) {
+func (a *args) child(name, shape string) (*args, *ask.Refusal) {
 	v, ok := a.fields[name]
 	if !ok {
 		return nil, nil
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, invalid(a.sub(name), "must be an object: "+shape+".")
+		return nil, ask.Invalid(a.sub(name), "must be an object: "+shape+".")
 	}
 	return &args{fields: obj, path: a.sub(name)}, nil
 }
@@ -160,10 +161,10 @@ func (a *args) sub(name string) string {
 
 // only refuses any field not in allowed. The unknown name itself is never
 // repeated: it is the caller's text.
-func (a *args) only(allowed ...string) *Refusal {
+func (a *args) only(allowed ...string) *ask.Refusal {
 	for k := range a.fields {
 		if !slices.Contains(allowed, k) {
-			return invalid(a.path, "has a field this tool does not take; use only the listed fields.", allowed...)
+			return ask.Invalid(a.path, "has a field this tool does not take; use only the listed fields.", allowed...)
 		}
 	}
 	return nil
@@ -172,7 +173,7 @@ func (a *args) only(allowed ...string) *Refusal {
 func (a *args) has(name string) bool { _, ok := a.fields[name]; return ok }
 
 // text reads a string argument: present, a string, not blank, not too long.
-func (a *args) text(name string, max int) (string, bool, *Refusal) {
+func (a *args) text(name string, max int) (string, bool, *ask.Refusal) {
 	v, ok := a.fields[name]
 	if !ok {
 		return "", false, nil
@@ -180,42 +181,42 @@ func (a *args) text(name string, max int) (string, bool, *Refusal) {
 	s, isString := v.(string)
 	switch {
 	case !isString:
-		return "", true, invalid(a.sub(name), "must be a string.")
+		return "", true, ask.Invalid(a.sub(name), "must be a string.")
 	case strings.TrimSpace(s) == "":
-		return "", true, invalid(a.sub(name), "must not be empty.")
+		return "", true, ask.Invalid(a.sub(name), "must not be empty.")
 	case len(s) > max:
-		return "", true, invalid(a.sub(name), "is too long; at most "+itoa(max)+" characters.")
+		return "", true, ask.Invalid(a.sub(name), "is too long; at most "+itoa(max)+" characters.")
 	}
 	return strings.TrimSpace(s), true, nil
 }
 
 // choice reads a string argument that must be one of choices.
-func (a *args) choice(name string, choices []string) (string, *Refusal) {
+func (a *args) choice(name string, choices []string) (string, *ask.Refusal) {
 	v, ok := a.fields[name]
 	if !ok {
 		return "", nil
 	}
 	s, isString := v.(string)
 	if !isString || !slices.Contains(choices, s) {
-		return "", invalid(a.sub(name), "must be one of the choices.", choices...)
+		return "", ask.Invalid(a.sub(name), "must be one of the choices.", choices...)
 	}
 	return s, nil
 }
 
-func (a *args) flag(name string) (bool, *Refusal) {
+func (a *args) flag(name string) (bool, *ask.Refusal) {
 	v, ok := a.fields[name]
 	if !ok {
 		return false, nil
 	}
 	b, isBool := v.(bool)
 	if !isBool {
-		return false, invalid(a.sub(name), "must be true or false.")
+		return false, ask.Invalid(a.sub(name), "must be true or false.")
 	}
 	return b, nil
 }
 
 // whole reads an integer argument within [lo, hi].
-func (a *args) whole(name string, lo, hi int) (int, *Refusal) {
+func (a *args) whole(name string, lo, hi int) (int, *ask.Refusal) {
 	v, ok := a.fields[name]
 	if !ok {
 		return 0, nil
@@ -223,43 +224,43 @@ func (a *args) whole(name string, lo, hi int) (int, *Refusal) {
 	n, isNumber := v.(json.Number)
 	i, err := n.Int64()
 	if !isNumber || err != nil || i < int64(lo) || i > int64(hi) {
-		return 0, invalid(a.sub(name), "must be a whole number from "+itoa(lo)+" to "+itoa(hi)+".")
+		return 0, ask.Invalid(a.sub(name), "must be a whole number from "+itoa(lo)+" to "+itoa(hi)+".")
 	}
 	return int(i), nil
 }
 
 // date reads a YYYY-MM-DD argument. Whether the date exists is checked when
 // the period is resolved.
-func (a *args) date(name string) (string, *Refusal) {
+func (a *args) date(name string) (string, *ask.Refusal) {
 	v, ok := a.fields[name]
 	if !ok {
 		return "", nil
 	}
 	s, isString := v.(string)
 	if !isString || !dateRE.MatchString(s) {
-		return "", invalid(a.sub(name), "must be a date written YYYY-MM-DD.")
+		return "", ask.Invalid(a.sub(name), "must be a date written YYYY-MM-DD.")
 	}
 	return s, nil
 }
 
 // metricList reads a list of metric ids drawn from choices.
-func (a *args) metricList(name string, choices []string) ([]string, *Refusal) {
+func (a *args) metricList(name string, choices []string) ([]string, *ask.Refusal) {
 	v, ok := a.fields[name]
 	if !ok {
 		return nil, nil
 	}
 	items, isList := v.([]any)
 	if !isList || len(items) == 0 {
-		return nil, invalid(a.sub(name), "must be a non-empty list of metric ids.", choices...)
+		return nil, ask.Invalid(a.sub(name), "must be a non-empty list of metric ids.", choices...)
 	}
 	var out []string
 	for _, it := range items {
 		s, isString := it.(string)
 		switch {
 		case !isString || !slices.Contains(choices, s):
-			return nil, invalid(a.sub(name), "lists a metric this tool does not offer.", choices...)
+			return nil, ask.Invalid(a.sub(name), "lists a metric this tool does not offer.", choices...)
 		case slices.Contains(out, s):
-			return nil, invalid(a.sub(name), "lists a metric twice; list each once.", choices...)
+			return nil, ask.Invalid(a.sub(name), "lists a metric twice; list each once.", choices...)
 		}
 		out = append(out, s)
 	}
@@ -277,7 +278,7 @@ const (
 var NamedPeriods = catalog.NamedPeriods
 
 // decodeWho reads the who argument.
-func decodeWho(a *args) (WhoArg, *Refusal) {
+func decodeWho(a *args) (WhoArg, *ask.Refusal) {
 	w, r := a.child(argWho, whoShape)
 	switch {
 	case r != nil:
@@ -285,7 +286,7 @@ func decodeWho(a *args) (WhoArg, *Refusal) {
 	case w == nil:
 		return WhoArg{Default: true}, nil
 	case len(w.fields) != 1:
-		return WhoArg{}, invalid(argWho, "must have exactly one of the fields.", "floor", "team", "agent")
+		return WhoArg{}, ask.Invalid(argWho, "must have exactly one of the fields.", "floor", "team", "agent")
 	}
 	if r := w.only("floor", "team", "agent"); r != nil {
 		return WhoArg{}, r
@@ -294,11 +295,11 @@ func decodeWho(a *args) (WhoArg, *Refusal) {
 	if w.has("floor") {
 		floor, r := w.flag("floor")
 		if r != nil || !floor {
-			return WhoArg{}, invalid("who.floor", "must be true; to ask about a team or an agent use who.team or who.agent.")
+			return WhoArg{}, ask.Invalid("who.floor", "must be true; to ask about a team or an agent use who.team or who.agent.")
 		}
 		who.Floor = true
 	}
-	var r2 *Refusal
+	var r2 *ask.Refusal
 	if who.Team, _, r2 = w.text("team", maxNameLength); r2 != nil {
 		return WhoArg{}, r2
 	}
@@ -309,13 +310,13 @@ func decodeWho(a *args) (WhoArg, *Refusal) {
 }
 
 // decodePeriod reads the period argument, named as one of names.
-func decodePeriod(a *args, names []string) (PeriodArg, *Refusal) {
+func decodePeriod(a *args, names []string) (PeriodArg, *ask.Refusal) {
 	p, r := a.child(argPeriod, periodShape)
 	switch {
 	case r != nil:
 		return PeriodArg{}, r
 	case p == nil:
-		return PeriodArg{}, invalid(argPeriod, "is required: say which days, "+periodShape+".", "named", "day", "week", "start+end")
+		return PeriodArg{}, ask.Invalid(argPeriod, "is required: say which days, "+periodShape+".", "named", "day", "week", "start+end")
 	}
 	var out PeriodArg
 	switch {
@@ -339,20 +340,20 @@ func decodePeriod(a *args, names []string) (PeriodArg, *Refusal) {
 			return out, r
 		}
 		if !p.has("start") || !p.has("end") {
-			return out, invalid(argPeriod, "needs both start and end for a range (both inclusive).", "start", "end")
+			return out, ask.Invalid(argPeriod, "needs both start and end for a range (both inclusive).", "start", "end")
 		}
 		if out.Start, r = p.date("start"); r == nil {
 			out.End, r = p.date("end")
 		}
 	default:
-		return out, invalid(argPeriod, "must be one of the shapes "+periodShape+".", "named", "day", "week", "start+end")
+		return out, ask.Invalid(argPeriod, "must be one of the shapes "+periodShape+".", "named", "day", "week", "start+end")
 	}
 	return out, r
 }
 
 // decodeReport reads the arguments of a report tool over rep, whose period
 // may be named as one of plumbline's own.
-func decodeReport(rep *catalog.Report, raw json.RawMessage, compareCounts bool) (*Request, *Refusal) {
+func decodeReport(rep *catalog.Report, raw json.RawMessage, compareCounts bool) (*Request, *ask.Refusal) {
 	a, r := parseArgs(raw)
 	if r != nil {
 		return nil, r
@@ -361,7 +362,7 @@ func decodeReport(rep *catalog.Report, raw json.RawMessage, compareCounts bool) 
 }
 
 // decodeReportArgs reads the decoded arguments of a report tool over rep.
-func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool, periods []string) (*Request, *Refusal) {
+func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool, periods []string) (*Request, *ask.Refusal) {
 	allowed := []string{argWho, argPeriod, argMetrics, argGroupBy, argTopN, argSort, argCompact, argKnownDefinitions, argCompareTo, argCumulative}
 	if compareCounts {
 		allowed = append(allowed, argCompareCounts)
@@ -370,18 +371,21 @@ func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool, periods 
 		return nil, r
 	}
 	req := &Request{}
-	steps := []func() *Refusal{
-		func() (r *Refusal) { req.Who, r = decodeWho(a); return },
-		func() (r *Refusal) { req.Period, r = decodePeriod(a, periods); return },
-		func() (r *Refusal) { req.Metrics, r = a.metricList(argMetrics, rep.MetricIDs()); return },
-		func() (r *Refusal) { req.GroupBy, r = a.choice(argGroupBy, rep.GroupBy); return },
-		func() (r *Refusal) { req.TopN, r = a.whole(argTopN, 1, 50); return },
-		func() (r *Refusal) { req.Sort, r = decodeSort(a, rep); return },
-		func() (r *Refusal) { req.Compact, r = a.flag(argCompact); return },
-		func() (r *Refusal) { req.CompareCounts, r = a.flag(argCompareCounts); return },
-		func() (r *Refusal) { req.KnownDefinitions, _, r = a.text(argKnownDefinitions, maxVersionLen); return },
-		func() (r *Refusal) { req.CompareTo, r = a.choice(argCompareTo, reportCompareChoices); return },
-		func() (r *Refusal) { req.Cumulative, r = a.flag(argCumulative); return },
+	steps := []func() *ask.Refusal{
+		func() (r *ask.Refusal) { req.Who, r = decodeWho(a); return },
+		func() (r *ask.Refusal) { req.Period, r = decodePeriod(a, periods); return },
+		func() (r *ask.Refusal) { req.Metrics, r = a.metricList(argMetrics, rep.MetricIDs()); return },
+		func() (r *ask.Refusal) { req.GroupBy, r = a.choice(argGroupBy, rep.GroupBy); return },
+		func() (r *ask.Refusal) { req.TopN, r = a.whole(argTopN, 1, 50); return },
+		func() (r *ask.Refusal) { req.Sort, r = decodeSort(a, rep); return },
+		func() (r *ask.Refusal) { req.Compact, r = a.flag(argCompact); return },
+		func() (r *ask.Refusal) { req.CompareCounts, r = a.flag(argCompareCounts); return },
+		func() (r *ask.Refusal) {
+			req.KnownDefinitions, _, r = a.text(argKnownDefinitions, maxVersionLen)
+			return
+		},
+		func() (r *ask.Refusal) { req.CompareTo, r = a.choice(argCompareTo, reportCompareChoices); return },
+		func() (r *ask.Refusal) { req.Cumulative, r = a.flag(argCumulative); return },
 	}
 	for _, step := range steps {
 		if r := step(); r != nil {
@@ -391,7 +395,7 @@ func decodeReportArgs(rep *catalog.Report, a *args, compareCounts bool, periods 
 	return req, nil
 }
 
-func decodeSort(a *args, rep *catalog.Report) (*SortArg, *Refusal) {
+func decodeSort(a *args, rep *catalog.Report) (*SortArg, *ask.Refusal) {
 	s, r := a.child(argSort, `{"metric": id, "direction": "desc" or "asc"}`)
 	if r != nil || s == nil {
 		return nil, r
@@ -400,7 +404,7 @@ func decodeSort(a *args, rep *catalog.Report) (*SortArg, *Refusal) {
 		return nil, r
 	}
 	if !s.has("metric") {
-		return nil, invalid("sort.metric", "is required: the metric to order rows by.", rep.MetricIDs()...)
+		return nil, ask.Invalid("sort.metric", "is required: the metric to order rows by.", rep.MetricIDs()...)
 	}
 	out := &SortArg{Direction: "desc"}
 	if out.Metric, r = s.choice("metric", rep.MetricIDs()); r != nil {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/json"
+	"plumbline/reports/ask"
 	"strings"
 	"testing"
 )
@@ -51,7 +52,7 @@ func TestDecodeReportRefusals(t *testing.T) {
 			t.Errorf("%s was accepted", tc.args)
 			continue
 		}
-		if r.Argument != tc.argument || !strings.Contains(r.Rule, tc.rule) || r.Code != CodeInvalidArgument {
+		if r.Argument != tc.argument || !strings.Contains(r.Rule, tc.rule) || r.Code != ask.CodeInvalidArgument {
 			t.Errorf("%s: refusal %+v, want argument %s and a rule about %q", tc.args, r, tc.argument, tc.rule)
 		}
 		b, _ := json.Marshal(r)

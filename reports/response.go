@@ -135,8 +135,8 @@ type CandidatesAnswer struct {
 
 // RefusalAnswer is the answer to a call that was refused.
 type RefusalAnswer struct {
-	RequestID string   `json:"request_id"`
-	Error     *Refusal `json:"error"`
+	RequestID string       `json:"request_id"`
+	Error     *ask.Refusal `json:"error"`
 }
 
 func periodInfo(p ask.Period, zone *time.Location) PeriodInfo {

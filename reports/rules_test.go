@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"plumbline/catalog"
-	"plumbline/reports"
 	"plumbline/reports/ask"
 )
 
@@ -99,7 +98,7 @@ func TestDeclaredNoneIsRefused(t *testing.T) {
 				return
 			}
 			r := a.Refusal
-			if r == nil || r.Code != reports.CodeInvalidArgument || r.Argument != c.argument {
+			if r == nil || r.Code != ask.CodeInvalidArgument || r.Argument != c.argument {
 				t.Fatalf("refusal %+v, want invalid_argument on %s", r, c.argument)
 			}
 			if !strings.Contains(r.Rule, "("+strings.TrimSuffix(c.argument, "_to")+": none)") {

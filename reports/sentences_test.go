@@ -16,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	"plumbline/internal/contract"
-	"plumbline/reports"
 	"plumbline/reports/ask"
 )
 
@@ -42,8 +41,8 @@ var refusalPackages = map[string]string{
 }
 
 // refusalSites finds every place in those packages' sources where a
-// refusal's rule is written: invalid(argument, rule, ...), lackingRule(
-// argument, rule, ...), unavailable(code, rule), a Refusal literal with a
+// refusal's rule is written: ask.Invalid(argument, rule, ...), lackingRule(
+// argument, rule, ...), ask.Unavailable(code, rule), an ask.Refusal literal with a
 // Rule, or an assignment to a refusal's Rule.
 // A rule passed through from a parameter is checked where it is written.
 func refusalSites(t *testing.T) []refusalSite {
@@ -89,22 +88,22 @@ func refusalSites(t *testing.T) []refusalSite {
 				}
 				switch n := n.(type) {
 				case *ast.CallExpr:
-					fn, ok := n.Fun.(*ast.Ident)
-					if !ok || len(n.Args) < 2 {
+					name := exprName(n.Fun)
+					if len(n.Args) < 2 {
 						return true
 					}
-					switch fn.Name {
+					switch name {
 					case "lackingRule": // lists the metrics that have what it asks for
 						arg, _ := text(n.Args[0])
 						if rule, ok := text(n.Args[1]); ok {
 							sites = append(sites, refusalSite{at: at(), argument: arg, rule: rule, invalid: true, choices: true})
 						}
-					case "invalid":
+					case "invalid", "Invalid":
 						arg, _ := text(n.Args[0])
 						if rule, ok := text(n.Args[1]); ok {
 							sites = append(sites, refusalSite{at: at(), argument: arg, rule: rule, invalid: true, choices: len(n.Args) > 2})
 						}
-					case "unavailable":
+					case "unavailable", "Unavailable":
 						if rule, ok := text(n.Args[1]); ok {
 							sites = append(sites, refusalSite{at: at(), rule: rule})
 						}
@@ -302,12 +301,12 @@ func TestEveryRefusalReadsAsASentence(t *testing.T) {
 // The text a model reads of a refusal is its sentence.
 func TestARefusalsSentence(t *testing.T) {
 	for _, tc := range []struct {
-		r    reports.Refusal
+		r    ask.Refusal
 		want string
 	}{
-		{reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "who.agent", Rule: "matches no agent; give an agent_key."},
+		{ask.Refusal{Code: ask.CodeInvalidArgument, Argument: "who.agent", Rule: "matches no agent; give an agent_key."},
 			"who.agent matches no agent; give an agent_key."},
-		{reports.Refusal{Code: reports.CodeBusy, Rule: "The server is busy; try again in a few seconds."},
+		{ask.Refusal{Code: ask.CodeBusy, Rule: "The server is busy; try again in a few seconds."},
 			"The server is busy; try again in a few seconds."},
 	} {
 		if got := tc.r.Sentence(); got != tc.want {
@@ -389,7 +388,7 @@ func TestRefusalsCalledForReadAsSentences(t *testing.T) {
 			continue
 		}
 		seen[r.Code+" "+r.Argument+" "+r.Rule] = true
-		for _, fault := range sentenceFaults(r.Argument, r.Rule, r.Code == reports.CodeInvalidArgument, len(r.Choices) > 0) {
+		for _, fault := range sentenceFaults(r.Argument, r.Rule, r.Code == ask.CodeInvalidArgument, len(r.Choices) > 0) {
 			t.Errorf("%s %s: %s: %q", c.tool, c.args, fault, r.Sentence())
 		}
 		text, ok := contract.Text(e, a, func(s string) string { return s })

@@ -96,15 +96,15 @@ func (d *Directory) targetOf(team, metric string, ts targetSpan) []ask.TargetSet
 
 // targetable refuses a comparison with targets the call cannot make:
 // targets are set per team over a week or a month, for some metrics.
-func (e *Engine) targetable(scope ask.Scope, groupBy string, metrics []*catalog.Metric) *Refusal {
+func (e *Engine) targetable(scope ask.Scope, groupBy string, metrics []*catalog.Metric) *ask.Refusal {
 	switch {
 	case scope.Kind == ask.ScopeAgent:
-		return invalid(argCompareTo, "sets figures beside targets, which are set per team; ask about the agent's team or the floor.", "floor", "team")
+		return ask.Invalid(argCompareTo, "sets figures beside targets, which are set per team; ask about the agent's team or the floor.", "floor", "team")
 	case groupBy != "" && groupBy != catalog.GroupTeam:
-		return invalid(argCompareTo, "with target takes group_by team, or no group_by.", catalog.GroupTeam)
+		return ask.Invalid(argCompareTo, "with target takes group_by team, or no group_by.", catalog.GroupTeam)
 	}
 	if !slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.Target != nil }) {
-		return invalid(argCompareTo, "with target needs a metric that has targets; ask for one of these metrics.", e.targetMetricIDs()...)
+		return ask.Invalid(argCompareTo, "with target needs a metric that has targets; ask for one of these metrics.", e.targetMetricIDs()...)
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ func (e *Engine) targetable(scope ask.Scope, groupBy string, metrics []*catalog.
 // targetsSetFor refuses a target period none of metrics has targets for:
 // the catalogue says which kinds of period each metric's targets are set
 // for. The choices are the named periods of the kinds they are set for.
-func targetsSetFor(metrics []*catalog.Metric, ts targetSpan) *Refusal {
+func targetsSetFor(metrics []*catalog.Metric, ts targetSpan) *ask.Refusal {
 	var kinds, ids []string
 	for _, m := range metrics {
 		if m.Target == nil {
@@ -132,7 +132,7 @@ func targetsSetFor(metrics []*catalog.Metric, ts targetSpan) *Refusal {
 	for _, k := range kinds {
 		choices = append(choices, targetPeriods[k]...)
 	}
-	return invalid(argPeriod, "is a "+ts.kind+", and the targets of "+strings.Join(ids, ", ")+" are set by "+strings.Join(kinds, " and ")+
+	return ask.Invalid(argPeriod, "is a "+ts.kind+", and the targets of "+strings.Join(ids, ", ")+" are set by "+strings.Join(kinds, " and ")+
 		" only; ask about a "+strings.Join(kinds, " or ")+", for example with one of these named periods.", choices...)
 }
 
@@ -148,12 +148,12 @@ func (e *Engine) targetMetricIDs() []string {
 }
 
 // notTargetPeriod refuses a period no target is set for.
-func notTargetPeriod() *Refusal {
+func notTargetPeriod() *ask.Refusal {
 	var choices []string
 	for _, k := range catalog.TargetPeriods {
 		choices = append(choices, targetPeriods[k]...)
 	}
-	return invalid(argPeriod, "is not a period targets are set for: a whole week or calendar month, or one from its first day "+
+	return ask.Invalid(argPeriod, "is not a period targets are set for: a whole week or calendar month, or one from its first day "+
 		"through today; ask for one, for example with one of these named periods.", choices...)
 }
 

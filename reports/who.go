@@ -271,7 +271,7 @@ func (d *Directory) agent(key string) (ask.Agent, bool) {
 // resolveWho turns a who argument into a scope, or candidates when a name
 // matches several or matches none but is close to some (close.go), or a
 // refusal when it matches none and is close to none, over the whole floor.
-func (d *Directory) resolveWho(w WhoArg) (ask.Scope, []Candidate, *Refusal) {
+func (d *Directory) resolveWho(w WhoArg) (ask.Scope, []Candidate, *ask.Refusal) {
 	return d.resolveWithin(w, ask.FloorReach, "")
 }
 
@@ -280,7 +280,7 @@ func (d *Directory) resolveWho(w WhoArg) (ask.Scope, []Candidate, *Refusal) {
 // candidates and refusals never name anyone outside it, and a who outside
 // it is refused naming what the caller may ask for. {"team": "mine"} is the
 // caller's own team (Directory.mine).
-func (d *Directory) resolveWithin(w WhoArg, r ask.Reach, person string) (ask.Scope, []Candidate, *Refusal) {
+func (d *Directory) resolveWithin(w WhoArg, r ask.Reach, person string) (ask.Scope, []Candidate, *ask.Refusal) {
 	switch {
 	case w.Default:
 		return d.defaultScope(r, person)
@@ -294,7 +294,7 @@ func (d *Directory) resolveWithin(w WhoArg, r ask.Reach, person string) (ask.Sco
 	case w.Team != "" && strings.EqualFold(w.Team, MineTeam):
 		t, ok := d.mine(r, person)
 		if !ok {
-			return ask.Scope{}, nil, &Refusal{Code: CodeInvalidArgument, Argument: "who.team", Choices: reachChoices(r, person),
+			return ask.Scope{}, nil, &ask.Refusal{Code: ask.CodeInvalidArgument, Argument: "who.team", Choices: reachChoices(r, person),
 				Rule: `must name one team when it is "mine", your own team (the one team your reach covers, or the team you are on), and you have none or several; name one (choices).`}
 		}
 		return ask.Scope{Kind: ask.ScopeTeam, Key: t.Key, Name: t.Name}, nil, nil
@@ -305,7 +305,7 @@ func (d *Directory) resolveWithin(w WhoArg, r ask.Reach, person string) (ask.Sco
 	}
 }
 
-func (d *Directory) resolveTeam(text string, r ask.Reach, person string) (ask.Scope, []Candidate, *Refusal) {
+func (d *Directory) resolveTeam(text string, r ask.Reach, person string) (ask.Scope, []Candidate, *ask.Refusal) {
 	typed := tokens(text)
 	var exact, loose []ask.Team
 	outside := false // the text names a team outside the reach
@@ -352,7 +352,7 @@ func (d *Directory) resolveTeam(text string, r ask.Reach, person string) (ask.Sc
 		for i, t := range d.Teams {
 			keys[i] = t.Key
 		}
-		return ask.Scope{}, nil, invalid("who.team", "matches no team; give a team key or name.", keys...)
+		return ask.Scope{}, nil, ask.Invalid("who.team", "matches no team; give a team key or name.", keys...)
 	case 1:
 		return ask.Scope{Kind: ask.ScopeTeam, Key: found[0].Key, Name: found[0].Name}, nil, nil
 	}
@@ -363,7 +363,7 @@ func (d *Directory) resolveTeam(text string, r ask.Reach, person string) (ask.Sc
 	return ask.Scope{}, cands, nil
 }
 
-func (d *Directory) resolveAgent(text string, r ask.Reach, person string) (ask.Scope, []Candidate, *Refusal) {
+func (d *Directory) resolveAgent(text string, r ask.Reach, person string) (ask.Scope, []Candidate, *ask.Refusal) {
 	sees := func(a ask.Agent) bool { return r.SeesAgent(a, person) }
 	found := d.matchAgents(text, sees)
 	if len(found) == 0 && !r.Floor && len(d.matchAgents(text, nil)) > 0 {
@@ -384,7 +384,7 @@ func (d *Directory) resolveAgent(text string, r ask.Reach, person string) (ask.S
 	case len(found) == 0 && !r.Floor:
 		return ask.Scope{}, nil, outsideReach(r, "who.agent", person)
 	case len(found) == 0:
-		return ask.Scope{}, nil, invalid("who.agent", "matches no agent; give an agent_key, a name or an email (find_people lists matches).")
+		return ask.Scope{}, nil, ask.Invalid("who.agent", "matches no agent; give an agent_key, a name or an email (find_people lists matches).")
 	case len(found) == 1:
 		a := found[0]
 		return ask.Scope{Kind: ask.ScopeAgent, Key: a.Key, Name: a.Name, Team: a.Team}, nil, nil

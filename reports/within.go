@@ -57,30 +57,30 @@ const totalsWords = `{"floor": true} in hours, sales or quality, not grouped by 
 // totalsOnly is the refusal of the floor's totals where a tool would show
 // each team or agent on it: league, team_day, team_weeks and the roster
 // of the floor, or a report grouped by team or agent.
-func totalsOnly(r ask.Reach, argument, person string) *Refusal {
-	return &Refusal{Code: CodeForbidden, Argument: argument, Choices: reachChoices(r, person),
+func totalsOnly(r ask.Reach, argument, person string) *ask.Refusal {
+	return &ask.Refusal{Code: ask.CodeForbidden, Argument: argument, Choices: reachChoices(r, person),
 		Rule: "is outside what you may see: of the floor you may see its totals and not each team's or agent's figures; ask for the totals (" + totalsWords + "), or about one of your own (choices)."}
 }
 
 // totalsGrouped refuses the floor's totals grouped by team or agent, which
 // a caller who sees only the totals may not see; offered are the report's
 // groupings, of which the others are the choices.
-func totalsGrouped(s ask.Scope, groupBy string, offered []string) *Refusal {
+func totalsGrouped(s ask.Scope, groupBy string, offered []string) *ask.Refusal {
 	byWhom := func(g string) bool { return g == catalog.GroupTeam || g == catalog.GroupAgent }
 	if !s.Totals || !byWhom(groupBy) {
 		return nil
 	}
-	return &Refusal{Code: CodeForbidden, Argument: argGroupBy, Choices: slices.DeleteFunc(slices.Clone(offered), byWhom),
+	return &ask.Refusal{Code: ask.CodeForbidden, Argument: argGroupBy, Choices: slices.DeleteFunc(slices.Clone(offered), byWhom),
 		Rule: "is outside what you may see: of the floor you may see its totals, not each team's or agent's figures; group them by one of the choices, or leave group_by out."}
 }
 
 // totalsTargeted refuses the floor's totals beside its target: the floor's
 // target is its teams', and its notes name each team.
-func totalsTargeted(s ask.Scope) *Refusal {
+func totalsTargeted(s ask.Scope) *ask.Refusal {
 	if !s.Totals {
 		return nil
 	}
-	return &Refusal{Code: CodeForbidden, Argument: argCompareTo, Choices: []string{ComparePreviousPeriod, ComparePreviousYear},
+	return &ask.Refusal{Code: ask.CodeForbidden, Argument: argCompareTo, Choices: []string{ComparePreviousPeriod, ComparePreviousYear},
 		Rule: "is outside what you may see with target: the floor's target is set team by team, and you may see the floor's totals, not each team's; compare with one of the choices, or ask about one of your teams beside its target."}
 }
 
@@ -119,11 +119,11 @@ func reachChoices(r ask.Reach, person string) []string {
 
 // outsideReach is the refusal of a who the caller's reach does not cover. It
 // names what the caller may ask for, never what they sent.
-func outsideReach(r ask.Reach, argument, person string) *Refusal {
+func outsideReach(r ask.Reach, argument, person string) *ask.Refusal {
 	rule := "is outside what you may see; ask about "
 	switch {
 	case r.None():
-		return &Refusal{Code: CodeForbidden, Argument: argument, Choices: []string{},
+		return &ask.Refusal{Code: ask.CodeForbidden, Argument: argument, Choices: []string{},
 			Rule: "is outside what you may see: your reach covers no team or agent; ask whoever runs plumbline to grant you one (plumbline access grant)."}
 	case len(r.Teams) > 0 && r.Own:
 		rule += `one of your teams (choices, in who.team, or {"team": "mine"} when you have one) or your own figures (your agent_key, in who.agent)`
@@ -134,21 +134,21 @@ func outsideReach(r ask.Reach, argument, person string) *Refusal {
 	case r.Own:
 		rule += "your own figures only (your agent_key, in choices, in who.agent)"
 	default:
-		return &Refusal{Code: CodeForbidden, Argument: argument, Choices: reachChoices(r, person),
+		return &ask.Refusal{Code: ask.CodeForbidden, Argument: argument, Choices: reachChoices(r, person),
 			Rule: "is outside what you may see; ask about the floor's totals only: " + totalsWords + "."}
 	}
 	if r.Totals {
 		rule += ", or the floor's totals: " + totalsWords
 	}
 	rule += "."
-	return &Refusal{Code: CodeForbidden, Argument: argument, Rule: rule, Choices: reachChoices(r, person)}
+	return &ask.Refusal{Code: ask.CodeForbidden, Argument: argument, Rule: rule, Choices: reachChoices(r, person)}
 }
 
 // defaultScope is whom a call that leaves who out is about: the floor for
 // a caller who sees it, else their one team, their own agent, or the
 // floor's totals for a caller who sees only those; a caller who sees
 // several of these is asked to name one.
-func (d *Directory) defaultScope(r ask.Reach, person string) (ask.Scope, []Candidate, *Refusal) {
+func (d *Directory) defaultScope(r ask.Reach, person string) (ask.Scope, []Candidate, *ask.Refusal) {
 	switch {
 	case r.Floor:
 		return ask.Scope{Kind: ask.ScopeFloor, Name: "the floor"}, nil, nil
@@ -165,6 +165,6 @@ func (d *Directory) defaultScope(r ask.Reach, person string) (ask.Scope, []Candi
 	case len(r.Teams) == 0:
 		return ask.Scope{Kind: ask.ScopeFloor, Name: "the floor", Totals: true}, nil, nil
 	}
-	return ask.Scope{}, nil, &Refusal{Code: CodeInvalidArgument, Argument: argWho, Choices: reachChoices(r, person),
+	return ask.Scope{}, nil, &ask.Refusal{Code: ask.CodeInvalidArgument, Argument: argWho, Choices: reachChoices(r, person),
 		Rule: "must be given when you may see more than one team or agent; name one of yours (choices)."}
 }

@@ -198,12 +198,12 @@ func (d *Door) Call(ctx context.Context, caller ask.Caller, raw json.RawMessage)
 		case errors.Is(err, ask.ErrBusy):
 			return c.refuse(busy())
 		case errors.Is(err, ask.ErrUnauthenticated):
-			a := c.refuse(&Refusal{Code: reports.CodeUnauthenticated, Rule: "The access token is no longer valid (it was revoked or has expired); sign in again.", Choices: []string{}})
+			a := c.refuse(&Refusal{Code: ask.CodeUnauthenticated, Rule: "The access token is no longer valid (it was revoked or has expired); sign in again.", Choices: []string{}})
 			d.finish(context.WithoutCancel(ctx), c, a)
 			return a
 		}
 		d.opts.Log.Error("analyst audit: cannot record a statement; refusing it", "request_id", c.id, "err", err)
-		return c.refuse(&Refusal{Code: reports.CodeUnavailable, Rule: "The statement could not be put on record, so it was not run; try again in a minute.", Choices: []string{}})
+		return c.refuse(&Refusal{Code: ask.CodeUnavailable, Rule: "The statement could not be put on record, so it was not run; try again in a minute.", Choices: []string{}})
 	}
 	a := d.answer(ctx, c, args, stmt, r, wait)
 	d.finish(context.WithoutCancel(ctx), c, a)
@@ -221,12 +221,12 @@ func (d *Door) answer(ctx context.Context, c *call, args *arguments, stmt *sqlch
 				choices = append(choices, t.Name)
 			}
 		}
-		return c.refuse(&Refusal{Code: reports.CodeForbidden, Argument: "tool", Choices: nonNil(choices),
+		return c.refuse(&Refusal{Code: ask.CodeForbidden, Argument: "tool", Choices: nonNil(choices),
 			Rule: "is the analyst's door, offered only to a contained agent's service identity with the analyst:sql scope; " +
 				"ask with the report tools (choices), whose figures carry their definitions."})
 	}
 	if wait > 0 {
-		return c.refuse(&Refusal{Code: reports.CodeRateLimited, Choices: []string{},
+		return c.refuse(&Refusal{Code: ask.CodeRateLimited, Choices: []string{},
 			Rule: fmt.Sprintf("This identity has sent too many statements this minute (at most %d); try again in %d seconds.", d.opts.PerMinute, int(wait.Seconds()+0.999))})
 	}
 	if r != nil {
@@ -244,7 +244,7 @@ func Allowed(c ask.Caller) bool {
 // fault turns a store error into a refusal the caller can act on, and logs
 // the detail, which never reaches the caller.
 func (d *Door) fault(c *call, err error) *Answer {
-	r := &Refusal{Code: reports.CodeUnavailable, Rule: "The database did not answer; try again in a minute.", Choices: []string{}}
+	r := &Refusal{Code: ask.CodeUnavailable, Rule: "The database did not answer; try again in a minute.", Choices: []string{}}
 	if errors.Is(err, ask.ErrBusy) {
 		r = busy()
 	}
@@ -253,7 +253,7 @@ func (d *Door) fault(c *call, err error) *Answer {
 }
 
 func busy() *Refusal {
-	return &Refusal{Code: reports.CodeBusy, Rule: "The server is busy; try again in a few seconds.", Choices: []string{}}
+	return &Refusal{Code: ask.CodeBusy, Rule: "The server is busy; try again in a few seconds.", Choices: []string{}}
 }
 
 func (c *call) refuse(r *Refusal) *Answer {

@@ -6,13 +6,13 @@ import (
 	"fmt"
 
 	"plumbline/internal/sqlcheck"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // This file holds the door's arguments and answers.
 
 // Refusal is the door's teaching error: the shape of every plumbline
-// refusal (reports.Refusal), plus what a statement needs: the check it
+// refusal (ask.Refusal), plus what a statement needs: the check it
 // broke, the position in it, and PostgreSQL's SQLSTATE when the database
 // refused it. It never carries the caller's text.
 type Refusal struct {
@@ -129,11 +129,11 @@ func integer(raw json.RawMessage) (int64, bool) {
 }
 
 func invalid(argument, rule string, choices ...string) *Refusal {
-	return &Refusal{Code: reports.CodeInvalidArgument, Argument: argument, Rule: rule, Choices: nonNil(choices)}
+	return &Refusal{Code: ask.CodeInvalidArgument, Argument: argument, Rule: rule, Choices: nonNil(choices)}
 }
 
 // statementRefusal is the door's answer to a statement the check refused.
 func statementRefusal(r *sqlcheck.Refusal) *Refusal {
-	return &Refusal{Code: reports.CodeInvalidArgument, Argument: "sql", Rule: r.Rule, Choices: nonNil(r.Choices),
+	return &Refusal{Code: ask.CodeInvalidArgument, Argument: "sql", Rule: r.Rule, Choices: nonNil(r.Choices),
 		Check: r.Check, Position: r.Position}
 }

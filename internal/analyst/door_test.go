@@ -20,7 +20,7 @@ import (
 	"plumbline/internal/oauth"
 	"plumbline/internal/pgtest"
 	"plumbline/internal/sqlcheck/hostile"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // tools lists the tools a client sees.
@@ -433,7 +433,7 @@ func TestARevokedTokenRunsNoStatement(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Unauthorized") {
 		t.Errorf("a statement with a revoked token: %v, want the 401 challenge", err)
 	}
-	if got := f.audit(t); len(got) != 2 || !strings.HasPrefix(got[1], "service:floor-analyst ") || !strings.Contains(got[1], " "+reports.CodeUnauthenticated+" ") {
-		t.Errorf("the audit log reads %q; want the second statement on record, refused as %s", got, reports.CodeUnauthenticated)
+	if got := f.audit(t); len(got) != 2 || !strings.HasPrefix(got[1], "service:floor-analyst ") || !strings.Contains(got[1], " "+ask.CodeUnauthenticated+" ") {
+		t.Errorf("the audit log reads %q; want the second statement on record, refused as %s", got, ask.CodeUnauthenticated)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"plumbline/internal/pgstore"
 	"plumbline/internal/sqlcheck"
 	"plumbline/internal/telemetry"
-	"plumbline/reports"
 	"plumbline/reports/ask"
 )
 
@@ -247,7 +246,7 @@ func (o *overBound) Error() string { return "past the bound of a " + o.bound }
 // overRefusal refuses a statement whose first rows go past a bound,
 // teaching how to narrow it.
 func (d *Door) overRefusal(o *overBound) *Refusal {
-	r := &Refusal{Code: reports.CodeInvalidArgument, Argument: "sql", Check: o.bound, Choices: []string{}}
+	r := &Refusal{Code: ask.CodeInvalidArgument, Argument: "sql", Check: o.bound, Choices: []string{}}
 	switch o.bound {
 	case "depth":
 		r.Rule = fmt.Sprintf("returns a JSON value nested more than %d levels deep (column %d), deeper than an answer holds; "+
@@ -325,7 +324,7 @@ func (d *Door) unorderable(ctx context.Context, stmt *sqlcheck.Statement, err er
 	if len(which) > 1 {
 		what = "columns"
 	}
-	return &Refusal{Code: reports.CodeInvalidArgument, Argument: "sql", Check: sqlcheck.CheckOrder, Choices: []string{},
+	return &Refusal{Code: ask.CodeInvalidArgument, Argument: "sql", Check: sqlcheck.CheckOrder, Choices: []string{},
 		Rule: fmt.Sprintf("returns %s of a type PostgreSQL cannot order (%s), and pages are ordered by every column so that each row comes exactly once; "+
 			"cast such a column to text in the select list (a json column may become jsonb instead).", what, strings.Join(which, "; "))}
 }
@@ -409,12 +408,12 @@ func (d *Door) refused(c *call, err error, stmt *sqlcheck.Statement) *Answer {
 			d.opts.Log.Error("a statement past its timeout may still be running: the agent login could not end its backend "+
 				"(it needs EXECUTE on pg_terminate_backend)", "request_id", c.id, "err", err)
 		}
-		return c.refuse(&Refusal{Code: reports.CodeTimeout, Argument: "sql", Check: "timeout", SQLState: "57014", Choices: []string{},
+		return c.refuse(&Refusal{Code: ask.CodeTimeout, Argument: "sql", Check: "timeout", SQLState: "57014", Choices: []string{},
 			Rule: fmt.Sprintf("ran past the analyst's statement timeout of %s; narrow it (fewer days, fewer rows, an aggregate).", d.opts.StatementTimeout)})
 	case !errors.As(err, &pgErr):
 		return d.fault(c, err)
 	}
-	r := &Refusal{Code: reports.CodeInvalidArgument, Argument: "sql", Check: "database", SQLState: pgErr.Code, Choices: []string{}}
+	r := &Refusal{Code: ask.CodeInvalidArgument, Argument: "sql", Check: "database", SQLState: pgErr.Code, Choices: []string{}}
 	code := pgErr.Code
 	switch {
 	case code == "42501":

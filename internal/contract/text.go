@@ -423,7 +423,7 @@ func (t *textWriter) candidates(a *reports.CandidatesAnswer) {
 	t.table(keys, rows)
 }
 
-func (t *textWriter) refusal(r *reports.Refusal) {
+func (t *textWriter) refusal(r *ask.Refusal) {
 	// A rule about an argument reads after its name; any other rule is a
 	// sentence of its own.
 	if r.Argument != "" {

@@ -22,7 +22,6 @@ import (
 	"plumbline/internal/pgtest"
 	"plumbline/internal/reqlog"
 	"plumbline/internal/servetest"
-	"plumbline/reports"
 	"plumbline/reports/ask"
 	sqlfiles "plumbline/sql"
 )
@@ -89,7 +88,7 @@ func TestTwoServersHoldAPersonToTheLimit(t *testing.T) {
 	}
 	for i, cs := range []*mcp.ClientSession{b, a, b} {
 		o := callAs(t, cs, "metric_definitions", `{}`)
-		if o.Error == nil || o.Error.Code != reports.CodeRateLimited || !strings.Contains(o.Error.Rule, "try again in") {
+		if o.Error == nil || o.Error.Code != ask.CodeRateLimited || !strings.Contains(o.Error.Rule, "try again in") {
 			t.Fatalf("call %d over the limit: %+v, want rate_limited", i+4, o.Error)
 		}
 	}

@@ -44,7 +44,7 @@ func addDoor(srv *mcp.Server, engine *reports.Engine, o Options) {
 		}
 		body, err := json.Marshal(ans.Body)
 		if err != nil {
-			telemetry.EndCall(span, ans.RequestID, reports.CodeInternal, 0, true)
+			telemetry.EndCall(span, ans.RequestID, ask.CodeInternal, 0, true)
 			return nil, err
 		}
 		if !isPage {
@@ -150,7 +150,7 @@ func textual(typ string) bool {
 func reportsAnswer(ans *analyst.Answer) *reports.Answer {
 	out := &reports.Answer{RequestID: ans.RequestID, Rows: ans.Rows, Body: ans.Body}
 	if r, ok := ans.Body.(*analyst.RefusalAnswer); ok {
-		out.Refusal = &reports.Refusal{Code: r.Error.Code, Argument: r.Error.Argument, Rule: r.Error.Rule, Choices: r.Error.Choices}
+		out.Refusal = &ask.Refusal{Code: r.Error.Code, Argument: r.Error.Argument, Rule: r.Error.Rule, Choices: r.Error.Choices}
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // advertiseLogging declares MCP logging: a client that sets a level
@@ -29,7 +30,7 @@ var loggingLevels = []string{"debug", "info", "notice", "warning", "error", "cri
 func knownLevel(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && method == "logging/setLevel" && !slices.Contains(loggingLevels, string(p.Level)) {
-			return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "level",
+			return nil, readError(&ask.Refusal{Code: ask.CodeInvalidArgument, Argument: "level",
 				Rule: "is not a level of MCP logging; set one of the choices, from the least severe to the most.", Choices: loggingLevels})
 		}
 		return next(ctx, method, req)
@@ -53,7 +54,7 @@ func logOutcome(ctx context.Context, req *mcp.CallToolRequest, ans *reports.Answ
 	if r := ans.Refusal; r != nil {
 		level, outcome = "warning", r.Code
 		switch r.Code {
-		case reports.CodeUnavailable, reports.CodeBusy, reports.CodeTimeout, reports.CodeInternal:
+		case ask.CodeUnavailable, ask.CodeBusy, ask.CodeTimeout, ask.CodeInternal:
 			level = "error"
 		}
 		data["rule"] = r.Rule

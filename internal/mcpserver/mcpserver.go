@@ -209,7 +209,7 @@ func calls(engine *reports.Engine, o Options) toolCall {
 		start := time.Now()
 		ans, body, err := answer(ctx, engine, o, req)
 		if err != nil {
-			telemetry.EndCall(span, "", reports.CodeInternal, 0, true)
+			telemetry.EndCall(span, "", ask.CodeInternal, 0, true)
 			return toolResult{}, err
 		}
 		logOutcome(ctx, req, ans, time.Since(start))
@@ -237,7 +237,7 @@ func fault(ans *reports.Answer) bool {
 		return false
 	}
 	switch ans.Refusal.Code {
-	case reports.CodeUnavailable, reports.CodeBusy, reports.CodeTimeout, reports.CodeInternal:
+	case ask.CodeUnavailable, ask.CodeBusy, ask.CodeTimeout, ask.CodeInternal:
 		return true
 	}
 	return false
@@ -251,7 +251,7 @@ func count(m *telemetry.Metrics, tool string, ans *reports.Answer, t *telemetry.
 	outcome, argument := ans.Outcome(), ""
 	if ans.Refusal != nil {
 		argument = ans.Refusal.Argument
-		if outcome == reports.CodeRateLimited {
+		if outcome == ask.CodeRateLimited {
 			m.Limited(limit)
 		}
 	}

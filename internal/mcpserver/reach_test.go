@@ -175,7 +175,7 @@ func TestReachInTheEngine(t *testing.T) {
 	f.grant(t, twoTeams, ask.SeesTeam, t1)
 	f.grant(t, twoTeams, ask.SeesTeam, t2)
 	a, _ := f.ask(t, twoTeams, "sales", noWho)
-	if e := refusal(t, a, "two teams without who"); e["code"] != reports.CodeInvalidArgument || e["argument"] != "who" ||
+	if e := refusal(t, a, "two teams without who"); e["code"] != ask.CodeInvalidArgument || e["argument"] != "who" ||
 		!slices.Equal(e["choices"].([]any), []any{t1, t2}) {
 		t.Errorf("two teams without who: %v, want who asked for, naming %s and %s", e, t1, t2)
 	}
@@ -187,7 +187,7 @@ func TestReachInTheEngine(t *testing.T) {
 		`{"agent":"` + a2name + `"}`} {
 		a, text := f.ask(t, lead, "sales", sales(who))
 		e := refusal(t, a, "the lead's "+who)
-		if choices, _ := e["choices"].([]any); e["code"] != reports.CodeForbidden || !slices.Equal(choices, []any{t1}) {
+		if choices, _ := e["choices"].([]any); e["code"] != ask.CodeForbidden || !slices.Equal(choices, []any{t1}) {
 			t.Errorf("the lead's %s: %v, want forbidden naming %s", who, e, t1)
 		}
 		for _, secret := range []string{t2name, a2name, a2} {
@@ -199,7 +199,7 @@ func TestReachInTheEngine(t *testing.T) {
 	if a, _ := f.ask(t, lead, "sales", sales(`{"agent":"`+a1+`"}`)); submitted(a) != agentSum(a1) {
 		t.Errorf("the lead on their agent %s: %v, want %v", a1, submitted(a), agentSum(a1))
 	}
-	if a, _ := f.ask(t, lead, "league", `{"period":{"week":"`+dateOf(week)+`"}}`); refusal(t, a, "the lead's league")["code"] != reports.CodeForbidden {
+	if a, _ := f.ask(t, lead, "league", `{"period":{"week":"`+dateOf(week)+`"}}`); refusal(t, a, "the lead's league")["code"] != ask.CodeForbidden {
 		t.Errorf("the lead's league: %v, want forbidden", a)
 	}
 
@@ -253,7 +253,7 @@ func TestReachInTheEngine(t *testing.T) {
 			}
 			continue
 		}
-		if e := refusal(t, a, "nothing's "+c[0]); e["code"] != reports.CodeForbidden {
+		if e := refusal(t, a, "nothing's "+c[0]); e["code"] != ask.CodeForbidden {
 			t.Errorf("%s for someone who sees nothing: %v", c[0], e)
 		}
 	}
@@ -299,7 +299,7 @@ func TestTheFloorsTotalsForATeamLead(t *testing.T) {
 		{"league", `{` + period + `}`, "tool"},
 	} {
 		a, _ := f.ask(t, "lead-1", c.tool, c.args)
-		if e := refusal(t, a, c.tool+" "+c.args); e["code"] != reports.CodeForbidden || e["argument"] != c.argument {
+		if e := refusal(t, a, c.tool+" "+c.args); e["code"] != ask.CodeForbidden || e["argument"] != c.argument {
 			t.Errorf("%s %s for a lead who sees the floor's totals: %v, want forbidden on %s", c.tool, c.args, e, c.argument)
 		}
 	}

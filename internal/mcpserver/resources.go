@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // The resources plumbline offers beside its tools, for clients that let a
@@ -56,7 +57,7 @@ func readMetric(engine *reports.Engine, o Options) mcp.ResourceHandler {
 		args := json.RawMessage(`{}`)
 		if id, ok := strings.CutPrefix(req.Params.URI, metricsURI+"/"); ok {
 			if _, known := engine.Catalog().Metric(id); !known {
-				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "metric",
+				return nil, readError(&ask.Refusal{Code: ask.CodeInvalidArgument, Argument: "metric",
 					Rule: "is not a metric id of the catalogue.", Choices: metricIDs(engine)})
 			}
 			args, _ = json.Marshal(map[string][]string{"metrics": {id}})
@@ -71,7 +72,7 @@ func readTeam(engine *reports.Engine, o Options) mcp.ResourceHandler {
 		team, _ := strings.CutPrefix(req.Params.URI, teamsURI+"/")
 		team, err := url.PathUnescape(team)
 		if err != nil || team == "" || strings.Contains(team, "/") {
-			return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "team",
+			return nil, readError(&ask.Refusal{Code: ask.CodeInvalidArgument, Argument: "team",
 				Rule: "must be one team key or name, percent-encoded; completion offers the keys.", Choices: []string{}})
 		}
 		args, _ := json.Marshal(map[string]any{"who": map[string]string{"team": team}})
@@ -103,9 +104,9 @@ func readAs(ctx context.Context, engine *reports.Engine, o Options, req *mcp.Rea
 // error, its refusal as the data. A bad argument is invalid params (as a
 // resource that does not exist is, by the protocol); anything else is the
 // server's fault. The URI is never repeated.
-func readError(r *reports.Refusal) error {
+func readError(r *ask.Refusal) error {
 	code := int64(jsonrpc.CodeInternalError)
-	if r.Code == reports.CodeInvalidArgument {
+	if r.Code == ask.CodeInvalidArgument {
 		code = jsonrpc.CodeInvalidParams
 	}
 	if r.Choices == nil {

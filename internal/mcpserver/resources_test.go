@@ -16,7 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/internal/mcpserver"
-	"plumbline/reports"
 	"plumbline/reports/ask"
 )
 
@@ -320,10 +319,10 @@ func TestLoggingLevelIsOneOfTheLevels(t *testing.T) {
 			t.Errorf("level %q: %v, want an invalid-params error", level, err)
 			continue
 		}
-		var r reports.Refusal
+		var r ask.Refusal
 		json.Unmarshal(je.Data, &r)
 		want := []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-		if r.Code != reports.CodeInvalidArgument || r.Argument != "level" || !slices.Equal(r.Choices, want) || strings.Contains(je.Error(), marker) {
+		if r.Code != ask.CodeInvalidArgument || r.Argument != "level" || !slices.Equal(r.Choices, want) || strings.Contains(je.Error(), marker) {
 			t.Errorf("level %q: refused with %s", level, je.Data)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // This file keeps what a caller sent out of the protocol's own errors. The
@@ -34,7 +35,7 @@ var servedMethods = []string{
 
 // teaching returns plumbline's own error for a JSON-RPC error code.
 func teaching(code int64) *jsonrpc.Error {
-	r := &reports.Refusal{Code: reports.CodeInvalidArgument, Choices: []string{}}
+	r := &ask.Refusal{Code: ask.CodeInvalidArgument, Choices: []string{}}
 	switch code {
 	case jsonrpc.CodeParseError:
 		r.Argument, r.Rule = "body", "is not one valid JSON value with nothing after it; send one JSON-RPC message, a JSON object, per request (per line on stdio)."
@@ -50,7 +51,7 @@ func teaching(code int64) *jsonrpc.Error {
 	case mcp.CodeUnsupportedProtocolVersion:
 		r.Argument, r.Rule = "protocolVersion", "is not a revision plumbline serves; the error's data lists the supported ones."
 	default:
-		r.Code, r.Argument, r.Rule = reports.CodeUnavailable, "request", "could not be handled; try again."
+		r.Code, r.Argument, r.Rule = ask.CodeUnavailable, "request", "could not be handled; try again."
 	}
 	data, _ := json.Marshal(r)
 	return &jsonrpc.Error{Code: code, Message: r.Error(), Data: data}
@@ -94,14 +95,14 @@ func unechoed(engine *reports.Engine) mcp.Middleware {
 			case err == nil || errors.As(err, &jerr) && isRefusal(jerr.Data):
 				return res, err
 			case method == "resources/read" && errors.As(err, &jerr) && jerr.Code == jsonrpc.CodeInvalidParams:
-				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "uri",
+				return nil, readError(&ask.Refusal{Code: ask.CodeInvalidArgument, Argument: "uri",
 					Rule:    "names no plumbline resource; resources/list and resources/templates/list give the ones there are.",
 					Choices: []string{metricsURI, metricTemplate, teamTemplate}})
 			case method == "tools/call" && errors.As(err, &jerr) && jerr.Code == jsonrpc.CodeInvalidParams:
-				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "name",
+				return nil, readError(&ask.Refusal{Code: ask.CodeInvalidArgument, Argument: "name",
 					Rule: "is not a plumbline tool; tools/list gives them.", Choices: engine.ToolNames()})
 			case method == "prompts/get" && errors.As(err, &jerr) && jerr.Code == jsonrpc.CodeInvalidParams:
-				return nil, readError(&reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "name",
+				return nil, readError(&ask.Refusal{Code: ask.CodeInvalidArgument, Argument: "name",
 					Rule: "is not a prompt: plumbline offers none, as its tools answer every question."})
 			}
 			return nil, unechoedError(err)
@@ -111,7 +112,7 @@ func unechoed(engine *reports.Engine) mcp.Middleware {
 
 // isRefusal reports whether an error's data is one of plumbline's refusals.
 func isRefusal(data json.RawMessage) bool {
-	var r reports.Refusal
+	var r ask.Refusal
 	return json.Unmarshal(data, &r) == nil && r.Code != ""
 }
 

@@ -6,11 +6,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"plumbline/reports/ask"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
-	"plumbline/reports"
 )
 
 // This file holds what plumbline asks of a JSON-RPC message before the
@@ -30,7 +29,7 @@ const maxExactID = 1<<53 - 1
 // idRefusal is plumbline's error for a request whose id would not come
 // back as it was sent.
 func idRefusal() *jsonrpc.Error {
-	r := &reports.Refusal{Code: reports.CodeInvalidArgument, Argument: "id", Choices: []string{},
+	r := &ask.Refusal{Code: ask.CodeInvalidArgument, Argument: "id", Choices: []string{},
 		Rule: "must be a string, or a whole number from -" + strconv.Itoa(maxExactID) + " to " + strconv.Itoa(maxExactID) +
 			" written without a fraction or an exponent, which every JSON reader keeps exactly, so that the answer's id is the request's; " +
 			"the request was not run, and this answer's id is null."}

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"plumbline/internal/mcpserver"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // wire is one server spoken to as bytes, over Streamable HTTP or stdio: a
@@ -67,13 +67,13 @@ func (f *floor) wires(t *testing.T) []wire {
 
 // rawID reads the id of a JSON-RPC answer exactly as it was written, and
 // its error's code and plumbline refusal, if any.
-func rawID(t *testing.T, answer string) (id string, code int64, refusal *reports.Refusal) {
+func rawID(t *testing.T, answer string) (id string, code int64, refusal *ask.Refusal) {
 	t.Helper()
 	var msg struct {
 		ID    json.RawMessage
 		Error *struct {
 			Code int64
-			Data *reports.Refusal
+			Data *ask.Refusal
 		}
 	}
 	if err := json.Unmarshal([]byte(answer), &msg); err != nil {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"plumbline/internal/oauth"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // The metadata documents name one issuer and one resource, byte for byte,
@@ -291,8 +291,8 @@ func (e *env) expectRefused(t *testing.T, token, next, principal string) {
 	if status != 401 || strings.Contains(body, "definition") {
 		t.Errorf("tools/call: %d %.200s, want 401 and no answer", status, body)
 	}
-	if got := e.records.last(); got.Caller.Person != principal || got.Outcome != reports.CodeUnauthenticated {
-		t.Errorf("the refused call is on record as %+v, want %s and %s", got, principal, reports.CodeUnauthenticated)
+	if got := e.records.last(); got.Caller.Person != principal || got.Outcome != ask.CodeUnauthenticated {
+		t.Errorf("the refused call is on record as %+v, want %s and %s", got, principal, ask.CodeUnauthenticated)
 	}
 }
 

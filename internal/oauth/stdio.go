@@ -10,7 +10,7 @@ import (
 
 	"plumbline/internal/reqlog"
 	"plumbline/internal/telemetry"
-	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // What a stdio client hears when its token stops holding, and when it
@@ -18,15 +18,15 @@ import (
 // as every refusal that names no argument is, the refusal in its data),
 // which the transport passes on as it is.
 var (
-	errTokenLost = refusalError(&reports.Refusal{Code: reports.CodeUnauthenticated, Choices: []string{},
+	errTokenLost = refusalError(&ask.Refusal{Code: ask.CodeUnauthenticated, Choices: []string{},
 		Rule: "This process's plumbline token no longer holds: it was revoked or has expired, or its person left the directory; " +
 			"its access has ended, so restart it with a new token."})
-	errTokenUnchecked = refusalError(&reports.Refusal{Code: reports.CodeUnavailable, Choices: []string{},
+	errTokenUnchecked = refusalError(&ask.Refusal{Code: ask.CodeUnavailable, Choices: []string{},
 		Rule: "This process's plumbline token could not be checked, as the database is out of reach; try again in a minute."})
 )
 
 // refusalError is a refusal as the error of a JSON-RPC call.
-func refusalError(r *reports.Refusal) *jsonrpc.Error {
+func refusalError(r *ask.Refusal) *jsonrpc.Error {
 	data, _ := json.Marshal(r)
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: r.Error(), Data: data}
 }

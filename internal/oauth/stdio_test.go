@@ -15,7 +15,6 @@ import (
 	"plumbline/internal/mcpserver"
 	"plumbline/internal/oauth"
 	"plumbline/internal/servetest"
-	"plumbline/reports"
 	"plumbline/reports/ask"
 )
 
@@ -60,9 +59,9 @@ func TestStdioTellsARemovedPersonTheirAccessEnded(t *testing.T) {
 	if !errors.As(err, &je) {
 		t.Fatalf("a removed member over stdio: %v, want plumbline's refusal", err)
 	}
-	var r reports.Refusal
+	var r ask.Refusal
 	json.Unmarshal(je.Data, &r)
-	if r.Code != reports.CodeUnauthenticated || !strings.Contains(r.Rule, "left the directory") || !strings.Contains(r.Rule, "new token") {
+	if r.Code != ask.CodeUnauthenticated || !strings.Contains(r.Rule, "left the directory") || !strings.Contains(r.Rule, "new token") {
 		t.Errorf("a removed member over stdio was told %q (%s)", je.Message, je.Data)
 	}
 }

@@ -59,7 +59,7 @@ func engine(db *pgtest.DB, cat *catalog.Catalog, st *pgstore.Store) *reports.Eng
 	return reports.New(cat, st, &reports.Options{Now: func() time.Time { return db.Now }, Logger: quiet, Recorder: rec})
 }
 
-func refusal(t *testing.T, a *reports.Answer) *reports.Refusal {
+func refusal(t *testing.T, a *reports.Answer) *ask.Refusal {
 	t.Helper()
 	if a.Refusal == nil {
 		body, _ := json.Marshal(a.Body)
@@ -361,7 +361,7 @@ func TestPoolExhaustionIsBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := refusal(t, e.Call(ctx, ask.Caller{Person: "ana"}, "sales", json.RawMessage(lastWeek)))
-	if r.Code != reports.CodeBusy || !strings.Contains(r.Rule, "busy") {
+	if r.Code != ask.CodeBusy || !strings.Contains(r.Rule, "busy") {
 		t.Errorf("with the pool exhausted: %+v, want busy", r)
 	}
 	held.Release()
@@ -415,7 +415,7 @@ func TestStatementTimeout(t *testing.T) {
 		a := e.Call(ctx, ana, "quality", json.RawMessage(lastWeek))
 		r := refusal(t, a)
 		body, _ := json.Marshal(a.Body)
-		if r.Code != reports.CodeTimeout || strings.Contains(string(body), "cancel") || strings.Contains(string(body), "statement") {
+		if r.Code != ask.CodeTimeout || strings.Contains(string(body), "cancel") || strings.Contains(string(body), "statement") {
 			t.Errorf("a slow query: %s", body)
 		}
 		if a := e.Call(ctx, ana, "health", json.RawMessage(`{}`)); a.Refusal != nil || a.Body.(*reports.HealthAnswer).Database != "reachable" {
@@ -471,7 +471,7 @@ func TestStatementTimeoutOnALockedTable(t *testing.T) {
 		if guarded != nil {
 			t.Fatalf("call %d on a locked table waited for the lock until the test's guard of a minute, past its statement timeout", i+1)
 		}
-		if r := refusal(t, a); r.Code != reports.CodeTimeout {
+		if r := refusal(t, a); r.Code != ask.CodeTimeout {
 			t.Errorf("call %d on a locked table: refused %s, want timeout", i+1, r.Code)
 		}
 	}

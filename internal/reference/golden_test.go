@@ -13,6 +13,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/internal/reference"
 	"plumbline/reports"
+	"plumbline/reports/ask"
 )
 
 // The golden answers of package reports (reports/testdata/golden, one
@@ -45,7 +46,7 @@ func TestGoldenAnswersAgreeWithTheReference(t *testing.T) {
 			req := request(t, call.Tool, call.Arguments)
 			want := floorOf(t, rows).Evaluate(req, now, version)
 			got := &reports.Answer{Body: kept.Body, Rows: kept.Rows, Warnings: kept.Warnings}
-			var refused struct{ Error *reports.Refusal }
+			var refused struct{ Error *ask.Refusal }
 			json.Unmarshal(kept.Body, &refused)
 			got.Refusal = refused.Error
 			if diff := compare(got, want); len(diff) > 0 {

@@ -513,7 +513,7 @@ const totalsNote = "These are the floor's totals: your reach shows them, and not
 // same call was, for an argument other than who: one read before who is.
 func sameEarlierRefusal(got, asked *reports.Answer) bool {
 	g, a := got.Refusal, asked.Refusal
-	return g != nil && a != nil && g.Code == a.Code && g.Argument == a.Argument && g.Code != reports.CodeForbidden &&
+	return g != nil && a != nil && g.Code == a.Code && g.Argument == a.Argument && g.Code != ask.CodeForbidden &&
 		!strings.HasPrefix(g.Argument, "who")
 }
 

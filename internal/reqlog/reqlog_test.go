@@ -120,7 +120,7 @@ func TestCallsAreOnRecord(t *testing.T) {
 
 	bad := e.Call(ctx, ana, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"someday"}}`))
 	rl.Close() // writes what is queued, as at shutdown
-	if r := readLog(t, sql, bad.RequestID); r == nil || r.Outcome == nil || *r.Outcome != reports.CodeInvalidArgument {
+	if r := readLog(t, sql, bad.RequestID); r == nil || r.Outcome == nil || *r.Outcome != ask.CodeInvalidArgument {
 		t.Errorf("a refused call is logged as %+v", r)
 	}
 }
@@ -167,7 +167,7 @@ func notOnRecord(t *testing.T, e *reports.Engine, object string) *reports.Answer
 	t.Helper()
 	a := e.Call(context.Background(), ask.Caller{Person: "ana", Client: "c"}, "sales", json.RawMessage(`{"who":{"floor":true},"period":{"named":"last_week"}}`))
 	body, _ := json.Marshal(a.Body)
-	if a.Refusal == nil || a.Refusal.Code != reports.CodeUnavailable || !strings.Contains(a.Refusal.Rule, "could not be put on record") {
+	if a.Refusal == nil || a.Refusal.Code != ask.CodeUnavailable || !strings.Contains(a.Refusal.Rule, "could not be put on record") {
 		t.Fatalf("a call that could not be put on record was answered %s", body)
 	}
 	if strings.Contains(string(body), "permission") || strings.Contains(string(body), object) {
@@ -213,8 +213,8 @@ func TestAnAnswerWaitsForItsRowOnDisk(t *testing.T) {
 	e, rl := serverWith(t, db, reqlog.Options{Metrics: metrics})
 	a := notOnRecord(t, e, "pg_logical")
 	rl.Flush(ctx)
-	if r := readLog(t, sql, a.RequestID); r == nil || r.Outcome == nil || *r.Outcome != reports.CodeUnavailable {
-		t.Errorf("the call's row: %+v, want it with outcome %s", r, reports.CodeUnavailable)
+	if r := readLog(t, sql, a.RequestID); r == nil || r.Outcome == nil || *r.Outcome != ask.CodeUnavailable {
+		t.Errorf("the call's row: %+v, want it with outcome %s", r, ask.CodeUnavailable)
 	}
 	// An operator sees the refusal as a failed write of a call's row.
 	scrape := httptest.NewRecorder()
@@ -599,8 +599,8 @@ func TestACallOverTheLimitRunsNoReport(t *testing.T) {
 			t.Fatalf("%s's %s: %+v", first[0], first[1], a.Refusal)
 		}
 	}
-	if a := call("ana", "sales"); a.Refusal == nil || a.Refusal.Code != reports.CodeRateLimited {
-		t.Fatalf("ana's second call: %+v, want %s", a.Refusal, reports.CodeRateLimited)
+	if a := call("ana", "sales"); a.Refusal == nil || a.Refusal.Code != ask.CodeRateLimited {
+		t.Fatalf("ana's second call: %+v, want %s", a.Refusal, ask.CodeRateLimited)
 	}
 	if n := db.Marked(t, 2); n != 0 {
 		t.Errorf("the report of a call over the limit read its source, on %d sessions", n)

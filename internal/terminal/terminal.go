@@ -18,7 +18,7 @@ import (
 // answer is any tool's answer read as the engine's own types: the fields
 // the table view reads, whichever tool answered.
 type answer struct {
-	Error   *reports.Refusal
+	Error   *ask.Refusal
 	Request reports.Echo
 	reports.Governed
 	Columns    []string

@@ -1,4 +1,4 @@
-package reports
+package ask
 
 // Codes for refusals. They are stable: clients and the request log may rely
 // on them.
@@ -40,15 +40,15 @@ func (r *Refusal) Sentence() string {
 	return r.Argument + " " + r.Rule
 }
 
-// invalid builds a refusal for a bad argument.
-func invalid(argument, rule string, choices ...string) *Refusal {
+// Invalid builds a refusal for a bad argument.
+func Invalid(argument, rule string, choices ...string) *Refusal {
 	if choices == nil {
 		choices = []string{}
 	}
 	return &Refusal{Code: CodeInvalidArgument, Argument: argument, Rule: rule, Choices: choices}
 }
 
-// unavailable builds a refusal for a fault the caller cannot fix.
-func unavailable(code, rule string) *Refusal {
+// Unavailable builds a refusal for a fault the caller cannot fix.
+func Unavailable(code, rule string) *Refusal {
 	return &Refusal{Code: code, Rule: rule, Choices: []string{}}
 }
