@@ -299,7 +299,7 @@ func (e *Engine) directory(ctx context.Context, now time.Time) (*Directory, erro
 	day := today(now, e.cat.Zone())
 	return e.dir.get(ctx, e.opts.DirectoryTTL, func(d *Directory) bool { return d.day.Equal(day) },
 		func(ctx context.Context) (*Directory, error) {
-			roster, err := e.store.Directory(ctx)
+			roster, err := e.store.Directory(ctx, "")
 			if err != nil {
 				return nil, err
 			}

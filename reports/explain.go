@@ -91,7 +91,7 @@ type keyDirectory struct {
 	today time.Time
 }
 
-func (k keyDirectory) Directory(context.Context) (*ask.Roster, error) { return k.dir, nil }
+func (k keyDirectory) Directory(context.Context, string) (*ask.Roster, error) { return k.dir, nil }
 
 // Coverage says every source is loaded from long ago through today: without
 // a database nothing is known to be missing, so the plan is the one a fresh

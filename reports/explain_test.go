@@ -33,7 +33,7 @@ func TestKeysOnlyAsOfNow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := st.Directory(context.Background())
+	dir, err := st.Directory(context.Background(), "")
 	if err != nil || len(dir.Teams) != 1 || dir.Teams[0].Key != "falcons" || len(dir.Agents) != 0 {
 		t.Fatalf("directory %+v (%v), want the one team falcons", dir, err)
 	}

@@ -58,7 +58,7 @@ var _ ask.Store = (*memStore)(nil)
 func (s *memStore) Ping(context.Context) error { return nil }
 
 // Directory reads the roster relations.
-func (s *memStore) Directory(context.Context) (*ask.Roster, error) {
+func (s *memStore) Directory(context.Context, string) (*ask.Roster, error) {
 	r := s.cat.Roster()
 	dir := &ask.Roster{}
 	for _, row := range s.rows[r.Teams.Relation] {

@@ -296,7 +296,7 @@ func TestStintsMemoIsBounded(t *testing.T) {
 // rosterStore is a store holding a roster alone, read afresh each time.
 type rosterStore struct{ teams int }
 
-func (s *rosterStore) Directory(context.Context) (*ask.Roster, error) {
+func (s *rosterStore) Directory(context.Context, string) (*ask.Roster, error) {
 	r := &ask.Roster{}
 	for i := range s.teams {
 		r.Teams = append(r.Teams, ask.Team{Key: fmt.Sprintf("t%d", i), Name: fmt.Sprintf("Team %d", i)})

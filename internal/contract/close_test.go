@@ -17,7 +17,7 @@ import (
 // of them named Ana), with no figures loaded.
 type roster struct{}
 
-func (roster) Directory(context.Context) (*ask.Roster, error) {
+func (roster) Directory(context.Context, string) (*ask.Roster, error) {
 	hired := time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC)
 	r := &ask.Roster{Teams: []ask.Team{{Key: "hawks", Name: "Hawks"}},
 		Floor: []ask.FloorDecision{{Team: "hawks", From: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), CountsAsSales: true, DecidedBy: "ops", Reason: "sales team"}}}

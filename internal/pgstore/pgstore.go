@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -64,6 +65,11 @@ type Store struct {
 
 	built  statements      // the SQL of plans run before
 	tracer pgx.BatchTracer // the pool's connections', if they trace
+
+	// unstamped is set once the roster's stamp cannot be read (a column
+	// of a type PostgreSQL cannot hash, or a server before version 14):
+	// the roster is then read whole every time.
+	unstamped atomic.Bool
 }
 
 var _ ask.Store = (*Store)(nil)
@@ -257,11 +263,38 @@ func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[
 }
 
 // Directory reads the roster: teams, agents and their dated histories, and
-// the teams' targets.
-func (s *Store) Directory(ctx context.Context) (*ask.Roster, error) {
+// the teams' targets, with the roster's stamp (query.DirectoryStatements).
+// Given the last stamp (unless), it reads the stamp alone first and, if it
+// is unchanged, returns nil: a floor of thousands is then not read again
+// into memory every time the engine looks for changes.
+func (s *Store) Directory(ctx context.Context, unless string) (*ask.Roster, error) {
 	q := query.Directory(s.cat)
+	if unless != "" && !s.unstamped.Load() {
+		var stamp string
+		err := s.readOnly(ctx, func(b *pgx.Batch) {
+			b.Queue(q.Stamp).QueryRow(func(r pgx.Row) error { return r.Scan(&stamp) })
+		})
+		switch {
+		case err == nil && stamp == unless:
+			return nil, nil
+		case err != nil && !s.cannotStamp(err):
+			return nil, err
+		}
+	}
+	dir, err := s.roster(ctx, q, !s.unstamped.Load())
+	if err != nil && s.cannotStamp(err) {
+		dir, err = s.roster(ctx, q, false)
+	}
+	return dir, err
+}
+
+// roster reads the whole roster in one snapshot, with its stamp if stamped.
+func (s *Store) roster(ctx context.Context, q query.DirectoryStatements, stamped bool) (*ask.Roster, error) {
 	dir := &ask.Roster{}
 	err := s.readOnly(ctx, func(b *pgx.Batch) {
+		if stamped {
+			b.Queue(q.Stamp).QueryRow(func(r pgx.Row) error { return r.Scan(&dir.Stamp) })
+		}
 		collect(b, q.Teams, &dir.Teams, func(r pgx.CollectableRow, t *ask.Team) error {
 			return r.Scan(&t.Key, &t.Name)
 		})
@@ -281,6 +314,19 @@ func (s *Store) Directory(ctx context.Context) (*ask.Roster, error) {
 		}
 	})
 	return dir, err
+}
+
+// cannotStamp reports whether err says the roster's stamp cannot be worked
+// out on this database (no hash function for a column's type, or none for
+// records at all), and if so stops stamping: the roster is read whole from
+// then on, as it was before stamps, which costs memory, not correctness.
+func (s *Store) cannotStamp(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42883" { // undefined_function
+		s.unstamped.Store(true)
+		return true
+	}
+	return false
 }
 
 // collect queues a query whose rows scan into *out.

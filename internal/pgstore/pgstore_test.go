@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -474,5 +475,77 @@ func TestStatementTimeoutOnALockedTable(t *testing.T) {
 		if r := refusal(t, a); r.Code != ask.CodeTimeout {
 			t.Errorf("call %d on a locked table: refused %s, want timeout", i+1, r.Code)
 		}
+	}
+}
+
+// The roster's stamp tells a changed roster from an unchanged one: read
+// with the last stamp, an unchanged roster is not read again; a change to
+// any row of any of its relations is read, and shows; undone, the roster
+// has its first stamp again. A roster whose rows the database cannot hash
+// is read whole every time, as if stamps did not exist.
+func TestTheRosterStampSparesRereadingAnUnchangedRoster(t *testing.T) {
+	db := pgtest.NewDB(t)
+	ctx := context.Background()
+	st := open(t, db, demo(t), nil)
+	first, err := st.Directory(ctx, "")
+	if err != nil || first.Stamp == "" || len(first.Agents) == 0 || len(first.Targets) == 0 {
+		t.Fatalf("the first read: %v, stamp %q", err, first.Stamp)
+	}
+	if again, err := st.Directory(ctx, first.Stamp); err != nil || again != nil {
+		t.Fatalf("an unchanged roster was read again (%v)", err)
+	}
+	conn := db.Conn(t)
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each change, its undoing, and the text the changed roster shows.
+	changes := []struct{ relation, change, undo, shows string }{
+		{"dim_team", `UPDATE analytics.dim_team SET team_name = team_name || ' (renamed)' WHERE team_key = 'hawks'`,
+			`UPDATE analytics.dim_team SET team_name = replace(team_name, ' (renamed)', '') WHERE team_key = 'hawks'`, " (renamed)"},
+		{"dim_agent", `UPDATE analytics.dim_agent SET email = 'moved.' || email WHERE agent_key = (SELECT min(agent_key) FROM analytics.dim_agent)`,
+			`UPDATE analytics.dim_agent SET email = substr(email, 7) WHERE agent_key = (SELECT min(agent_key) FROM analytics.dim_agent)`, "moved."},
+		{"agent_team_history", `UPDATE analytics.agent_team_history SET effective_from = effective_from - 1 WHERE (agent_key, effective_from) = (SELECT agent_key, min(effective_from) FROM analytics.agent_team_history GROUP BY 1 ORDER BY 1 LIMIT 1)`,
+			`UPDATE analytics.agent_team_history SET effective_from = effective_from + 1 WHERE (agent_key, effective_from) = (SELECT agent_key, min(effective_from) FROM analytics.agent_team_history GROUP BY 1 ORDER BY 1 LIMIT 1)`, ""},
+		{"team_floor_history", `UPDATE analytics.team_floor_history SET reason = reason || ' (restated)' WHERE team_key = 'hawks'`,
+			`UPDATE analytics.team_floor_history SET reason = replace(reason, ' (restated)', '') WHERE team_key = 'hawks'`, " (restated)"},
+		{"targets", `DELETE FROM analytics.targets WHERE set_at = (SELECT max(set_at) FROM analytics.targets)`, "", ""},
+	}
+	for _, c := range changes {
+		var before int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM analytics."+c.relation).Scan(&before); err != nil {
+			t.Fatal(err)
+		}
+		exec(c.change)
+		changed, err := st.Directory(ctx, first.Stamp)
+		if err != nil || changed == nil || changed.Stamp == first.Stamp {
+			t.Fatalf("a change to %s was not read (%v)", c.relation, err)
+		}
+		if c.shows != "" && !strings.Contains(fmt.Sprint(*changed), c.shows) {
+			t.Errorf("the roster read after a change to %s does not show it", c.relation)
+		}
+		if c.undo == "" {
+			if len(changed.Targets) >= len(first.Targets) {
+				t.Errorf("the roster read after a delete from %s still has %d rows", c.relation, len(changed.Targets))
+			}
+			continue
+		}
+		exec(c.undo)
+		undone, err := st.Directory(ctx, changed.Stamp)
+		if err != nil || undone == nil || undone.Stamp != first.Stamp {
+			t.Fatalf("%s as it was has another stamp (%v)", c.relation, err)
+		}
+	}
+
+	// A column of a type with no hash: the roster is read whole each time.
+	exec(`ALTER TABLE analytics.team_floor_history ALTER COLUMN reason TYPE xml USING xmlelement(name reason, reason)::text::xml`)
+	whole, err := st.Directory(ctx, "")
+	if err != nil || whole == nil || whole.Stamp != "" || len(whole.Floor) == 0 {
+		t.Fatalf("a roster that cannot be stamped: %v, stamp %q", err, whole.Stamp)
+	}
+	if again, err := st.Directory(ctx, "anything"); err != nil || again == nil || len(again.Agents) != len(whole.Agents) {
+		t.Fatalf("a roster that cannot be stamped was not read again (%v)", err)
 	}
 }

@@ -514,6 +514,11 @@ func Coverage(cat *catalog.Catalog, sources []*catalog.Source) (string, []any) {
 type DirectoryStatements struct {
 	Teams, Agents, TeamHistory, FloorHistory string
 	Targets                                  string // empty without a targets relation
+	// Stamp reads, as one text, each of those reads' row count and the sum
+	// of its rows' 64-bit hashes: it changes when any row read changes, and
+	// costs the database a scan but sends one row. It needs PostgreSQL's
+	// hash_record_extended (version 14) and a hash for every column's type.
+	Stamp string
 }
 
 // Directory compiles the statements that read the roster. They take no
@@ -528,21 +533,28 @@ func Directory(cat *catalog.Catalog) DirectoryStatements {
 		}
 		return strings.Join(out, ", ")
 	}
-	return DirectoryStatements{
-		Teams:        fmt.Sprintf("SELECT %s FROM %s ORDER BY 1", cols(t.Key, t.Name), relation(t.Relation)),
-		Agents:       fmt.Sprintf("SELECT %s FROM %s ORDER BY 1", cols(a.Key, a.Name, a.Email, a.Hired, a.Left), relation(a.Relation)),
-		TeamHistory:  fmt.Sprintf("SELECT %s FROM %s ORDER BY 1, 3", cols(h.Agent, h.Team, h.From), relation(h.Relation)),
-		FloorHistory: fmt.Sprintf("SELECT %s FROM %s ORDER BY 1, 2", cols(f.Team, f.From, f.CountsAsSales, f.DecidedBy, f.Reason), relation(f.Relation)),
-		Targets:      targets(cat.Targets(), cols),
+	// Each read's select list and relation, then its order.
+	reads := [][2]string{
+		{fmt.Sprintf("SELECT %s FROM %s", cols(t.Key, t.Name), relation(t.Relation)), "1"},
+		{fmt.Sprintf("SELECT %s FROM %s", cols(a.Key, a.Name, a.Email, a.Hired, a.Left), relation(a.Relation)), "1"},
+		{fmt.Sprintf("SELECT %s FROM %s", cols(h.Agent, h.Team, h.From), relation(h.Relation)), "1, 3"},
+		{fmt.Sprintf("SELECT %s FROM %s", cols(f.Team, f.From, f.CountsAsSales, f.DecidedBy, f.Reason), relation(f.Relation)), "1, 2"},
 	}
-}
-
-func targets(t *catalog.TargetsRelation, cols func(...string) string) string {
-	if t == nil {
-		return ""
+	if tr := cat.Targets(); tr != nil {
+		reads = append(reads, [2]string{fmt.Sprintf("SELECT %s, %s::float8, %s FROM %s", cols(tr.Team, tr.Metric, tr.PeriodKind, tr.PeriodStart),
+			ident(tr.Value), cols(tr.SetBy, tr.SetAt, tr.Reason), relation(tr.Relation)), "1, 2, 3, 4, 7"})
 	}
-	return fmt.Sprintf("SELECT %s, %s::float8, %s FROM %s ORDER BY 1, 2, 3, 4, 7", cols(t.Team, t.Metric, t.PeriodKind, t.PeriodStart),
-		ident(t.Value), cols(t.SetBy, t.SetAt, t.Reason), relation(t.Relation))
+	ordered, stamps := make([]string, len(reads)), make([]string, len(reads))
+	for i, rd := range reads {
+		ordered[i] = rd[0] + " ORDER BY " + rd[1]
+		stamps[i] = "(SELECT count(*) || ':' || coalesce(sum(hash_record_extended(r, 0)), 0) FROM (" + rd[0] + ") r)"
+	}
+	out := DirectoryStatements{Teams: ordered[0], Agents: ordered[1], TeamHistory: ordered[2], FloorHistory: ordered[3],
+		Stamp: "SELECT concat_ws(' ', " + strings.Join(stamps, ", ") + ")"}
+	if len(ordered) > 4 {
+		out.Targets = ordered[4]
+	}
+	return out
 }
 
 func midnight(day time.Time, zone *time.Location) time.Time {

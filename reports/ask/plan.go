@@ -88,8 +88,11 @@ type Coverage struct {
 // Store is the data the engine reads. internal/pgstore implements it over
 // PostgreSQL; every method runs read-only.
 type Store interface {
-	// Directory reads the roster: teams, agents and their dated histories.
-	Directory(ctx context.Context) (*Roster, error)
+	// Directory reads the roster: teams, agents and their dated histories,
+	// with its stamp. Given the stamp of the roster read last (unless), it
+	// returns nil if the roster's stamp is still that: the roster is
+	// unchanged, and was not read again.
+	Directory(ctx context.Context, unless string) (*Roster, error)
 	// Run runs plans in one snapshot and returns each plan's rows, in the
 	// order of the plans.
 	Run(ctx context.Context, plans ...*Plan) ([]*Result, error)

@@ -12,6 +12,10 @@ type Roster struct {
 	Memberships []Membership    // by agent, then date
 	Floor       []FloorDecision // by team, then date
 	Targets     []TargetSet     // every version of every team's targets
+	// Stamp changes whenever a row of the roster changes: equal stamps,
+	// equal rosters. Empty if the store keeps none; such a roster is read
+	// whole every time.
+	Stamp string
 }
 
 // Membership dates an agent's move to a team.
