@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/grammar"
 )
 
 // This file keeps settled answers: an answer none of whose figures can
@@ -120,7 +121,7 @@ func (e *Engine) answerKey(ctx context.Context, c *call, raw json.RawMessage) (s
 	var metrics []*catalog.Metric
 	if rep, ok := e.cat.Report(c.tool); ok {
 		metrics = rep.Metrics
-	} else if c.tool == ToolTeamDay || c.tool == ToolTeamWeeks || c.tool == ToolLeague {
+	} else if c.tool == grammar.ToolTeamDay || c.tool == grammar.ToolTeamWeeks || c.tool == grammar.ToolLeague {
 		metrics = e.allReportMetrics()
 	} else {
 		return "", false

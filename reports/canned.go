@@ -9,24 +9,12 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file answers the canned reports: a manager's usual questions, each
 // in one call, as labelled sections that state each definition once. Their
 // sections are the catalogue's reports with their default metrics.
-
-// Canned report names.
-const (
-	ToolTeamDay   = "team_day"
-	ToolTeamWeeks = "team_weeks"
-	ToolLeague    = "league"
-)
-
-// Bounds of team_weeks.
-const (
-	defaultWeeks = 4
-	maxWeeks     = 8
-)
 
 // canned is one canned call in flight.
 type canned struct {
@@ -38,7 +26,7 @@ type canned struct {
 	gv  *governor
 }
 
-func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p ask.Period, metrics []*catalog.Metric, compact bool, known string) (*canned, *Answer) {
+func (e *Engine) startCanned(ctx context.Context, c *call, who grammar.WhoArg, p ask.Period, metrics []*catalog.Metric, compact bool, known string) (*canned, *Answer) {
 	dir, err := e.directory(ctx, c.now)
 	if err != nil {
 		return nil, e.fault(c, err)
@@ -51,8 +39,8 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p ask.Per
 		return nil, e.candidates(c, who, cands)
 	case scope.Totals:
 		return nil, c.refuse(totalsOnly(c.reach, whoArgument(who), c.caller.Person))
-	case c.tool == ToolTeamDay && scope.Kind == ask.ScopeAgent: // who left out, by someone who sees only their own figures
-		return nil, c.refuse(ask.Invalid(argWho, "must name a team or the floor, as team_day is about one of those; for your own figures use hours, sales or quality."))
+	case c.tool == grammar.ToolTeamDay && scope.Kind == ask.ScopeAgent: // who left out, by someone who sees only their own figures
+		return nil, c.refuse(ask.Invalid(grammar.ArgWho, "must name a team or the floor, as team_day is about one of those; for your own figures use hours, sales or quality."))
 	}
 	cov, err := e.sourcesCoverage(ctx, metrics)
 	if err != nil {
@@ -72,7 +60,7 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p ask.Per
 type section struct {
 	id, title string
 	plan      *ask.Plan
-	sort      *SortArg
+	sort      *grammar.SortArg
 	// previous, when set, is the plan of the weeks before: each week row
 	// is set beside the week before it, and the total beside theirs.
 	previous *ask.Plan
@@ -194,12 +182,12 @@ func totalOf(rows []ask.Row, parts int) ask.Row {
 
 // cannedArgs reads the arguments every canned report shares, unless an
 // earlier argument was already refused: the first refusal is the answer.
-func cannedArgs(a *args, earlier *ask.Refusal) (compact bool, known string, r *ask.Refusal) {
+func cannedArgs(a *grammar.Args, earlier *ask.Refusal) (compact bool, known string, r *ask.Refusal) {
 	if earlier != nil {
 		return false, "", earlier
 	}
-	if compact, r = a.flag(argCompact); r == nil {
-		known, _, r = a.text(argKnownDefinitions, maxVersionLen)
+	if compact, r = a.Flag(grammar.ArgCompact); r == nil {
+		known, _, r = a.Text(grammar.ArgKnownDefinitions, grammar.MaxVersionLength)
 	}
 	return compact, known, r
 }
@@ -207,19 +195,19 @@ func cannedArgs(a *args, earlier *ask.Refusal) (compact bool, known string, r *a
 func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Answer {
 	a, r := c.arguments(raw)
 	if r == nil {
-		r = a.only(argWho, argPeriod, argCompact, argKnownDefinitions)
+		r = a.Only(grammar.ArgWho, grammar.ArgPeriod, grammar.ArgCompact, grammar.ArgKnownDefinitions)
 	}
-	var who WhoArg
+	var who grammar.WhoArg
 	if r == nil {
-		who, r = decodeWho(a)
+		who, r = a.Who()
 	}
 	if r == nil && who.Agent != "" {
-		r = ask.Invalid(argWho, "must be a team or the floor, as team_day is about one of those; for one agent use hours, sales or quality with who.agent.", "floor", "team")
+		r = ask.Invalid(grammar.ArgWho, "must be a team or the floor, as team_day is about one of those; for one agent use hours, sales or quality with who.agent.", "floor", "team")
 	}
-	arg := PeriodArg{Named: "yesterday"}
-	if r == nil && a.has(argPeriod) {
-		if arg, r = decodePeriod(a, e.cat.PeriodNames()); r == nil && arg.Day == "" && arg.Named != "today" && arg.Named != "yesterday" {
-			r = ask.Invalid(argPeriod, `must be one day, as team_day covers one: {"day": "YYYY-MM-DD"}, {"named": "today"} or {"named": "yesterday"}.`, "today", "yesterday", "day")
+	arg := grammar.PeriodArg{Named: "yesterday"}
+	if r == nil && a.Has(grammar.ArgPeriod) {
+		if arg, r = a.Period(e.cat.PeriodNames()); r == nil && arg.Day == "" && arg.Named != "today" && arg.Named != "yesterday" {
+			r = ask.Invalid(grammar.ArgPeriod, `must be one day, as team_day covers one: {"day": "YYYY-MM-DD"}, {"named": "today"} or {"named": "yesterday"}.`, "today", "yesterday", "day")
 		}
 	}
 	compact, known, r := cannedArgs(a, r)
@@ -259,23 +247,23 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *Answer {
 	a, r := c.arguments(raw)
 	if r == nil {
-		r = a.only(argWho, "weeks", argCompact, argKnownDefinitions, argCompareTo)
+		r = a.Only(grammar.ArgWho, "weeks", grammar.ArgCompact, grammar.ArgKnownDefinitions, grammar.ArgCompareTo)
 	}
-	var who WhoArg
+	var who grammar.WhoArg
 	if r == nil {
-		who, r = decodeWho(a)
+		who, r = a.Who()
 	}
-	weeks := defaultWeeks
-	if r == nil && a.has("weeks") {
-		weeks, r = a.whole("weeks", 1, maxWeeks)
+	weeks := grammar.DefaultWeeks
+	if r == nil && a.Has("weeks") {
+		weeks, r = a.Whole("weeks", 1, grammar.MaxWeeks)
 	}
 	var compareTo string
 	if r == nil {
-		compareTo, r = a.choice(argCompareTo, compareChoices)
+		compareTo, r = a.Choice(grammar.ArgCompareTo, grammar.TeamWeeksCompareTo)
 	}
 	shown := e.shownWeekly()
-	if r == nil && compareTo == ComparePreviousPeriod {
-		r = lackingRule(argCompareTo, "sets every figure of team_weeks beside the week before, and the catalogue declares one of "+
+	if r == nil && compareTo == grammar.ComparePreviousPeriod {
+		r = lackingRule(grammar.ArgCompareTo, "sets every figure of team_weeks beside the week before, and the catalogue declares one of "+
 			"them as not set beside another period (compare: none); leave compare_to out, or ask a report tool for metrics that can be compared.",
 			shown, nil, notCompared)
 	}
@@ -314,13 +302,13 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	scope, _, _ := k.dir.resolveWithin(who, c.reach, c.caller.Person)
 	var tg *targeted
 	switch compareTo {
-	case CompareTarget:
+	case grammar.CompareTarget:
 		if r := e.targetable(scope, "", shown); r != nil {
 			return c.refuse(r)
 		}
 		tg = e.weekTargets(k.dir, p, shown, k.cov, c.now)
 		k.ans.Request.CompareTo = compareTo
-	case ComparePreviousPeriod:
+	case grammar.ComparePreviousPeriod:
 		if r := e.previousBeforeData(shown, before, "the previous period", k.cov, c.now); r != nil {
 			return c.refuse(r)
 		}
@@ -338,7 +326,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 			GroupBy: catalog.GroupWeek, Limit: e.cat.Limits().MaxRows + 1}
 		sp := section{id: rep.ID, title: rep.Title, plan: plan}
 		switch {
-		case compareTo == ComparePreviousPeriod:
+		case compareTo == grammar.ComparePreviousPeriod:
 			sp.previous = over(plan, before)
 		case tg != nil && slices.ContainsFunc(rep.Defaults, tg.has):
 			// A team's targets hold on its days on the floor, so the
@@ -367,18 +355,6 @@ func (e *Engine) shownWeekly() []*catalog.Metric {
 	return shown
 }
 
-// leagueDefaults are the metrics a league ranks by when none are named: the
-// defaults of the first report that counts sales, else of the first report.
-func (e *Engine) leagueDefaults() []*catalog.Metric {
-	reps := e.cat.Reports()
-	for _, rep := range reps {
-		if slices.ContainsFunc(rep.Metrics, func(m *catalog.Metric) bool { return m.Basis != nil }) {
-			return rep.Defaults
-		}
-	}
-	return reps[0].Defaults
-}
-
 // allReportMetrics are the metrics of every report, each once: what the
 // canned reports built from them may read.
 func (e *Engine) allReportMetrics() []*catalog.Metric {
@@ -393,35 +369,20 @@ func (e *Engine) allReportMetrics() []*catalog.Metric {
 	return out
 }
 
-// leagueMetricIDs are every metric a league may rank by.
-func (e *Engine) leagueMetricIDs() []string {
-	var ids []string
-	for _, rep := range e.cat.Reports() {
-		for _, m := range rep.Metrics {
-			if !slices.Contains(ids, m.ID) {
-				ids = append(ids, m.ID)
-			}
-		}
-	}
-	return ids
-}
-
-const maxLeagueMetrics = 3
-
 func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answer {
 	a, r := c.arguments(raw)
 	if r == nil {
-		r = a.only(argPeriod, argMetrics, argSort, argRankBy, argCompact, argKnownDefinitions)
+		r = a.Only(grammar.ArgPeriod, grammar.ArgMetrics, grammar.ArgSort, grammar.ArgRankBy, grammar.ArgCompact, grammar.ArgKnownDefinitions)
 	}
-	var arg PeriodArg
+	var arg grammar.PeriodArg
 	if r == nil {
-		arg, r = decodePeriod(a, e.cat.PeriodNames())
+		arg, r = a.Period(e.cat.PeriodNames())
 	}
-	metrics := e.leagueDefaults()
-	if r == nil && a.has(argMetrics) {
+	metrics := grammar.LeagueDefaults(e.cat)
+	if r == nil && a.Has(grammar.ArgMetrics) {
 		var ids []string
-		if ids, r = a.metricList(argMetrics, e.leagueMetricIDs()); r == nil && len(ids) > maxLeagueMetrics {
-			r = ask.Invalid(argMetrics, "lists more than "+itoa(maxLeagueMetrics)+" metrics; a league ranks by a few.", e.leagueMetricIDs()...)
+		if ids, r = a.MetricList(grammar.ArgMetrics, grammar.LeagueMetrics(e.cat)); r == nil && len(ids) > grammar.MaxLeagueMetrics {
+			r = ask.Invalid(grammar.ArgMetrics, "lists more than "+itoa(grammar.MaxLeagueMetrics)+" metrics; a league ranks by a few.", grammar.LeagueMetrics(e.cat)...)
 		}
 		metrics = nil
 		for _, id := range ids {
@@ -429,16 +390,16 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 			metrics = append(metrics, m)
 		}
 	}
-	sort := &SortArg{Direction: "desc"}
+	sort := &grammar.SortArg{Direction: "desc"}
 	if r == nil {
-		var s *SortArg
-		if s, r = decodeSort(a, &catalog.Report{Metrics: metrics}); s != nil {
+		var s *grammar.SortArg
+		if s, r = a.Sort(&catalog.Report{Metrics: metrics}); s != nil {
 			sort = s
 		}
 	}
 	var rankBy string
 	if r == nil {
-		rankBy, r = a.choice(argRankBy, []string{RankFigure, RankAttainment})
+		rankBy, r = a.Choice(grammar.ArgRankBy, []string{grammar.RankFigure, grammar.RankAttainment})
 	}
 	compact, known, r := cannedArgs(a, r)
 	var p ask.Period
@@ -456,7 +417,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 		sort.Metric = metrics[0].ID
 	}
 	var ts targetSpan
-	if rankBy == RankAttainment {
+	if rankBy == grammar.RankAttainment {
 		m, _ := e.cat.Metric(sort.Metric)
 		if m.Target == nil {
 			return c.refuse(ask.Invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these.", e.targetMetricIDs()...))
@@ -479,7 +440,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if r := e.unfinished(metrics, p, cov, c.now, "a league"); r != nil {
 		return c.refuse(r)
 	}
-	k, stop := e.startCanned(ctx, c, WhoArg{Floor: true}, p, metrics, compact, known)
+	k, stop := e.startCanned(ctx, c, grammar.WhoArg{Floor: true}, p, metrics, compact, known)
 	if stop != nil {
 		return stop
 	}
@@ -489,7 +450,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: ask.Scope{Kind: ask.ScopeFloor, Name: "the floor"}, Period: p,
 		Today: today(c.now, e.cat.Zone()), GroupBy: catalog.GroupTeam, Ranked: true, Limit: e.cat.Limits().MaxRows + 1}
 	sp := section{id: "league", title: "Teams on the floor, ranked by " + sort.Metric, plan: plan, sort: sort}
-	if rankBy == RankAttainment {
+	if rankBy == grammar.RankAttainment {
 		sp.title = "Teams on the floor, ranked by attainment of " + sort.Metric + " against target"
 		sp.target = e.newTargeted(k.dir, ts, p, metrics, k.cov, c.now, false)
 	}
@@ -507,7 +468,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 // ranks numbers ranked rows by the sort's metric: tied rows share a rank,
 // the next rank skips the tied places, and a row without a figure has no
 // rank.
-func ranks(rows []ask.Row, metrics []*catalog.Metric, sort *SortArg) []any {
+func ranks(rows []ask.Row, metrics []*catalog.Metric, sort *grammar.SortArg) []any {
 	j := slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })
 	out := make([]any, len(rows))
 	for i, r := range rows {

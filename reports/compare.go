@@ -8,6 +8,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file sets a period's figures beside the previous period's or the same
@@ -142,8 +143,8 @@ func soFarNote(p, previous ask.Period, yearEarlier bool) string {
 
 // comparable refuses a grouping a comparison cannot line up: rows of days,
 // weeks, months or quarters of two different periods are different rows.
-func comparable(req *Request, rep *catalog.Report) *ask.Refusal {
-	if !req.againstPeriod() || !byTime(req.GroupBy) {
+func comparable(req *grammar.Request, rep *catalog.Report) *ask.Refusal {
+	if !req.AgainstPeriod() || !byTime(req.GroupBy) {
 		return nil
 	}
 	var choices []string
@@ -152,7 +153,7 @@ func comparable(req *Request, rep *catalog.Report) *ask.Refusal {
 			choices = append(choices, g)
 		}
 	}
-	return ask.Invalid(argCompareTo, "compares whole periods, so it takes group_by team or agent, or no group_by; "+
+	return ask.Invalid(grammar.ArgCompareTo, "compares whole periods, so it takes group_by team or agent, or no group_by; "+
 		"for week by week use group_by week without compare_to, or team_weeks.", choices...)
 }
 
@@ -160,7 +161,7 @@ func comparable(req *Request, rep *catalog.Report) *ask.Refusal {
 // asks for a metric the catalogue declares is not set beside another period
 // (compare: none), naming those of offered that can be.
 func declaredComparable(metrics, offered []*catalog.Metric) *ask.Refusal {
-	return lackingRule(argCompareTo, "sets each figure beside the previous period's, and a metric asked for is declared in the "+
+	return lackingRule(grammar.ArgCompareTo, "sets each figure beside the previous period's, and a metric asked for is declared in the "+
 		"catalogue as not set beside another period (compare: none); ask for metrics that can be compared, or leave compare_to out.",
 		metrics, offered, notCompared)
 }
@@ -197,7 +198,7 @@ func (e *Engine) previousBeforeData(metrics []*catalog.Metric, prev ask.Period, 
 	if !prev.Start.Before(first) {
 		return nil
 	}
-	return ask.Invalid(argCompareTo, fmt.Sprintf("needs %s (%s to %s) to hold data, and the data starts on %s; "+
+	return ask.Invalid(grammar.ArgCompareTo, fmt.Sprintf("needs %s (%s to %s) to hold data, and the data starts on %s; "+
 		"compare a later period, or leave compare_to out.", what, prev.Start.Format(time.DateOnly), prev.End.Format(time.DateOnly), first.Format(time.DateOnly)))
 }
 

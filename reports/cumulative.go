@@ -3,6 +3,7 @@ package reports
 import (
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file answers cumulative: true, a running total by day, week, month
@@ -12,7 +13,7 @@ import (
 
 // cumulates refuses a running total that is not over rows of time, or that
 // is ranked: running totals read in time order.
-func cumulates(req *Request, rep *catalog.Report) *ask.Refusal {
+func cumulates(req *grammar.Request, rep *catalog.Report) *ask.Refusal {
 	switch {
 	case !req.Cumulative:
 		return nil
@@ -23,9 +24,9 @@ func cumulates(req *Request, rep *catalog.Report) *ask.Refusal {
 				choices = append(choices, g)
 			}
 		}
-		return ask.Invalid(argCumulative, "is a running total over time, so it needs group_by "+orList(choices)+".", choices...)
+		return ask.Invalid(grammar.ArgCumulative, "is a running total over time, so it needs group_by "+orList(choices)+".", choices...)
 	case req.Sort != nil || req.TopN > 0:
-		return ask.Invalid(argCumulative, "gives running totals in time order; leave sort and top_n out, or cumulative.")
+		return ask.Invalid(grammar.ArgCumulative, "gives running totals in time order; leave sort and top_n out, or cumulative.")
 	}
 	return nil
 }
@@ -34,7 +35,7 @@ func cumulates(req *Request, rep *catalog.Report) *ask.Refusal {
 // catalogue declares has no running figure (cumulative: none), naming those
 // of offered that have one.
 func declaredCumulative(metrics, offered []*catalog.Metric) *ask.Refusal {
-	return lackingRule(argCumulative, "gives each metric's running figure by day, and a metric asked for is declared in the "+
+	return lackingRule(grammar.ArgCumulative, "gives each metric's running figure by day, and a metric asked for is declared in the "+
 		"catalogue as having none (cumulative: none); ask for metrics that have one, or leave cumulative out.",
 		metrics, offered, func(m *catalog.Metric) bool { return m.Cumulative == catalog.CumulativeNone })
 }

@@ -1,15 +1,15 @@
-// Package reports is the report engine: it owns the tools' grammar (their
-// names, the input schemas calls are decoded by, and the metrics each
-// carries; package internal/contract adds the rest of what a client
-// reads), the meaning of a call (who, which days, which metrics, how
-// grouped and ranked), and the answer's contract (figures with their
-// definitions, how far their data runs, what is partial, and the notes to
-// pass on). It decides; it does no I/O of its own. Everything it reads
-// comes through a [ask.Store].
+// Package reports is the report engine: it owns the meaning of a call
+// (who, which days, which metrics, how grouped and ranked) and the
+// answer's contract (figures with their definitions, how far their data
+// runs, what is partial, and the notes to pass on). It decides; it does no
+// I/O of its own. Everything it reads comes through a [ask.Store]. The
+// tools' grammar (their names, the input schemas calls are decoded by, and
+// the metrics each carries) is package grammar's; package
+// internal/contract adds the rest of what a client reads.
 //
 // # One request
 //
-// [Engine.Call] decodes and checks a call's arguments ([Request]), resolves
+// [Engine.Call] decodes and checks a call's arguments ([grammar.Request]), resolves
 // who against the directory (names are matched in Go, never sent to the
 // store) and the period in the catalogue's time zone, puts the call on
 // record through the [ask.Recorder] and holds the caller to its limit, then

@@ -9,10 +9,12 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strconv"
 	"time"
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // DefaultDirectoryTTL is how long the engine keeps the directory before
@@ -58,15 +60,11 @@ type Engine struct {
 	store ask.Store
 	opts  Options
 
-	fields  []string // every argument name of the grammar
-	choices []string // every enumerated value of the grammar
+	words *grammar.Vocabulary // the grammar's words, which the request log keeps
 
 	dir      refreshed[*Directory]
 	coverage map[string]*refreshed[ask.Coverage] // by source id
 	answers  *AnswerCache
-	// own answers plumbline's own tools, by name: built once, as their
-	// schemas are maps that cost hundreds of allocations to build.
-	own map[string]func(e *Engine, ctx context.Context, c *call, raw json.RawMessage) *Answer
 }
 
 // Answer is a tool call's result: a JSON object for the client.
@@ -140,36 +138,8 @@ func New(cat *catalog.Catalog, store ask.Store, opts *Options) *Engine {
 	if e.opts.Redact == nil {
 		e.opts.Redact = func(text string) any { return ask.Redacted{Length: len(text)} }
 	}
-	e.own = map[string]func(*Engine, context.Context, *call, json.RawMessage) *Answer{}
-	for _, b := range e.builtins() {
-		e.own[b.Name] = b.answer
-	}
-	for _, t := range e.Tools() {
-		collectGrammar(t.InputSchema, &e.fields, &e.choices)
-	}
+	e.words = grammar.VocabularyOf(e.Tools())
 	return e
-}
-
-// collectGrammar gathers a schema's property names and enumerated strings.
-func collectGrammar(v any, fields, choices *[]string) {
-	switch v := v.(type) {
-	case map[string]any:
-		if props, ok := v["properties"].(map[string]any); ok {
-			for name := range props {
-				*fields = append(*fields, name)
-			}
-		}
-		if values, ok := v["enum"].([]string); ok {
-			*choices = append(*choices, values...)
-		}
-		for _, x := range v {
-			collectGrammar(x, fields, choices)
-		}
-	case []any:
-		for _, x := range v {
-			collectGrammar(x, fields, choices)
-		}
-	}
 }
 
 // Catalog returns the catalogue the engine answers from.
@@ -188,7 +158,7 @@ type call struct {
 
 	// The arguments, decoded once (see arguments).
 	decoded     bool
-	args        *args
+	args        *grammar.Args
 	argsRefusal *ask.Refusal
 }
 
@@ -266,10 +236,25 @@ func (e *Engine) route(ctx context.Context, c *call, raw json.RawMessage) *Answe
 	if rep, ok := e.cat.Report(c.tool); ok {
 		return e.report(ctx, c, rep, raw)
 	}
-	if answer, ok := e.own[c.tool]; ok {
+	if answer, ok := own[c.tool]; ok {
 		return answer(e, ctx, c, raw)
 	}
 	return c.refuse(ask.Invalid("tool", "is not a plumbline tool.", e.ToolNames()...))
+}
+
+// arguments returns the call's arguments, decoded once: Call decodes them
+// to put them on record, and the tool reads them from here. The decoded
+// fields are only ever read.
+func (c *call) arguments(raw json.RawMessage) (*grammar.Args, *ask.Refusal) {
+	if !c.decoded {
+		c.args, c.argsRefusal = grammar.Parse(raw)
+		c.decoded = true
+	}
+	if c.argsRefusal != nil {
+		return nil, c.argsRefusal
+	}
+	a := *c.args
+	return &a, nil
 }
 
 func (c *call) refuse(r *ask.Refusal) *Answer {
@@ -349,3 +334,5 @@ func newRequestID() string {
 	rand.Read(b[6:])
 	return hex.EncodeToString(b[:])
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -10,6 +10,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file holds the stores that let a call be explained (plumbline
@@ -55,12 +56,12 @@ func KeysOnly(cat *catalog.Catalog, tool string, raw json.RawMessage, now time.T
 			strings.Join(ids, ", "))
 	}
 	dir := &ask.Roster{}
-	a, r := parseArgs(raw)
+	a, r := grammar.Parse(raw)
 	if r == nil {
-		var who WhoArg
-		if who, r = decodeWho(a); r != nil {
+		var who grammar.WhoArg
+		if who, r = a.Who(); r != nil {
 			// A malformed call is the engine's to refuse.
-			who = WhoArg{}
+			who = grammar.WhoArg{}
 		}
 		for _, w := range []struct {
 			arg, key string

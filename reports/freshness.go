@@ -139,7 +139,7 @@ type SourceFreshness struct {
 func (e *Engine) freshness(ctx context.Context, c *call, raw json.RawMessage) *Answer {
 	a, r := c.arguments(raw)
 	if r == nil {
-		r = a.only()
+		r = a.Only()
 	}
 	if r != nil {
 		return c.refuse(r)

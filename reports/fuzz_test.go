@@ -2,7 +2,9 @@ package reports
 
 import (
 	"encoding/json"
+	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 	"slices"
 	"testing"
 	"time"
@@ -26,7 +28,11 @@ func FuzzDecodeReport(f *testing.F) {
 	sales, _ := cat.Report("sales")
 	now := time.Date(2026, 11, 18, 19, 30, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		req, r := decodeReport(sales, json.RawMessage(raw), true)
+		a, r := grammar.Parse(json.RawMessage(raw))
+		var req *grammar.Request
+		if r == nil {
+			req, r = a.Report(sales, catalog.NamedPeriods)
+		}
 		if r != nil {
 			if r.Argument == "" || r.Rule == "" || r.Choices == nil || r.Code != ask.CodeInvalidArgument {
 				t.Fatalf("a refusal that does not teach: %+v", r)
@@ -58,13 +64,13 @@ func FuzzResolveWho(f *testing.F) {
 	for _, seed := range []string{"Maria", "maria lop", "JOSÉ", "a003", "ann.lee@floor.example", "Red", "", " ", "ñ", "@", "Ann Lee"} {
 		f.Add(seed)
 	}
-	_, _, noAgent := testDir.resolveWho(WhoArg{Agent: "\x00"})
-	_, _, noTeam := testDir.resolveWho(WhoArg{Team: "\x00"})
+	_, _, noAgent := testDir.resolveWho(grammar.WhoArg{Agent: "\x00"})
+	_, _, noTeam := testDir.resolveWho(grammar.WhoArg{Team: "\x00"})
 	if noAgent == nil || noTeam == nil {
 		f.Fatal("a name of one NUL byte matched someone")
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		for _, w := range []WhoArg{{Agent: text}, {Team: text}} {
+		for _, w := range []grammar.WhoArg{{Agent: text}, {Team: text}} {
 			if w.Agent == "" && w.Team == "" {
 				continue
 			}

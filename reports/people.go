@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file answers the roster questions: who is on which team on a day,
@@ -64,15 +65,15 @@ const maxPeople = 20
 func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answer {
 	a, r := c.arguments(raw)
 	if r == nil {
-		r = a.only(argWho, "day")
+		r = a.Only(grammar.ArgWho, "day")
 	}
-	var who WhoArg
+	var who grammar.WhoArg
 	if r == nil {
-		who, r = decodeWho(a)
+		who, r = a.Who()
 	}
 	var dayText string
 	if r == nil {
-		dayText, r = a.date("day")
+		dayText, r = a.Date("day")
 	}
 	if r != nil {
 		return c.refuse(r)
@@ -183,12 +184,12 @@ func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, d
 func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *Answer {
 	a, r := c.arguments(raw)
 	if r == nil {
-		r = a.only("query")
+		r = a.Only("query")
 	}
 	var q string
 	var present bool
 	if r == nil {
-		q, present, r = a.text("query", maxNameLength)
+		q, present, r = a.Text("query", grammar.MaxNameLength)
 	}
 	if r == nil && !present {
 		r = ask.Invalid("query", "is required: a name or part of one, an email or an agent_key.")

@@ -7,6 +7,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file resolves a period argument to dates on the floor's calendar.
@@ -64,11 +65,6 @@ func byTime(groupBy string) bool {
 	return false
 }
 
-// MaxRangeMonths bounds a range whose answer has no rows by day: it may
-// run to this many months (rows by day hold at most the catalogue's
-// max_days).
-const MaxRangeMonths = 24
-
 // parseDate parses a YYYY-MM-DD date; the decoder has checked the shape.
 func parseDate(s string) (time.Time, bool) {
 	d, err := time.Parse(time.DateOnly, s)
@@ -77,8 +73,8 @@ func parseDate(s string) (time.Time, bool) {
 
 // resolvePeriod turns a period argument into dates, as of now. A range
 // runs to at most max_days days when its answer has rows by day (byDay),
-// else to at most MaxRangeMonths months.
-func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay bool) (ask.Period, *ask.Refusal) {
+// else to at most [grammar.MaxRangeMonths] months.
+func resolvePeriod(arg grammar.PeriodArg, now time.Time, cat *catalog.Catalog, byDay bool) (ask.Period, *ask.Refusal) {
 	t := today(now, cat.Zone())
 	maxDays := cat.Limits().MaxDays
 	switch {
@@ -119,11 +115,11 @@ func resolvePeriod(arg PeriodArg, now time.Time, cat *catalog.Catalog, byDay boo
 			return ask.Period{}, ask.Invalid("period", "ends before it starts; start and end are inclusive dates, so end on or after the start.")
 		case end.After(t):
 			return ask.Period{}, ask.Invalid("period.end", "is after today ("+t.Format(time.DateOnly)+"); end the range today or earlier.")
-		case !end.Before(start.AddDate(0, MaxRangeMonths, 0)):
-			return ask.Period{}, ask.Invalid("period", "is longer than "+itoa(MaxRangeMonths)+" months; ask for a shorter range, or several.")
+		case !end.Before(start.AddDate(0, grammar.MaxRangeMonths, 0)):
+			return ask.Period{}, ask.Invalid("period", "is longer than "+itoa(grammar.MaxRangeMonths)+" months; ask for a shorter range, or several.")
 		case byDay && daysBetween(start, end)+1 > maxDays:
 			return ask.Period{}, ask.Invalid("period", "is longer than "+itoa(maxDays)+" days, the most that rows by day cover; "+
-				"ask for a shorter range, or group by week, month, quarter, team or agent (or not at all) for a range of up to "+itoa(MaxRangeMonths)+" months.")
+				"ask for a shorter range, or group by week, month, quarter, team or agent (or not at all) for a range of up to "+itoa(grammar.MaxRangeMonths)+" months.")
 		}
 		return ask.Period{Start: start, End: end}, nil
 	}
@@ -227,15 +223,15 @@ func byDayBound(p ask.Period, groupBy string, cumulative bool, offered []string,
 	}
 	switch {
 	case cumulative && len(coarser) > 0:
-		return ask.Invalid(argCumulative, fmt.Sprintf("gives a running total a day for at most %d days, and %s holds %d days; "+
+		return ask.Invalid(grammar.ArgCumulative, fmt.Sprintf("gives a running total a day for at most %d days, and %s holds %d days; "+
 			"group by %s for a running total over coarser rows, or ask for a period of at most %d days.", limits.MaxDays, what, p.Days(), orList(said), limits.MaxDays),
 			coarser...)
 	case cumulative:
-		return ask.Invalid(argCumulative, fmt.Sprintf("gives a running total a day for at most %d days, and %s holds %d days; "+
+		return ask.Invalid(grammar.ArgCumulative, fmt.Sprintf("gives a running total a day for at most %d days, and %s holds %d days; "+
 			"ask for a period of at most %d days, or leave cumulative and group_by out for one total.", limits.MaxDays, what, p.Days(), limits.MaxDays))
 	}
 	if len(coarser) > 0 {
-		return ask.Invalid(argGroupBy, fmt.Sprintf("gives a row a day for at most %d days, and %s holds %d days; "+
+		return ask.Invalid(grammar.ArgGroupBy, fmt.Sprintf("gives a row a day for at most %d days, and %s holds %d days; "+
 			"group by %s instead, or ask for a period of at most %d days.", limits.MaxDays, what, p.Days(), orList(said), limits.MaxDays), coarser...)
 	}
 	var choices []string
@@ -244,7 +240,7 @@ func byDayBound(p ask.Period, groupBy string, cumulative bool, offered []string,
 			choices = append(choices, g)
 		}
 	}
-	return ask.Invalid(argGroupBy, fmt.Sprintf("gives a row a day for at most %d days, and %s holds %d days in %d weeks, more than the %d rows an answer holds; "+
+	return ask.Invalid(grammar.ArgGroupBy, fmt.Sprintf("gives a row a day for at most %d days, and %s holds %d days in %d weeks, more than the %d rows an answer holds; "+
 		"leave group_by out, group by team or agent, or ask for a period of at most %d days.", limits.MaxDays, what, p.Days(), weeks, limits.MaxRows, limits.MaxDays),
 		choices...)
 }

@@ -8,6 +8,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 func demoCatalog(t testing.TB) *catalog.Catalog {
@@ -52,7 +53,7 @@ func TestNamedPeriods(t *testing.T) {
 		{"last_7_days", "2026-11-11", "2026-11-17"},
 		{"last_28_days", "2026-10-21", "2026-11-17"},
 	} {
-		p, r := resolvePeriod(PeriodArg{Named: tc.name}, now, cat, true)
+		p, r := resolvePeriod(grammar.PeriodArg{Named: tc.name}, now, cat, true)
 		if r != nil {
 			t.Errorf("%s: %v", tc.name, r)
 			continue
@@ -73,7 +74,7 @@ func TestPeriodsAtTheYearEnd(t *testing.T) {
 		"last_month": "2026-11-01..2026-11-30",
 		"this_week":  "2026-12-28..2026-12-31",
 	} {
-		p, _ := resolvePeriod(PeriodArg{Named: name}, now, cat, true)
+		p, _ := resolvePeriod(grammar.PeriodArg{Named: name}, now, cat, true)
 		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); got != want {
 			t.Errorf("%s on New Year's Eve = %s, want %s", name, got, want)
 		}
@@ -85,13 +86,13 @@ func TestPeriodsAtTheYearEnd(t *testing.T) {
 		"last_week":  "2026-12-21..2026-12-27",
 		"this_week":  "2026-12-28..2027-01-02",
 	} {
-		p, _ := resolvePeriod(PeriodArg{Named: name}, now, cat, true)
+		p, _ := resolvePeriod(grammar.PeriodArg{Named: name}, now, cat, true)
 		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); got != want {
 			t.Errorf("%s on 2 January = %s, want %s", name, got, want)
 		}
 	}
 	// A week given by any of its days, across the year end.
-	p, r := resolvePeriod(PeriodArg{Week: "2027-01-01"}, at(t, "2027-02-01 09:00"), cat, true)
+	p, r := resolvePeriod(grammar.PeriodArg{Week: "2027-01-01"}, at(t, "2027-02-01 09:00"), cat, true)
 	if r != nil || p.Start != date("2026-12-28") || p.End != date("2027-01-03") || p.Days() != 7 {
 		t.Errorf("week of 2027-01-01 = %+v %v", p, r)
 	}
@@ -107,7 +108,7 @@ func TestWeeksAcrossClockChanges(t *testing.T) {
 		"2026-11-01": "2026-10-26..2026-11-01", // fall back, Sunday 1 November
 		"2026-10-29": "2026-10-26..2026-11-01",
 	} {
-		p, r := resolvePeriod(PeriodArg{Week: given}, now, cat, true)
+		p, r := resolvePeriod(grammar.PeriodArg{Week: given}, now, cat, true)
 		if r != nil {
 			t.Fatal(r)
 		}
@@ -116,7 +117,7 @@ func TestWeeksAcrossClockChanges(t *testing.T) {
 		}
 	}
 	// "yesterday" just after midnight on the day the clocks go back.
-	p, _ := resolvePeriod(PeriodArg{Named: "yesterday"}, at(t, "2026-11-01 00:30"), cat, true)
+	p, _ := resolvePeriod(grammar.PeriodArg{Named: "yesterday"}, at(t, "2026-11-01 00:30"), cat, true)
 	if p.Start != date("2026-10-31") {
 		t.Errorf("yesterday at 00:30 on 1 November = %s", p.Start)
 	}
@@ -126,15 +127,15 @@ func TestPeriodRules(t *testing.T) {
 	cat := demoCatalog(t)
 	now := at(t, "2026-11-18 14:30")
 	for _, tc := range []struct {
-		arg      PeriodArg
+		arg      grammar.PeriodArg
 		argument string
 	}{
-		{PeriodArg{Day: "2026-11-19"}, "period.day"},
-		{PeriodArg{Day: "2026-02-30"}, "period.day"},
-		{PeriodArg{Week: "2026-11-23"}, "period.week"},
-		{PeriodArg{Start: "2026-11-10", End: "2026-11-01"}, "period"},
-		{PeriodArg{Start: "2026-11-10", End: "2026-11-19"}, "period.end"},
-		{PeriodArg{Start: "2026-07-01", End: "2026-11-17"}, "period"},
+		{grammar.PeriodArg{Day: "2026-11-19"}, "period.day"},
+		{grammar.PeriodArg{Day: "2026-02-30"}, "period.day"},
+		{grammar.PeriodArg{Week: "2026-11-23"}, "period.week"},
+		{grammar.PeriodArg{Start: "2026-11-10", End: "2026-11-01"}, "period"},
+		{grammar.PeriodArg{Start: "2026-11-10", End: "2026-11-19"}, "period.end"},
+		{grammar.PeriodArg{Start: "2026-07-01", End: "2026-11-17"}, "period"},
 	} {
 		_, r := resolvePeriod(tc.arg, now, cat, true)
 		if r == nil || r.Argument != tc.argument || r.Code != ask.CodeInvalidArgument {
@@ -142,7 +143,7 @@ func TestPeriodRules(t *testing.T) {
 		}
 	}
 	// 120 days exactly is allowed; the current week is cut at today.
-	if _, r := resolvePeriod(PeriodArg{Start: "2026-07-21", End: "2026-11-17"}, now, cat, true); r != nil {
+	if _, r := resolvePeriod(grammar.PeriodArg{Start: "2026-07-21", End: "2026-11-17"}, now, cat, true); r != nil {
 		t.Errorf("a 120-day range was refused: %v", r)
 	}
 	// Without rows by day a range runs to 24 months, to the day before the
@@ -159,12 +160,12 @@ func TestPeriodRules(t *testing.T) {
 		{"2026-07-01", "2026-11-17", false, true},
 		{"2026-07-01", "2026-11-17", true, false},
 	} {
-		_, r := resolvePeriod(PeriodArg{Start: tc.start, End: tc.end}, now, cat, tc.byDay)
-		if (r == nil) != tc.ok || r != nil && r.Argument != argPeriod {
+		_, r := resolvePeriod(grammar.PeriodArg{Start: tc.start, End: tc.end}, now, cat, tc.byDay)
+		if (r == nil) != tc.ok || r != nil && r.Argument != grammar.ArgPeriod {
 			t.Errorf("%s to %s (by day %v): refusal %v, want answered %v", tc.start, tc.end, tc.byDay, r, tc.ok)
 		}
 	}
-	p, r := resolvePeriod(PeriodArg{Week: "2026-11-20"}, now, cat, true)
+	p, r := resolvePeriod(grammar.PeriodArg{Week: "2026-11-20"}, now, cat, true)
 	if r != nil || p.End != date("2026-11-18") || !p.Clipped {
 		t.Errorf("the current week = %+v, %v; want it cut at today", p, r)
 	}
@@ -185,18 +186,18 @@ func TestYearsByDay(t *testing.T) {
 		argument           string
 		choices            []string
 	}{
-		{"2026-11-18 14:30", "year_to_date", catalog.GroupDay, false, argGroupBy, coarse},
-		{"2026-11-18 14:30", "last_year", catalog.GroupDay, false, argGroupBy, []string{catalog.GroupMonth, catalog.GroupQuarter}},
-		{"2026-11-18 14:30", "this_year", catalog.GroupDay, true, argCumulative, coarse},
+		{"2026-11-18 14:30", "year_to_date", catalog.GroupDay, false, grammar.ArgGroupBy, coarse},
+		{"2026-11-18 14:30", "last_year", catalog.GroupDay, false, grammar.ArgGroupBy, []string{catalog.GroupMonth, catalog.GroupQuarter}},
+		{"2026-11-18 14:30", "this_year", catalog.GroupDay, true, grammar.ArgCumulative, coarse},
 		{"2026-04-30 14:30", "this_year", catalog.GroupDay, false, "", nil},
-		{"2026-05-01 14:30", "this_year", catalog.GroupDay, false, argGroupBy, coarse},
+		{"2026-05-01 14:30", "this_year", catalog.GroupDay, false, grammar.ArgGroupBy, coarse},
 		{"2026-11-18 14:30", "last_year", catalog.GroupWeek, false, "", nil},
 		{"2026-11-18 14:30", "last_year", catalog.GroupMonth, true, "", nil},
 		{"2026-11-18 14:30", "last_year", "", false, "", nil},
 		{"2026-11-18 14:30", "last_quarter", catalog.GroupDay, true, "", nil},
 		{"2026-12-31 14:30", "this_quarter", catalog.GroupDay, false, "", nil},
 	} {
-		p, r := resolvePeriod(PeriodArg{Named: tc.name}, at(t, tc.now), cat, true)
+		p, r := resolvePeriod(grammar.PeriodArg{Named: tc.name}, at(t, tc.now), cat, true)
 		if r == nil {
 			r = byDayBound(p, tc.groupBy, tc.cumulative, offered, cat.Limits(), cat.WeekStart())
 		}
@@ -212,7 +213,7 @@ func TestYearsByDay(t *testing.T) {
 		}
 	}
 	// A report without coarser rows than weeks teaches team, agent or none.
-	p, _ := resolvePeriod(PeriodArg{Named: "last_year"}, at(t, "2026-11-18 14:30"), cat, true)
+	p, _ := resolvePeriod(grammar.PeriodArg{Named: "last_year"}, at(t, "2026-11-18 14:30"), cat, true)
 	r := byDayBound(p, catalog.GroupDay, false, offered[:4], cat.Limits(), cat.WeekStart())
 	if r == nil || !slices.Equal(r.Choices, []string{catalog.GroupTeam, catalog.GroupAgent}) {
 		t.Errorf("last_year by day without months: %+v", r)

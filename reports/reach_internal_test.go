@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // Rows fold into one reach: the floor covers everything, teams gather
@@ -50,24 +51,24 @@ func TestResolveWithin(t *testing.T) {
 		name   string
 		reach  ask.Reach
 		person string
-		who    WhoArg
+		who    grammar.WhoArg
 		want   string   // the scope's key, or the refusal's code
 		cands  []string // candidates' keys, when several match
 	}{
-		{"a team lead's team", falcons, "p1", WhoArg{Team: "Falcons"}, "falcons", nil},
-		{"a team lead's mine", falcons, "p1", WhoArg{Team: "MINE"}, "falcons", nil},
-		{"another team", falcons, "p1", WhoArg{Team: "hawks"}, ask.CodeForbidden, nil},
-		{"the floor", falcons, "p1", WhoArg{Floor: true}, ask.CodeForbidden, nil},
-		{"a name matching on both teams", falcons, "p1", WhoArg{Agent: "Maria"}, "a001", nil},
-		{"the same name over two teams", two, "p1", WhoArg{Agent: "Maria"}, "", []string{"a001", "a002"}},
-		{"an agent of another team by email", falcons, "p1", WhoArg{Agent: "maria.lopes@floor.example"}, ask.CodeForbidden, nil},
-		{"mine over two teams", two, "p1", WhoArg{Team: "mine"}, ask.CodeInvalidArgument, nil},
-		{"mine on the floor: the caller's own team", ask.FloorReach, "a002", WhoArg{Team: "mine"}, "hawks", nil},
-		{"mine on the floor for someone on no team", ask.FloorReach, "p1", WhoArg{Team: "mine"}, ask.CodeInvalidArgument, nil},
-		{"own: themselves", own, "a003", WhoArg{Agent: "a003"}, "a003", nil},
-		{"own: their team", own, "a003", WhoArg{Team: "falcons"}, ask.CodeForbidden, nil},
-		{"own: another agent", own, "a003", WhoArg{Agent: "Jamal"}, "a003", nil},
-		{"none", ask.Reach{}, "p1", WhoArg{Floor: true}, ask.CodeForbidden, nil},
+		{"a team lead's team", falcons, "p1", grammar.WhoArg{Team: "Falcons"}, "falcons", nil},
+		{"a team lead's mine", falcons, "p1", grammar.WhoArg{Team: "MINE"}, "falcons", nil},
+		{"another team", falcons, "p1", grammar.WhoArg{Team: "hawks"}, ask.CodeForbidden, nil},
+		{"the floor", falcons, "p1", grammar.WhoArg{Floor: true}, ask.CodeForbidden, nil},
+		{"a name matching on both teams", falcons, "p1", grammar.WhoArg{Agent: "Maria"}, "a001", nil},
+		{"the same name over two teams", two, "p1", grammar.WhoArg{Agent: "Maria"}, "", []string{"a001", "a002"}},
+		{"an agent of another team by email", falcons, "p1", grammar.WhoArg{Agent: "maria.lopes@floor.example"}, ask.CodeForbidden, nil},
+		{"mine over two teams", two, "p1", grammar.WhoArg{Team: "mine"}, ask.CodeInvalidArgument, nil},
+		{"mine on the floor: the caller's own team", ask.FloorReach, "a002", grammar.WhoArg{Team: "mine"}, "hawks", nil},
+		{"mine on the floor for someone on no team", ask.FloorReach, "p1", grammar.WhoArg{Team: "mine"}, ask.CodeInvalidArgument, nil},
+		{"own: themselves", own, "a003", grammar.WhoArg{Agent: "a003"}, "a003", nil},
+		{"own: their team", own, "a003", grammar.WhoArg{Team: "falcons"}, ask.CodeForbidden, nil},
+		{"own: another agent", own, "a003", grammar.WhoArg{Agent: "Jamal"}, "a003", nil},
+		{"none", ask.Reach{}, "p1", grammar.WhoArg{Floor: true}, ask.CodeForbidden, nil},
 	} {
 		scope, cands, r := testDir.resolveWithin(tc.who, tc.reach, tc.person)
 		var got string

@@ -16,7 +16,7 @@ import (
 // order, with no copy of them.
 func (e *Engine) loggable(c *call, raw json.RawMessage) json.RawMessage {
 	if a, r := c.arguments(raw); r == nil && len(bytes.TrimSpace(raw)) > 0 {
-		return e.appendLoggable(make([]byte, 0, 2*len(raw)), a.fields)
+		return e.appendLoggable(make([]byte, 0, 2*len(raw)), a.Fields())
 	}
 	return e.appendRedacted(nil, string(raw))
 }
@@ -32,7 +32,7 @@ func (e *Engine) appendLoggable(b []byte, v any) []byte {
 		b = append(b, '{')
 		n := 0
 		for _, k := range keys {
-			if !e.knownField(k) {
+			if !e.words.Field(k) {
 				continue
 			}
 			if n++; n > 1 {
@@ -41,7 +41,7 @@ func (e *Engine) appendLoggable(b []byte, v any) []byte {
 			b = appendString(b, k)
 			b = e.appendLoggable(append(b, ':'), v[k])
 		}
-		unknown := slices.DeleteFunc(keys, e.knownField)
+		unknown := slices.DeleteFunc(keys, e.words.Field)
 		if len(unknown) > 0 {
 			if n > 0 {
 				b = append(b, ',')
@@ -66,7 +66,7 @@ func (e *Engine) appendLoggable(b []byte, v any) []byte {
 		}
 		return append(b, ']')
 	case string:
-		if dateRE.MatchString(v) || e.fixedChoice(v) {
+		if e.words.Value(v) {
 			return appendString(b, v)
 		}
 		return e.appendRedacted(b, v)
@@ -107,14 +107,4 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
-}
-
-// knownField reports whether a field name belongs to the grammar.
-func (e *Engine) knownField(name string) bool {
-	return slices.Contains(e.fields, name)
-}
-
-// fixedChoice reports whether s is one of the grammar's enumerated values.
-func (e *Engine) fixedChoice(s string) bool {
-	return slices.Contains(e.choices, s)
 }

@@ -10,6 +10,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file answers the report tools declared in the catalogue.
@@ -19,7 +20,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if r != nil {
 		return c.refuse(r)
 	}
-	req, r := decodeReportArgs(rep, a, len(countedSums(rep)) > 1, e.cat.PeriodNames())
+	req, r := a.Report(rep, e.cat.PeriodNames())
 	if r == nil {
 		r = ranksGroups(req, rep)
 	}
@@ -62,7 +63,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		return c.refuse(r)
 	}
 	var live []string
-	if req.Metrics == nil && !req.CompareCounts && req.CompareTo != CompareTarget {
+	if req.Metrics == nil && !req.CompareCounts && req.CompareTo != grammar.CompareTarget {
 		// Targets are set for the nightly figures, so a call against them
 		// keeps those even before the nightly build has loaded a day.
 		metrics, live = e.liveInstead(rep, metrics, period, cov, c.now)
@@ -76,16 +77,16 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		return c.refuse(ask.Invalid("sort.metric", "must be one of the metrics this call returns; add it to metrics or sort by another.", metricIDs(metrics)...))
 	}
 	if req.TopN > 0 && req.Sort == nil {
-		req.Sort = &SortArg{Metric: metrics[0].ID, Direction: "desc"}
+		req.Sort = &grammar.SortArg{Metric: metrics[0].ID, Direction: "desc"}
 	}
 	if r := e.beforeData(metrics, period, cov, c.now); r != nil {
 		return c.refuse(r)
 	}
 	against := "the previous period"
-	if req.CompareTo == ComparePreviousYear {
+	if req.CompareTo == grammar.ComparePreviousYear {
 		against = "the same days a year earlier"
 	}
-	if req.againstPeriod() {
+	if req.AgainstPeriod() {
 		if r := declaredComparable(metrics, rep.Metrics); r != nil {
 			return c.refuse(r)
 		}
@@ -106,7 +107,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	var yearNote string
 	var tg *targeted
 	switch req.CompareTo {
-	case CompareTarget:
+	case grammar.CompareTarget:
 		if r := totalsTargeted(scope); r != nil {
 			return c.refuse(r)
 		}
@@ -124,12 +125,12 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		// beside the target count those days only.
 		scope.OnFloor = scope.Kind == ask.ScopeTeam
 		tg = e.newTargeted(dir, ts, period, metrics, cov, c.now, false)
-	case ComparePreviousPeriod:
+	case grammar.ComparePreviousPeriod:
 		previous = previousPeriod(period)
-	case ComparePreviousYear:
+	case grammar.ComparePreviousYear:
 		previous, yearNote = previousYear(period, e.cat.WeekStart())
 	}
-	if req.againstPeriod() {
+	if req.AgainstPeriod() {
 		if r := e.previousBeforeData(metrics, previous, against, cov, c.now); r != nil {
 			return c.refuse(r)
 		}
@@ -143,7 +144,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		plan.Metrics = append(slices.Clip(metrics), activity)
 	}
 	plans := []*ask.Plan{plan}
-	if req.againstPeriod() {
+	if req.AgainstPeriod() {
 		plans = append(plans, over(plan, previous))
 		if a := e.cat.Activity(); a != nil {
 			// The days anyone in scope was active, in each period.
@@ -170,14 +171,14 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		gv.warn(WarnLiveInstead, n)
 	}
 	if !period.AskedEnd.IsZero() {
-		gv.warn(WarnToDate, soFarNote(period, previous, req.CompareTo == ComparePreviousYear))
+		gv.warn(WarnToDate, soFarNote(period, previous, req.CompareTo == grammar.ComparePreviousYear))
 	}
 	if yearNote != "" {
 		gv.warn(WarnYearEarlier, yearNote)
 	}
 
 	var cmp *comparison
-	if req.againstPeriod() {
+	if req.AgainstPeriod() {
 		cmp = &comparison{plan: plans[1], res: results[1]}
 		info := periodInfo(previous, e.cat.Zone())
 		ans.PreviousPeriod = &info
@@ -221,15 +222,15 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 
 // ranksGroups refuses a ranking with nothing to rank: top_n and sort order
 // groups, so they need group_by.
-func ranksGroups(req *Request, rep *catalog.Report) *ask.Refusal {
+func ranksGroups(req *grammar.Request, rep *catalog.Report) *ask.Refusal {
 	if req.GroupBy != "" {
 		return nil
 	}
 	switch {
 	case req.TopN > 0:
-		return ask.Invalid(argTopN, "keeps the first groups of a ranking, so it needs group_by; add group_by or leave top_n out.", rep.GroupBy...)
+		return ask.Invalid(grammar.ArgTopN, "keeps the first groups of a ranking, so it needs group_by; add group_by or leave top_n out.", rep.GroupBy...)
 	case req.Sort != nil:
-		return ask.Invalid(argSort, "orders groups, so it needs group_by; add group_by or leave sort out.", rep.GroupBy...)
+		return ask.Invalid(grammar.ArgSort, "orders groups, so it needs group_by; add group_by or leave sort out.", rep.GroupBy...)
 	}
 	return nil
 }
@@ -252,7 +253,7 @@ type shownTable struct {
 // period's, and the groups shown are those of either period.
 //
 // Cumulative rows hold running totals of metrics, day by day.
-func (e *Engine) table(plan *ask.Plan, res *ask.Result, cmp *comparison, cumulative bool, dir *Directory, now time.Time, gv *governor, sort *SortArg, topN int,
+func (e *Engine) table(plan *ask.Plan, res *ask.Result, cmp *comparison, cumulative bool, dir *Directory, now time.Time, gv *governor, sort *grammar.SortArg, topN int,
 	metrics []*catalog.Metric, named func(team string) bool) shownTable {
 	// Who counts on which days, worked out once for each period.
 	stints := dir.stints(plan.Scope, plan.Period)
@@ -402,7 +403,7 @@ func (e *Engine) beforeData(metrics []*catalog.Metric, p ask.Period, cov map[str
 		return nil
 	}
 	day := first.Format(time.DateOnly)
-	return ask.Invalid(argPeriod, "ends before the first day of data ("+day+"); ask about that day or later.", day)
+	return ask.Invalid(grammar.ArgPeriod, "ends before the first day of data ("+day+"); ask about that day or later.", day)
 }
 
 // liveInstead swaps a report's default metrics for its live ones when the
@@ -430,7 +431,7 @@ func (e *Engine) liveInstead(rep *catalog.Report, defaults []*catalog.Metric, p 
 		ids = append(ids, m.ID)
 	}
 	return live, []string{fmt.Sprintf("The nightly build has not loaded these days yet, so %s come from the live source instead of %s; "+
-		"they are partial and the nightly figures replace them once it has.", joinIDs(live), strings.Join(ids, ", "))}
+		"they are partial and the nightly figures replace them once it has.", strings.Join(metricIDs(live), ", "), strings.Join(ids, ", "))}
 }
 
 // unfinished refuses a comparison over days that are not final for every
@@ -469,29 +470,15 @@ func dateOrNever(d time.Time) string {
 	return d.Format(time.DateOnly)
 }
 
-// countedSums returns a report's count metrics that carry a counting basis,
-// one per basis, in report order: what compare_counts sets side by side.
-func countedSums(rep *catalog.Report) []*catalog.Metric {
-	var out []*catalog.Metric
-	seen := map[*catalog.Basis]bool{}
-	for _, m := range rep.Metrics {
-		if m.Basis != nil && !m.IsRatio() && m.Unit == catalog.UnitCount && !seen[m.Basis] {
-			seen[m.Basis] = true
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // chooseMetrics picks the metrics a call asked for, the defaults, or for
 // compare_counts one count per basis.
-func (e *Engine) chooseMetrics(rep *catalog.Report, req *Request) ([]*catalog.Metric, *ask.Refusal) {
+func (e *Engine) chooseMetrics(rep *catalog.Report, req *grammar.Request) ([]*catalog.Metric, *ask.Refusal) {
 	metrics := rep.Defaults
 	switch {
 	case req.CompareCounts && req.Metrics != nil:
-		return nil, ask.Invalid(argCompareCounts, "chooses its own metrics (one count per basis); leave metrics out or set compare_counts to false.")
+		return nil, ask.Invalid(grammar.ArgCompareCounts, "chooses its own metrics (one count per basis); leave metrics out or set compare_counts to false.")
 	case req.CompareCounts:
-		metrics = countedSums(rep)
+		metrics = grammar.CountedSums(rep)
 	case req.Metrics != nil:
 		metrics = nil
 		for _, id := range req.Metrics {
@@ -519,7 +506,7 @@ func metricIDs(ms []*catalog.Metric) []string {
 	return ids
 }
 
-func (e *Engine) candidates(c *call, w WhoArg, cands []Candidate) *Answer {
+func (e *Engine) candidates(c *call, w grammar.WhoArg, cands []Candidate) *Answer {
 	arg, what, key := "who.agent", "agents", "agent_key"
 	if w.Team != "" {
 		arg, what, key = "who.team", "teams", "team_key"

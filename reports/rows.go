@@ -9,6 +9,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file turns a store's rows into the rows an answer shows: every group
@@ -125,7 +126,7 @@ func value(r ask.Row, metrics []*catalog.Metric, j int) *float64 {
 
 // rank orders rows by a metric, nulls last, ties by key: the order SQL
 // gives with ORDER BY metric DIRECTION NULLS LAST, key.
-func rank(rows []ask.Row, metrics []*catalog.Metric, sort *SortArg) {
+func rank(rows []ask.Row, metrics []*catalog.Metric, sort *grammar.SortArg) {
 	j := slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })
 	slices.SortStableFunc(rows, func(a, b ask.Row) int {
 		if c := compareValues(value(a, metrics, j), value(b, metrics, j), sort.Direction); c != 0 {
@@ -154,7 +155,7 @@ func compareValues(a, b *float64, direction string) int {
 // cutRows keeps the first n of ranked rows, and the rows tied with the last
 // one kept (SQL's FETCH FIRST n ROWS WITH TIES), up to max. It says how many
 // rows the ties added, and whether max split a tie.
-func cutRows(rows []ask.Row, metrics []*catalog.Metric, sort *SortArg, n, max int) (kept []ask.Row, tied int, split bool) {
+func cutRows(rows []ask.Row, metrics []*catalog.Metric, sort *grammar.SortArg, n, max int) (kept []ask.Row, tied int, split bool) {
 	if len(rows) <= n {
 		return rows, 0, false
 	}

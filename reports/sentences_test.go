@@ -34,6 +34,7 @@ type refusalSite struct {
 // all about its sql argument).
 var refusalPackages = map[string]string{
 	".":                     "",
+	"grammar":               "",
 	"../internal/analyst":   "",
 	"../internal/mcpserver": "",
 	"../internal/oauth":     "",

@@ -10,6 +10,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file sets figures beside their targets (compare_to: "target").
@@ -22,9 +23,6 @@ import (
 // a floor's is the sum of its teams'; a ratio's holds as set, the gap is
 // stated in points, and the floor has none. A team without a target has a
 // null one, never zero.
-
-// CompareTarget is compare_to's choice that sets figures beside targets.
-const CompareTarget = "target"
 
 // compareTargets orders target versions by team, metric, target period
 // and when they were set.
@@ -99,12 +97,12 @@ func (d *Directory) targetOf(team, metric string, ts targetSpan) []ask.TargetSet
 func (e *Engine) targetable(scope ask.Scope, groupBy string, metrics []*catalog.Metric) *ask.Refusal {
 	switch {
 	case scope.Kind == ask.ScopeAgent:
-		return ask.Invalid(argCompareTo, "sets figures beside targets, which are set per team; ask about the agent's team or the floor.", "floor", "team")
+		return ask.Invalid(grammar.ArgCompareTo, "sets figures beside targets, which are set per team; ask about the agent's team or the floor.", "floor", "team")
 	case groupBy != "" && groupBy != catalog.GroupTeam:
-		return ask.Invalid(argCompareTo, "with target takes group_by team, or no group_by.", catalog.GroupTeam)
+		return ask.Invalid(grammar.ArgCompareTo, "with target takes group_by team, or no group_by.", catalog.GroupTeam)
 	}
 	if !slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.Target != nil }) {
-		return ask.Invalid(argCompareTo, "with target needs a metric that has targets; ask for one of these metrics.", e.targetMetricIDs()...)
+		return ask.Invalid(grammar.ArgCompareTo, "with target needs a metric that has targets; ask for one of these metrics.", e.targetMetricIDs()...)
 	}
 	return nil
 }
@@ -132,7 +130,7 @@ func targetsSetFor(metrics []*catalog.Metric, ts targetSpan) *ask.Refusal {
 	for _, k := range kinds {
 		choices = append(choices, targetPeriods[k]...)
 	}
-	return ask.Invalid(argPeriod, "is a "+ts.kind+", and the targets of "+strings.Join(ids, ", ")+" are set by "+strings.Join(kinds, " and ")+
+	return ask.Invalid(grammar.ArgPeriod, "is a "+ts.kind+", and the targets of "+strings.Join(ids, ", ")+" are set by "+strings.Join(kinds, " and ")+
 		" only; ask about a "+strings.Join(kinds, " or ")+", for example with one of these named periods.", choices...)
 }
 
@@ -153,15 +151,9 @@ func notTargetPeriod() *ask.Refusal {
 	for _, k := range catalog.TargetPeriods {
 		choices = append(choices, targetPeriods[k]...)
 	}
-	return ask.Invalid(argPeriod, "is not a period targets are set for: a whole week or calendar month, or one from its first day "+
+	return ask.Invalid(grammar.ArgPeriod, "is not a period targets are set for: a whole week or calendar month, or one from its first day "+
 		"through today; ask for one, for example with one of these named periods.", choices...)
 }
-
-// League rankings (rank_by).
-const (
-	RankFigure     = "figure"
-	RankAttainment = "attainment"
-)
 
 // NoteRankedByAttainment says how a league ranked by attainment reads.
 const NoteRankedByAttainment = "With rank_by attainment, teams are ranked by the sort metric's attainment against their own targets (figure over target, or for a rate the gap in points), " +
@@ -213,7 +205,7 @@ func (e *Engine) newTargeted(dir *Directory, ts targetSpan, p ask.Period, metric
 // of the sort's metric in its direction: teams without a target last and
 // unranked, ties by team, tied attainments sharing a rank and the next
 // rank skipping their places.
-func (tg *targeted) ranked(kept []ask.Row, metrics []*catalog.Metric, sort *SortArg, dir *Directory) [][]any {
+func (tg *targeted) ranked(kept []ask.Row, metrics []*catalog.Metric, sort *grammar.SortArg, dir *Directory) [][]any {
 	m := metrics[slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })]
 	col := slices.Index(tg.columns(metrics), attainmentColumn(m))
 	type line struct {

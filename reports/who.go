@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file resolves who a call is about. Names, emails and keys are matched
@@ -271,7 +272,7 @@ func (d *Directory) agent(key string) (ask.Agent, bool) {
 // resolveWho turns a who argument into a scope, or candidates when a name
 // matches several or matches none but is close to some (close.go), or a
 // refusal when it matches none and is close to none, over the whole floor.
-func (d *Directory) resolveWho(w WhoArg) (ask.Scope, []Candidate, *ask.Refusal) {
+func (d *Directory) resolveWho(w grammar.WhoArg) (ask.Scope, []Candidate, *ask.Refusal) {
 	return d.resolveWithin(w, ask.FloorReach, "")
 }
 
@@ -280,12 +281,12 @@ func (d *Directory) resolveWho(w WhoArg) (ask.Scope, []Candidate, *ask.Refusal) 
 // candidates and refusals never name anyone outside it, and a who outside
 // it is refused naming what the caller may ask for. {"team": "mine"} is the
 // caller's own team (Directory.mine).
-func (d *Directory) resolveWithin(w WhoArg, r ask.Reach, person string) (ask.Scope, []Candidate, *ask.Refusal) {
+func (d *Directory) resolveWithin(w grammar.WhoArg, r ask.Reach, person string) (ask.Scope, []Candidate, *ask.Refusal) {
 	switch {
 	case w.Default:
 		return d.defaultScope(r, person)
 	case r.None():
-		return ask.Scope{}, nil, outsideReach(r, argWho, person)
+		return ask.Scope{}, nil, outsideReach(r, grammar.ArgWho, person)
 	case w.Floor:
 		if !r.Floor && !r.Totals {
 			return ask.Scope{}, nil, outsideReach(r, "who.floor", person)

@@ -15,6 +15,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 var testDir = settled(&Directory{Roster: ask.Roster{
@@ -60,7 +61,7 @@ func TestResolveAgent(t *testing.T) {
 		{"nobody@floor.example", nil},
 		{"!!!", nil},
 	} {
-		scope, cands, r := testDir.resolveWho(WhoArg{Agent: tc.typed})
+		scope, cands, r := testDir.resolveWho(grammar.WhoArg{Agent: tc.typed})
 		var got []string
 		switch {
 		case r != nil:
@@ -89,7 +90,7 @@ func TestResolveTeam(t *testing.T) {
 		"red team":  {"red_team"},
 		"Owls":      nil,
 	} {
-		scope, cands, r := testDir.resolveWho(WhoArg{Team: typed})
+		scope, cands, r := testDir.resolveWho(grammar.WhoArg{Team: typed})
 		var got []string
 		switch {
 		case r != nil:
@@ -110,7 +111,7 @@ func TestResolveTeam(t *testing.T) {
 }
 
 func TestCandidatesCarryTeams(t *testing.T) {
-	_, cands, _ := testDir.resolveWho(WhoArg{Agent: "Maria"})
+	_, cands, _ := testDir.resolveWho(grammar.WhoArg{Agent: "Maria"})
 	if len(cands) != 2 || cands[0].Team != "Falcons" || cands[1].Team != "Hawks" {
 		t.Errorf("candidates = %+v", cands)
 	}
@@ -214,9 +215,9 @@ func TestCloseNames(t *testing.T) {
 		{team: true, typed: "Retension", want: []string{"retention"}, close: true},
 		{team: true, typed: "Owls", want: nil},
 	} {
-		w := WhoArg{Agent: tc.typed}
+		w := grammar.WhoArg{Agent: tc.typed}
 		if tc.team {
-			w = WhoArg{Team: tc.typed}
+			w = grammar.WhoArg{Team: tc.typed}
 		}
 		scope, cands, r := testDir.resolveWho(w)
 		var got []string

@@ -6,6 +6,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file answers within reach: the engine resolves a caller's reach once
@@ -70,7 +71,7 @@ func totalsGrouped(s ask.Scope, groupBy string, offered []string) *ask.Refusal {
 	if !s.Totals || !byWhom(groupBy) {
 		return nil
 	}
-	return &ask.Refusal{Code: ask.CodeForbidden, Argument: argGroupBy, Choices: slices.DeleteFunc(slices.Clone(offered), byWhom),
+	return &ask.Refusal{Code: ask.CodeForbidden, Argument: grammar.ArgGroupBy, Choices: slices.DeleteFunc(slices.Clone(offered), byWhom),
 		Rule: "is outside what you may see: of the floor you may see its totals, not each team's or agent's figures; group them by one of the choices, or leave group_by out."}
 }
 
@@ -80,17 +81,17 @@ func totalsTargeted(s ask.Scope) *ask.Refusal {
 	if !s.Totals {
 		return nil
 	}
-	return &ask.Refusal{Code: ask.CodeForbidden, Argument: argCompareTo, Choices: []string{ComparePreviousPeriod, ComparePreviousYear},
+	return &ask.Refusal{Code: ask.CodeForbidden, Argument: grammar.ArgCompareTo, Choices: []string{grammar.ComparePreviousPeriod, grammar.ComparePreviousYear},
 		Rule: "is outside what you may see with target: the floor's target is set team by team, and you may see the floor's totals, not each team's; compare with one of the choices, or ask about one of your teams beside its target."}
 }
 
 // whoArgument names the argument a who was given in: who.floor, or who
 // when it was left out.
-func whoArgument(w WhoArg) string {
+func whoArgument(w grammar.WhoArg) string {
 	if w.Floor {
 		return "who.floor"
 	}
-	return argWho
+	return grammar.ArgWho
 }
 
 // MineTeam is the who.team value that names the caller's own team.
@@ -153,7 +154,7 @@ func (d *Directory) defaultScope(r ask.Reach, person string) (ask.Scope, []Candi
 	case r.Floor:
 		return ask.Scope{Kind: ask.ScopeFloor, Name: "the floor"}, nil, nil
 	case r.None():
-		return ask.Scope{}, nil, outsideReach(r, argWho, person)
+		return ask.Scope{}, nil, outsideReach(r, grammar.ArgWho, person)
 	case len(r.Teams) == 1 && !r.Own:
 		if t, ok := d.team(r.Teams[0]); ok {
 			return ask.Scope{Kind: ask.ScopeTeam, Key: t.Key, Name: t.Name}, nil, nil
@@ -165,6 +166,6 @@ func (d *Directory) defaultScope(r ask.Reach, person string) (ask.Scope, []Candi
 	case len(r.Teams) == 0:
 		return ask.Scope{Kind: ask.ScopeFloor, Name: "the floor", Totals: true}, nil, nil
 	}
-	return ask.Scope{}, nil, &ask.Refusal{Code: ask.CodeInvalidArgument, Argument: argWho, Choices: reachChoices(r, person),
+	return ask.Scope{}, nil, &ask.Refusal{Code: ask.CodeInvalidArgument, Argument: grammar.ArgWho, Choices: reachChoices(r, person),
 		Rule: "must be given when you may see more than one team or agent; name one of yours (choices)."}
 }

@@ -15,8 +15,8 @@ import (
 	"plumbline/internal/grants"
 	"plumbline/internal/pgstore"
 	"plumbline/internal/sqlcheck"
-	"plumbline/reports"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // Defaults for Options.
@@ -72,7 +72,7 @@ type Options struct {
 	TimeZone string
 	// Reports are the report tools, which the door's description tells the
 	// agent to use first.
-	Reports []reports.Tool
+	Reports []grammar.Tool
 	// Log receives faults the caller is not told about in detail. If nil,
 	// slog.Default().
 	Log *slog.Logger

@@ -2,7 +2,7 @@ package contract
 
 import (
 	"plumbline/catalog"
-	"plumbline/reports"
+	"plumbline/reports/grammar"
 )
 
 // schema is a JSON Schema, or a part of one.
@@ -22,13 +22,13 @@ var (
 	maybeDate = orNull(text)
 	table     = schema{"type": "array", "items": schema{"type": "array"}}
 
-	dataThroughSchema = reports.Object(schema{"runs_to": maybeDate, "complete_through": maybeDate}, "runs_to", "complete_through")
-	refusalSchema     = reports.Object(schema{"code": text, "argument": text, "rule": text, "choices": texts}, "code", "rule", "choices")
-	echoSchema        = reports.Object(schema{
+	dataThroughSchema = grammar.Object(schema{"runs_to": maybeDate, "complete_through": maybeDate}, "runs_to", "complete_through")
+	refusalSchema     = grammar.Object(schema{"code": text, "argument": text, "rule": text, "choices": texts}, "code", "rule", "choices")
+	echoSchema        = grammar.Object(schema{
 		"tool": text,
-		"who":  reports.Object(schema{"kind": text, "key": text, "name": text, "team": text}, "kind", "name"),
+		"who":  grammar.Object(schema{"kind": text, "key": text, "name": text, "team": text}, "kind", "name"),
 		"day":  text, "weeks": whole, "metrics": texts, "group_by": text, "top_n": whole,
-		"sort":    reports.Object(schema{"metric": text, "direction": text}, "metric", "direction"),
+		"sort":    grammar.Object(schema{"metric": text, "direction": text}, "metric", "direction"),
 		"compact": flag, "compare_counts": flag, "compare_to": text, "cumulative": flag, "rank_by": text,
 	}, "tool")
 )
@@ -48,13 +48,13 @@ func withTitle(title string, s schema) schema {
 func answerOf(props schema, required []string, withCandidates bool) schema {
 	props["request_id"] = text
 	shapes := []any{
-		withTitle("answer", reports.Object(props, append([]string{"request_id"}, required...)...)),
-		withTitle("refused", reports.Object(schema{"request_id": text, "error": refusalSchema}, "request_id", "error")),
+		withTitle("answer", grammar.Object(props, append([]string{"request_id"}, required...)...)),
+		withTitle("refused", grammar.Object(schema{"request_id": text, "error": refusalSchema}, "request_id", "error")),
 	}
 	if withCandidates {
-		shapes = append(shapes, withTitle("candidates", reports.Object(schema{
+		shapes = append(shapes, withTitle("candidates", grammar.Object(schema{
 			"request_id": text, "argument": text, "notes": texts, "catalog_version": text,
-			"candidates": schema{"type": "array", "items": reports.Object(schema{
+			"candidates": schema{"type": "array", "items": grammar.Object(schema{
 				"agent_key": text, "team_key": text, "name": text, "team": text, "left_on": text,
 			}, "name")},
 		}, "request_id", "argument", "candidates", "notes", "catalog_version")))
@@ -63,15 +63,15 @@ func answerOf(props schema, required []string, withCandidates bool) schema {
 }
 
 func periodInfoSchema() schema {
-	return reports.Object(schema{"start": text, "end": text, "days": whole, "time_zone": text, "named": text, "asked_end": text}, "start", "end", "days", "time_zone")
+	return grammar.Object(schema{"start": text, "end": text, "days": whole, "time_zone": text, "named": text, "asked_end": text}, "start", "end", "days", "time_zone")
 }
 
 // governed is what every answer with figures carries beside them.
 func governed(props schema) (schema, []string) {
-	props["metrics"] = schema{"type": "object", "additionalProperties": reports.Object(schema{
+	props["metrics"] = schema{"type": "object", "additionalProperties": grammar.Object(schema{
 		"label": text, "unit": schema{"type": "string", "enum": catalog.Units}, "definition": text, "definition_ref": text,
 		"formula": text, "source": text, "sales_basis": text, "data_through": dataThroughSchema, "left_out": whole, "partial": flag,
-		"target": reports.Object(schema{
+		"target": grammar.Object(schema{
 			"period": schema{"type": "string", "enum": []string{catalog.TargetWeek, catalog.TargetMonth, "weeks"}},
 			"start":  text, "end": text, "days": whole, "counted_from": maybeDate, "counted_through": maybeDate, "counted_days": whole,
 		}, "period", "start", "end", "days", "counted_from", "counted_through", "counted_days"),
@@ -94,7 +94,7 @@ func reportOutputSchema() schema {
 }
 
 func cannedOutputSchema() schema {
-	props, required := governed(schema{"sections": schema{"type": "array", "items": reports.Object(schema{
+	props, required := governed(schema{"sections": schema{"type": "array", "items": grammar.Object(schema{
 		"id": text, "title": text, "columns": texts, "rows": table, "total": schema{"type": "array"}, "truncated": flag,
 	}, "id", "title", "columns", "rows", "truncated")}})
 	return answerOf(props, append(required, "sections"), true)
@@ -104,7 +104,7 @@ func rosterOutputSchema() schema {
 	return answerOf(schema{
 		"request": echoSchema, "day": text, "time_zone": text, "columns": texts, "rows": table, "truncated": flag,
 		"notes": texts, "catalog_version": text,
-		"teams": schema{"type": "array", "items": reports.Object(schema{
+		"teams": schema{"type": "array", "items": grammar.Object(schema{
 			"team": text, "team_name": text, "on_floor": orNull(flag),
 			"decided_from": text, "decided_by": text, "reason": text, "agents": whole,
 		}, "team", "team_name", "on_floor", "agents")},
@@ -113,7 +113,7 @@ func rosterOutputSchema() schema {
 
 func peopleOutputSchema() schema {
 	return answerOf(schema{
-		"people": schema{"type": "array", "items": reports.Object(schema{
+		"people": schema{"type": "array", "items": grammar.Object(schema{
 			"agent_key": text, "name": text, "email": text, "team": text, "team_name": text, "hired_on": text, "left_on": text,
 		}, "agent_key", "name", "email", "hired_on")},
 		"truncated": flag, "notes": texts, "catalog_version": text,
@@ -123,7 +123,7 @@ func peopleOutputSchema() schema {
 func freshnessOutputSchema() schema {
 	return answerOf(schema{
 		"now": text, "today": text, "time_zone": text, "notes": texts, "catalog_version": text,
-		"sources": schema{"type": "object", "additionalProperties": reports.Object(schema{
+		"sources": schema{"type": "object", "additionalProperties": grammar.Object(schema{
 			"source": text, "description": text, "refresh": text, "settles": text, "data_through": dataThroughSchema,
 			"first_day": maybeDate, "today": text, "metrics": texts,
 		}, "source", "description", "refresh", "settles", "data_through", "first_day", "today", "metrics")},
@@ -132,11 +132,11 @@ func freshnessOutputSchema() schema {
 
 func definitionsOutputSchema() schema {
 	return answerOf(schema{
-		"metrics": schema{"type": "object", "additionalProperties": reports.Object(schema{
+		"metrics": schema{"type": "object", "additionalProperties": grammar.Object(schema{
 			"label": text, "unit": text, "definition": text, "formula": text, "source": text, "grain": text,
 			"sales_basis": text, "settles": text, "reports": texts,
 		}, "label", "unit", "definition", "formula", "source", "grain", "settles")},
-		"bases":           schema{"type": "object", "additionalProperties": reports.Object(schema{"label": text, "definition": text}, "label", "definition")},
+		"bases":           schema{"type": "object", "additionalProperties": grammar.Object(schema{"label": text, "definition": text}, "label", "definition")},
 		"standing_notes":  schema{"type": "object", "additionalProperties": text},
 		"catalog_version": text, "notes": texts,
 	}, []string{"metrics", "bases", "standing_notes", "catalog_version", "notes"}, false)

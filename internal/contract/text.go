@@ -12,6 +12,7 @@ import (
 
 	"plumbline/reports"
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file renders an answer as text for a model to read: the same answer
@@ -119,8 +120,8 @@ func (t *textWriter) report(a *reports.ReportAnswer) {
 	if a.Request.Cumulative {
 		head += ", running totals from the first day"
 	}
-	if a.Request.CompareTo == reports.CompareTarget {
-		head += ", against " + reports.CompareTarget
+	if a.Request.CompareTo == grammar.CompareTarget {
+		head += ", against " + grammar.CompareTarget
 	}
 	t.governed(head, &a.Governed, a.Request.Compact, a.Request.CompareTo, metricOrder(&a.Governed, a.Columns))
 	t.table(a.Columns, a.Rows)
@@ -136,8 +137,8 @@ func (t *textWriter) canned(a *reports.CannedAnswer) {
 		}
 	case a.Request.Sort != nil:
 		head = a.Request.Tool + " of the teams on the floor, ranked by " + a.Request.Sort.Metric + " (" + a.Request.Sort.Direction + ")"
-		if a.Request.RankBy == reports.RankAttainment {
-			head = a.Request.Tool + " of the teams on the floor, ranked by " + reports.RankAttainment + " of " + a.Request.Sort.Metric +
+		if a.Request.RankBy == grammar.RankAttainment {
+			head = a.Request.Tool + " of the teams on the floor, ranked by " + grammar.RankAttainment + " of " + a.Request.Sort.Metric +
 				" against target (" + a.Request.Sort.Direction + ")"
 		} else if a.Request.RankBy != "" {
 			head += ", by " + a.Request.RankBy

@@ -5,6 +5,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports"
+	"plumbline/reports/grammar"
 )
 
 // Tool is one MCP tool as a client sees it: the engine's grammar (its name,
@@ -62,24 +63,24 @@ type described struct {
 // ownTools describes plumbline's own tools, by name.
 func ownTools(cat *catalog.Catalog) map[string]described {
 	return map[string]described{
-		reports.ToolTeamDay: {"Team day", "A team's or the floor's day: a section per report (" + reportList(cat) +
+		grammar.ToolTeamDay: {"Team day", "A team's or the floor's day: a section per report (" + reportList(cat) +
 			"), a row per agent (per team for the floor) and the total; today is partial.", cannedOutputSchema()},
-		reports.ToolTeamWeeks: {"Team weeks", "Week by week for a team, an agent or the floor: a section per report (" + reportList(cat) +
+		grammar.ToolTeamWeeks: {"Team weeks", "Week by week for a team, an agent or the floor: a section per report (" + reportList(cat) +
 			"), a row per week and the total, over the last final whole weeks.", cannedOutputSchema()},
-		reports.ToolLeague: {"League", "The floor's teams ranked by a metric over a period, with the floor's figure; a team counts only for " +
+		grammar.ToolLeague: {"League", "The floor's teams ranked by a metric over a period, with the floor's figure; a team counts only for " +
 			"its days on the floor. Final days only.", cannedOutputSchema()},
-		reports.ToolRoster: {"Roster",
+		grammar.ToolRoster: {"Roster",
 			"Who is on which team on a day, which teams count as the floor, who decided and why; an agent's teams over time.",
 			rosterOutputSchema()},
-		reports.ToolFindPeople: {"Find people",
+		grammar.ToolFindPeople: {"Find people",
 			"Agents matching part of a name, an email or an agent_key, with their team; pass the agent_key as who.agent.",
 			peopleOutputSchema()},
-		reports.ToolFreshness: {"Freshness", "Per source: runs_to (loaded), complete_through (final), first day and part of today.",
+		grammar.ToolFreshness: {"Freshness", "Per source: runs_to (loaded), complete_through (final), first day and part of today.",
 			freshnessOutputSchema()},
-		reports.ToolMetricDefinitions: {"Metric definitions",
+		grammar.ToolMetricDefinitions: {"Metric definitions",
 			"Each metric's (or the named ones') definition, formula, unit, source, basis and when a day is final; " +
 				"the bases; with none named, every standing note.", definitionsOutputSchema()},
-		reports.ToolHealth: {"Health", "Whether the database answers, and the catalogue version.", healthOutputSchema()},
+		grammar.ToolHealth: {"Health", "Whether the database answers, and the catalogue version.", healthOutputSchema()},
 	}
 }
 

@@ -1,11 +1,32 @@
-package reports
+package grammar
 
 import (
 	"encoding/json"
-	"plumbline/reports/ask"
 	"strings"
 	"testing"
+
+	"plumbline/catalog"
+	"plumbline/reports/ask"
 )
+
+func demoCatalog(t testing.TB) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// decodeReport reads a report tool's raw arguments, its period named as
+// one of plumbline's own.
+func decodeReport(rep *catalog.Report, raw json.RawMessage) (*Request, *ask.Refusal) {
+	a, r := Parse(raw)
+	if r != nil {
+		return nil, r
+	}
+	return a.Report(rep, catalog.NamedPeriods)
+}
 
 // marker is a distinctive string sent in every argument position; no refusal
 // may repeat it.
@@ -47,7 +68,7 @@ func TestDecodeReportRefusals(t *testing.T) {
 		{`{` + ok + `,"compact":"yes"}`, "compact", "true or false"},
 		{`{` + ok + `,"known_definitions":12}`, "known_definitions", "must be a string"},
 	} {
-		_, r := decodeReport(sales, json.RawMessage(tc.args), true)
+		_, r := decodeReport(sales, json.RawMessage(tc.args))
 		if r == nil {
 			t.Errorf("%s was accepted", tc.args)
 			continue
@@ -70,7 +91,7 @@ func TestDecodeReportAccepts(t *testing.T) {
 	sales, _ := cat.Report("sales")
 	req, r := decodeReport(sales, json.RawMessage(`{"who":{"agent":" Maria Lopez "},"period":{"start":"2026-11-01","end":"2026-11-14"},
 		"metrics":["close_rate","board_sales"],"group_by":"week","top_n":5,"sort":{"metric":"close_rate"},"compact":true,
-		"compare_counts":false,"known_definitions":"abc"}`), true)
+		"compare_counts":false,"known_definitions":"abc"}`))
 	if r != nil {
 		t.Fatal(r)
 	}
@@ -80,7 +101,7 @@ func TestDecodeReportAccepts(t *testing.T) {
 	}
 	// compare_counts belongs to reports with several counting bases only.
 	quality, _ := cat.Report("quality")
-	if _, r := decodeReport(quality, json.RawMessage(`{"who":{"floor":true},"period":{"named":"today"},"compare_counts":true}`), false); r == nil {
+	if _, r := decodeReport(quality, json.RawMessage(`{"who":{"floor":true},"period":{"named":"today"},"compare_counts":true}`)); r == nil {
 		t.Error("quality accepted compare_counts")
 	}
 }

@@ -1,6 +1,8 @@
-package reports
+package grammar
 
 import (
+	"strconv"
+
 	"plumbline/catalog"
 )
 
@@ -13,7 +15,7 @@ type schema = map[string]any
 // Object is a closed JSON Schema object: these properties and no other,
 // the required ones named. Every object of plumbline's schemas is one, a
 // tool's input and its output alike.
-func Object(props schema, required ...string) schema {
+func Object(props map[string]any, required ...string) map[string]any {
 	s := schema{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {
 		s["required"] = required
@@ -47,7 +49,7 @@ func exactlyOne(s schema) schema {
 
 // oneOfWho is the who argument, one of floor, team and (withAgent) agent.
 func oneOfWho(withAgent bool) schema {
-	name := schema{"type": "string", "minLength": 1, "maxLength": maxNameLength}
+	name := schema{"type": "string", "minLength": 1, "maxLength": MaxNameLength}
 	props := schema{"floor": schema{"type": "boolean", "const": true}, "team": name}
 	description := "team: key or name"
 	if withAgent {
@@ -57,10 +59,15 @@ func oneOfWho(withAgent bool) schema {
 	return withDescription(description, exactlyOne(Object(props)))
 }
 
+// MaxRangeMonths bounds a range whose answer has no rows by day: it may
+// run to this many months (rows by day hold at most the catalogue's
+// max_days).
+const MaxRangeMonths = 24
+
 func periodSchema(cat *catalog.Catalog) schema {
 	return schema{
-		"description": cat.Zone().String() + " days; end inclusive; a range at most " + itoa(MaxRangeMonths) + " months, " +
-			itoa(cat.Limits().MaxDays) + " days by day; " +
+		"description": cat.Zone().String() + " days; end inclusive; a range at most " + strconv.Itoa(MaxRangeMonths) + " months, " +
+			strconv.Itoa(cat.Limits().MaxDays) + " days by day; " +
 			"weeks start " + cat.WeekStart().String(),
 		"type": "object", "additionalProperties": false,
 		"properties": schema{"named": enum("", cat.PeriodNames()), "day": dateSchema(""), "week": dateSchema(""), "start": dateSchema(""), "end": dateSchema("")},
@@ -83,7 +90,7 @@ func withDescription(description string, s schema) schema {
 // Arguments every tool with figures shares.
 var (
 	compactSchema = schema{"type": "boolean", "description": "omit definitions and notes already read"}
-	knownSchema   = schema{"type": "string", "maxLength": maxVersionLen, "description": "catalog_version already read"}
+	knownSchema   = schema{"type": "string", "maxLength": MaxVersionLength, "description": "catalog_version already read"}
 )
 
 // sortSchema orders groups by one of the metrics ids.
@@ -95,23 +102,41 @@ func sortSchema(ids []string) schema {
 func reportInputSchema(cat *catalog.Catalog, rep *catalog.Report) schema {
 	ids := rep.MetricIDs()
 	props := schema{
-		argWho:    oneOfWho(true),
-		argPeriod: periodSchema(cat),
-		argMetrics: schema{"type": "array", "items": enum("", ids), "minItems": 1, "maxItems": len(ids), "uniqueItems": true,
+		ArgWho:    oneOfWho(true),
+		ArgPeriod: periodSchema(cat),
+		ArgMetrics: schema{"type": "array", "items": enum("", ids), "minItems": 1, "maxItems": len(ids), "uniqueItems": true,
 			"description": "default " + joinIDs(rep.Defaults)},
-		argGroupBy:          enum("", rep.GroupBy),
-		argTopN:             schema{"type": "integer", "minimum": 1, "maximum": cat.Limits().MaxRows},
-		argSort:             sortSchema(ids),
-		argCompact:          compactSchema,
-		argKnownDefinitions: knownSchema,
-		argCompareTo:        enum("", reportCompareChoices),
-		argCumulative:       schema{"type": "boolean"},
+		ArgGroupBy:          enum("", rep.GroupBy),
+		ArgTopN:             schema{"type": "integer", "minimum": 1, "maximum": cat.Limits().MaxRows},
+		ArgSort:             sortSchema(ids),
+		ArgCompact:          compactSchema,
+		ArgKnownDefinitions: knownSchema,
+		ArgCompareTo:        enum("", reportCompareChoices),
+		ArgCumulative:       schema{"type": "boolean"},
 	}
-	if len(countedSums(rep)) > 1 {
-		props[argCompareCounts] = schema{"type": "boolean", "description": "each counting basis side by side"}
+	if takesCompareCounts(rep) {
+		props[ArgCompareCounts] = schema{"type": "boolean", "description": "each counting basis side by side"}
 	}
-	return Object(props, argPeriod)
+	return Object(props, ArgPeriod)
 }
+
+// CountedSums returns a report's count metrics that carry a counting basis,
+// one per basis, in report order: what compare_counts sets side by side.
+func CountedSums(rep *catalog.Report) []*catalog.Metric {
+	var out []*catalog.Metric
+	seen := map[*catalog.Basis]bool{}
+	for _, m := range rep.Metrics {
+		if m.Basis != nil && !m.IsRatio() && m.Unit == catalog.UnitCount && !seen[m.Basis] {
+			seen[m.Basis] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// takesCompareCounts reports whether a report tool takes compare_counts:
+// only when its report counts on several bases.
+func takesCompareCounts(rep *catalog.Report) bool { return len(CountedSums(rep)) > 1 }
 
 func joinIDs(ms []*catalog.Metric) string {
 	out := ""
