@@ -205,59 +205,65 @@ func (b *builder) target(m *Metric, r *rawMetric) {
 	}
 }
 
-// compare checks a metric's rule beside the previous period: a share's
-// change reads in points and only a share's does. Left out, the rule is
-// the natural one for the metric's unit.
-func (b *builder) compare(m *Metric, r *rawMetric) {
-	share := r.Ratio != nil && m.Unit == UnitShare
-	m.Compare = r.Compare.Value
-	switch m.Compare {
-	case "":
-		m.Compare = CompareDifference
-		if share {
-			m.Compare = ComparePoints
-		}
-	case CompareDifference:
-		if share {
-			b.errs.add(r.Compare.At, "write compare: points (each period's share from its own summed parts)",
-				"the change of share %q reads in percentage points, not as a difference", m.ID)
-		}
-	case ComparePoints:
-		if !share {
-			b.errs.add(r.Compare.At, "write compare: difference (this period's figure minus the previous one's)",
-				"compare: points is a share's change in percentage points, and %q is not a share ratio", m.ID)
-		}
-	case CompareNone:
-	default:
-		b.errs.add(r.Compare.At, oneOf(CompareRules), "unknown compare rule %q", m.Compare)
-	}
+// A twoWayRule is a metric's rule with one choice natural to a plain
+// metric, another natural to a marked one (a share, say, or a ratio), and
+// none. Left out, the rule is the natural one; each of the two, written
+// for the other kind of metric, is refused.
+type twoWayRule struct {
+	key                 string   // the rule's key in the catalogue
+	plain, marked, none string   // its choices
+	choices             []string // every choice, in the order hints show them
+	// The hint and the message (of the metric's id) where a plain choice
+	// is written for a marked metric, and where a marked one is written
+	// for a plain metric.
+	plainHint, plainMsg   string
+	markedHint, markedMsg string
 }
 
-// cumulative checks a metric's rule for a running figure by day: a running
+// compareRule is a metric's rule beside the previous period: a share's
+// change reads in points and only a share's does.
+var compareRule = twoWayRule{
+	key: "compare", plain: CompareDifference, marked: ComparePoints, none: CompareNone, choices: CompareRules,
+	plainHint:  "write compare: points (each period's share from its own summed parts)",
+	plainMsg:   "the change of share %q reads in percentage points, not as a difference",
+	markedHint: "write compare: difference (this period's figure minus the previous one's)",
+	markedMsg:  "compare: points is a share's change in percentage points, and %q is not a share ratio",
+}
+
+// cumulativeRule is a metric's rule for a running figure by day: a running
 // ratio is the ratio of the running sums of its parts, never a running sum
-// of daily ratios. Left out, the rule is the natural one for its shape.
-func (b *builder) cumulative(m *Metric, r *rawMetric) {
-	m.Cumulative = r.Cumulative.Value
-	switch isRatio := r.Ratio != nil; m.Cumulative {
+// of daily ratios.
+var cumulativeRule = twoWayRule{
+	key: "cumulative", plain: CumulativeRunningSum, marked: CumulativeRunningParts, none: CumulativeNone, choices: CumulativeRules,
+	plainHint:  "write cumulative: running_parts",
+	plainMsg:   "%q is a ratio, and a running ratio is the ratio of the running sums of its parts, not a running sum",
+	markedHint: "write cumulative: running_sum (a sum's running total)",
+	markedMsg:  "%q is a sum, which has no parts to run: running_parts is for ratios",
+}
+
+// choose returns the choice of rule written at r for metric m, marked or
+// not, or the natural one where none is written, and says what is wrong
+// with what is written.
+func (b *builder) choose(rule twoWayRule, r ref, m *Metric, marked bool) string {
+	switch r.Value {
 	case "":
-		m.Cumulative = CumulativeRunningSum
-		if isRatio {
-			m.Cumulative = CumulativeRunningParts
+		if marked {
+			return rule.marked
 		}
-	case CumulativeRunningSum:
-		if isRatio {
-			b.errs.add(r.Cumulative.At, "write cumulative: running_parts",
-				"%q is a ratio, and a running ratio is the ratio of the running sums of its parts, not a running sum", m.ID)
+		return rule.plain
+	case rule.plain:
+		if marked {
+			b.errs.add(r.At, rule.plainHint, rule.plainMsg, m.ID)
 		}
-	case CumulativeRunningParts:
-		if !isRatio {
-			b.errs.add(r.Cumulative.At, "write cumulative: running_sum (a sum's running total)",
-				"%q is a sum, which has no parts to run: running_parts is for ratios", m.ID)
+	case rule.marked:
+		if !marked {
+			b.errs.add(r.At, rule.markedHint, rule.markedMsg, m.ID)
 		}
-	case CumulativeNone:
+	case rule.none:
 	default:
-		b.errs.add(r.Cumulative.At, oneOf(CumulativeRules), "unknown cumulative rule %q", m.Cumulative)
+		b.errs.add(r.At, oneOf(rule.choices), "unknown "+rule.key+" rule %q", r.Value)
 	}
+	return r.Value
 }
 
 func (b *builder) relation(r ref) string {
@@ -448,8 +454,8 @@ func (b *builder) metrics() {
 		b.basis(m, r)
 		b.nulls(m, r)
 		b.target(m, r)
-		b.compare(m, r)
-		b.cumulative(m, r)
+		m.Compare = b.choose(compareRule, r.Compare, m, r.Ratio != nil && m.Unit == UnitShare)
+		m.Cumulative = b.choose(cumulativeRule, r.Cumulative, m, r.Ratio != nil)
 		b.cat.metrics[id] = m
 	}
 }

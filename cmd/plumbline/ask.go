@@ -29,11 +29,7 @@ func askCommand(ctx context.Context, args []string, s *streams) error {
 	catalogDir := f.string("catalog", "", "catalogue `directory` with --db (default: the embedded demo catalogue)")
 	nowFlag := f.string("now", "", "with --db, answer as of this RFC 3339 `moment` instead of the clock")
 	asJSON := f.Bool("json", false, "print the answer's JSON as the server sends it")
-	rest, err := f.parseInterspersed(args)
-	if err != nil {
-		return err
-	}
-	tool, raw, err := toolCall(rest, s.in)
+	tool, raw, err := toolCall(f, args, s.in)
 	if err != nil {
 		return err
 	}
@@ -111,13 +107,9 @@ func askServer(ctx context.Context, url, token, tool string, raw json.RawMessage
 
 // askDatabase answers a call with the engine in this process.
 func askDatabase(ctx context.Context, dsn, catalogDir, nowFlag, tool string, raw json.RawMessage) ([]byte, bool, error) {
-	now, err := moment(nowFlag)
+	cat, now, err := catalogAt(catalogDir, nowFlag)
 	if err != nil {
 		return nil, false, err
-	}
-	cat, err := loadCatalog(catalogDir)
-	if err != nil {
-		return nil, false, fmt.Errorf("load catalogue:\n%w", err)
 	}
 	st, err := pgstore.Open(ctx, dsn, cat, nil)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"plumbline/catalog"
 	"plumbline/internal/pgstore"
 	"plumbline/internal/query"
 	"plumbline/internal/terminal"
@@ -22,21 +23,13 @@ func explain(ctx context.Context, args []string, s *streams) error {
 	run := f.string("run", "", "PostgreSQL connection `string`: also run the statement under EXPLAIN ANALYZE")
 	catalogDir := f.string("catalog", "", "catalogue `directory` (default: the embedded demo catalogue)")
 	nowFlag := f.string("now", "", "resolve periods as of this RFC 3339 `moment` instead of the clock")
-	rest, err := f.parseInterspersed(args)
+	tool, raw, err := toolCall(f, args, s.in)
 	if err != nil {
 		return err
 	}
-	tool, raw, err := toolCall(rest, s.in)
+	cat, now, err := catalogAt(*catalogDir, *nowFlag)
 	if err != nil {
 		return err
-	}
-	now, err := moment(*nowFlag)
-	if err != nil {
-		return err
-	}
-	cat, err := loadCatalog(*catalogDir)
-	if err != nil {
-		return fmt.Errorf("load catalogue:\n%w", err)
 	}
 	dsn := *run
 	if dsn == "" {
@@ -100,9 +93,14 @@ func explain(ctx context.Context, args []string, s *streams) error {
 	return nil
 }
 
-// toolCall reads TOOL and its JSON arguments, from the second positional
-// argument or else standard input.
-func toolCall(rest []string, in io.Reader) (string, json.RawMessage, error) {
+// toolCall parses a command's flags, which may stand before, between or
+// after its arguments, and reads from those arguments TOOL and its JSON
+// arguments, from the second positional argument or else standard input.
+func toolCall(f *flags, args []string, in io.Reader) (string, json.RawMessage, error) {
+	rest, err := f.parseInterspersed(args)
+	if err != nil {
+		return "", nil, err
+	}
 	if len(rest) == 0 || len(rest) > 2 {
 		return "", nil, fmt.Errorf("%w: give a tool name and its JSON arguments (or the arguments on standard input)", errUsage)
 	}
@@ -110,7 +108,6 @@ func toolCall(rest []string, in io.Reader) (string, json.RawMessage, error) {
 	if len(rest) == 2 {
 		raw = []byte(rest[1])
 	} else {
-		var err error
 		if raw, err = io.ReadAll(in); err != nil {
 			return "", nil, err
 		}
@@ -122,6 +119,21 @@ func toolCall(rest []string, in io.Reader) (string, json.RawMessage, error) {
 		return "", nil, fmt.Errorf("%w: the arguments must be one JSON object, as a client sends them", errUsage)
 	}
 	return rest[0], raw, nil
+}
+
+// catalogAt loads the catalogue in dir (the embedded demo catalogue when
+// dir is empty) and reads the moment to answer as of, --now or the clock;
+// a --now that is not a time is told before the catalogue is read.
+func catalogAt(dir, now string) (*catalog.Catalog, time.Time, error) {
+	t, err := moment(now)
+	if err != nil {
+		return nil, t, err
+	}
+	cat, err := loadCatalog(dir)
+	if err != nil {
+		return nil, t, fmt.Errorf("load catalogue:\n%w", err)
+	}
+	return cat, t, nil
 }
 
 // moment is --now, or the clock.

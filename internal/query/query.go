@@ -186,24 +186,28 @@ func (b *builder) spans() sq.Sqlizer {
 // (agent, team, since, until); until is null while the span holds.
 func teamSpans(cat *catalog.Catalog) sq.SelectBuilder {
 	h := cat.Roster().TeamHistory
-	return sq.Select(
-		"h."+ident(h.Agent)+" AS agent",
-		"h."+ident(h.Team)+" AS team",
-		"h."+ident(h.From)+" AS since",
-		fmt.Sprintf("lead(h.%s) OVER (PARTITION BY h.%s ORDER BY h.%s) AS until", ident(h.From), ident(h.Agent), ident(h.From)),
-	).From(relation(h.Relation) + " h")
+	return spans("h", h.Relation, h.From, h.Agent, "agent", h.Team, "team")
 }
 
 // floorSpans gives each team's place on the floor a [since, until) span,
 // as (team, counts, since, until); until is null while the span holds.
 func floorSpans(cat *catalog.Catalog) sq.SelectBuilder {
 	f := cat.Roster().FloorHistory
+	return spans("f", f.Relation, f.From, f.Team, "team", f.CountsAsSales, "counts")
+}
+
+// spans reads a history relation, aliased alias, as [since, until) spans
+// of days: its key column and one other, each as the name given, then
+// since, the row's from, and until, the next from of the same key (null
+// while the span holds).
+func spans(alias, rel, from, key, keyAs, other, otherAs string) sq.SelectBuilder {
+	a := alias + "."
 	return sq.Select(
-		"f."+ident(f.Team)+" AS team",
-		"f."+ident(f.CountsAsSales)+" AS counts",
-		"f."+ident(f.From)+" AS since",
-		fmt.Sprintf("lead(f.%s) OVER (PARTITION BY f.%s ORDER BY f.%s) AS until", ident(f.From), ident(f.Team), ident(f.From)),
-	).From(relation(f.Relation) + " f")
+		a+ident(key)+" AS "+keyAs,
+		a+ident(other)+" AS "+otherAs,
+		a+ident(from)+" AS since",
+		fmt.Sprintf("lead(%[1]s%[2]s) OVER (PARTITION BY %[1]s%[3]s ORDER BY %[1]s%[2]s) AS until", a, ident(from), ident(key)),
+	).From(relation(rel) + " " + alias)
 }
 
 // watermark is the newest day a finished load of a nightly source covered,

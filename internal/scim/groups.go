@@ -1,7 +1,6 @@
 package scim
 
 import (
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,9 +12,6 @@ import (
 
 	"plumbline/internal/members"
 )
-
-// groupHandler serves /Groups: a group of members, by their User ids.
-type groupHandler struct{ s *server }
 
 func groupResource(g members.Group) scim.Resource {
 	ms := []map[string]any{}
@@ -47,53 +43,12 @@ func memberRefs(v any) []members.Ref {
 	return out
 }
 
-// fillGroup sets what a whole Group resource says.
-func fillGroup(g *members.Group, a scim.ResourceAttributes) {
+// fillGroup sets what a whole Group resource says; it refuses nothing.
+func fillGroup(g *members.Group, a scim.ResourceAttributes) *problem {
 	g.Name, _ = a["displayName"].(string)
 	g.ExternalID, _ = a["externalId"].(string)
 	g.Members = memberRefs(a["members"])
-}
-
-// Create adds a group with its members.
-func (h groupHandler) Create(r *http.Request, a scim.ResourceAttributes) (scim.Resource, error) {
-	var g members.Group
-	fillGroup(&g, a)
-	g, err := h.s.store.CreateGroup(r.Context(), by(r), g)
-	return respond(h.s, r, g, err, groupResource)
-}
-
-// Get returns a group.
-func (h groupHandler) Get(r *http.Request, id string) (scim.Resource, error) {
-	g, err := h.s.store.Group(r.Context(), id)
-	return respond(h.s, r, g, err, groupResource)
-}
-
-// GetAll lists the groups a filter lets through, a page at a time.
-func (h groupHandler) GetAll(r *http.Request, params scim.ListRequestParams) (scim.Page, error) {
-	gs, err := h.s.store.Groups(r.Context())
-	return page(h.s, r, params, gs, err, groupResource)
-}
-
-// Replace sets a group to what a whole Group resource says.
-func (h groupHandler) Replace(r *http.Request, id string, a scim.ResourceAttributes) (scim.Resource, error) {
-	g, err := h.s.store.ModifyGroup(r.Context(), by(r), id, func(g *members.Group) error {
-		fillGroup(g, a)
-		return nil
-	})
-	return respond(h.s, r, g, err, groupResource)
-}
-
-// Delete deletes a group; its members stay members.
-func (h groupHandler) Delete(r *http.Request, id string) error {
-	return h.s.refused(r, h.s.store.DeleteGroup(r.Context(), by(r), id))
-}
-
-// Patch applies operations to a group: its name, and its members added,
-// removed (by a filter on their value, as Okta does, or listed in the
-// value, as Microsoft Entra ID does) or replaced.
-func (h groupHandler) Patch(r *http.Request, id string, ops []scim.PatchOperation) (scim.Resource, error) {
-	g, err := h.s.store.ModifyGroup(r.Context(), by(r), id, applying(ops, patchGroup, named))
-	return respond(h.s, r, g, err, groupResource)
+	return nil
 }
 
 // named checks that a group has a name.
@@ -104,6 +59,9 @@ func named(g *members.Group) *problem {
 	return nil
 }
 
+// patchGroup applies the i-th operation to a group: its name, and its
+// members added, removed (by a filter on their value, as Okta does, or
+// listed in the value, as Microsoft Entra ID does) or replaced.
 func patchGroup(g *members.Group, i int, op scim.PatchOperation) *problem {
 	if op.Path == nil {
 		attrs, _ := op.Value.(map[string]any)

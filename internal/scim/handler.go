@@ -93,10 +93,10 @@ func Handler(store *members.Store, o Options) (http.Handler, error) {
 		},
 		ResourceTypes: []scim.ResourceType{{
 			ID: optional.NewString("User"), Name: "User", Endpoint: "/Users", Description: optional.NewString("A member of plumbline's directory"),
-			Schema: users.core, SchemaExtensions: []scim.SchemaExtension{{Schema: users.extensions[0]}}, Handler: userHandler{s},
+			Schema: users.core, SchemaExtensions: []scim.SchemaExtension{{Schema: users.extensions[0]}}, Handler: userHandler(s),
 		}, {
 			ID: optional.NewString("Group"), Name: "Group", Endpoint: "/Groups", Description: optional.NewString("A group of members"),
-			Schema: groups.core, Handler: groupHandler{s},
+			Schema: groups.core, Handler: groupHandler(s),
 		}},
 	}, scim.WithBaseURL(o.BaseURL+Path), scim.WithLogger(libLogger{o.Logger}))
 	if err != nil {

@@ -1,7 +1,6 @@
 package scim
 
 import (
-	"net/http"
 	"net/mail"
 	"strconv"
 	"strings"
@@ -17,14 +16,6 @@ import (
 // enterprise is the enterprise extension's URI, under which the employee
 // number comes.
 var enterprise = users.extensions[0].ID
-
-// userHandler serves /Users: a User is a member of plumbline's directory.
-// Of what a provider sends, plumbline keeps the user name, one email
-// address (the primary one, else the work one, else the first), the
-// display name, given and family names, active, externalId and the
-// employee number; anything else the schemas define (phone numbers,
-// addresses, a password) is accepted and not kept.
-type userHandler struct{ s *server }
 
 // resource renders a person as a SCIM User.
 func userResource(p members.Person) scim.Resource {
@@ -144,109 +135,9 @@ func isEmail(s string) bool {
 	return err == nil && a.Address == s && a.Name == ""
 }
 
-// Create adds a member, active unless the request says otherwise.
-func (h userHandler) Create(r *http.Request, a scim.ResourceAttributes) (scim.Resource, error) {
-	p := members.Person{Status: members.StatusActive}
-	if pr := fill(&p, a); pr != nil {
-		return scim.Resource{}, h.s.fail(r, pr)
-	}
-	p, err := h.s.store.CreatePerson(r.Context(), by(r), p)
-	return respond(h.s, r, p, err, userResource)
-}
-
-// Get returns a member.
-func (h userHandler) Get(r *http.Request, id string) (scim.Resource, error) {
-	p, err := h.s.store.Person(r.Context(), id)
-	return respond(h.s, r, p, err, userResource)
-}
-
-// GetAll lists the members a filter lets through, a page at a time.
-func (h userHandler) GetAll(r *http.Request, params scim.ListRequestParams) (scim.Page, error) {
-	people, err := h.s.store.People(r.Context())
-	return page(h.s, r, params, people, err, userResource)
-}
-
-// respond renders what the directory answered, or refuses as its error
-// says.
-func respond[T any](s *server, r *http.Request, v T, err error, render func(T) scim.Resource) (scim.Resource, error) {
-	if err != nil {
-		return scim.Resource{}, s.fail(r, err)
-	}
-	return render(v), nil
-}
-
-// page renders what the directory listed, cut to what a filter lets
-// through and to the page asked for, or refuses as its error says.
-func page[T any](s *server, r *http.Request, params scim.ListRequestParams, all []T, err error, render func(T) scim.Resource) (scim.Page, error) {
-	if err != nil {
-		return scim.Page{}, s.fail(r, err)
-	}
-	matched := []scim.Resource{}
-	for _, v := range all {
-		res := render(v)
-		if params.FilterValidator == nil || params.FilterValidator.PassesFilter(filterable(res)) == nil {
-			matched = append(matched, res)
-		}
-	}
-	start := min(max(params.StartIndex, 1)-1, len(matched))
-	end := min(start+max(params.Count, 0), len(matched))
-	return scim.Page{TotalResults: len(matched), Resources: matched[start:end]}, nil
-}
-
-// filterable is a resource as a filter reads it: its attributes with its
-// id and externalId.
-func filterable(res scim.Resource) map[string]any {
-	m := map[string]any{"id": res.ID}
-	for k, v := range res.Attributes {
-		m[k] = v
-	}
-	if res.ExternalID.Present() {
-		m["externalId"] = res.ExternalID.Value()
-	}
-	return m
-}
-
-// Replace sets a member to what a whole User resource says. Their person
-// id never changes.
-func (h userHandler) Replace(r *http.Request, id string, a scim.ResourceAttributes) (scim.Resource, error) {
-	p, err := h.s.store.ModifyPerson(r.Context(), by(r), id, func(p *members.Person) error {
-		if pr := fill(p, a); pr != nil {
-			return pr
-		}
-		return nil
-	})
-	return respond(h.s, r, p, err, userResource)
-}
-
-// Delete deletes a member; their tokens are revoked.
-func (h userHandler) Delete(r *http.Request, id string) error {
-	return h.s.refused(r, h.s.store.DeletePerson(r.Context(), by(r), id))
-}
-
-// Patch applies operations to a member, as Okta sends them (a value of
-// attributes without a path) and as Microsoft Entra ID does (a path each).
-func (h userHandler) Patch(r *http.Request, id string, ops []scim.PatchOperation) (scim.Resource, error) {
-	p, err := h.s.store.ModifyPerson(r.Context(), by(r), id, applying(ops, patchUser, settle))
-	return respond(h.s, r, p, err, userResource)
-}
-
-// applying returns the change that applies operations in turn, then
-// checks what they made with done.
-func applying[T any](ops []scim.PatchOperation, apply func(*T, int, scim.PatchOperation) *problem, done func(*T) *problem) func(*T) error {
-	return func(v *T) error {
-		for i, op := range ops {
-			if p := apply(v, i, op); p != nil {
-				return p
-			}
-		}
-		if p := done(v); p != nil {
-			return p
-		}
-		return nil
-	}
-}
-
-// patchUser applies the i-th operation to a person.
+// patchUser applies the i-th operation to a person, as Okta sends them (a
+// value of attributes without a path) and as Microsoft Entra ID does (a
+// path each).
 func patchUser(p *members.Person, i int, op scim.PatchOperation) *problem {
 	if op.Path == nil {
 		attrs, _ := op.Value.(map[string]any)
