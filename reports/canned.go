@@ -9,6 +9,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file answers the canned reports: a manager's usual questions, each
@@ -246,7 +247,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 		for _, n := range notes {
 			k.gv.warn(WarnLiveInstead, n)
 		}
-		plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: p, Today: today(c.now, e.cat.Zone()),
+		plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: p, Today: calendar.Today(c.now, e.cat.Zone()),
 			GroupBy: group, Limit: e.cat.Limits().MaxRows + 1}
 		specs = append(specs, section{id: rep.ID, title: rep.Title, plan: plan})
 	}
@@ -289,7 +290,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	// The weeks end with the last week whose every day is final for every
 	// section, so no week in the comparison is half a week.
-	end := weekOf(today(c.now, e.cat.Zone()), e.cat.WeekStart()).AddDate(0, 0, -1)
+	end := calendar.WeekOf(calendar.Today(c.now, e.cat.Zone()), e.cat.WeekStart()).AddDate(0, 0, -1)
 	final := end
 	for _, rep := range e.cat.Reports() {
 		for _, m := range rep.Defaults {
@@ -302,7 +303,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	for end.After(final) && !final.IsZero() {
 		end = end.AddDate(0, 0, -7)
 		shifted = fmt.Sprintf("Last week is not final yet for every figure (final through %s), so the weeks end on %s.",
-			dateOrNever(final), end.Format(time.DateOnly))
+			calendar.DateOrNever(final), end.Format(time.DateOnly))
 	}
 	p := ask.Period{Start: end.AddDate(0, 0, 1-7*weeks), End: end}
 	k, stop := e.startCanned(ctx, c, who, p, e.allReportMetrics(), compact, known)
@@ -334,7 +335,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	var specs []section
 	for _, rep := range e.cat.Reports() {
-		plan := &ask.Plan{Catalog: e.cat, Metrics: rep.Defaults, Scope: scope, Period: p, Today: today(c.now, e.cat.Zone()),
+		plan := &ask.Plan{Catalog: e.cat, Metrics: rep.Defaults, Scope: scope, Period: p, Today: calendar.Today(c.now, e.cat.Zone()),
 			GroupBy: catalog.GroupWeek, Limit: e.cat.Limits().MaxRows + 1}
 		sp := section{id: rep.ID, title: rep.Title, plan: plan}
 		switch {
@@ -462,7 +463,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 			return c.refuse(ask.Invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these.", e.targetMetricIDs()...))
 		}
 		var ok bool
-		if ts, ok = targetPeriodOf(p, today(c.now, e.cat.Zone()), e.cat.WeekStart()); !ok {
+		if ts, ok = targetPeriodOf(p, calendar.Today(c.now, e.cat.Zone()), e.cat.WeekStart()); !ok {
 			return c.refuse(notTargetPeriod())
 		}
 		if r := targetsSetFor([]*catalog.Metric{m}, ts); r != nil {
@@ -487,7 +488,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	k.ans.Request.Sort = &SortEcho{Metric: sort.Metric, Direction: sort.Direction}
 	k.ans.Request.RankBy = rankBy
 	plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: ask.Scope{Kind: ask.ScopeFloor, Name: "the floor"}, Period: p,
-		Today: today(c.now, e.cat.Zone()), GroupBy: catalog.GroupTeam, Ranked: true, Limit: e.cat.Limits().MaxRows + 1}
+		Today: calendar.Today(c.now, e.cat.Zone()), GroupBy: catalog.GroupTeam, Ranked: true, Limit: e.cat.Limits().MaxRows + 1}
 	sp := section{id: "league", title: "Teams on the floor, ranked by " + sort.Metric, plan: plan, sort: sort}
 	if rankBy == RankAttainment {
 		sp.title = "Teams on the floor, ranked by attainment of " + sort.Metric + " against target"

@@ -3,6 +3,7 @@ package reports
 import (
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file answers cumulative: true, a running total by day, week, month
@@ -16,10 +17,10 @@ func cumulates(req *Request, rep *catalog.Report) *ask.Refusal {
 	switch {
 	case !req.Cumulative:
 		return nil
-	case !byTime(req.GroupBy):
+	case !calendar.ByTime(req.GroupBy):
 		var choices []string
 		for _, g := range rep.GroupBy {
-			if byTime(g) {
+			if calendar.ByTime(g) {
 				choices = append(choices, g)
 			}
 		}

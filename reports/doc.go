@@ -36,7 +36,7 @@
 // [KeysOnly] stands in for the directory when there is no database.
 // [PreviewChanges] sums a catalogue change's redefined metrics (see
 // catalog.Diff) under both definitions over one week of the same data
-// (plumbline check --diff), with the rules the answers use: [LastWholeWeek],
+// (plumbline check --diff), with the rules the answers use: [calendar.LastWholeWeek],
 // [ask.Plan.Span] and [Figure].
 //
 // # Invariants

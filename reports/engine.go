@@ -13,6 +13,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // DefaultDirectoryTTL is how long the engine keeps the directory before
@@ -198,7 +199,7 @@ type call struct {
 // here.
 func (e *Engine) Call(ctx context.Context, caller ask.Caller, tool string, raw json.RawMessage) *Answer {
 	c := &call{id: newRequestID(), tool: tool, caller: caller, now: e.opts.Now()}
-	c.caller.Day = today(c.now, e.cat.Zone())
+	c.caller.Day = calendar.Today(c.now, e.cat.Zone())
 	ctx = ask.WithCaller(ctx, c.caller)
 	if e.opts.Recorder == nil {
 		a := e.dispatch(ctx, c, raw)
@@ -296,7 +297,7 @@ func (e *Engine) fault(c *call, err error) *Answer {
 // the last one, on the same day, keeps the directory already settled, with
 // what it has worked out for calls since.
 func (e *Engine) directory(ctx context.Context, now time.Time) (*Directory, error) {
-	day := today(now, e.cat.Zone())
+	day := calendar.Today(now, e.cat.Zone())
 	return e.dir.get(ctx, e.opts.DirectoryTTL, func(d *Directory) bool { return d.day.Equal(day) },
 		func(ctx context.Context) (*Directory, error) {
 			roster, err := e.store.Directory(ctx)

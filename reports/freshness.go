@@ -8,6 +8,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file holds the one function that says how far a source's figures go
@@ -27,26 +28,11 @@ type through struct {
 	first, runsTo, complete time.Time
 }
 
-// lastWholeDay returns the newest day that is whole at now under rule: day D
-// is whole at local time rule.At on day D+rule.DaysAfter.
-func lastWholeDay(rule catalog.Settle, now time.Time, zone *time.Location) time.Time {
-	local := now.In(zone)
-	d := civil(local).AddDate(0, 0, -rule.DaysAfter)
-	// Compare wall-clock times: on the days the clocks change, the time
-	// elapsed since midnight is an hour off the time on the clock.
-	clock := time.Duration(local.Hour())*time.Hour + time.Duration(local.Minute())*time.Minute +
-		time.Duration(local.Second())*time.Second
-	if clock < rule.At {
-		d = d.AddDate(0, 0, -1)
-	}
-	return d
-}
-
 // loaded is how far a source's data runs at now: a nightly source through
 // its load watermark, a live one through today.
 func loaded(s *catalog.Source, c ask.Coverage, now time.Time, zone *time.Location) ask.Coverage {
 	if s.Refresh == catalog.RefreshLive && !c.First.IsZero() {
-		c.Through = today(now, zone)
+		c.Through = calendar.Today(now, zone)
 	}
 	if c.Through.IsZero() || c.Through.Before(c.First) {
 		return ask.Coverage{}
@@ -61,7 +47,7 @@ func dataThrough(c ask.Coverage, rule catalog.Settle, now time.Time, zone *time.
 	if c.Through.IsZero() {
 		return through{}
 	}
-	whole := lastWholeDay(rule, now, zone)
+	whole := calendar.LastWholeDay(rule, now, zone)
 	if c.Through.Before(whole) {
 		whole = c.Through
 	}
@@ -149,7 +135,7 @@ func (e *Engine) freshness(ctx context.Context, c *call, raw json.RawMessage) *A
 		return e.fault(c, err)
 	}
 	zone := e.cat.Zone()
-	t := today(c.now, zone)
+	t := calendar.Today(c.now, zone)
 	ans := &FreshnessAnswer{RequestID: c.id, Now: c.now.In(zone).Format(time.RFC3339), Today: t.Format(time.DateOnly),
 		TimeZone: zone.String(), Sources: map[string]*SourceFreshness{}, CatalogVersion: e.cat.Version(),
 		Notes: []string{"runs_to is the last day a source is loaded through (for a nightly source, the newest day its finished loads covered; " +
@@ -184,6 +170,6 @@ func todayStatus(s *catalog.Source, th through, t time.Time) string {
 		return "live: today's figures come in as they happen and are partial until the day is whole"
 	default:
 		return "today is not in this source until the " + s.Refresh + " build after it; it is loaded through " +
-			th.runsTo.Format(time.DateOnly) + ", and days through " + dateOrNever(th.complete) + " are final"
+			th.runsTo.Format(time.DateOnly) + ", and days through " + calendar.DateOrNever(th.complete) + " are final"
 	}
 }

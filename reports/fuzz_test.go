@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/json"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 	"slices"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func FuzzDecodeReport(f *testing.F) {
 			}
 			return
 		}
-		if p.End.After(today(now, cat.Zone())) || p.Start.After(p.End) || p.Days() > 120 && p.Named == "" {
+		if p.End.After(calendar.Today(now, cat.Zone())) || p.Start.After(p.End) || p.Days() > 120 && p.Named == "" {
 			t.Fatalf("%s resolved to %v..%v", raw, p.Start, p.End)
 		}
 		scope, cands, r := testDir.resolveWho(req.Who)

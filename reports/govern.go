@@ -9,6 +9,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file builds the governed part of an answer: definitions, freshness,
@@ -123,7 +124,7 @@ func (gv *governor) describe(metrics []*catalog.Metric, cov map[string]ask.Cover
 // figures are whole for, or some agent-days were left out of it, and
 // records why.
 func (gv *governor) partial(m *catalog.Metric, th through, leftOut int64) {
-	p, t := gv.period, today(gv.now, gv.e.cat.Zone())
+	p, t := gv.period, calendar.Today(gv.now, gv.e.cat.Zone())
 	switch {
 	case th.runsTo.IsZero():
 		gv.gap(m, WarnNoData, "%s: the source holds no data, so the figures are null (no data), not zero.", "", "")

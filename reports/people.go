@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file answers the roster questions: who is on which team on a day,
@@ -77,10 +78,10 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if r != nil {
 		return c.refuse(r)
 	}
-	t := today(c.now, e.cat.Zone())
+	t := calendar.Today(c.now, e.cat.Zone())
 	day := t
 	if dayText != "" {
-		d, ok := parseDate(dayText)
+		d, ok := calendar.ParseDate(dayText)
 		switch {
 		case !ok:
 			return c.refuse(ask.Invalid("day", "is not a calendar date; write a date that exists, as YYYY-MM-DD."))

@@ -10,6 +10,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file answers the report tools declared in the catalogue.
@@ -113,7 +114,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		if r := e.targetable(scope, req.GroupBy, metrics); r != nil {
 			return c.refuse(r)
 		}
-		ts, ok := targetPeriodOf(period, today(c.now, e.cat.Zone()), e.cat.WeekStart())
+		ts, ok := targetPeriodOf(period, calendar.Today(c.now, e.cat.Zone()), e.cat.WeekStart())
 		if !ok {
 			return c.refuse(notTargetPeriod())
 		}
@@ -125,16 +126,16 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		scope.OnFloor = scope.Kind == ask.ScopeTeam
 		tg = e.newTargeted(dir, ts, period, metrics, cov, c.now, false)
 	case ComparePreviousPeriod:
-		previous = previousPeriod(period)
+		previous = calendar.Previous(period)
 	case ComparePreviousYear:
-		previous, yearNote = previousYear(period, e.cat.WeekStart())
+		previous, yearNote = calendar.YearEarlier(period, e.cat.WeekStart())
 	}
 	if req.againstPeriod() {
 		if r := e.previousBeforeData(metrics, previous, against, cov, c.now); r != nil {
 			return c.refuse(r)
 		}
 	}
-	plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: period, Today: today(c.now, e.cat.Zone()),
+	plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: period, Today: calendar.Today(c.now, e.cat.Zone()),
 		GroupBy: req.GroupBy, Ranked: req.Sort != nil, Limit: e.cat.Limits().MaxRows + 1}
 	activity := e.cat.Activity()
 	if activity == nil || scope.Kind != ask.ScopeAgent || req.GroupBy != catalog.GroupDay {
@@ -385,7 +386,7 @@ func (c *comparison) previousKey(key string) string {
 	if !c.weekBefore {
 		return key
 	}
-	w, _ := parseDate(key)
+	w, _ := calendar.ParseDate(key)
 	return w.AddDate(0, 0, -7).Format(time.DateOnly)
 }
 
@@ -449,7 +450,7 @@ func (e *Engine) unfinished(metrics []*catalog.Metric, p ask.Period, cov map[str
 	}
 	var choices []string
 	for _, name := range e.cat.PeriodNames() {
-		if np := namedPeriod(name, today(now, e.cat.Zone()), e.cat); !np.End.After(last) {
+		if np := calendar.Named(name, calendar.Today(now, e.cat.Zone()), e.cat); !np.End.After(last) {
 			choices = append(choices, name)
 		}
 	}
@@ -459,14 +460,7 @@ func (e *Engine) unfinished(metrics []*catalog.Metric, p ask.Period, cov map[str
 	}
 	return &ask.Refusal{Code: ask.CodeNotComparable, Argument: "period", Choices: append([]string{}, choices...),
 		Rule: fmt.Sprintf("includes days that are not final, and %s cannot: %s is final only through %s. End the period on or before %s%s.",
-			what, blocking.ID, dateOrNever(last), dateOrNever(last), example)}
-}
-
-func dateOrNever(d time.Time) string {
-	if d.IsZero() {
-		return "no day yet"
-	}
-	return d.Format(time.DateOnly)
+			what, blocking.ID, calendar.DateOrNever(last), calendar.DateOrNever(last), example)}
 }
 
 // countedSums returns a report's count metrics that carry a counting basis,

@@ -77,11 +77,11 @@ const (
 )
 
 // ComparePreviousPeriod is the compare_to choice of the period of the same
-// length just before the one asked for (see previousPeriod).
+// length just before the one asked for (see calendar.Previous).
 const ComparePreviousPeriod = "previous_period"
 
 // ComparePreviousYear is the compare_to choice of the same days a year
-// earlier (see previousYear).
+// earlier (see calendar.YearEarlier).
 const ComparePreviousYear = "previous_year"
 
 // compareChoices are compare_to's choices on team_weeks.

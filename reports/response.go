@@ -7,6 +7,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file holds the response contract: the JSON every report answers with.
@@ -211,7 +212,7 @@ func keyCells(groupBy string, r ask.Row, dir *Directory, p ask.Period) []any {
 	case catalog.GroupDay:
 		return []any{r.Key}
 	case catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
-		return []any{r.Key, bucketDays(groupBy, r.Key, p)}
+		return []any{r.Key, calendar.BucketDays(groupBy, r.Key, p)}
 	}
 	return nil
 }

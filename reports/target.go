@@ -10,6 +10,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file sets figures beside their targets (compare_to: "target").
@@ -55,7 +56,7 @@ type targetSpan struct {
 // targetPeriodOf says which target period p is: a whole week or month, or
 // one from its first day through today.
 func targetPeriodOf(p ask.Period, t time.Time, weekStart time.Weekday) (targetSpan, bool) {
-	if w := weekOf(p.Start, weekStart); p.Start.Equal(w) && !p.End.After(w.AddDate(0, 0, 6)) && (p.End.Equal(w.AddDate(0, 0, 6)) || p.End.Equal(t)) {
+	if w := calendar.WeekOf(p.Start, weekStart); p.Start.Equal(w) && !p.End.After(w.AddDate(0, 0, 6)) && (p.End.Equal(w.AddDate(0, 0, 6)) || p.End.Equal(t)) {
 		return targetSpan{catalog.TargetWeek, w, 7}, true
 	}
 	m := time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
@@ -201,7 +202,7 @@ func (e *Engine) newTargeted(dir *Directory, ts targetSpan, p ask.Period, metric
 			tg.unset = append(tg.unset, m)
 		default:
 			c := metricCoverage(m, cov, now, e.cat.Zone())
-			if from, to := maxTime(p.Start, c.First), minTime(p.End, c.Through); !c.Through.IsZero() && !to.Before(from) {
+			if from, to := calendar.Later(p.Start, c.First), calendar.Earlier(p.End, c.Through); !c.Through.IsZero() && !to.Before(from) {
 				tg.counted[m.ID] = ask.Period{Start: from, End: to}
 			}
 		}
@@ -294,7 +295,7 @@ func (tg *targeted) targetOver(m *catalog.Metric, holder string, ts targetSpan, 
 		return nil
 	}
 	c, ok := tg.counted[m.ID]
-	from, to := maxTime(c.Start, within.Start), minTime(c.End, within.End)
+	from, to := calendar.Later(c.Start, within.Start), calendar.Earlier(c.End, within.End)
 	if !ok || to.Before(from) {
 		// Nothing counted: no target, and a team without one is said to be.
 		if holder != "" && len(tg.dir.targetOf(holder, m.ID, ts)) == 0 {
@@ -366,7 +367,7 @@ func (tg *targeted) noFloorTarget(m *catalog.Metric) {
 // row's week, or the whole period.
 func (tg *targeted) within(ts targetSpan) ask.Period {
 	w := ts.period()
-	return ask.Period{Start: maxTime(w.Start, tg.p.Start), End: minTime(w.End, tg.p.End)}
+	return ask.Period{Start: calendar.Later(w.Start, tg.p.Start), End: calendar.Earlier(w.End, tg.p.End)}
 }
 
 // teamTarget is a team's target of metric m over target period ts, over
@@ -425,7 +426,7 @@ func (tg *targeted) partlyOn(team string, span ask.Period, days int, ts targetSp
 	}
 	var why []string
 	for _, p := range tg.dir.floorSpans(team, span) {
-		why = append(why, spanText(p))
+		why = append(why, calendar.SpanText(p))
 	}
 	why = append(why, tg.dir.floorMoves(team, tg.within(ts))...)
 	if d, ok := tg.dir.floorDecision(team, span.Start); len(why) == 0 && ok {
@@ -441,26 +442,6 @@ func (tg *targeted) partlyOn(team string, span ask.Period, days int, ts targetSp
 	if !slices.Contains(tg.partly, s) {
 		tg.partly = append(tg.partly, s)
 	}
-}
-
-// DayCount says a number of days in words; zero reads as none when none
-// is given.
-func DayCount(n int, none string) string {
-	switch {
-	case n == 0 && none != "":
-		return none
-	case n == 1:
-		return "1 day"
-	}
-	return strconv.Itoa(n) + " days"
-}
-
-// spanText writes a run of days: one day, or its first and last.
-func spanText(p ask.Period) string {
-	if p.Start.Equal(p.End) {
-		return p.Start.Format(time.DateOnly)
-	}
-	return p.Start.Format(time.DateOnly) + " to " + p.End.Format(time.DateOnly)
 }
 
 // used records a target version for the note saying who set it.
@@ -617,7 +598,7 @@ func (tg *targeted) prorated(gv *governor, metrics []*catalog.Metric) {
 	}
 	for _, c := range spans {
 		gv.warn(WarnProrated, fmt.Sprintf("%s: the figures cover %s, %s of %s, so each team's target is that share of the %s's "+
-			"(a rate's target holds as set).", strings.Join(byDays[c], ", "), spanText(c), share(c.Days(), tg.ts.days), tg.ts, tg.ts.kind))
+			"(a rate's target holds as set).", strings.Join(byDays[c], ", "), calendar.SpanText(c), share(c.Days(), tg.ts.days), tg.ts, tg.ts.kind))
 	}
 }
 
@@ -625,13 +606,13 @@ func (tg *targeted) prorated(gv *governor, metrics []*catalog.Metric) {
 // team in scope or the floor, over the days of each week counted for
 // metrics.
 func (e *Engine) weekTargets(dir *Directory, p ask.Period, metrics []*catalog.Metric, cov map[string]ask.Coverage, now time.Time) *targeted {
-	return e.newTargeted(dir, weekSpan(weekOf(p.Start, e.cat.WeekStart())), p, metrics, cov, now, true)
+	return e.newTargeted(dir, weekSpan(calendar.WeekOf(p.Start, e.cat.WeekStart())), p, metrics, cov, now, true)
 }
 
 // weekBeside renders a week row of plan beside that week's targets: the
 // team's in scope, or the floor's.
 func (tg *targeted) weekBeside(r ask.Row, plan *ask.Plan) []any {
-	start, _ := parseDate(r.Key)
+	start, _ := calendar.ParseDate(r.Key)
 	ts := weekSpan(start)
 	return tg.beside(r, plan.Metrics, holderOf(plan.Scope), ts, ts.period())
 }

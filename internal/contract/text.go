@@ -12,6 +12,7 @@ import (
 
 	"plumbline/reports"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file renders an answer as text for a model to read: the same answer
@@ -265,9 +266,9 @@ func stamp(m *reports.MetricInfo) string {
 	if td := m.Target; td != nil {
 		counted := "no day counted yet"
 		if td.CountedFrom != nil {
-			counted = "counted " + *td.CountedFrom + ".." + *td.CountedThrough + " (" + reports.DayCount(td.CountedDays, "") + ")"
+			counted = "counted " + *td.CountedFrom + ".." + *td.CountedThrough + " (" + calendar.DayCount(td.CountedDays, "") + ")"
 		}
-		parts = append(parts, fmt.Sprintf("target %s %s..%s (%s), %s", td.Period, td.Start, td.End, reports.DayCount(td.Days, ""), counted))
+		parts = append(parts, fmt.Sprintf("target %s %s..%s (%s), %s", td.Period, td.Start, td.End, calendar.DayCount(td.Days, ""), counted))
 	}
 	return strings.Join(parts, "; ")
 }
