@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/calendar"
 )
 
@@ -175,9 +176,9 @@ func canonical(raw json.RawMessage) ([]byte, bool) {
 func (e *Engine) keep(key string, c *call, a *Answer) {
 	var settled bool
 	switch b := a.Body.(type) {
-	case *ReportAnswer:
+	case *answer.Report:
 		settled = !b.Partial
-	case *CannedAnswer:
+	case *answer.Canned:
 		settled = !b.Partial
 	}
 	if !settled || a.Refusal != nil {

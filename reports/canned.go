@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
 )
@@ -35,7 +36,7 @@ type canned struct {
 	c   *call
 	dir *Directory
 	cov map[string]ask.Coverage
-	ans *CannedAnswer
+	ans *answer.Canned
 	gv  *governor
 }
 
@@ -62,8 +63,8 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p ask.Per
 	if r := e.beforeData(metrics, p, cov, c.now); r != nil {
 		return nil, c.refuse(r)
 	}
-	k := &canned{e: e, c: c, dir: dir, cov: cov, ans: &CannedAnswer{RequestID: c.id, Sections: []*Section{}}}
-	k.ans.Request = Echo{Tool: c.tool, Who: whoEcho(scope, dir), Compact: compact}
+	k := &canned{e: e, c: c, dir: dir, cov: cov, ans: &answer.Canned{RequestID: c.id, Sections: []*answer.Section{}}}
+	k.ans.Request = answer.Echo{Tool: c.tool, Who: whoEcho(scope, dir), Compact: compact}
 	k.gv = e.governor(&k.ans.Governed, c.now, p, compact, known)
 	return k, nil
 }
@@ -118,13 +119,13 @@ func (k *canned) add(sp section, res *ask.Result, cmp *comparison) {
 		byFigure = nil
 	}
 	t := k.e.table(plan, res, cmp, false, k.dir, k.c.now, k.gv, byFigure, 0, plan.Metrics, k.c.namer(plan.Scope))
-	s := &Section{ID: sp.id, Title: sp.title, Columns: t.columns, Rows: t.rows, Truncated: t.truncated}
+	s := &answer.Section{ID: sp.id, Title: sp.title, Columns: t.columns, Rows: t.rows, Truncated: t.truncated}
 	switch {
 	case sp.target != nil && sp.sort != nil:
 		s.Columns = append([]string{"rank", "team", "team_name"}, sp.target.columns(plan.Metrics)...)
 		s.Rows = sp.target.ranked(t.kept, plan.Metrics, sp.sort, k.dir)
 	case sp.target != nil:
-		s.Columns = append(keyColumns(plan.GroupBy), sp.target.columns(plan.Metrics)...)
+		s.Columns = append(answer.KeyColumns(plan.GroupBy), sp.target.columns(plan.Metrics)...)
 		for i, r := range t.kept {
 			s.Rows[i] = append(keyCells(plan.GroupBy, r, k.dir, plan.Period), sp.target.weekBeside(r, plan)...)
 		}
@@ -135,7 +136,7 @@ func (k *canned) add(sp section, res *ask.Result, cmp *comparison) {
 		}
 	}
 	if !s.Truncated && plan.GroupBy != "" {
-		keys := make([]any, len(columnsFor(plan.GroupBy, nil)))
+		keys := make([]any, len(answer.Columns(plan.GroupBy, nil)))
 		keys[0] = "total"
 		switch plan.GroupBy {
 		case catalog.GroupTeam, catalog.GroupAgent:
@@ -325,7 +326,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 		if r := e.previousBeforeData(shown, before, "the previous period", k.cov, c.now); r != nil {
 			return c.refuse(r)
 		}
-		info := periodInfo(before, e.cat.Zone())
+		info := answer.PeriodInfoOf(before, e.cat.Zone())
 		k.ans.PreviousPeriod = &info
 		k.ans.Request.CompareTo = compareTo
 	}
@@ -485,7 +486,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 		return stop
 	}
 	k.ans.Request.Metrics = metricIDs(metrics)
-	k.ans.Request.Sort = &SortEcho{Metric: sort.Metric, Direction: sort.Direction}
+	k.ans.Request.Sort = &answer.Sort{Metric: sort.Metric, Direction: sort.Direction}
 	k.ans.Request.RankBy = rankBy
 	plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: ask.Scope{Kind: ask.ScopeFloor, Name: "the floor"}, Period: p,
 		Today: calendar.Today(c.now, e.cat.Zone()), GroupBy: catalog.GroupTeam, Ranked: true, Limit: e.cat.Limits().MaxRows + 1}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
 )
@@ -171,8 +172,8 @@ func comparedCells(cur, prev ask.Row, metrics []*catalog.Metric) []any {
 	for _, m := range metrics {
 		n := len(m.Parts())
 		c, p := cur.Sums[i:i+n], was[i:i+n]
-		out = append(out, cellsOf(m, c)...)
-		out = append(out, cellsOf(m, p)...)
+		out = append(out, answer.Cells(m, c)...)
+		out = append(out, answer.Cells(m, p)...)
 		out = append(out, change(m, c, p))
 		i += n
 	}
@@ -188,10 +189,10 @@ func change(m *catalog.Metric, cur, prev []*float64) any {
 		if cur[0] == nil || prev[0] == nil {
 			return nil
 		}
-		if c, isCount := figure(m.Unit, cur[0]).(int64); isCount {
-			return c - figure(m.Unit, prev[0]).(int64)
+		if c, isCount := answer.Figure(m, cur).(int64); isCount {
+			return c - answer.Figure(m, prev).(int64)
 		}
-		return unsigned(round(figure(m.Unit, cur[0]).(float64)-figure(m.Unit, prev[0]).(float64), 2))
+		return unsigned(answer.Round(answer.Figure(m, cur).(float64)-answer.Figure(m, prev).(float64), 2))
 	}
 	if cur[0] == nil || cur[1] == nil || *cur[1] == 0 || prev[0] == nil || prev[1] == nil || *prev[1] == 0 {
 		return nil

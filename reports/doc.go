@@ -14,8 +14,9 @@
 // store) and the period in the catalogue's time zone, puts the call on
 // record through the [ask.Recorder] and holds the caller to its limit, then
 // hands the store one or more [ask.Plan] values, and turns the
-// [ask.Result] rows into an [Answer]: a [ReportAnswer], a [CannedAnswer], a
-// [CandidatesAnswer] or a [RefusalAnswer].
+// [ask.Result] rows into an [Answer]: an [answer.Report], an
+// [answer.Canned], a [CandidatesAnswer] or an [answer.Refused], the shapes
+// package answer holds.
 //
 // # The hand-off
 //
@@ -37,7 +38,7 @@
 // [PreviewChanges] sums a catalogue change's redefined metrics (see
 // catalog.Diff) under both definitions over one week of the same data
 // (plumbline check --diff), with the rules the answers use: [calendar.LastWholeWeek],
-// [ask.Plan.Span] and [Figure].
+// [ask.Plan.Span] and [answer.Figure].
 //
 // # Invariants
 //

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
 )
@@ -267,14 +268,14 @@ func (e *Engine) route(ctx context.Context, c *call, raw json.RawMessage) *Answe
 	if rep, ok := e.cat.Report(c.tool); ok {
 		return e.report(ctx, c, rep, raw)
 	}
-	if answer, ok := e.own[c.tool]; ok {
-		return answer(e, ctx, c, raw)
+	if own, ok := e.own[c.tool]; ok {
+		return own(e, ctx, c, raw)
 	}
 	return c.refuse(ask.Invalid("tool", "is not a plumbline tool.", e.ToolNames()...))
 }
 
 func (c *call) refuse(r *ask.Refusal) *Answer {
-	return &Answer{RequestID: c.id, Body: &RefusalAnswer{RequestID: c.id, Error: r}, Refusal: r}
+	return &Answer{RequestID: c.id, Body: &answer.Refused{RequestID: c.id, Error: r}, Refusal: r}
 }
 
 // fault turns a store error into a refusal the caller can act on, and logs

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
 )
@@ -157,11 +158,11 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if err != nil {
 		return e.fault(c, err)
 	}
-	ans := &ReportAnswer{RequestID: c.id, Rows: [][]any{}}
-	ans.Request = Echo{Tool: c.tool, Who: whoEcho(plan.Scope, dir), GroupBy: plan.GroupBy, TopN: req.TopN,
+	ans := &answer.Report{RequestID: c.id, Rows: [][]any{}}
+	ans.Request = answer.Echo{Tool: c.tool, Who: whoEcho(plan.Scope, dir), GroupBy: plan.GroupBy, TopN: req.TopN,
 		Compact: req.Compact, CompareCounts: req.CompareCounts, CompareTo: req.CompareTo, Cumulative: req.Cumulative, Metrics: metricIDs(metrics)}
 	if req.Sort != nil {
-		ans.Request.Sort = &SortEcho{Metric: req.Sort.Metric, Direction: req.Sort.Direction}
+		ans.Request.Sort = &answer.Sort{Metric: req.Sort.Metric, Direction: req.Sort.Direction}
 	}
 	gv := e.governor(&ans.Governed, c.now, plan.Period, req.Compact, req.KnownDefinitions)
 	if scope.Totals {
@@ -180,7 +181,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	var cmp *comparison
 	if req.againstPeriod() {
 		cmp = &comparison{plan: plans[1], res: results[1]}
-		info := periodInfo(previous, e.cat.Zone())
+		info := answer.PeriodInfoOf(previous, e.cat.Zone())
 		ans.PreviousPeriod = &info
 		if len(results) == 4 {
 			if n := unlikePeriods(period, previous, against, workingDays(results[2]), workingDays(results[3])); n != "" {
@@ -190,7 +191,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	}
 	t := e.table(plan, results[0], cmp, req.Cumulative, dir, c.now, gv, req.Sort, req.TopN, metrics, c.namer(plan.Scope))
 	if tg != nil {
-		t.columns = append(keyColumns(plan.GroupBy), tg.columns(metrics)...)
+		t.columns = append(answer.KeyColumns(plan.GroupBy), tg.columns(metrics)...)
 		for i, r := range t.kept {
 			holder := r.Key
 			if plan.GroupBy == "" {
@@ -287,10 +288,10 @@ func (e *Engine) table(plan *ask.Plan, res *ask.Result, cmp *comparison, cumulat
 		n = topN
 	}
 	kept, tied, split := cutRows(rows, plan.Metrics, sort, n, max)
-	t := shownTable{columns: columnsFor(plan.GroupBy, metrics), rows: make([][]any, len(kept)), kept: kept, before: before,
+	t := shownTable{columns: answer.Columns(plan.GroupBy, metrics), rows: make([][]any, len(kept)), kept: kept, before: before,
 		truncated: topN == 0 && len(rows) > max || split}
 	if cmp != nil {
-		t.columns = append(keyColumns(plan.GroupBy), comparedColumns(metrics)...)
+		t.columns = append(answer.KeyColumns(plan.GroupBy), comparedColumns(metrics)...)
 	}
 	for i, r := range kept {
 		if cmp != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
 )
@@ -259,7 +260,7 @@ func (tg *targeted) ranked(kept []ask.Row, metrics []*catalog.Metric, sort *Sort
 func (tg *targeted) columns(metrics []*catalog.Metric) []string {
 	var cols []string
 	for _, m := range metrics {
-		cols = append(cols, columnsFor("", []*catalog.Metric{m})...)
+		cols = append(cols, answer.Columns("", []*catalog.Metric{m})...)
 		if tg.has(m) {
 			cols = append(cols, m.ID+"_target", attainmentColumn(m))
 		}
@@ -320,7 +321,7 @@ func (tg *targeted) besideOf(r ask.Row, metrics []*catalog.Metric, target func(*
 		n := len(m.Parts())
 		sums := r.Sums[i : i+n]
 		i += n
-		out = append(out, cellsOf(m, sums)...)
+		out = append(out, answer.Cells(m, sums)...)
 		if tg.has(m) {
 			t := target(m)
 			out = append(out, figureOrNil(t), attainment(m, sums, t))
@@ -351,7 +352,7 @@ func (tg *targeted) floorTarget(m *catalog.Metric, ts targetSpan, span ask.Perio
 	if !all || !any {
 		return nil
 	}
-	sum = round(sum, 4)
+	sum = answer.Round(sum, 4)
 	return &sum
 }
 
@@ -393,7 +394,7 @@ func (tg *targeted) teamTarget(m *catalog.Metric, team string, ts targetSpan, sp
 	if m.Target.OverDays == catalog.TargetAdditive {
 		value = value * float64(days) / float64(ts.days)
 	}
-	value = round(value, 4)
+	value = answer.Round(value, 4)
 	return &value, days
 }
 
@@ -494,26 +495,9 @@ func attainment(m *catalog.Metric, sums []*float64, target *float64) any {
 	return unsigned(out)
 }
 
-// TargetDays is what an answer states about the days a metric's figures
-// and targets cover: the target period, and the days of it counted.
-type TargetDays struct {
-	// Period is the kind of target period: week, month, or weeks when each
-	// of an answer's week rows is set beside its own week's.
-	Period string `json:"period"`
-	Start  string `json:"start"`
-	End    string `json:"end"`
-	Days   int    `json:"days"`
-	// The days of it the figures cover, and so the targets: from the
-	// first day of the period asked to the last its sources are loaded
-	// for. Null when no day is counted yet.
-	CountedFrom    *string `json:"counted_from"`
-	CountedThrough *string `json:"counted_through"`
-	CountedDays    int     `json:"counted_days"`
-}
-
 // stamp states, for each metric set beside targets, the days its figures
 // and targets cover.
-func (tg *targeted) stamp(infos map[string]*MetricInfo, metrics []*catalog.Metric) {
+func (tg *targeted) stamp(infos map[string]*answer.MetricInfo, metrics []*catalog.Metric) {
 	period := tg.ts.period()
 	kind := tg.ts.kind
 	if tg.weekly {
@@ -524,9 +508,9 @@ func (tg *targeted) stamp(infos map[string]*MetricInfo, metrics []*catalog.Metri
 		if !ok || !tg.has(m) {
 			continue
 		}
-		td := &TargetDays{Period: kind, Start: period.Start.Format(time.DateOnly), End: period.End.Format(time.DateOnly), Days: period.Days()}
+		td := &answer.TargetDays{Period: kind, Start: period.Start.Format(time.DateOnly), End: period.End.Format(time.DateOnly), Days: period.Days()}
 		if c, ok := tg.counted[m.ID]; ok {
-			td.CountedFrom, td.CountedThrough, td.CountedDays = dateString(c.Start), dateString(c.End), c.Days()
+			td.CountedFrom, td.CountedThrough, td.CountedDays = answer.Date(c.Start), answer.Date(c.End), c.Days()
 		}
 		info.Target = td
 	}
@@ -643,7 +627,7 @@ func (tg *targeted) weeksTotal(total ask.Row, plan *ask.Plan) []any {
 			}
 			sum += *t
 		}
-		sum = round(sum, 4)
+		sum = answer.Round(sum, 4)
 		return &sum
 	})
 }
