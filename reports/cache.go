@@ -15,6 +15,8 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/grammar"
+	"plumbline/reports/answer"
+	"plumbline/reports/calendar"
 )
 
 // This file keeps settled answers: an answer none of whose figures can
@@ -139,7 +141,7 @@ func (e *Engine) answerKey(ctx context.Context, c *call, raw json.RawMessage) (s
 		return "", false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", e.cat.Version(), c.tool, args, today(c.now, e.cat.Zone()).Format(time.DateOnly), dir.fingerprint)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", e.cat.Version(), c.tool, args, calendar.Today(c.now, e.cat.Zone()).Format(time.DateOnly), dir.fingerprint)
 	// What the caller may see shapes the answer, and so, when the reach
 	// covers their own agent or the call asks for their own team, does who
 	// they are: no answer crosses callers of different reach.
@@ -175,9 +177,9 @@ func canonical(raw json.RawMessage) ([]byte, bool) {
 func (e *Engine) keep(key string, c *call, a *Answer) {
 	var settled bool
 	switch b := a.Body.(type) {
-	case *ReportAnswer:
+	case *answer.Report:
 		settled = !b.Partial
-	case *CannedAnswer:
+	case *answer.Canned:
 		settled = !b.Partial
 	}
 	if !settled || a.Refusal != nil {

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/grammar"
+	"plumbline/reports/calendar"
 )
 
 // This file answers the canned reports: a manager's usual questions, each
@@ -22,7 +24,7 @@ type canned struct {
 	c   *call
 	dir *Directory
 	cov map[string]ask.Coverage
-	ans *CannedAnswer
+	ans *answer.Canned
 	gv  *governor
 }
 
@@ -49,8 +51,8 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who grammar.WhoArg, p
 	if r := e.beforeData(metrics, p, cov, c.now); r != nil {
 		return nil, c.refuse(r)
 	}
-	k := &canned{e: e, c: c, dir: dir, cov: cov, ans: &CannedAnswer{RequestID: c.id, Sections: []*Section{}}}
-	k.ans.Request = Echo{Tool: c.tool, Who: whoEcho(scope, dir), Compact: compact}
+	k := &canned{e: e, c: c, dir: dir, cov: cov, ans: &answer.Canned{RequestID: c.id, Sections: []*answer.Section{}}}
+	k.ans.Request = answer.Echo{Tool: c.tool, Who: whoEcho(scope, dir), Compact: compact}
 	k.gv = e.governor(&k.ans.Governed, c.now, p, compact, known)
 	return k, nil
 }
@@ -105,13 +107,13 @@ func (k *canned) add(sp section, res *ask.Result, cmp *comparison) {
 		byFigure = nil
 	}
 	t := k.e.table(plan, res, cmp, false, k.dir, k.c.now, k.gv, byFigure, 0, plan.Metrics, k.c.namer(plan.Scope))
-	s := &Section{ID: sp.id, Title: sp.title, Columns: t.columns, Rows: t.rows, Truncated: t.truncated}
+	s := &answer.Section{ID: sp.id, Title: sp.title, Columns: t.columns, Rows: t.rows, Truncated: t.truncated}
 	switch {
 	case sp.target != nil && sp.sort != nil:
 		s.Columns = append([]string{"rank", "team", "team_name"}, sp.target.columns(plan.Metrics)...)
 		s.Rows = sp.target.ranked(t.kept, plan.Metrics, sp.sort, k.dir)
 	case sp.target != nil:
-		s.Columns = append(keyColumns(plan.GroupBy), sp.target.columns(plan.Metrics)...)
+		s.Columns = append(answer.KeyColumns(plan.GroupBy), sp.target.columns(plan.Metrics)...)
 		for i, r := range t.kept {
 			s.Rows[i] = append(keyCells(plan.GroupBy, r, k.dir, plan.Period), sp.target.weekBeside(r, plan)...)
 		}
@@ -122,7 +124,7 @@ func (k *canned) add(sp section, res *ask.Result, cmp *comparison) {
 		}
 	}
 	if !s.Truncated && plan.GroupBy != "" {
-		keys := make([]any, len(columnsFor(plan.GroupBy, nil)))
+		keys := make([]any, len(answer.Columns(plan.GroupBy, nil)))
 		keys[0] = "total"
 		switch plan.GroupBy {
 		case catalog.GroupTeam, catalog.GroupAgent:
@@ -234,7 +236,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 		for _, n := range notes {
 			k.gv.warn(WarnLiveInstead, n)
 		}
-		plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: p, Today: today(c.now, e.cat.Zone()),
+		plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: p, Today: calendar.Today(c.now, e.cat.Zone()),
 			GroupBy: group, Limit: e.cat.Limits().MaxRows + 1}
 		specs = append(specs, section{id: rep.ID, title: rep.Title, plan: plan})
 	}
@@ -277,7 +279,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	// The weeks end with the last week whose every day is final for every
 	// section, so no week in the comparison is half a week.
-	end := weekOf(today(c.now, e.cat.Zone()), e.cat.WeekStart()).AddDate(0, 0, -1)
+	end := calendar.WeekOf(calendar.Today(c.now, e.cat.Zone()), e.cat.WeekStart()).AddDate(0, 0, -1)
 	final := end
 	for _, rep := range e.cat.Reports() {
 		for _, m := range rep.Defaults {
@@ -290,7 +292,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	for end.After(final) && !final.IsZero() {
 		end = end.AddDate(0, 0, -7)
 		shifted = fmt.Sprintf("Last week is not final yet for every figure (final through %s), so the weeks end on %s.",
-			dateOrNever(final), end.Format(time.DateOnly))
+			calendar.DateOrNever(final), end.Format(time.DateOnly))
 	}
 	p := ask.Period{Start: end.AddDate(0, 0, 1-7*weeks), End: end}
 	k, stop := e.startCanned(ctx, c, who, p, e.allReportMetrics(), compact, known)
@@ -312,7 +314,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 		if r := e.previousBeforeData(shown, before, "the previous period", k.cov, c.now); r != nil {
 			return c.refuse(r)
 		}
-		info := periodInfo(before, e.cat.Zone())
+		info := answer.PeriodInfoOf(before, e.cat.Zone())
 		k.ans.PreviousPeriod = &info
 		k.ans.Request.CompareTo = compareTo
 	}
@@ -322,7 +324,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	var specs []section
 	for _, rep := range e.cat.Reports() {
-		plan := &ask.Plan{Catalog: e.cat, Metrics: rep.Defaults, Scope: scope, Period: p, Today: today(c.now, e.cat.Zone()),
+		plan := &ask.Plan{Catalog: e.cat, Metrics: rep.Defaults, Scope: scope, Period: p, Today: calendar.Today(c.now, e.cat.Zone()),
 			GroupBy: catalog.GroupWeek, Limit: e.cat.Limits().MaxRows + 1}
 		sp := section{id: rep.ID, title: rep.Title, plan: plan}
 		switch {
@@ -423,7 +425,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 			return c.refuse(ask.Invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these.", e.targetMetricIDs()...))
 		}
 		var ok bool
-		if ts, ok = targetPeriodOf(p, today(c.now, e.cat.Zone()), e.cat.WeekStart()); !ok {
+		if ts, ok = targetPeriodOf(p, calendar.Today(c.now, e.cat.Zone()), e.cat.WeekStart()); !ok {
 			return c.refuse(notTargetPeriod())
 		}
 		if r := targetsSetFor([]*catalog.Metric{m}, ts); r != nil {
@@ -445,10 +447,10 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 		return stop
 	}
 	k.ans.Request.Metrics = metricIDs(metrics)
-	k.ans.Request.Sort = &SortEcho{Metric: sort.Metric, Direction: sort.Direction}
+	k.ans.Request.Sort = &answer.Sort{Metric: sort.Metric, Direction: sort.Direction}
 	k.ans.Request.RankBy = rankBy
 	plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: ask.Scope{Kind: ask.ScopeFloor, Name: "the floor"}, Period: p,
-		Today: today(c.now, e.cat.Zone()), GroupBy: catalog.GroupTeam, Ranked: true, Limit: e.cat.Limits().MaxRows + 1}
+		Today: calendar.Today(c.now, e.cat.Zone()), GroupBy: catalog.GroupTeam, Ranked: true, Limit: e.cat.Limits().MaxRows + 1}
 	sp := section{id: "league", title: "Teams on the floor, ranked by " + sort.Metric, plan: plan, sort: sort}
 	if rankBy == grammar.RankAttainment {
 		sp.title = "Teams on the floor, ranked by attainment of " + sort.Metric + " against target"

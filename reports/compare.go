@@ -7,110 +7,22 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/grammar"
+	"plumbline/reports/calendar"
 )
 
-// This file sets a period's figures beside the previous period's or the same
-// days' a year earlier (compare_to): which days those are, the rules a comparison
-// must meet, and the change of each figure, a ratio's from each period's
-// own summed parts.
-
-// previousPeriod is the period p is set beside: the day before a day, the
-// week before a week, the calendar month, quarter or year before a whole
-// one; for a period so far, as many days from the first day of the week,
-// month, quarter, year or season before (so for a week the same weekdays),
-// cut at its last day; and for any other range the days just before it.
-func previousPeriod(p ask.Period) ask.Period {
-	month := time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
-	var start, last time.Time
-	switch soFar(p) {
-	case "week":
-		start = p.Start.AddDate(0, 0, -7)
-		last = p.Start.AddDate(0, 0, -1)
-	case "month":
-		start, last = month.AddDate(0, -1, 0), month.AddDate(0, 0, -1)
-	case "quarter":
-		start, last = p.Start.AddDate(0, -3, 0), p.Start.AddDate(0, 0, -1)
-	case "year", "season":
-		start, last = yearBack(p.Start), p.Start.AddDate(0, 0, -1)
-	default:
-		for _, months := range []int{1, 3, 12} {
-			if wholeCalendar(p, months) {
-				return ask.Period{Start: p.Start.AddDate(0, -months, 0), End: p.Start.AddDate(0, 0, -1)}
-			}
-		}
-		n := p.Days()
-		return ask.Period{Start: p.Start.AddDate(0, 0, -n), End: p.End.AddDate(0, 0, -n)}
-	}
-	return ask.Period{Start: start, End: minTime(start.AddDate(0, 0, p.Days()-1), last)}
-}
-
-// previousYear is the period p is set beside a year earlier: for a week,
-// whole or so far, the same weekdays of the week with the same ISO week
-// number a year earlier (week 52 when that year has no week 53); for a
-// whole calendar month, quarter or year, the whole one a year earlier; for
-// any other period the same calendar dates a year earlier, 29 February as
-// the 28th. It also says, in a note, which days those are.
-func previousYear(p ask.Period, weekStart time.Weekday) (ask.Period, string) {
-	if p.Start.Equal(weekOf(p.Start, weekStart)) && (p.Days() == 7 || soFar(p) == "week") {
-		year, week := p.Start.ISOWeek()
-		was := week
-		if _, last := time.Date(year-1, time.December, 28, 0, 0, 0, 0, time.UTC).ISOWeek(); week > last {
-			week = last
-		}
-		shift := daysBetween(isoWeekMonday(year-1, week), isoWeekMonday(year, was))
-		q := ask.Period{Start: p.Start.AddDate(0, 0, -shift), End: p.End.AddDate(0, 0, -shift)}
-		note := fmt.Sprintf("Set beside the same weekdays of the same ISO week a year earlier: week %d of %d, %s.", week, year-1, spanText(q))
-		if week != was {
-			note = fmt.Sprintf("Set beside the same weekdays of ISO week %d of %d, %s: %d has no week %d.", week, year-1, spanText(q), year-1, was)
-		}
-		return q, note
-	}
-	q := ask.Period{Start: yearBack(p.Start), End: yearBack(p.End)}
-	for _, months := range []int{1, 3, 12} {
-		if wholeCalendar(p, months) {
-			q.End = q.Start.AddDate(0, months, -1)
-		}
-	}
-	return q, "Set beside the same calendar dates a year earlier, " + spanText(q) + "."
-}
-
-// yearBack is the same date a year before day; 29 February is the 28th.
-func yearBack(day time.Time) time.Time {
-	if day.Month() == time.February && day.Day() == 29 {
-		day = day.AddDate(0, 0, -1)
-	}
-	return day.AddDate(-1, 0, 0)
-}
-
-// isoWeekMonday is the Monday of ISO week week of year: week 1 holds the
-// 4th of January.
-func isoWeekMonday(year, week int) time.Time {
-	jan4 := time.Date(year, time.January, 4, 0, 0, 0, 0, time.UTC)
-	return jan4.AddDate(0, 0, -(int(jan4.Weekday())+6)%7+7*(week-1))
-}
-
-// wholeCalendar reports whether p is a whole calendar month (months 1), quarter (3)
-// or year (12): last_month, last_quarter, last_year, or a range that is one.
-func wholeCalendar(p ask.Period, months int) bool {
-	var first time.Time
-	switch months {
-	case 1:
-		first = time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
-	case 3:
-		first = quarterOf(p.Start)
-	default:
-		first = yearOf(p.Start)
-	}
-	return p.Start.Equal(first) && p.End.Equal(first.AddDate(0, months, -1))
-}
+// This file sets a period's figures beside the previous period's or the
+// same days' a year earlier (compare_to; package calendar says which days
+// those are): the rules a comparison must meet, and the change of each
+// figure, a ratio's from each period's own summed parts.
 
 // finalSoFar cuts a period so far (a week, month, quarter or year to date)
 // at the last day final for every metric, so that it can be compared: false
 // when it is no period so far, or none of its days is final yet.
 func (e *Engine) finalSoFar(metrics []*catalog.Metric, p ask.Period, cov map[string]ask.Coverage, now time.Time) (ask.Period, bool) {
-	if soFar(p) == "" {
+	if calendar.SoFar(p) == "" {
 		return p, false
 	}
 	last := p.End
@@ -134,17 +46,17 @@ func soFarNote(p, previous ask.Period, yearEarlier bool) string {
 	if yearEarlier {
 		return fmt.Sprintf("So far, the period runs through %s, the last day final for every figure (later days, today among them, will still change), "+
 			"and is set beside the same %s a year earlier, %s; a comparison over days not final would mislead.",
-			p.End.Format(time.DateOnly), DayCount(p.Days(), ""), spanText(previous))
+			p.End.Format(time.DateOnly), calendar.DayCount(p.Days(), ""), calendar.SpanText(previous))
 	}
 	return fmt.Sprintf("So far, the period runs through %s, the last day final for every figure (later days, today among them, will still change), "+
 		"and is set beside the same %s of the %s before, %s; a comparison over days not final would mislead.",
-		p.End.Format(time.DateOnly), DayCount(p.Days(), ""), soFar(p), spanText(previous))
+		p.End.Format(time.DateOnly), calendar.DayCount(p.Days(), ""), calendar.SoFar(p), calendar.SpanText(previous))
 }
 
 // comparable refuses a grouping a comparison cannot line up: rows of days,
 // weeks, months or quarters of two different periods are different rows.
 func comparable(req *grammar.Request, rep *catalog.Report) *ask.Refusal {
-	if !req.AgainstPeriod() || !byTime(req.GroupBy) {
+	if !req.AgainstPeriod() || !calendar.ByTime(req.GroupBy) {
 		return nil
 	}
 	var choices []string
@@ -261,8 +173,8 @@ func comparedCells(cur, prev ask.Row, metrics []*catalog.Metric) []any {
 	for _, m := range metrics {
 		n := len(m.Parts())
 		c, p := cur.Sums[i:i+n], was[i:i+n]
-		out = append(out, cellsOf(m, c)...)
-		out = append(out, cellsOf(m, p)...)
+		out = append(out, answer.Cells(m, c)...)
+		out = append(out, answer.Cells(m, p)...)
 		out = append(out, change(m, c, p))
 		i += n
 	}
@@ -278,10 +190,10 @@ func change(m *catalog.Metric, cur, prev []*float64) any {
 		if cur[0] == nil || prev[0] == nil {
 			return nil
 		}
-		if c, isCount := figure(m.Unit, cur[0]).(int64); isCount {
-			return c - figure(m.Unit, prev[0]).(int64)
+		if c, isCount := answer.Figure(m, cur).(int64); isCount {
+			return c - answer.Figure(m, prev).(int64)
 		}
-		return unsigned(round(figure(m.Unit, cur[0]).(float64)-figure(m.Unit, prev[0]).(float64), 2))
+		return unsigned(answer.Round(answer.Figure(m, cur).(float64)-answer.Figure(m, prev).(float64), 2))
 	}
 	if cur[0] == nil || cur[1] == nil || *cur[1] == 0 || prev[0] == nil || prev[1] == nil || *prev[1] == 0 {
 		return nil

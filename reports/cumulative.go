@@ -4,6 +4,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/reports/ask"
 	"plumbline/reports/grammar"
+	"plumbline/reports/calendar"
 )
 
 // This file answers cumulative: true, a running total by day, week, month
@@ -17,10 +18,10 @@ func cumulates(req *grammar.Request, rep *catalog.Report) *ask.Refusal {
 	switch {
 	case !req.Cumulative:
 		return nil
-	case !byTime(req.GroupBy):
+	case !calendar.ByTime(req.GroupBy):
 		var choices []string
 		for _, g := range rep.GroupBy {
-			if byTime(g) {
+			if calendar.ByTime(g) {
 				choices = append(choices, g)
 			}
 		}

@@ -14,8 +14,9 @@
 // store) and the period in the catalogue's time zone, puts the call on
 // record through the [ask.Recorder] and holds the caller to its limit, then
 // hands the store one or more [ask.Plan] values, and turns the
-// [ask.Result] rows into an [Answer]: a [ReportAnswer], a [CannedAnswer], a
-// [CandidatesAnswer] or a [RefusalAnswer].
+// [ask.Result] rows into an [Answer]: an [answer.Report], an
+// [answer.Canned], a [CandidatesAnswer] or an [answer.Refused], the shapes
+// package answer holds.
 //
 // # The hand-off
 //
@@ -29,6 +30,11 @@
 // from those sums. The store reads the roster too ([ask.Roster]), which
 // the engine indexes as its [Directory].
 //
+// Two more packages below the engine hold rules it applies: package
+// calendar, the floor's calendar (what a named period means on a day, the
+// period a comparison sets beside another, when a day is whole), and
+// package answer, the answers' JSON shapes and how a figure is written.
+//
 // # Explaining and previewing
 //
 // A call can be explained without running it (plumbline explain): a
@@ -36,8 +42,8 @@
 // [KeysOnly] stands in for the directory when there is no database.
 // [PreviewChanges] sums a catalogue change's redefined metrics (see
 // catalog.Diff) under both definitions over one week of the same data
-// (plumbline check --diff), with the rules the answers use: [LastWholeWeek],
-// [ask.Plan.Span] and [Figure].
+// (plumbline check --diff), with the rules the answers use:
+// [calendar.LastWholeWeek], [ask.Plan.Span] and [answer.Figure].
 //
 // # Invariants
 //

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/grammar"
+	"plumbline/reports/calendar"
 )
 
 // DefaultDirectoryTTL is how long the engine keeps the directory before
@@ -168,7 +170,7 @@ type call struct {
 // here.
 func (e *Engine) Call(ctx context.Context, caller ask.Caller, tool string, raw json.RawMessage) *Answer {
 	c := &call{id: newRequestID(), tool: tool, caller: caller, now: e.opts.Now()}
-	c.caller.Day = today(c.now, e.cat.Zone())
+	c.caller.Day = calendar.Today(c.now, e.cat.Zone())
 	ctx = ask.WithCaller(ctx, c.caller)
 	if e.opts.Recorder == nil {
 		a := e.dispatch(ctx, c, raw)
@@ -236,8 +238,8 @@ func (e *Engine) route(ctx context.Context, c *call, raw json.RawMessage) *Answe
 	if rep, ok := e.cat.Report(c.tool); ok {
 		return e.report(ctx, c, rep, raw)
 	}
-	if answer, ok := own[c.tool]; ok {
-		return answer(e, ctx, c, raw)
+	if handle, ok := own[c.tool]; ok {
+		return handle(e, ctx, c, raw)
 	}
 	return c.refuse(ask.Invalid("tool", "is not a plumbline tool.", e.ToolNames()...))
 }
@@ -258,7 +260,7 @@ func (c *call) arguments(raw json.RawMessage) (*grammar.Args, *ask.Refusal) {
 }
 
 func (c *call) refuse(r *ask.Refusal) *Answer {
-	return &Answer{RequestID: c.id, Body: &RefusalAnswer{RequestID: c.id, Error: r}, Refusal: r}
+	return &Answer{RequestID: c.id, Body: &answer.Refused{RequestID: c.id, Error: r}, Refusal: r}
 }
 
 // fault turns a store error into a refusal the caller can act on, and logs
@@ -281,7 +283,7 @@ func (e *Engine) fault(c *call, err error) *Answer {
 // the last one, on the same day, keeps the directory already settled, with
 // what it has worked out for calls since.
 func (e *Engine) directory(ctx context.Context, now time.Time) (*Directory, error) {
-	day := today(now, e.cat.Zone())
+	day := calendar.Today(now, e.cat.Zone())
 	return e.dir.get(ctx, e.opts.DirectoryTTL, func(d *Directory) bool { return d.day.Equal(day) },
 		func(ctx context.Context) (*Directory, error) {
 			roster, err := e.store.Directory(ctx, "")

@@ -8,6 +8,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 )
 
@@ -58,7 +59,7 @@ func ExampleEngine_Call() {
 	e := exampleEngine()
 	args := `{"who": {"team": "hawks"}, "period": {"start": "2026-11-16", "end": "2026-11-17"}, "group_by": "agent"}`
 	a := e.Call(context.Background(), ask.Caller{Person: "p-dana"}, "sales", json.RawMessage(args))
-	r := a.Body.(*reports.ReportAnswer)
+	r := a.Body.(*answer.Report)
 	fmt.Println(r.Columns)
 	for _, row := range r.Rows {
 		b, _ := json.Marshal(row)

@@ -11,6 +11,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/reports/ask"
 	"plumbline/reports/grammar"
+	"plumbline/reports/calendar"
 )
 
 // This file holds the stores that let a call be explained (plumbline
@@ -80,7 +81,7 @@ func KeysOnly(cat *catalog.Catalog, tool string, raw json.RawMessage, now time.T
 			}
 		}
 	}
-	return keyDirectory{dir: dir, today: today(now, cat.Zone())}, nil
+	return keyDirectory{dir: dir, today: calendar.Today(now, cat.Zone())}, nil
 }
 
 // keyDirectory answers the directory without a database. The nil store it

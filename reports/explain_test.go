@@ -10,6 +10,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 )
 
@@ -51,7 +52,7 @@ func TestKeysOnlyAsOfNow(t *testing.T) {
 	dry := &reports.DryRun{Store: st}
 	e := reports.New(cat, dry, &reports.Options{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
 	a := e.Call(context.Background(), ask.Caller{Person: "explain"}, "sales", raw)
-	if _, ok := a.Body.(*reports.ReportAnswer); !ok {
+	if _, ok := a.Body.(*answer.Report); !ok {
 		body, _ := json.Marshal(a.Body)
 		t.Fatalf("answer %s, want a report", body)
 	}

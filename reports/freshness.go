@@ -7,46 +7,26 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file holds the one function that says how far a source's figures go
 // and how far they are whole. Notes, the metric stamps and the freshness tool
 // all read it.
 
-// DataThrough says how far figures run and how far they are whole. A null
-// means the source holds no rows at all.
-type DataThrough struct {
-	RunsTo          *string `json:"runs_to"`
-	CompleteThrough *string `json:"complete_through"`
-}
-
-// through is DataThrough as dates, with the first day of data; zero dates
-// mean no data.
+// through is answer.DataThrough as dates, with the first day of data; zero
+// dates mean no data.
 type through struct {
 	first, runsTo, complete time.Time
-}
-
-// lastWholeDay returns the newest day that is whole at now under rule: day D
-// is whole at local time rule.At on day D+rule.DaysAfter.
-func lastWholeDay(rule catalog.Settle, now time.Time, zone *time.Location) time.Time {
-	local := now.In(zone)
-	d := civil(local).AddDate(0, 0, -rule.DaysAfter)
-	// Compare wall-clock times: on the days the clocks change, the time
-	// elapsed since midnight is an hour off the time on the clock.
-	clock := time.Duration(local.Hour())*time.Hour + time.Duration(local.Minute())*time.Minute +
-		time.Duration(local.Second())*time.Second
-	if clock < rule.At {
-		d = d.AddDate(0, 0, -1)
-	}
-	return d
 }
 
 // loaded is how far a source's data runs at now: a nightly source through
 // its load watermark, a live one through today.
 func loaded(s *catalog.Source, c ask.Coverage, now time.Time, zone *time.Location) ask.Coverage {
 	if s.Refresh == catalog.RefreshLive && !c.First.IsZero() {
-		c.Through = today(now, zone)
+		c.Through = calendar.Today(now, zone)
 	}
 	if c.Through.IsZero() || c.Through.Before(c.First) {
 		return ask.Coverage{}
@@ -61,7 +41,7 @@ func dataThrough(c ask.Coverage, rule catalog.Settle, now time.Time, zone *time.
 	if c.Through.IsZero() {
 		return through{}
 	}
-	whole := lastWholeDay(rule, now, zone)
+	whole := calendar.LastWholeDay(rule, now, zone)
 	if c.Through.Before(whole) {
 		whole = c.Through
 	}
@@ -101,39 +81,8 @@ func sourceThrough(s *catalog.Source, cov map[string]ask.Coverage, now time.Time
 	return dataThrough(loaded(s, cov[s.ID], now, zone), s.Settles, now, zone)
 }
 
-func (t through) public() DataThrough {
-	return DataThrough{RunsTo: dateString(t.runsTo), CompleteThrough: dateString(t.complete)}
-}
-
-func dateString(d time.Time) *string {
-	if d.IsZero() {
-		return nil
-	}
-	s := d.Format(time.DateOnly)
-	return &s
-}
-
-// FreshnessAnswer is freshness's answer: how far every source runs.
-type FreshnessAnswer struct {
-	RequestID      string                      `json:"request_id"`
-	Now            string                      `json:"now"`
-	Today          string                      `json:"today"`
-	TimeZone       string                      `json:"time_zone"`
-	Sources        map[string]*SourceFreshness `json:"sources"`
-	Notes          []string                    `json:"notes"`
-	CatalogVersion string                      `json:"catalog_version"`
-}
-
-// SourceFreshness is one source's freshness and today's status.
-type SourceFreshness struct {
-	Source      string      `json:"source"`
-	Description string      `json:"description"`
-	Refresh     string      `json:"refresh"`
-	Settles     string      `json:"settles"`
-	DataThrough DataThrough `json:"data_through"`
-	FirstDay    *string     `json:"first_day"`
-	Today       string      `json:"today"`
-	Metrics     []string    `json:"metrics"`
+func (t through) public() answer.DataThrough {
+	return answer.DataThrough{RunsTo: answer.Date(t.runsTo), CompleteThrough: answer.Date(t.complete)}
 }
 
 func (e *Engine) freshness(ctx context.Context, c *call, raw json.RawMessage) *Answer {
@@ -149,16 +98,16 @@ func (e *Engine) freshness(ctx context.Context, c *call, raw json.RawMessage) *A
 		return e.fault(c, err)
 	}
 	zone := e.cat.Zone()
-	t := today(c.now, zone)
-	ans := &FreshnessAnswer{RequestID: c.id, Now: c.now.In(zone).Format(time.RFC3339), Today: t.Format(time.DateOnly),
-		TimeZone: zone.String(), Sources: map[string]*SourceFreshness{}, CatalogVersion: e.cat.Version(),
+	t := calendar.Today(c.now, zone)
+	ans := &answer.Freshness{RequestID: c.id, Now: c.now.In(zone).Format(time.RFC3339), Today: t.Format(time.DateOnly),
+		TimeZone: zone.String(), Sources: map[string]*answer.SourceFreshness{}, CatalogVersion: e.cat.Version(),
 		Notes: []string{"runs_to is the last day a source is loaded through (for a nightly source, the newest day its finished loads covered; " +
 			"a day inside it without rows had no activity); complete_through is the newest day whose figures are final; first_day is the first day of data. " +
 			"Figures for later days are partial or missing, never zero."}}
 	for _, s := range e.cat.Sources() {
 		th := sourceThrough(s, cov, c.now, zone)
-		sf := &SourceFreshness{Source: s.ID, Description: s.Description, Refresh: s.Refresh,
-			Settles: "a day is " + s.Settles.String(), DataThrough: th.public(), FirstDay: dateString(th.first),
+		sf := &answer.SourceFreshness{Source: s.ID, Description: s.Description, Refresh: s.Refresh,
+			Settles: "a day is " + s.Settles.String(), DataThrough: th.public(), FirstDay: answer.Date(th.first),
 			Today: todayStatus(s, th, t), Metrics: []string{}}
 		for _, m := range e.cat.Metrics() {
 			if slices.Contains(m.Sources(), s) {
@@ -184,6 +133,6 @@ func todayStatus(s *catalog.Source, th through, t time.Time) string {
 		return "live: today's figures come in as they happen and are partial until the day is whole"
 	default:
 		return "today is not in this source until the " + s.Refresh + " build after it; it is loaded through " +
-			th.runsTo.Format(time.DateOnly) + ", and days through " + dateOrNever(th.complete) + " are final"
+			th.runsTo.Format(time.DateOnly) + ", and days through " + calendar.DateOrNever(th.complete) + " are final"
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/reports/ask"
 	"plumbline/reports/grammar"
+	"plumbline/reports/calendar"
 	"slices"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func FuzzDecodeReport(f *testing.F) {
 			}
 			return
 		}
-		if p.End.After(today(now, cat.Zone())) || p.Start.After(p.End) || p.Days() > 120 && p.Named == "" {
+		if p.End.After(calendar.Today(now, cat.Zone())) || p.Start.After(p.End) || p.Days() > 120 && p.Named == "" {
 			t.Fatalf("%s resolved to %v..%v", raw, p.Start, p.End)
 		}
 		scope, cands, r := testDir.resolveWho(req.Who)

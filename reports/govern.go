@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file builds the governed part of an answer: definitions, freshness,
@@ -48,10 +50,10 @@ const (
 // note is a warning with its kind.
 type note struct{ kind, text string }
 
-// governor fills an answer's Governed as its figures are gathered.
+// governor fills an answer's answer.Governed as its figures are gathered.
 type governor struct {
 	e        *Engine
-	g        *Governed
+	g        *answer.Governed
 	now      time.Time
 	period   ask.Period
 	compact  bool
@@ -71,11 +73,11 @@ type gap struct {
 	metrics []string
 }
 
-func (e *Engine) governor(g *Governed, now time.Time, p ask.Period, compact bool, knownDefinitions string) *governor {
-	*g = Governed{
-		Metrics:        map[string]*MetricInfo{},
-		Period:         periodInfo(p, e.cat.Zone()),
-		DataThrough:    map[string]DataThrough{},
+func (e *Engine) governor(g *answer.Governed, now time.Time, p ask.Period, compact bool, knownDefinitions string) *governor {
+	*g = answer.Governed{
+		Metrics:        map[string]*answer.MetricInfo{},
+		Period:         answer.PeriodInfoOf(p, e.cat.Zone()),
+		DataThrough:    map[string]answer.DataThrough{},
 		Notes:          []string{},
 		PartialMetrics: []string{},
 		CatalogVersion: e.cat.Version(),
@@ -123,7 +125,7 @@ func (gv *governor) describe(metrics []*catalog.Metric, cov map[string]ask.Cover
 // figures are whole for, or some agent-days were left out of it, and
 // records why.
 func (gv *governor) partial(m *catalog.Metric, th through, leftOut int64) {
-	p, t := gv.period, today(gv.now, gv.e.cat.Zone())
+	p, t := gv.period, calendar.Today(gv.now, gv.e.cat.Zone())
 	switch {
 	case th.runsTo.IsZero():
 		gv.gap(m, WarnNoData, "%s: the source holds no data, so the figures are null (no data), not zero.", "", "")
@@ -247,8 +249,8 @@ func (gv *governor) finish() []string {
 	return kinds
 }
 
-func (e *Engine) metricInfo(m *catalog.Metric, th through, compact, byRef bool) *MetricInfo {
-	info := &MetricInfo{Label: m.Label, Unit: m.Unit, DataThrough: th.public()}
+func (e *Engine) metricInfo(m *catalog.Metric, th through, compact, byRef bool) *answer.MetricInfo {
+	info := &answer.MetricInfo{Label: m.Label, Unit: m.Unit, DataThrough: th.public()}
 	if m.Basis != nil {
 		info.SalesBasis = m.Basis.ID
 	}

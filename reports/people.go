@@ -6,58 +6,14 @@ import (
 	"fmt"
 	"time"
 
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/grammar"
+	"plumbline/reports/calendar"
 )
 
 // This file answers the roster questions: who is on which team on a day,
 // which teams count as the floor, and who a name might mean.
-
-// RosterAnswer is roster's answer.
-type RosterAnswer struct {
-	RequestID      string       `json:"request_id"`
-	Request        Echo         `json:"request"`
-	Day            string       `json:"day"`
-	TimeZone       string       `json:"time_zone"`
-	Teams          []RosterTeam `json:"teams"`
-	Columns        []string     `json:"columns"`
-	Rows           [][]any      `json:"rows"`
-	Truncated      bool         `json:"truncated"`
-	Notes          []string     `json:"notes"`
-	CatalogVersion string       `json:"catalog_version"`
-}
-
-// RosterTeam is a team's place on the floor on the roster's day, with the
-// decision that put it there.
-type RosterTeam struct {
-	Team      string `json:"team"`
-	Name      string `json:"team_name"`
-	OnFloor   *bool  `json:"on_floor"`
-	Since     string `json:"decided_from,omitempty"`
-	DecidedBy string `json:"decided_by,omitempty"`
-	Reason    string `json:"reason,omitempty"`
-	Agents    int    `json:"agents"`
-}
-
-// PeopleAnswer is find_people's answer.
-type PeopleAnswer struct {
-	RequestID      string   `json:"request_id"`
-	People         []Person `json:"people"`
-	Truncated      bool     `json:"truncated"`
-	Notes          []string `json:"notes"`
-	CatalogVersion string   `json:"catalog_version"`
-}
-
-// Person is a directory entry a search matched.
-type Person struct {
-	AgentKey string `json:"agent_key"`
-	Name     string `json:"name"`
-	Email    string `json:"email"`
-	Team     string `json:"team,omitempty"`
-	TeamName string `json:"team_name,omitempty"`
-	Hired    string `json:"hired_on"`
-	Left     string `json:"left_on,omitempty"`
-}
 
 // maxPeople caps find_people's list.
 const maxPeople = 20
@@ -78,10 +34,10 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if r != nil {
 		return c.refuse(r)
 	}
-	t := today(c.now, e.cat.Zone())
+	t := calendar.Today(c.now, e.cat.Zone())
 	day := t
 	if dayText != "" {
-		d, ok := parseDate(dayText)
+		d, ok := calendar.ParseDate(dayText)
 		switch {
 		case !ok:
 			return c.refuse(ask.Invalid("day", "is not a calendar date; write a date that exists, as YYYY-MM-DD."))
@@ -103,9 +59,9 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	case scope.Totals:
 		return c.refuse(totalsOnly(c.reach, whoArgument(who), c.caller.Person))
 	}
-	ans := &RosterAnswer{RequestID: c.id, Day: day.Format(time.DateOnly), TimeZone: e.cat.Zone().String(),
-		Teams: []RosterTeam{}, Rows: [][]any{}, CatalogVersion: e.cat.Version()}
-	ans.Request = Echo{Tool: c.tool, Who: whoEcho(scope, dir), Day: ans.Day}
+	ans := &answer.Roster{RequestID: c.id, Day: day.Format(time.DateOnly), TimeZone: e.cat.Zone().String(),
+		Teams: []answer.RosterTeam{}, Rows: [][]any{}, CatalogVersion: e.cat.Version()}
+	ans.Request = answer.Echo{Tool: c.tool, Who: whoEcho(scope, dir), Day: ans.Day}
 	if scope.Kind == ask.ScopeAgent {
 		e.agentHistory(ans, dir, scope.Key, day, c.reach.Floor || scope.Key == c.caller.Person, c.reach)
 	} else {
@@ -115,13 +71,13 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 }
 
 // teamsOn lists the floor's teams (or one team) on a day, and their agents.
-func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope ask.Scope, day time.Time) {
+func (e *Engine) teamsOn(ans *answer.Roster, dir *Directory, scope ask.Scope, day time.Time) {
 	ans.Columns = []string{"agent", "agent_name", "team", "team_name", "on_team_since", "hired_on"}
 	for _, t := range dir.Teams {
 		if scope.Kind == ask.ScopeTeam && t.Key != scope.Key {
 			continue
 		}
-		rt := RosterTeam{Team: t.Key, Name: t.Name}
+		rt := answer.RosterTeam{Team: t.Key, Name: t.Name}
 		if f, ok := dir.floorDecision(t.Key, day); ok {
 			on := f.CountsAsSales
 			rt.OnFloor, rt.Since, rt.DecidedBy, rt.Reason = &on, f.From.Format(time.DateOnly), f.DecidedBy, f.Reason
@@ -158,7 +114,7 @@ func (e *Engine) teamsOn(ans *RosterAnswer, dir *Directory, scope ask.Scope, day
 // Unless every team may be named (the caller sees the floor, or the agent
 // is the caller), a team outside the reach is shown without its key or
 // name.
-func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, day time.Time, every bool, r ask.Reach) {
+func (e *Engine) agentHistory(ans *answer.Roster, dir *Directory, agent string, day time.Time, every bool, r ask.Reach) {
 	ans.Columns = []string{"team", "team_name", "from", "until", "current_on_day"}
 	moves := dir.movesOf(agent)
 	on, _ := dir.membership(agent, day)
@@ -172,7 +128,7 @@ func (e *Engine) agentHistory(ans *RosterAnswer, dir *Directory, agent string, d
 			ans.Rows = append(ans.Rows, []any{nil, nil, m.From.Format(time.DateOnly), until, m == on})
 			continue
 		}
-		ans.Rows = append(ans.Rows, []any{m.Team, Nullable(t.Name), m.From.Format(time.DateOnly), until, m == on})
+		ans.Rows = append(ans.Rows, []any{m.Team, answer.Nullable(t.Name), m.From.Format(time.DateOnly), until, m == on})
 	}
 	a, _ := dir.agent(agent)
 	ans.Notes = []string{"An agent's figures count for the team they were on each day."}
@@ -201,7 +157,7 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 	if err != nil {
 		return e.fault(c, err)
 	}
-	ans := &PeopleAnswer{RequestID: c.id, People: []Person{}, CatalogVersion: e.cat.Version()}
+	ans := &answer.People{RequestID: c.id, People: []answer.Person{}, CatalogVersion: e.cat.Version()}
 	sees := func(a ask.Agent) bool { return c.reach.SeesAgent(a, c.caller.Person) }
 	found, near := dir.matchAgents(q, sees), false
 	// Close names are offered only for a query that names no one: one that
@@ -215,7 +171,7 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 			ans.Truncated = true
 			break
 		}
-		p := Person{AgentKey: m.Key, Name: m.Name, Email: m.Email, Team: m.Team, Hired: m.Hired.Format(time.DateOnly)}
+		p := answer.Person{AgentKey: m.Key, Name: m.Name, Email: m.Email, Team: m.Team, Hired: m.Hired.Format(time.DateOnly)}
 		if t, ok := dir.team(m.Team); ok {
 			p.TeamName = t.Name
 		}

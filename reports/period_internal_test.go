@@ -38,32 +38,6 @@ func at(t *testing.T, s string) time.Time {
 	return v
 }
 
-func TestNamedPeriods(t *testing.T) {
-	cat := demoCatalog(t)
-	// Wednesday 18 November 2026, afternoon in New York.
-	now := at(t, "2026-11-18 14:30")
-	for _, tc := range []struct{ name, start, end string }{
-		{"today", "2026-11-18", "2026-11-18"},
-		{"yesterday", "2026-11-17", "2026-11-17"},
-		{"this_week", "2026-11-16", "2026-11-18"},
-		{"last_week", "2026-11-09", "2026-11-15"},
-		{"this_month", "2026-11-01", "2026-11-18"},
-		{"month_to_date", "2026-11-01", "2026-11-18"},
-		{"last_month", "2026-10-01", "2026-10-31"},
-		{"last_7_days", "2026-11-11", "2026-11-17"},
-		{"last_28_days", "2026-10-21", "2026-11-17"},
-	} {
-		p, r := resolvePeriod(grammar.PeriodArg{Named: tc.name}, now, cat, true)
-		if r != nil {
-			t.Errorf("%s: %v", tc.name, r)
-			continue
-		}
-		if got := p.Start.Format(time.DateOnly) + ".." + p.End.Format(time.DateOnly); got != tc.start+".."+tc.end {
-			t.Errorf("%s = %s, want %s..%s", tc.name, got, tc.start, tc.end)
-		}
-	}
-}
-
 // Late on New Year's Eve in New York it is already the new year in UTC; the
 // floor's day is still the 31st, and "last_month" is November.
 func TestPeriodsAtTheYearEnd(t *testing.T) {
@@ -220,24 +194,11 @@ func TestYearsByDay(t *testing.T) {
 	}
 }
 
-func TestLastWholeDay(t *testing.T) {
+// How far a source's figures run and are whole: through the last day
+// loaded, and whole through the earlier of that and its last whole day.
+func TestDataThrough(t *testing.T) {
 	zone, _ := time.LoadLocation("America/New_York")
 	nextMorning := catalog.Settle{DaysAfter: 1, At: 6 * time.Hour}
-	for now, want := range map[string]string{
-		"2026-11-18 05:59": "2026-11-16",
-		"2026-11-18 06:00": "2026-11-17",
-		"2026-11-18 23:00": "2026-11-17",
-		"2026-11-01 06:30": "2026-10-31", // the day the clocks go back
-		"2026-03-08 06:30": "2026-03-07", // the day they go forward
-	} {
-		if got := lastWholeDay(nextMorning, at(t, now), zone).Format(time.DateOnly); got != want {
-			t.Errorf("at %s the last whole day is %s, want %s", now, got, want)
-		}
-	}
-	midnight := catalog.Settle{DaysAfter: 1}
-	if got := lastWholeDay(midnight, at(t, "2026-11-18 00:01"), zone); got != date("2026-11-17") {
-		t.Errorf("a live source's yesterday is not whole just after midnight: %s", got)
-	}
 	th := dataThrough(ask.Coverage{First: date("2025-10-15"), Through: date("2026-11-17")}, catalog.Settle{DaysAfter: 2, At: 6 * time.Hour}, at(t, "2026-11-18 14:30"), zone)
 	if th.runsTo != date("2026-11-17") || th.complete != date("2026-11-16") {
 		t.Errorf("hours through = %+v", th)

@@ -7,6 +7,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file previews a catalogue change's effect on the figures (plumbline
@@ -51,14 +52,14 @@ func PreviewChanges(ctx context.Context, oldSt, newSt ask.Store, old, cur *catal
 			}
 			d := c.Through
 			if d.IsZero() { // a live source runs up to now
-				d = today(now, cur.Zone())
+				d = calendar.Today(now, cur.Zone())
 			}
 			if newest.IsZero() || d.Before(newest) {
 				newest = d
 			}
 		}
 	}
-	week := LastWholeWeek(newest, cur.WeekStart())
+	week := calendar.LastWholeWeek(newest, cur.WeekStart())
 	out := make([]Preview, len(changed))
 	for i, side := range sides {
 		plan := &ask.Plan{Catalog: side.cat, Metrics: side.ms, Scope: ask.Scope{Kind: ask.ScopeFloor}, Period: week, Limit: 1}

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/grammar"
+	"plumbline/reports/calendar"
 )
 
 // This file answers the report tools declared in the catalogue.
@@ -114,7 +116,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		if r := e.targetable(scope, req.GroupBy, metrics); r != nil {
 			return c.refuse(r)
 		}
-		ts, ok := targetPeriodOf(period, today(c.now, e.cat.Zone()), e.cat.WeekStart())
+		ts, ok := targetPeriodOf(period, calendar.Today(c.now, e.cat.Zone()), e.cat.WeekStart())
 		if !ok {
 			return c.refuse(notTargetPeriod())
 		}
@@ -126,16 +128,16 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		scope.OnFloor = scope.Kind == ask.ScopeTeam
 		tg = e.newTargeted(dir, ts, period, metrics, cov, c.now, false)
 	case grammar.ComparePreviousPeriod:
-		previous = previousPeriod(period)
+		previous = calendar.Previous(period)
 	case grammar.ComparePreviousYear:
-		previous, yearNote = previousYear(period, e.cat.WeekStart())
+		previous, yearNote = calendar.YearEarlier(period, e.cat.WeekStart())
 	}
 	if req.AgainstPeriod() {
 		if r := e.previousBeforeData(metrics, previous, against, cov, c.now); r != nil {
 			return c.refuse(r)
 		}
 	}
-	plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: period, Today: today(c.now, e.cat.Zone()),
+	plan := &ask.Plan{Catalog: e.cat, Metrics: metrics, Scope: scope, Period: period, Today: calendar.Today(c.now, e.cat.Zone()),
 		GroupBy: req.GroupBy, Ranked: req.Sort != nil, Limit: e.cat.Limits().MaxRows + 1}
 	activity := e.cat.Activity()
 	if activity == nil || scope.Kind != ask.ScopeAgent || req.GroupBy != catalog.GroupDay {
@@ -157,11 +159,11 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if err != nil {
 		return e.fault(c, err)
 	}
-	ans := &ReportAnswer{RequestID: c.id, Rows: [][]any{}}
-	ans.Request = Echo{Tool: c.tool, Who: whoEcho(plan.Scope, dir), GroupBy: plan.GroupBy, TopN: req.TopN,
+	ans := &answer.Report{RequestID: c.id, Rows: [][]any{}}
+	ans.Request = answer.Echo{Tool: c.tool, Who: whoEcho(plan.Scope, dir), GroupBy: plan.GroupBy, TopN: req.TopN,
 		Compact: req.Compact, CompareCounts: req.CompareCounts, CompareTo: req.CompareTo, Cumulative: req.Cumulative, Metrics: metricIDs(metrics)}
 	if req.Sort != nil {
-		ans.Request.Sort = &SortEcho{Metric: req.Sort.Metric, Direction: req.Sort.Direction}
+		ans.Request.Sort = &answer.Sort{Metric: req.Sort.Metric, Direction: req.Sort.Direction}
 	}
 	gv := e.governor(&ans.Governed, c.now, plan.Period, req.Compact, req.KnownDefinitions)
 	if scope.Totals {
@@ -180,7 +182,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	var cmp *comparison
 	if req.AgainstPeriod() {
 		cmp = &comparison{plan: plans[1], res: results[1]}
-		info := periodInfo(previous, e.cat.Zone())
+		info := answer.PeriodInfoOf(previous, e.cat.Zone())
 		ans.PreviousPeriod = &info
 		if len(results) == 4 {
 			if n := unlikePeriods(period, previous, against, workingDays(results[2]), workingDays(results[3])); n != "" {
@@ -190,7 +192,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	}
 	t := e.table(plan, results[0], cmp, req.Cumulative, dir, c.now, gv, req.Sort, req.TopN, metrics, c.namer(plan.Scope))
 	if tg != nil {
-		t.columns = append(keyColumns(plan.GroupBy), tg.columns(metrics)...)
+		t.columns = append(answer.KeyColumns(plan.GroupBy), tg.columns(metrics)...)
 		for i, r := range t.kept {
 			holder := r.Key
 			if plan.GroupBy == "" {
@@ -287,10 +289,10 @@ func (e *Engine) table(plan *ask.Plan, res *ask.Result, cmp *comparison, cumulat
 		n = topN
 	}
 	kept, tied, split := cutRows(rows, plan.Metrics, sort, n, max)
-	t := shownTable{columns: columnsFor(plan.GroupBy, metrics), rows: make([][]any, len(kept)), kept: kept, before: before,
+	t := shownTable{columns: answer.Columns(plan.GroupBy, metrics), rows: make([][]any, len(kept)), kept: kept, before: before,
 		truncated: topN == 0 && len(rows) > max || split}
 	if cmp != nil {
-		t.columns = append(keyColumns(plan.GroupBy), comparedColumns(metrics)...)
+		t.columns = append(answer.KeyColumns(plan.GroupBy), comparedColumns(metrics)...)
 	}
 	for i, r := range kept {
 		if cmp != nil {
@@ -386,7 +388,7 @@ func (c *comparison) previousKey(key string) string {
 	if !c.weekBefore {
 		return key
 	}
-	w, _ := parseDate(key)
+	w, _ := calendar.ParseDate(key)
 	return w.AddDate(0, 0, -7).Format(time.DateOnly)
 }
 
@@ -450,7 +452,7 @@ func (e *Engine) unfinished(metrics []*catalog.Metric, p ask.Period, cov map[str
 	}
 	var choices []string
 	for _, name := range e.cat.PeriodNames() {
-		if np := namedPeriod(name, today(now, e.cat.Zone()), e.cat); !np.End.After(last) {
+		if np := calendar.Named(name, calendar.Today(now, e.cat.Zone()), e.cat); !np.End.After(last) {
 			choices = append(choices, name)
 		}
 	}
@@ -460,14 +462,7 @@ func (e *Engine) unfinished(metrics []*catalog.Metric, p ask.Period, cov map[str
 	}
 	return &ask.Refusal{Code: ask.CodeNotComparable, Argument: "period", Choices: append([]string{}, choices...),
 		Rule: fmt.Sprintf("includes days that are not final, and %s cannot: %s is final only through %s. End the period on or before %s%s.",
-			what, blocking.ID, dateOrNever(last), dateOrNever(last), example)}
-}
-
-func dateOrNever(d time.Time) string {
-	if d.IsZero() {
-		return "no day yet"
-	}
-	return d.Format(time.DateOnly)
+			what, blocking.ID, calendar.DateOrNever(last), calendar.DateOrNever(last), example)}
 }
 
 // chooseMetrics picks the metrics a call asked for, the defaults, or for

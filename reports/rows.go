@@ -10,6 +10,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/reports/ask"
 	"plumbline/reports/grammar"
+	"plumbline/reports/calendar"
 )
 
 // This file turns a store's rows into the rows an answer shows: every group
@@ -51,7 +52,7 @@ func fill(plan *ask.Plan, res *ask.Result, dir *Directory, stints []stint, cov m
 			n := len(m.Parts())
 			if r.Kept[j] == 0 {
 				c := metricCoverage(m, cov, now, zone)
-				first, last := maxTime(c.First, plan.Period.Start), minTime(c.Through, plan.Period.End)
+				first, last := calendar.Later(c.First, plan.Period.Start), calendar.Earlier(c.Through, plan.Period.End)
 				var v *float64
 				if r.LeftOut[j] == 0 && !c.Through.IsZero() && covered(stints, plan.GroupBy, r.Key, first, last) {
 					v = new(float64)
@@ -179,10 +180,10 @@ func cutRows(rows []ask.Row, metrics []*catalog.Metric, sort *grammar.SortArg, n
 func cutBuckets(groupBy string, rows []ask.Row, p ask.Period) []string {
 	var out []string
 	for _, r := range rows {
-		first, _ := parseDate(r.Key)
-		last := bucketEnd(groupBy, first)
-		from, to := maxTime(first, p.Start), minTime(last, p.End)
-		if days, whole := daysBetween(from, to)+1, daysBetween(first, last)+1; days < whole {
+		first, _ := calendar.ParseDate(r.Key)
+		last := calendar.BucketEnd(groupBy, first)
+		from, to := calendar.Later(first, p.Start), calendar.Earlier(last, p.End)
+		if days, whole := calendar.DaysBetween(from, to)+1, calendar.DaysBetween(first, last)+1; days < whole {
 			span := from.Format(time.DateOnly)
 			if days > 1 {
 				span += " to " + to.Format(time.DateOnly)
@@ -191,11 +192,4 @@ func cutBuckets(groupBy string, rows []ask.Row, p ask.Period) []string {
 		}
 	}
 	return out
-}
-
-// bucketDays is how many days of the period fall in the week, month or
-// quarter (by groupBy) starting on key.
-func bucketDays(groupBy, key string, p ask.Period) int {
-	first, _ := parseDate(key)
-	return daysBetween(maxTime(first, p.Start), minTime(bucketEnd(groupBy, first), p.End)) + 1
 }

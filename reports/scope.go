@@ -10,6 +10,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/calendar"
 )
 
 // This file works out, from the directory alone, who counts for a scope on
@@ -101,7 +102,7 @@ func (d *Directory) workOutStints(s ask.Scope, p ask.Period) []stint {
 	}
 	var teams []stint // one agent's, reused
 	for a := range d.inScope(s) {
-		lo, hi := maxTime(a.Hired, p.Start), p.End
+		lo, hi := calendar.Later(a.Hired, p.Start), p.End
 		if a.Left != nil && a.Left.Before(hi) {
 			hi = *a.Left
 		}
@@ -135,7 +136,7 @@ func (d *Directory) teamStints(out []stint, agent string, lo, hi time.Time) []st
 			team = moves[i-1].Team
 		}
 		if i < len(moves) {
-			until = minTime(hi, moves[i].From.AddDate(0, 0, -1))
+			until = calendar.Earlier(hi, moves[i].From.AddDate(0, 0, -1))
 		}
 		if !until.Before(from) {
 			out = append(out, stint{agent: agent, team: team, from: epochDayOf(from), to: epochDayOf(until)})
@@ -175,9 +176,9 @@ func (d *Directory) floorSpans(team string, span ask.Period) []ask.Period {
 		if !f.CountsAsSales {
 			continue
 		}
-		from, to := maxTime(f.From, span.Start), span.End
+		from, to := calendar.Later(f.From, span.Start), span.End
 		if i+1 < len(fs) {
-			to = minTime(to, fs[i+1].From.AddDate(0, 0, -1))
+			to = calendar.Earlier(to, fs[i+1].From.AddDate(0, 0, -1))
 		}
 		if !to.Before(from) {
 			out = append(out, ask.Period{Start: from, End: to})
@@ -265,11 +266,11 @@ func (d *Directory) workOutGroups(s ask.Scope, groupBy string, p ask.Period, sti
 func covered(stints []stint, groupBy, key string, first, last time.Time) bool {
 	switch groupBy {
 	case catalog.GroupDay:
-		d, _ := parseDate(key)
-		first, last = maxTime(first, d), minTime(last, d)
+		d, _ := calendar.ParseDate(key)
+		first, last = calendar.Later(first, d), calendar.Earlier(last, d)
 	case catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
-		b, _ := parseDate(key)
-		first, last = maxTime(first, b), minTime(last, bucketEnd(groupBy, b))
+		b, _ := calendar.ParseDate(key)
+		first, last = calendar.Later(first, b), calendar.Earlier(last, calendar.BucketEnd(groupBy, b))
 	}
 	if last.Before(first) {
 		return false
@@ -346,7 +347,7 @@ func (d *Directory) agentEvents(a ask.Agent, p ask.Period, named func(team strin
 // changed, with its dates, naming only the teams named allows. An agent's
 // own figures have none.
 func (d *Directory) changes(s ask.Scope, p, before ask.Period, stints, stintsBefore []stint, named func(team string) bool) []string {
-	span := ask.Period{Start: minTime(before.Start, p.Start), End: maxTime(before.End, p.End)}
+	span := ask.Period{Start: calendar.Earlier(before.Start, p.Start), End: calendar.Later(before.End, p.End)}
 	var out []string
 	both := func(name, verb string, now, then int, events []string) {
 		if now == p.Days() && then == before.Days() || now == 0 && then == 0 {
@@ -392,11 +393,11 @@ func share(n, of int) string {
 	case n == of && of == 1:
 		return "the 1 day"
 	case n == of:
-		return fmt.Sprintf("all %s", DayCount(of, ""))
+		return fmt.Sprintf("all %s", calendar.DayCount(of, ""))
 	case n == 0:
-		return fmt.Sprintf("none of the %s", DayCount(of, ""))
+		return fmt.Sprintf("none of the %s", calendar.DayCount(of, ""))
 	}
-	return fmt.Sprintf("%d of the %s", n, DayCount(of, ""))
+	return fmt.Sprintf("%d of the %s", n, calendar.DayCount(of, ""))
 }
 
 // days counts the days of a stint.
@@ -411,7 +412,7 @@ func (d *Directory) floorChanges(agent string, p ask.Period, named func(team str
 			continue
 		}
 		t, _ := d.team(st.team)
-		for _, move := range d.floorMoves(st.team, ask.Period{Start: maxTime(st.from.date(), p.Start.AddDate(0, 0, 1)), End: st.to.date()}) {
+		for _, move := range d.floorMoves(st.team, ask.Period{Start: calendar.Later(st.from.date(), p.Start.AddDate(0, 0, 1)), End: st.to.date()}) {
 			out = append(out, t.Name+" "+move)
 		}
 	}
@@ -426,18 +427,4 @@ func (d *Directory) teamName(key string, named func(team string) bool) string {
 	}
 	t, _ := d.team(key)
 	return t.Name
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

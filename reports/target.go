@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/grammar"
+	"plumbline/reports/calendar"
 )
 
 // This file sets figures beside their targets (compare_to: "target").
@@ -53,7 +55,7 @@ type targetSpan struct {
 // targetPeriodOf says which target period p is: a whole week or month, or
 // one from its first day through today.
 func targetPeriodOf(p ask.Period, t time.Time, weekStart time.Weekday) (targetSpan, bool) {
-	if w := weekOf(p.Start, weekStart); p.Start.Equal(w) && !p.End.After(w.AddDate(0, 0, 6)) && (p.End.Equal(w.AddDate(0, 0, 6)) || p.End.Equal(t)) {
+	if w := calendar.WeekOf(p.Start, weekStart); p.Start.Equal(w) && !p.End.After(w.AddDate(0, 0, 6)) && (p.End.Equal(w.AddDate(0, 0, 6)) || p.End.Equal(t)) {
 		return targetSpan{catalog.TargetWeek, w, 7}, true
 	}
 	m := time.Date(p.Start.Year(), p.Start.Month(), 1, 0, 0, 0, 0, time.UTC)
@@ -193,7 +195,7 @@ func (e *Engine) newTargeted(dir *Directory, ts targetSpan, p ask.Period, metric
 			tg.unset = append(tg.unset, m)
 		default:
 			c := metricCoverage(m, cov, now, e.cat.Zone())
-			if from, to := maxTime(p.Start, c.First), minTime(p.End, c.Through); !c.Through.IsZero() && !to.Before(from) {
+			if from, to := calendar.Later(p.Start, c.First), calendar.Earlier(p.End, c.Through); !c.Through.IsZero() && !to.Before(from) {
 				tg.counted[m.ID] = ask.Period{Start: from, End: to}
 			}
 		}
@@ -250,7 +252,7 @@ func (tg *targeted) ranked(kept []ask.Row, metrics []*catalog.Metric, sort *gram
 func (tg *targeted) columns(metrics []*catalog.Metric) []string {
 	var cols []string
 	for _, m := range metrics {
-		cols = append(cols, columnsFor("", []*catalog.Metric{m})...)
+		cols = append(cols, answer.Columns("", []*catalog.Metric{m})...)
 		if tg.has(m) {
 			cols = append(cols, m.ID+"_target", attainmentColumn(m))
 		}
@@ -286,7 +288,7 @@ func (tg *targeted) targetOver(m *catalog.Metric, holder string, ts targetSpan, 
 		return nil
 	}
 	c, ok := tg.counted[m.ID]
-	from, to := maxTime(c.Start, within.Start), minTime(c.End, within.End)
+	from, to := calendar.Later(c.Start, within.Start), calendar.Earlier(c.End, within.End)
 	if !ok || to.Before(from) {
 		// Nothing counted: no target, and a team without one is said to be.
 		if holder != "" && len(tg.dir.targetOf(holder, m.ID, ts)) == 0 {
@@ -311,7 +313,7 @@ func (tg *targeted) besideOf(r ask.Row, metrics []*catalog.Metric, target func(*
 		n := len(m.Parts())
 		sums := r.Sums[i : i+n]
 		i += n
-		out = append(out, cellsOf(m, sums)...)
+		out = append(out, answer.Cells(m, sums)...)
 		if tg.has(m) {
 			t := target(m)
 			out = append(out, figureOrNil(t), attainment(m, sums, t))
@@ -342,7 +344,7 @@ func (tg *targeted) floorTarget(m *catalog.Metric, ts targetSpan, span ask.Perio
 	if !all || !any {
 		return nil
 	}
-	sum = round(sum, 4)
+	sum = answer.Round(sum, 4)
 	return &sum
 }
 
@@ -358,7 +360,7 @@ func (tg *targeted) noFloorTarget(m *catalog.Metric) {
 // row's week, or the whole period.
 func (tg *targeted) within(ts targetSpan) ask.Period {
 	w := ts.period()
-	return ask.Period{Start: maxTime(w.Start, tg.p.Start), End: minTime(w.End, tg.p.End)}
+	return ask.Period{Start: calendar.Later(w.Start, tg.p.Start), End: calendar.Earlier(w.End, tg.p.End)}
 }
 
 // teamTarget is a team's target of metric m over target period ts, over
@@ -384,7 +386,7 @@ func (tg *targeted) teamTarget(m *catalog.Metric, team string, ts targetSpan, sp
 	if m.Target.OverDays == catalog.TargetAdditive {
 		value = value * float64(days) / float64(ts.days)
 	}
-	value = round(value, 4)
+	value = answer.Round(value, 4)
 	return &value, days
 }
 
@@ -417,7 +419,7 @@ func (tg *targeted) partlyOn(team string, span ask.Period, days int, ts targetSp
 	}
 	var why []string
 	for _, p := range tg.dir.floorSpans(team, span) {
-		why = append(why, spanText(p))
+		why = append(why, calendar.SpanText(p))
 	}
 	why = append(why, tg.dir.floorMoves(team, tg.within(ts))...)
 	if d, ok := tg.dir.floorDecision(team, span.Start); len(why) == 0 && ok {
@@ -433,26 +435,6 @@ func (tg *targeted) partlyOn(team string, span ask.Period, days int, ts targetSp
 	if !slices.Contains(tg.partly, s) {
 		tg.partly = append(tg.partly, s)
 	}
-}
-
-// DayCount says a number of days in words; zero reads as none when none
-// is given.
-func DayCount(n int, none string) string {
-	switch {
-	case n == 0 && none != "":
-		return none
-	case n == 1:
-		return "1 day"
-	}
-	return strconv.Itoa(n) + " days"
-}
-
-// spanText writes a run of days: one day, or its first and last.
-func spanText(p ask.Period) string {
-	if p.Start.Equal(p.End) {
-		return p.Start.Format(time.DateOnly)
-	}
-	return p.Start.Format(time.DateOnly) + " to " + p.End.Format(time.DateOnly)
 }
 
 // used records a target version for the note saying who set it.
@@ -505,26 +487,9 @@ func attainment(m *catalog.Metric, sums []*float64, target *float64) any {
 	return unsigned(out)
 }
 
-// TargetDays is what an answer states about the days a metric's figures
-// and targets cover: the target period, and the days of it counted.
-type TargetDays struct {
-	// Period is the kind of target period: week, month, or weeks when each
-	// of an answer's week rows is set beside its own week's.
-	Period string `json:"period"`
-	Start  string `json:"start"`
-	End    string `json:"end"`
-	Days   int    `json:"days"`
-	// The days of it the figures cover, and so the targets: from the
-	// first day of the period asked to the last its sources are loaded
-	// for. Null when no day is counted yet.
-	CountedFrom    *string `json:"counted_from"`
-	CountedThrough *string `json:"counted_through"`
-	CountedDays    int     `json:"counted_days"`
-}
-
 // stamp states, for each metric set beside targets, the days its figures
 // and targets cover.
-func (tg *targeted) stamp(infos map[string]*MetricInfo, metrics []*catalog.Metric) {
+func (tg *targeted) stamp(infos map[string]*answer.MetricInfo, metrics []*catalog.Metric) {
 	period := tg.ts.period()
 	kind := tg.ts.kind
 	if tg.weekly {
@@ -535,9 +500,9 @@ func (tg *targeted) stamp(infos map[string]*MetricInfo, metrics []*catalog.Metri
 		if !ok || !tg.has(m) {
 			continue
 		}
-		td := &TargetDays{Period: kind, Start: period.Start.Format(time.DateOnly), End: period.End.Format(time.DateOnly), Days: period.Days()}
+		td := &answer.TargetDays{Period: kind, Start: period.Start.Format(time.DateOnly), End: period.End.Format(time.DateOnly), Days: period.Days()}
 		if c, ok := tg.counted[m.ID]; ok {
-			td.CountedFrom, td.CountedThrough, td.CountedDays = dateString(c.Start), dateString(c.End), c.Days()
+			td.CountedFrom, td.CountedThrough, td.CountedDays = answer.Date(c.Start), answer.Date(c.End), c.Days()
 		}
 		info.Target = td
 	}
@@ -609,7 +574,7 @@ func (tg *targeted) prorated(gv *governor, metrics []*catalog.Metric) {
 	}
 	for _, c := range spans {
 		gv.warn(WarnProrated, fmt.Sprintf("%s: the figures cover %s, %s of %s, so each team's target is that share of the %s's "+
-			"(a rate's target holds as set).", strings.Join(byDays[c], ", "), spanText(c), share(c.Days(), tg.ts.days), tg.ts, tg.ts.kind))
+			"(a rate's target holds as set).", strings.Join(byDays[c], ", "), calendar.SpanText(c), share(c.Days(), tg.ts.days), tg.ts, tg.ts.kind))
 	}
 }
 
@@ -617,13 +582,13 @@ func (tg *targeted) prorated(gv *governor, metrics []*catalog.Metric) {
 // team in scope or the floor, over the days of each week counted for
 // metrics.
 func (e *Engine) weekTargets(dir *Directory, p ask.Period, metrics []*catalog.Metric, cov map[string]ask.Coverage, now time.Time) *targeted {
-	return e.newTargeted(dir, weekSpan(weekOf(p.Start, e.cat.WeekStart())), p, metrics, cov, now, true)
+	return e.newTargeted(dir, weekSpan(calendar.WeekOf(p.Start, e.cat.WeekStart())), p, metrics, cov, now, true)
 }
 
 // weekBeside renders a week row of plan beside that week's targets: the
 // team's in scope, or the floor's.
 func (tg *targeted) weekBeside(r ask.Row, plan *ask.Plan) []any {
-	start, _ := parseDate(r.Key)
+	start, _ := calendar.ParseDate(r.Key)
 	ts := weekSpan(start)
 	return tg.beside(r, plan.Metrics, holderOf(plan.Scope), ts, ts.period())
 }
@@ -654,7 +619,7 @@ func (tg *targeted) weeksTotal(total ask.Row, plan *ask.Plan) []any {
 			}
 			sum += *t
 		}
-		sum = round(sum, 4)
+		sum = answer.Round(sum, 4)
 		return &sum
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"plumbline/reports/grammar"
+	"plumbline/reports/answer"
 	"slices"
 	"time"
 )
@@ -37,37 +38,6 @@ func (e *Engine) ToolNames() []string {
 	return names
 }
 
-// DefinitionsAnswer is metric_definitions' answer.
-type DefinitionsAnswer struct {
-	RequestID string                 `json:"request_id"`
-	Metrics   map[string]*Definition `json:"metrics"`
-	Bases     map[string]*BasisInfo  `json:"bases"`
-	// StandingNotes are the texts of every standing note an answer may
-	// name by reference (note_refs), by ID.
-	StandingNotes  map[string]string `json:"standing_notes"`
-	CatalogVersion string            `json:"catalog_version"`
-	Notes          []string          `json:"notes"`
-}
-
-// Definition is everything the catalogue says about a metric.
-type Definition struct {
-	Label      string   `json:"label"`
-	Unit       string   `json:"unit"`
-	Definition string   `json:"definition"`
-	Formula    string   `json:"formula"`
-	Source     string   `json:"source"`
-	Grain      string   `json:"grain"`
-	SalesBasis string   `json:"sales_basis,omitempty"`
-	Settles    string   `json:"settles"`
-	Reports    []string `json:"reports"`
-}
-
-// BasisInfo is a counting basis.
-type BasisInfo struct {
-	Label      string `json:"label"`
-	Definition string `json:"definition"`
-}
-
 func (e *Engine) metricDefinitions(c *call, raw json.RawMessage) *Answer {
 	a, r := c.arguments(raw)
 	if r == nil {
@@ -84,14 +54,14 @@ func (e *Engine) metricDefinitions(c *call, raw json.RawMessage) *Answer {
 	if r != nil {
 		return c.refuse(r)
 	}
-	ans := &DefinitionsAnswer{RequestID: c.id, Metrics: map[string]*Definition{}, Bases: map[string]*BasisInfo{},
+	ans := &answer.Definitions{RequestID: c.id, Metrics: map[string]*answer.Definition{}, Bases: map[string]*answer.Basis{},
 		CatalogVersion: e.cat.Version(),
 		Notes:          []string{"Ratios are always the sum of the numerator over the sum of the denominator across the rows of a group, never an average of rates."}}
 	for _, m := range e.cat.Metrics() {
 		if ids != nil && !slices.Contains(ids, m.ID) {
 			continue
 		}
-		d := &Definition{Label: m.Label, Unit: m.Unit, Definition: m.Definition(), Formula: m.Formula(),
+		d := &answer.Definition{Label: m.Label, Unit: m.Unit, Definition: m.Definition(), Formula: m.Formula(),
 			Source: m.Relation(), Grain: m.Sources()[0].Grain, Settles: "a day is " + m.Settles().String()}
 		if m.Basis != nil {
 			d.SalesBasis = m.Basis.ID
@@ -104,7 +74,7 @@ func (e *Engine) metricDefinitions(c *call, raw json.RawMessage) *Answer {
 		ans.Metrics[m.ID] = d
 	}
 	for _, b := range e.cat.Bases() {
-		ans.Bases[b.ID] = &BasisInfo{Label: b.Label, Definition: b.Definition}
+		ans.Bases[b.ID] = &answer.Basis{Label: b.Label, Definition: b.Definition}
 	}
 	ans.StandingNotes = map[string]string{}
 	for _, n := range e.cat.Notes() {
@@ -115,14 +85,6 @@ func (e *Engine) metricDefinitions(c *call, raw json.RawMessage) *Answer {
 	return &Answer{Body: ans}
 }
 
-// HealthAnswer is health's answer.
-type HealthAnswer struct {
-	RequestID      string `json:"request_id"`
-	Status         string `json:"status"`
-	Database       string `json:"database"`
-	CatalogVersion string `json:"catalog_version"`
-}
-
 func (e *Engine) health(ctx context.Context, c *call, raw json.RawMessage) *Answer {
 	a, r := c.arguments(raw)
 	if r == nil {
@@ -131,7 +93,7 @@ func (e *Engine) health(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if r != nil {
 		return c.refuse(r)
 	}
-	ans := &HealthAnswer{RequestID: c.id, Status: "ok", Database: "reachable", CatalogVersion: e.cat.Version()}
+	ans := &answer.Health{RequestID: c.id, Status: "ok", Database: "reachable", CatalogVersion: e.cat.Version()}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := e.store.Ping(ctx); err != nil {

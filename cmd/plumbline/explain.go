@@ -14,6 +14,7 @@ import (
 	"plumbline/internal/query"
 	"plumbline/internal/terminal"
 	"plumbline/reports"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 )
 
@@ -49,7 +50,7 @@ func explain(ctx context.Context, args []string, s *streams) error {
 	engine := reports.New(cat, dry, &reports.Options{Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
 	ans := engine.Call(ctx, ask.Caller{Person: "explain", Client: "plumbline explain"}, tool, raw)
 	switch ans.Body.(type) {
-	case *reports.RefusalAnswer, *reports.CandidatesAnswer:
+	case *answer.Refused, *reports.CandidatesAnswer:
 		// Nothing was planned: say why, as ask would.
 		body, err := json.Marshal(ans.Body)
 		if err == nil {
@@ -62,7 +63,7 @@ func explain(ctx context.Context, args []string, s *streams) error {
 	}
 	fmt.Fprintf(s.out, "As of %s in %s, the call resolves to:\n", now.In(cat.Zone()).Format(time.RFC3339), cat.Zone())
 
-	if body, ok := ans.Body.(*reports.ReportAnswer); ok {
+	if body, ok := ans.Body.(*answer.Report); ok {
 		resolved, _ := json.MarshalIndent(map[string]any{"request": body.Request, "period": body.Period}, "", "  ")
 		fmt.Fprintf(s.out, "%s\n", resolved)
 	}

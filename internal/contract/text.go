@@ -11,8 +11,10 @@ import (
 	"sync"
 
 	"plumbline/reports"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/grammar"
+	"plumbline/reports/calendar"
 )
 
 // This file renders an answer as text for a model to read: the same answer
@@ -51,23 +53,23 @@ func render(e *reports.Engine, body any, clean func(string) string) (string, boo
 	}()
 	t := &textWriter{e: e, clean: clean, b: &out.b, csv: out.csv}
 	switch b := body.(type) {
-	case *reports.ReportAnswer:
+	case *answer.Report:
 		t.report(b)
-	case *reports.CannedAnswer:
+	case *answer.Canned:
 		t.canned(b)
 	case *reports.CandidatesAnswer:
 		t.candidates(b)
-	case *reports.RefusalAnswer:
+	case *answer.Refused:
 		t.refusal(b.Error)
-	case *reports.RosterAnswer:
+	case *answer.Roster:
 		t.roster(b)
-	case *reports.PeopleAnswer:
+	case *answer.People:
 		t.people(b)
-	case *reports.FreshnessAnswer:
+	case *answer.Freshness:
 		t.freshness(b)
-	case *reports.DefinitionsAnswer:
+	case *answer.Definitions:
 		t.definitions(b)
-	case *reports.HealthAnswer:
+	case *answer.Health:
 		t.linef("health: %s; database %s; catalog_version %s.", b.Status, b.Database, b.CatalogVersion)
 	default:
 		return "", false
@@ -103,7 +105,7 @@ func (t *textWriter) linef(format string, args ...any) {
 // s is a string from the answer, cleaned.
 func (t *textWriter) s(v string) string { return t.clean(v) }
 
-func (t *textWriter) report(a *reports.ReportAnswer) {
+func (t *textWriter) report(a *answer.Report) {
 	head := a.Request.Tool + " for " + t.who(a.Request.Who)
 	if a.Request.GroupBy != "" {
 		head += " by " + a.Request.GroupBy
@@ -127,7 +129,7 @@ func (t *textWriter) report(a *reports.ReportAnswer) {
 	t.table(a.Columns, a.Rows)
 }
 
-func (t *textWriter) canned(a *reports.CannedAnswer) {
+func (t *textWriter) canned(a *answer.Canned) {
 	head := a.Request.Tool + " for " + t.who(a.Request.Who)
 	switch {
 	case a.Request.Weeks > 0:
@@ -171,7 +173,7 @@ func (t *textWriter) canned(a *reports.CannedAnswer) {
 // come by reference, or that compact left them out), each metric's stamp,
 // the sources no stamp states, and the notes. compareTo names what the
 // figures are set beside.
-func (t *textWriter) governed(head string, g *reports.Governed, compact bool, compareTo string, order []string) {
+func (t *textWriter) governed(head string, g *answer.Governed, compact bool, compareTo string, order []string) {
 	p := g.Period
 	period := p.Start
 	if p.End != p.Start {
@@ -251,7 +253,7 @@ func parenthesized(parts []string) string {
 }
 
 // stamp is what varies with an answer for one metric.
-func stamp(m *reports.MetricInfo) string {
+func stamp(m *answer.MetricInfo) string {
 	var parts []string
 	if m.SalesBasis != "" {
 		parts = append(parts, "basis "+m.SalesBasis)
@@ -266,15 +268,15 @@ func stamp(m *reports.MetricInfo) string {
 	if td := m.Target; td != nil {
 		counted := "no day counted yet"
 		if td.CountedFrom != nil {
-			counted = "counted " + *td.CountedFrom + ".." + *td.CountedThrough + " (" + reports.DayCount(td.CountedDays, "") + ")"
+			counted = "counted " + *td.CountedFrom + ".." + *td.CountedThrough + " (" + calendar.DayCount(td.CountedDays, "") + ")"
 		}
-		parts = append(parts, fmt.Sprintf("target %s %s..%s (%s), %s", td.Period, td.Start, td.End, reports.DayCount(td.Days, ""), counted))
+		parts = append(parts, fmt.Sprintf("target %s %s..%s (%s), %s", td.Period, td.Start, td.End, calendar.DayCount(td.Days, ""), counted))
 	}
 	return strings.Join(parts, "; ")
 }
 
 // throughText says how far data runs and is final.
-func throughText(d reports.DataThrough) string {
+func throughText(d answer.DataThrough) string {
 	switch {
 	case d.RunsTo == nil:
 		return "no data"
@@ -288,7 +290,7 @@ func throughText(d reports.DataThrough) string {
 
 // unstated are the sources whose data_through no metric's stamp states: a
 // source is stated by a metric read from it alone with the same dates.
-func (t *textWriter) unstated(g *reports.Governed, order []string) []string {
+func (t *textWriter) unstated(g *answer.Governed, order []string) []string {
 	var out []string
 	for _, rel := range slices.Sorted(maps.Keys(g.DataThrough)) {
 		stated := slices.ContainsFunc(order, func(id string) bool {
@@ -304,7 +306,7 @@ func (t *textWriter) unstated(g *reports.Governed, order []string) []string {
 
 // metricOrder lists an answer's metrics in the order its columns name
 // them, then any others by id.
-func metricOrder(g *reports.Governed, columns []string) []string {
+func metricOrder(g *answer.Governed, columns []string) []string {
 	var out []string
 	for _, c := range columns {
 		if _, ok := g.Metrics[c]; ok && !slices.Contains(out, c) {
@@ -327,7 +329,7 @@ func (t *textWriter) notes(notes []string) {
 }
 
 // who names a resolved who: key and directory name.
-func (t *textWriter) who(w *reports.WhoEcho) string {
+func (t *textWriter) who(w *answer.Who) string {
 	switch {
 	case w == nil:
 		return "the floor"
@@ -418,7 +420,7 @@ func (t *textWriter) candidates(a *reports.CandidatesAnswer) {
 		if a.Argument == "who.team" {
 			rows[i] = []any{c.TeamKey, c.Name}
 		} else {
-			rows[i] = []any{c.AgentKey, c.Name, reports.Nullable(c.Team), reports.Nullable(c.Left)}
+			rows[i] = []any{c.AgentKey, c.Name, answer.Nullable(c.Team), answer.Nullable(c.Left)}
 		}
 	}
 	t.table(keys, rows)
@@ -441,13 +443,13 @@ func (t *textWriter) refusal(r *ask.Refusal) {
 	}
 }
 
-func (t *textWriter) roster(a *reports.RosterAnswer) {
+func (t *textWriter) roster(a *answer.Roster) {
 	t.linef("roster for %s on %s (%s); catalog_version %s.", t.who(a.Request.Who), a.Day, a.TimeZone, a.CatalogVersion)
 	t.notes(a.Notes)
 	if len(a.Teams) > 0 {
 		rows := make([][]any, len(a.Teams))
 		for i, tm := range a.Teams {
-			rows[i] = []any{tm.Team, tm.Name, tm.OnFloor, reports.Nullable(tm.Since), reports.Nullable(tm.DecidedBy), reports.Nullable(tm.Reason), tm.Agents}
+			rows[i] = []any{tm.Team, tm.Name, tm.OnFloor, answer.Nullable(tm.Since), answer.Nullable(tm.DecidedBy), answer.Nullable(tm.Reason), tm.Agents}
 		}
 		t.table([]string{"team", "team_name", "on_floor", "decided_from", "decided_by", "reason", "agents"}, rows)
 	}
@@ -457,7 +459,7 @@ func (t *textWriter) roster(a *reports.RosterAnswer) {
 	t.table(a.Columns, a.Rows)
 }
 
-func (t *textWriter) people(a *reports.PeopleAnswer) {
+func (t *textWriter) people(a *answer.People) {
 	t.linef("find_people: %d matching; catalog_version %s.", len(a.People), a.CatalogVersion)
 	t.notes(a.Notes)
 	if a.Truncated {
@@ -465,14 +467,14 @@ func (t *textWriter) people(a *reports.PeopleAnswer) {
 	}
 	rows := make([][]any, len(a.People))
 	for i, p := range a.People {
-		rows[i] = []any{p.AgentKey, p.Name, p.Email, reports.Nullable(p.Team), reports.Nullable(p.TeamName), p.Hired, reports.Nullable(p.Left)}
+		rows[i] = []any{p.AgentKey, p.Name, p.Email, answer.Nullable(p.Team), answer.Nullable(p.TeamName), p.Hired, answer.Nullable(p.Left)}
 	}
 	if len(rows) > 0 {
 		t.table([]string{"agent_key", "name", "email", "team", "team_name", "hired_on", "left_on"}, rows)
 	}
 }
 
-func (t *textWriter) freshness(a *reports.FreshnessAnswer) {
+func (t *textWriter) freshness(a *answer.Freshness) {
 	t.linef("freshness at %s, today %s (%s); catalog_version %s.", a.Now, a.Today, a.TimeZone, a.CatalogVersion)
 	for _, id := range slices.Sorted(maps.Keys(a.Sources)) {
 		s := a.Sources[id]
@@ -486,7 +488,7 @@ func (t *textWriter) freshness(a *reports.FreshnessAnswer) {
 	t.notes(a.Notes)
 }
 
-func (t *textWriter) definitions(a *reports.DefinitionsAnswer) {
+func (t *textWriter) definitions(a *answer.Definitions) {
 	t.linef("metric_definitions; catalog_version %s.", a.CatalogVersion)
 	t.linef("Metrics:")
 	for _, id := range slices.Sorted(maps.Keys(a.Metrics)) {

@@ -22,6 +22,7 @@ import (
 	"plumbline/internal/query"
 	"plumbline/internal/reqlog"
 	"plumbline/reports"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 )
 
@@ -419,7 +420,7 @@ func TestStatementTimeout(t *testing.T) {
 		if r.Code != ask.CodeTimeout || strings.Contains(string(body), "cancel") || strings.Contains(string(body), "statement") {
 			t.Errorf("a slow query: %s", body)
 		}
-		if a := e.Call(ctx, ana, "health", json.RawMessage(`{}`)); a.Refusal != nil || a.Body.(*reports.HealthAnswer).Database != "reachable" {
+		if a := e.Call(ctx, ana, "health", json.RawMessage(`{}`)); a.Refusal != nil || a.Body.(*answer.Health).Database != "reachable" {
 			t.Fatalf("after a timeout the server does not answer: %+v", a.Body)
 		}
 	}

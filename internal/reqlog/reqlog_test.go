@@ -27,6 +27,7 @@ import (
 	"plumbline/internal/reqlog"
 	"plumbline/internal/telemetry"
 	"plumbline/reports"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 )
 
@@ -246,7 +247,7 @@ func TestTheRowPrecedesTheReport(t *testing.T) {
 		WHERE f.counts_as_sales AND s.day BETWEEN '2026-11-09' AND '2026-11-15'`).Scan(&want); err != nil {
 		t.Fatal(err)
 	}
-	rep := a.Body.(*reports.ReportAnswer)
+	rep := a.Body.(*answer.Report)
 	if len(rep.Rows) != 1 || fmt.Sprint(rep.Rows[0][0]) != fmt.Sprint(want) {
 		t.Errorf("submitted sales on the floor last week: %v, want %v", rep.Rows, want)
 	}

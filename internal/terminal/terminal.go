@@ -12,15 +12,16 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 )
 
-// answer is any tool's answer read as the engine's own types: the fields
+// anyAnswer is any tool's answer read as the engine's own types: the fields
 // the table view reads, whichever tool answered.
-type answer struct {
+type anyAnswer struct {
 	Error   *ask.Refusal
-	Request reports.Echo
-	reports.Governed
+	Request answer.Echo
+	answer.Governed
 	Columns    []string
 	Rows       [][]any
 	Sections   json.RawMessage // a canned report's, printed by printSections
@@ -29,7 +30,7 @@ type answer struct {
 }
 
 // through says how far a metric's or a source's data runs.
-func through(t reports.DataThrough) string {
+func through(t answer.DataThrough) string {
 	if t.RunsTo == nil {
 		return "no data"
 	}
@@ -45,7 +46,7 @@ func through(t reports.DataThrough) string {
 // mean underneath. An answer with no rows (definitions, health) is printed
 // as indented JSON.
 func Answer(body []byte, w, errw io.Writer) error {
-	var a answer
+	var a anyAnswer
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&a); err != nil {
@@ -131,7 +132,7 @@ func sortedNames[V any](m map[string]V) []string {
 
 // printContext prints what the figures mean: period, definitions,
 // freshness, partial figures and notes.
-func (a *answer) printContext(w io.Writer) {
+func (a *anyAnswer) printContext(w io.Writer) {
 	if p := a.Period; p.Start != "" {
 		days := "days"
 		if p.Days == 1 {
@@ -309,7 +310,7 @@ func (p *Preview) Print(w io.Writer) {
 	}
 }
 
-// formatValue writes a figure as plumbline answers it (reports.Figure)
+// formatValue writes a figure as plumbline answers it (answer.Figure)
 // and, for a ratio, beside its summed parts; nulls as no data.
 func formatValue(m *catalog.Metric, parts []*float64) string {
 	num := func(v *float64) string {
@@ -319,7 +320,7 @@ func formatValue(m *catalog.Metric, parts []*float64) string {
 		return strconv.FormatFloat(*v, 'f', -1, 64)
 	}
 	var s string
-	switch v := reports.Figure(m, parts).(type) {
+	switch v := answer.Figure(m, parts).(type) {
 	case nil:
 		s = "null (no data)"
 		if m.IsRatio() {

@@ -79,11 +79,11 @@ const (
 )
 
 // ComparePreviousPeriod is the compare_to choice of the period of the same
-// length just before the one asked for.
+// length just before the one asked for (see calendar.Previous).
 const ComparePreviousPeriod = "previous_period"
 
 // ComparePreviousYear is the compare_to choice of the same days a year
-// earlier.
+// earlier (see calendar.YearEarlier).
 const ComparePreviousYear = "previous_year"
 
 // CompareTarget is compare_to's choice that sets figures beside targets.
