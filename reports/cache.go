@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"plumbline/catalog"
-	"plumbline/reports/grammar"
 	"plumbline/reports/answer"
 	"plumbline/reports/calendar"
+	"plumbline/reports/grammar"
 )
 
 // This file keeps settled answers: an answer none of whose figures can

@@ -9,8 +9,8 @@ import (
 	"plumbline/catalog"
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
-	"plumbline/reports/grammar"
 	"plumbline/reports/calendar"
+	"plumbline/reports/grammar"
 )
 
 // This file sets a period's figures beside the previous period's or the

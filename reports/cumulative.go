@@ -3,8 +3,8 @@ package reports
 import (
 	"plumbline/catalog"
 	"plumbline/reports/ask"
-	"plumbline/reports/grammar"
 	"plumbline/reports/calendar"
+	"plumbline/reports/grammar"
 )
 
 // This file answers cumulative: true, a running total by day, week, month

@@ -15,8 +15,8 @@ import (
 	"plumbline/catalog"
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
-	"plumbline/reports/grammar"
 	"plumbline/reports/calendar"
+	"plumbline/reports/grammar"
 )
 
 // DefaultDirectoryTTL is how long the engine keeps the directory before

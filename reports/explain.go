@@ -10,8 +10,8 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
-	"plumbline/reports/grammar"
 	"plumbline/reports/calendar"
+	"plumbline/reports/grammar"
 )
 
 // This file holds the stores that let a call be explained (plumbline

@@ -8,8 +8,8 @@ import (
 
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
-	"plumbline/reports/grammar"
 	"plumbline/reports/calendar"
+	"plumbline/reports/grammar"
 )
 
 // This file answers the roster questions: who is on which team on a day,

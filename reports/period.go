@@ -7,8 +7,8 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
-	"plumbline/reports/grammar"
 	"plumbline/reports/calendar"
+	"plumbline/reports/grammar"
 )
 
 // This file resolves a period argument to dates on the floor's calendar

@@ -11,8 +11,8 @@ import (
 	"plumbline/catalog"
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
-	"plumbline/reports/grammar"
 	"plumbline/reports/calendar"
+	"plumbline/reports/grammar"
 )
 
 // This file answers the report tools declared in the catalogue.

@@ -9,8 +9,8 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
-	"plumbline/reports/grammar"
 	"plumbline/reports/calendar"
+	"plumbline/reports/grammar"
 )
 
 // This file turns a store's rows into the rows an answer shows: every group

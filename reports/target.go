@@ -11,8 +11,8 @@ import (
 	"plumbline/catalog"
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
-	"plumbline/reports/grammar"
 	"plumbline/reports/calendar"
+	"plumbline/reports/grammar"
 )
 
 // This file sets figures beside their targets (compare_to: "target").

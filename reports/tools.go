@@ -3,8 +3,8 @@ package reports
 import (
 	"context"
 	"encoding/json"
-	"plumbline/reports/grammar"
 	"plumbline/reports/answer"
+	"plumbline/reports/grammar"
 	"slices"
 	"time"
 )

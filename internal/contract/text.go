@@ -13,8 +13,8 @@ import (
 	"plumbline/reports"
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
-	"plumbline/reports/grammar"
 	"plumbline/reports/calendar"
+	"plumbline/reports/grammar"
 )
 
 // This file renders an answer as text for a model to read: the same answer
