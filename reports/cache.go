@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/directory"
 )
 
 // This file keeps settled answers: an answer none of whose figures can
@@ -138,12 +139,12 @@ func (e *Engine) answerKey(ctx context.Context, c *call, raw json.RawMessage) (s
 		return "", false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", e.cat.Version(), c.tool, args, today(c.now, e.cat.Zone()).Format(time.DateOnly), dir.fingerprint)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", e.cat.Version(), c.tool, args, today(c.now, e.cat.Zone()).Format(time.DateOnly), dir.Fingerprint())
 	// What the caller may see shapes the answer, and so, when the reach
 	// covers their own agent or the call asks for their own team, does who
 	// they are: no answer crosses callers of different reach.
 	fmt.Fprintf(h, "%s\x00", c.reach)
-	if c.reach.Own || bytes.Contains(bytes.ToLower(args), []byte(`"`+MineTeam+`"`)) {
+	if c.reach.Own || bytes.Contains(bytes.ToLower(args), []byte(`"`+directory.MineTeam+`"`)) {
 		fmt.Fprintf(h, "%s\x00", c.caller.Person)
 	}
 	zone := e.cat.Zone()

@@ -9,6 +9,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/directory"
 )
 
 // This file answers the canned reports: a manager's usual questions, each
@@ -32,7 +33,7 @@ const (
 type canned struct {
 	e   *Engine
 	c   *call
-	dir *Directory
+	dir *directory.Directory
 	cov map[string]ask.Coverage
 	ans *CannedAnswer
 	gv  *governor
@@ -43,14 +44,14 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who WhoArg, p ask.Per
 	if err != nil {
 		return nil, e.fault(c, err)
 	}
-	scope, cands, r := dir.resolveWithin(who, c.reach, c.caller.Person)
+	scope, cands, r := resolveWithin(dir, who, c.reach, c.caller.Person)
 	switch {
 	case r != nil:
 		return nil, c.refuse(r)
 	case cands != nil:
 		return nil, e.candidates(c, who, cands)
 	case scope.Totals:
-		return nil, c.refuse(totalsOnly(c.reach, whoArgument(who), c.caller.Person))
+		return nil, c.refuse(directory.TotalsOnly(c.reach, whoArgument(who), c.caller.Person))
 	case c.tool == ToolTeamDay && scope.Kind == ask.ScopeAgent: // who left out, by someone who sees only their own figures
 		return nil, c.refuse(ask.Invalid(argWho, "must name a team or the floor, as team_day is about one of those; for your own figures use hours, sales or quality."))
 	}
@@ -234,7 +235,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 	if stop != nil {
 		return stop
 	}
-	scope, _, _ := k.dir.resolveWithin(who, c.reach, c.caller.Person)
+	scope, _, _ := resolveWithin(k.dir, who, c.reach, c.caller.Person)
 	k.ans.Request.Day = p.Start.Format(time.DateOnly)
 	group := catalog.GroupAgent
 	if scope.Kind == ask.ScopeFloor {
@@ -311,7 +312,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	// Against the week before: the weeks before the first are read too.
 	before := ask.Period{Start: p.Start.AddDate(0, 0, -7*weeks), End: p.Start.AddDate(0, 0, -1)}
-	scope, _, _ := k.dir.resolveWithin(who, c.reach, c.caller.Person)
+	scope, _, _ := resolveWithin(k.dir, who, c.reach, c.caller.Person)
 	var tg *targeted
 	switch compareTo {
 	case CompareTarget:
@@ -446,7 +447,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 		p, r = resolvePeriod(arg, c.now, e.cat, false)
 	}
 	if r == nil && !c.reach.Floor {
-		r = &ask.Refusal{Code: ask.CodeForbidden, Argument: "tool", Choices: reachChoices(c.reach, c.caller.Person),
+		r = &ask.Refusal{Code: ask.CodeForbidden, Argument: "tool", Choices: directory.ReachChoices(c.reach, c.caller.Person),
 			Rule: "needs the whole floor for league, which is more than you may see; ask team_weeks or a report tool about one of your teams or agents (choices)."}
 	}
 	if r != nil {

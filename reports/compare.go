@@ -42,7 +42,7 @@ func previousPeriod(p ask.Period) ask.Period {
 		n := p.Days()
 		return ask.Period{Start: p.Start.AddDate(0, 0, -n), End: p.End.AddDate(0, 0, -n)}
 	}
-	return ask.Period{Start: start, End: minTime(start.AddDate(0, 0, p.Days()-1), last)}
+	return ask.Period{Start: start, End: ask.Earlier(start.AddDate(0, 0, p.Days()-1), last)}
 }
 
 // previousYear is the period p is set beside a year earlier: for a week,

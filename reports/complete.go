@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"plumbline/reports/directory"
 	"slices"
 	"strings"
 )
@@ -32,9 +33,8 @@ func (e *Engine) Complete(ctx context.Context, argument, typed string, max int) 
 		if err != nil {
 			return nil, 0, err
 		}
-		words := tokens(typed)
 		for _, t := range dir.Teams {
-			if hasPrefixFold(t.Key, typed) || matchesTokens(words, tokens(t.Name)) {
+			if hasPrefixFold(t.Key, typed) || directory.NameMatches(typed, t.Name) {
 				values = append(values, t.Key)
 			}
 		}

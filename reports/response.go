@@ -7,6 +7,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/directory"
 )
 
 // This file holds the response contract: the JSON every report answers with.
@@ -126,11 +127,11 @@ type SortEcho struct {
 
 // CandidatesAnswer lists the people or teams a name matched, and no figures.
 type CandidatesAnswer struct {
-	RequestID      string      `json:"request_id"`
-	Argument       string      `json:"argument"`
-	Candidates     []Candidate `json:"candidates"`
-	Notes          []string    `json:"notes"`
-	CatalogVersion string      `json:"catalog_version"`
+	RequestID      string                `json:"request_id"`
+	Argument       string                `json:"argument"`
+	Candidates     []directory.Candidate `json:"candidates"`
+	Notes          []string              `json:"notes"`
+	CatalogVersion string                `json:"catalog_version"`
 }
 
 // RefusalAnswer is the answer to a call that was refused.
@@ -150,9 +151,9 @@ func periodInfo(p ask.Period, zone *time.Location) PeriodInfo {
 	return info
 }
 
-func whoEcho(s ask.Scope, dir *Directory) *WhoEcho {
+func whoEcho(s ask.Scope, dir *directory.Directory) *WhoEcho {
 	w := &WhoEcho{Kind: s.Kind, Key: s.Key, Name: s.Name}
-	if t, ok := dir.team(s.Team); ok && s.Kind == ask.ScopeAgent {
+	if t, ok := dir.Team(s.Team); ok && s.Kind == ask.ScopeAgent {
 		w.Team = t.Name
 	}
 	return w
@@ -188,7 +189,7 @@ func keyColumns(groupBy string) []string {
 }
 
 // rowFor renders one result row of a period under columnsFor's columns.
-func rowFor(groupBy string, r ask.Row, metrics []*catalog.Metric, dir *Directory, p ask.Period) []any {
+func rowFor(groupBy string, r ask.Row, metrics []*catalog.Metric, dir *directory.Directory, p ask.Period) []any {
 	out := keyCells(groupBy, r, dir, p)
 	i := 0
 	for _, m := range metrics {
@@ -200,13 +201,13 @@ func rowFor(groupBy string, r ask.Row, metrics []*catalog.Metric, dir *Directory
 }
 
 // keyCells renders the cells under keyColumns.
-func keyCells(groupBy string, r ask.Row, dir *Directory, p ask.Period) []any {
+func keyCells(groupBy string, r ask.Row, dir *directory.Directory, p ask.Period) []any {
 	switch groupBy {
 	case catalog.GroupTeam:
-		t, _ := dir.team(r.Key)
+		t, _ := dir.Team(r.Key)
 		return []any{r.Key, Nullable(t.Name)}
 	case catalog.GroupAgent:
-		a, _ := dir.agent(r.Key)
+		a, _ := dir.Agent(r.Key)
 		return []any{r.Key, Nullable(a.Name)}
 	case catalog.GroupDay:
 		return []any{r.Key}

@@ -9,6 +9,7 @@ import (
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/directory"
 )
 
 // This file turns a store's rows into the rows an answer shows: every group
@@ -18,11 +19,11 @@ import (
 
 // groupKeys lists, for groupings by team or agent, the groups a plan's
 // answer shows: every group in scope, and every group with rows.
-func groupKeys(plan *ask.Plan, res *ask.Result, dir *Directory) []string {
+func groupKeys(plan *ask.Plan, res *ask.Result, dir *directory.Directory) []string {
 	if plan.GroupBy != catalog.GroupTeam && plan.GroupBy != catalog.GroupAgent {
 		return nil
 	}
-	groups := dir.groupsInScope(plan.Scope, plan.GroupBy, plan.Period)
+	groups := dir.GroupsInScope(plan.Scope, plan.GroupBy, plan.Period)
 	keys := make([]string, len(groups), len(groups)+len(res.Rows))
 	copy(keys, groups)
 	for _, r := range res.Rows {
@@ -34,7 +35,7 @@ func groupKeys(plan *ask.Plan, res *ask.Result, dir *Directory) []string {
 // fill returns the plan's groups with their figures: the store's rows and,
 // for groupings by team or agent, every group in scope that had none, and
 // the groups extra names (those of the period it is compared with).
-func fill(plan *ask.Plan, res *ask.Result, dir *Directory, stints []stint, cov map[string]ask.Coverage, now time.Time, extra []string) []ask.Row {
+func fill(plan *ask.Plan, res *ask.Result, dir *directory.Directory, stints []directory.Stint, cov map[string]ask.Coverage, now time.Time, extra []string) []ask.Row {
 	zone := plan.Catalog.Zone()
 	rows := res.Rows
 	if plan.GroupBy == catalog.GroupTeam || plan.GroupBy == catalog.GroupAgent {
@@ -50,7 +51,7 @@ func fill(plan *ask.Plan, res *ask.Result, dir *Directory, stints []stint, cov m
 			n := len(m.Parts())
 			if r.Kept[j] == 0 {
 				c := metricCoverage(m, cov, now, zone)
-				first, last := maxTime(c.First, plan.Period.Start), minTime(c.Through, plan.Period.End)
+				first, last := ask.Later(c.First, plan.Period.Start), ask.Earlier(c.Through, plan.Period.End)
 				var v *float64
 				if r.LeftOut[j] == 0 && !c.Through.IsZero() && covered(stints, plan.GroupBy, r.Key, first, last) {
 					v = new(float64)
@@ -70,12 +71,12 @@ func fill(plan *ask.Plan, res *ask.Result, dir *Directory, stints []stint, cov m
 // Limit of them unless the plan is ranked. It orders res.Rows by key in
 // place, and makes a new list only when some group has no row: on a
 // floor, every team's row is usually there.
-func everyGroup(plan *ask.Plan, res *ask.Result, dir *Directory, extra []string) []ask.Row {
+func everyGroup(plan *ask.Plan, res *ask.Result, dir *directory.Directory, extra []string) []ask.Row {
 	byKey := func(r ask.Row, key string) int { return strings.Compare(r.Key, key) }
 	rows := res.Rows
 	slices.SortFunc(rows, func(a, b ask.Row) int { return byKey(a, b.Key) })
 	var missing []string
-	for _, keys := range [][]string{dir.groupsInScope(plan.Scope, plan.GroupBy, plan.Period), extra} {
+	for _, keys := range [][]string{dir.GroupsInScope(plan.Scope, plan.GroupBy, plan.Period), extra} {
 		for _, k := range keys {
 			if _, found := slices.BinarySearchFunc(rows, k, byKey); !found {
 				missing = append(missing, k)
@@ -180,7 +181,7 @@ func cutBuckets(groupBy string, rows []ask.Row, p ask.Period) []string {
 	for _, r := range rows {
 		first, _ := parseDate(r.Key)
 		last := bucketEnd(groupBy, first)
-		from, to := maxTime(first, p.Start), minTime(last, p.End)
+		from, to := ask.Later(first, p.Start), ask.Earlier(last, p.End)
 		if days, whole := daysBetween(from, to)+1, daysBetween(first, last)+1; days < whole {
 			span := from.Format(time.DateOnly)
 			if days > 1 {
@@ -196,5 +197,5 @@ func cutBuckets(groupBy string, rows []ask.Row, p ask.Period) []string {
 // quarter (by groupBy) starting on key.
 func bucketDays(groupBy, key string, p ask.Period) int {
 	first, _ := parseDate(key)
-	return daysBetween(maxTime(first, p.Start), minTime(bucketEnd(groupBy, first), p.End)) + 1
+	return daysBetween(ask.Later(first, p.Start), ask.Earlier(bucketEnd(groupBy, first), p.End)) + 1
 }

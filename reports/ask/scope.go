@@ -45,3 +45,19 @@ func (p Period) Days() int { return int(p.End.Sub(p.Start).Hours()/24) + 1 }
 
 // Contains reports whether day falls inside the period.
 func (p Period) Contains(day time.Time) bool { return !day.Before(p.Start) && !day.After(p.End) }
+
+// Later is the later of two days.
+func Later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// Earlier is the earlier of two days.
+func Earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
