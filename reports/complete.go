@@ -2,9 +2,10 @@ package reports
 
 import (
 	"context"
-	"plumbline/reports/directory"
 	"slices"
 	"strings"
+
+	"plumbline/reports/directory"
 )
 
 // Arguments Complete offers values for.
