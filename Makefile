@@ -147,7 +147,7 @@ $(VIEWS)/node_modules/.package-lock.json: $(VIEWS)/package.json $(VIEWS)/package
 ## the package's testdata/fuzz and runs in unit too.
 FUZZTIME ?=
 FUZZMINIMIZE ?= 1s
-FUZZ_TARGETS := reports:FuzzDecodeReport:150000x reports:FuzzResolveWho:100000x \
+FUZZ_TARGETS := reports:FuzzDecodeReport:150000x reports/directory:FuzzResolveWho:100000x \
 	internal/oauth/intake:FuzzReadForm:25000x internal/oauth/intake:FuzzDecodeRegistration:15000x \
 	internal/oauth/cimd:FuzzParse:150000x catalog:FuzzLoad:50000x internal/scim:FuzzIntake:25000x \
 	internal/sqlcheck:FuzzCheck:4000x

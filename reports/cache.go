@@ -16,6 +16,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/reports/answer"
 	"plumbline/reports/calendar"
+	"plumbline/reports/directory"
 	"plumbline/reports/grammar"
 )
 
@@ -141,12 +142,12 @@ func (e *Engine) answerKey(ctx context.Context, c *call, raw json.RawMessage) (s
 		return "", false
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", e.cat.Version(), c.tool, args, calendar.Today(c.now, e.cat.Zone()).Format(time.DateOnly), dir.fingerprint)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", e.cat.Version(), c.tool, args, calendar.Today(c.now, e.cat.Zone()).Format(time.DateOnly), dir.Fingerprint())
 	// What the caller may see shapes the answer, and so, when the reach
 	// covers their own agent or the call asks for their own team, does who
 	// they are: no answer crosses callers of different reach.
 	fmt.Fprintf(h, "%s\x00", c.reach)
-	if c.reach.Own || bytes.Contains(bytes.ToLower(args), []byte(`"`+MineTeam+`"`)) {
+	if c.reach.Own || bytes.Contains(bytes.ToLower(args), []byte(`"`+directory.MineTeam+`"`)) {
 		fmt.Fprintf(h, "%s\x00", c.caller.Person)
 	}
 	zone := e.cat.Zone()

@@ -11,6 +11,7 @@ import (
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
+	"plumbline/reports/directory"
 	"plumbline/reports/grammar"
 )
 
@@ -22,7 +23,7 @@ import (
 type canned struct {
 	e   *Engine
 	c   *call
-	dir *Directory
+	dir *directory.Directory
 	cov map[string]ask.Coverage
 	ans *answer.Canned
 	gv  *governor
@@ -33,14 +34,14 @@ func (e *Engine) startCanned(ctx context.Context, c *call, who grammar.WhoArg, p
 	if err != nil {
 		return nil, e.fault(c, err)
 	}
-	scope, cands, r := dir.resolveWithin(who, c.reach, c.caller.Person)
+	scope, cands, r := resolveWithin(dir, who, c.reach, c.caller.Person)
 	switch {
 	case r != nil:
 		return nil, c.refuse(r)
 	case cands != nil:
 		return nil, e.candidates(c, who, cands)
 	case scope.Totals:
-		return nil, c.refuse(totalsOnly(c.reach, whoArgument(who), c.caller.Person))
+		return nil, c.refuse(directory.TotalsOnly(c.reach, whoArgument(who), c.caller.Person))
 	case c.tool == grammar.ToolTeamDay && scope.Kind == ask.ScopeAgent: // who left out, by someone who sees only their own figures
 		return nil, c.refuse(ask.Invalid(grammar.ArgWho, "must name a team or the floor, as team_day is about one of those; for your own figures use hours, sales or quality."))
 	}
@@ -224,7 +225,7 @@ func (e *Engine) teamDay(ctx context.Context, c *call, raw json.RawMessage) *Ans
 	if stop != nil {
 		return stop
 	}
-	scope, _, _ := k.dir.resolveWithin(who, c.reach, c.caller.Person)
+	scope, _, _ := resolveWithin(k.dir, who, c.reach, c.caller.Person)
 	k.ans.Request.Day = p.Start.Format(time.DateOnly)
 	group := catalog.GroupAgent
 	if scope.Kind == ask.ScopeFloor {
@@ -301,7 +302,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	}
 	// Against the week before: the weeks before the first are read too.
 	before := ask.Period{Start: p.Start.AddDate(0, 0, -7*weeks), End: p.Start.AddDate(0, 0, -1)}
-	scope, _, _ := k.dir.resolveWithin(who, c.reach, c.caller.Person)
+	scope, _, _ := resolveWithin(k.dir, who, c.reach, c.caller.Person)
 	var tg *targeted
 	switch compareTo {
 	case grammar.CompareTarget:
@@ -409,7 +410,7 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 		p, r = resolvePeriod(arg, c.now, e.cat, false)
 	}
 	if r == nil && !c.reach.Floor {
-		r = &ask.Refusal{Code: ask.CodeForbidden, Argument: "tool", Choices: reachChoices(c.reach, c.caller.Person),
+		r = &ask.Refusal{Code: ask.CodeForbidden, Argument: "tool", Choices: directory.ReachChoices(c.reach, c.caller.Person),
 			Rule: "needs the whole floor for league, which is more than you may see; ask team_weeks or a report tool about one of your teams or agents (choices)."}
 	}
 	if r != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"plumbline/reports/directory"
 )
 
 // Arguments Complete offers values for.
@@ -32,9 +34,8 @@ func (e *Engine) Complete(ctx context.Context, argument, typed string, max int) 
 		if err != nil {
 			return nil, 0, err
 		}
-		words := tokens(typed)
 		for _, t := range dir.Teams {
-			if hasPrefixFold(t.Key, typed) || matchesTokens(words, tokens(t.Name)) {
+			if hasPrefixFold(t.Key, typed) || directory.NameMatches(typed, t.Name) {
 				values = append(values, t.Key)
 			}
 		}

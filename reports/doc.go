@@ -28,7 +28,8 @@
 // and how far each source was loaded in the same snapshot ([ask.Coverage]).
 // Ratios are divided, groups without rows filled, rows ranked and cut here,
 // from those sums. The store reads the roster too ([ask.Roster]), which
-// the engine indexes as its [Directory].
+// the engine indexes as its [directory.Directory]: whom a call's who names,
+// and who counts on which days.
 //
 // Two more packages below the engine hold rules it applies: package
 // calendar, the floor's calendar (what a named period means on a day, the

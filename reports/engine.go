@@ -16,6 +16,7 @@ import (
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
+	"plumbline/reports/directory"
 	"plumbline/reports/grammar"
 )
 
@@ -64,7 +65,7 @@ type Engine struct {
 
 	words *grammar.Vocabulary // the grammar's words, which the request log keeps
 
-	dir      refreshed[*Directory]
+	dir      refreshed[*directory.Directory]
 	coverage map[string]*refreshed[ask.Coverage] // by source id
 	answers  *AnswerCache
 }
@@ -282,21 +283,16 @@ func (e *Engine) fault(c *call, err error) *Answer {
 // read again, with calls waiting, when the day changes. A reading equal to
 // the last one, on the same day, keeps the directory already settled, with
 // what it has worked out for calls since.
-func (e *Engine) directory(ctx context.Context, now time.Time) (*Directory, error) {
+func (e *Engine) directory(ctx context.Context, now time.Time) (*directory.Directory, error) {
 	day := calendar.Today(now, e.cat.Zone())
-	return e.dir.get(ctx, e.opts.DirectoryTTL, func(d *Directory) bool { return d.day.Equal(day) },
-		func(ctx context.Context) (*Directory, error) {
+	return e.dir.get(ctx, e.opts.DirectoryTTL, func(d *directory.Directory) bool { return d.Day().Equal(day) },
+		func(ctx context.Context) (*directory.Directory, error) {
 			roster, err := e.store.Directory(ctx, "")
 			if err != nil {
 				return nil, err
 			}
-			fingerprint := fingerprintOf(roster)
-			if last, ok := e.dir.last(); ok && last.day.Equal(day) && last.fingerprint == fingerprint {
-				return last, nil
-			}
-			dir := &Directory{Roster: *roster}
-			dir.settle(day, fingerprint)
-			return dir, nil
+			last, _ := e.dir.last()
+			return directory.New(roster, day, last), nil
 		})
 }
 

@@ -5,8 +5,8 @@ import (
 	"plumbline/catalog"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
+	"plumbline/reports/directory"
 	"plumbline/reports/grammar"
-	"slices"
 	"testing"
 	"time"
 )
@@ -28,6 +28,14 @@ func FuzzDecodeReport(f *testing.F) {
 	cat := demoCatalog(f)
 	sales, _ := cat.Report("sales")
 	now := time.Date(2026, 11, 18, 19, 30, 0, 0, time.UTC)
+	dir := directory.New(&ask.Roster{
+		Teams: []ask.Team{{Key: "falcons", Name: "Falcons"}, {Key: "hawks", Name: "Hawks"}},
+		Agents: []ask.Agent{
+			{Key: "a001", Name: "Maria Lopez", Email: "maria.lopez@floor.example", Team: "falcons"},
+			{Key: "a002", Name: "Maria Lopes", Email: "maria.lopes@floor.example", Team: "hawks"},
+			{Key: "a003", Name: "Jamal Carter", Email: "jamal.carter@floor.example", Team: "falcons"},
+		},
+	}, calendar.Today(now, cat.Zone()), nil)
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		a, r := grammar.Parse(json.RawMessage(raw))
 		var req *grammar.Request
@@ -50,54 +58,9 @@ func FuzzDecodeReport(f *testing.F) {
 		if p.End.After(calendar.Today(now, cat.Zone())) || p.Start.After(p.End) || p.Days() > 120 && p.Named == "" {
 			t.Fatalf("%s resolved to %v..%v", raw, p.Start, p.End)
 		}
-		scope, cands, r := testDir.resolveWho(req.Who)
-		if (r != nil) == (scope.Kind != "" || cands != nil) || len(cands) == 1 && !cands[0].close {
+		scope, cands, r := resolveWithin(dir, req.Who, ask.FloorReach, "")
+		if (r != nil) == (scope.Kind != "" || cands != nil) || len(cands) == 1 && !cands[0].Suggestion() {
 			t.Fatalf("who resolved to scope %+v, %d candidates, refusal %v", scope, len(cands), r)
-		}
-	})
-}
-
-// FuzzResolveWho matches arbitrary text against the directory: one answer,
-// several candidates, the names close to it or a refusal, and a refusal is the same whatever the
-// text, so it never holds it (the text may still be a piece of its fixed
-// words, such as " no ").
-func FuzzResolveWho(f *testing.F) {
-	for _, seed := range []string{"Maria", "maria lop", "JOSÉ", "a003", "ann.lee@floor.example", "Red", "", " ", "ñ", "@", "Ann Lee"} {
-		f.Add(seed)
-	}
-	_, _, noAgent := testDir.resolveWho(grammar.WhoArg{Agent: "\x00"})
-	_, _, noTeam := testDir.resolveWho(grammar.WhoArg{Team: "\x00"})
-	if noAgent == nil || noTeam == nil {
-		f.Fatal("a name of one NUL byte matched someone")
-	}
-	f.Fuzz(func(t *testing.T, text string) {
-		for _, w := range []grammar.WhoArg{{Agent: text}, {Team: text}} {
-			if w.Agent == "" && w.Team == "" {
-				continue
-			}
-			scope, cands, r := testDir.resolveWho(w)
-			switch {
-			case r != nil:
-				want := noAgent
-				if w.Team != "" {
-					want = noTeam
-				}
-				if r.Argument != want.Argument || r.Rule != want.Rule || !slices.Equal(r.Choices, want.Choices) {
-					t.Fatalf("the refusal of %q depends on it: %+v", text, r)
-				}
-			case cands != nil:
-				// One candidate is a name close to the text, never a match.
-				if len(cands) < 2 && !cands[0].close {
-					t.Fatalf("%q: one candidate should have been an answer", text)
-				}
-				for _, c := range cands[1:] {
-					if c.close != cands[0].close {
-						t.Fatalf("%q: candidates both matched and close: %+v", text, cands)
-					}
-				}
-			case scope.Key == "":
-				t.Fatalf("%q resolved to nothing", text)
-			}
 		}
 	})
 }

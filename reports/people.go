@@ -9,6 +9,7 @@ import (
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
+	"plumbline/reports/directory"
 	"plumbline/reports/grammar"
 )
 
@@ -50,14 +51,14 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if err != nil {
 		return e.fault(c, err)
 	}
-	scope, cands, r := dir.resolveWithin(who, c.reach, c.caller.Person)
+	scope, cands, r := resolveWithin(dir, who, c.reach, c.caller.Person)
 	switch {
 	case r != nil:
 		return c.refuse(r)
 	case cands != nil:
 		return e.candidates(c, who, cands)
 	case scope.Totals:
-		return c.refuse(totalsOnly(c.reach, whoArgument(who), c.caller.Person))
+		return c.refuse(directory.TotalsOnly(c.reach, whoArgument(who), c.caller.Person))
 	}
 	ans := &answer.Roster{RequestID: c.id, Day: day.Format(time.DateOnly), TimeZone: e.cat.Zone().String(),
 		Teams: []answer.RosterTeam{}, Rows: [][]any{}, CatalogVersion: e.cat.Version()}
@@ -71,14 +72,14 @@ func (e *Engine) roster(ctx context.Context, c *call, raw json.RawMessage) *Answ
 }
 
 // teamsOn lists the floor's teams (or one team) on a day, and their agents.
-func (e *Engine) teamsOn(ans *answer.Roster, dir *Directory, scope ask.Scope, day time.Time) {
+func (e *Engine) teamsOn(ans *answer.Roster, dir *directory.Directory, scope ask.Scope, day time.Time) {
 	ans.Columns = []string{"agent", "agent_name", "team", "team_name", "on_team_since", "hired_on"}
 	for _, t := range dir.Teams {
 		if scope.Kind == ask.ScopeTeam && t.Key != scope.Key {
 			continue
 		}
 		rt := answer.RosterTeam{Team: t.Key, Name: t.Name}
-		if f, ok := dir.floorDecision(t.Key, day); ok {
+		if f, ok := dir.FloorDecision(t.Key, day); ok {
 			on := f.CountsAsSales
 			rt.OnFloor, rt.Since, rt.DecidedBy, rt.Reason = &on, f.From.Format(time.DateOnly), f.DecidedBy, f.Reason
 		}
@@ -87,8 +88,8 @@ func (e *Engine) teamsOn(ans *answer.Roster, dir *Directory, scope ask.Scope, da
 		}
 		// The team's agents that day, in directory order, from those ever
 		// on it: a floor of thousands is never copied to list them.
-		for a := range dir.inScope(ask.Scope{Kind: ask.ScopeTeam, Key: t.Key}) {
-			m, ok := dir.membership(a.Key, day)
+		for a := range dir.InScope(ask.Scope{Kind: ask.ScopeTeam, Key: t.Key}) {
+			m, ok := dir.Membership(a.Key, day)
 			if !ok || m.Team != t.Key || a.Hired.After(day) || a.Left != nil && a.Left.Before(day) {
 				continue
 			}
@@ -114,12 +115,12 @@ func (e *Engine) teamsOn(ans *answer.Roster, dir *Directory, scope ask.Scope, da
 // Unless every team may be named (the caller sees the floor, or the agent
 // is the caller), a team outside the reach is shown without its key or
 // name.
-func (e *Engine) agentHistory(ans *answer.Roster, dir *Directory, agent string, day time.Time, every bool, r ask.Reach) {
+func (e *Engine) agentHistory(ans *answer.Roster, dir *directory.Directory, agent string, day time.Time, every bool, r ask.Reach) {
 	ans.Columns = []string{"team", "team_name", "from", "until", "current_on_day"}
-	moves := dir.movesOf(agent)
-	on, _ := dir.membership(agent, day)
+	moves := dir.Moves(agent)
+	on, _ := dir.Membership(agent, day)
 	for i, m := range moves {
-		t, _ := dir.team(m.Team)
+		t, _ := dir.Team(m.Team)
 		var until any
 		if i+1 < len(moves) {
 			until = moves[i+1].From.AddDate(0, 0, -1).Format(time.DateOnly)
@@ -130,7 +131,7 @@ func (e *Engine) agentHistory(ans *answer.Roster, dir *Directory, agent string, 
 		}
 		ans.Rows = append(ans.Rows, []any{m.Team, answer.Nullable(t.Name), m.From.Format(time.DateOnly), until, m == on})
 	}
-	a, _ := dir.agent(agent)
+	a, _ := dir.Agent(agent)
 	ans.Notes = []string{"An agent's figures count for the team they were on each day."}
 	if a.Left != nil {
 		ans.Notes = append(ans.Notes, "This agent left on "+a.Left.Format(time.DateOnly)+".")
@@ -158,21 +159,14 @@ func (e *Engine) findPeople(ctx context.Context, c *call, raw json.RawMessage) *
 		return e.fault(c, err)
 	}
 	ans := &answer.People{RequestID: c.id, People: []answer.Person{}, CatalogVersion: e.cat.Version()}
-	sees := func(a ask.Agent) bool { return c.reach.SeesAgent(a, c.caller.Person) }
-	found, near := dir.matchAgents(q, sees), false
-	// Close names are offered only for a query that names no one: one that
-	// names someone outside the reach finds no one, as who does.
-	if len(found) == 0 && (c.reach.Floor || len(dir.matchAgents(q, nil)) == 0) {
-		found = dir.closeAgents(q, sees)
-		near = len(found) > 0
-	}
+	found, near := dir.FindAgents(q, c.reach, c.caller.Person)
 	for _, m := range found {
 		if len(ans.People) == maxPeople {
 			ans.Truncated = true
 			break
 		}
 		p := answer.Person{AgentKey: m.Key, Name: m.Name, Email: m.Email, Team: m.Team, Hired: m.Hired.Format(time.DateOnly)}
-		if t, ok := dir.team(m.Team); ok {
+		if t, ok := dir.Team(m.Team); ok {
 			p.TeamName = t.Name
 		}
 		if m.Left != nil {

@@ -12,6 +12,7 @@ import (
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
+	"plumbline/reports/directory"
 	"plumbline/reports/grammar"
 )
 
@@ -39,7 +40,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	if err != nil {
 		return e.fault(c, err)
 	}
-	scope, cands, r := dir.resolveWithin(req.Who, c.reach, c.caller.Person)
+	scope, cands, r := resolveWithin(dir, req.Who, c.reach, c.caller.Person)
 	if r != nil {
 		return c.refuse(r)
 	}
@@ -255,16 +256,16 @@ type shownTable struct {
 // period's, and the groups shown are those of either period.
 //
 // Cumulative rows hold running totals of metrics, day by day.
-func (e *Engine) table(plan *ask.Plan, res *ask.Result, cmp *comparison, cumulative bool, dir *Directory, now time.Time, gv *governor, sort *grammar.SortArg, topN int,
+func (e *Engine) table(plan *ask.Plan, res *ask.Result, cmp *comparison, cumulative bool, dir *directory.Directory, now time.Time, gv *governor, sort *grammar.SortArg, topN int,
 	metrics []*catalog.Metric, named func(team string) bool) shownTable {
 	// Who counts on which days, worked out once for each period.
-	stints := dir.stints(plan.Scope, plan.Period)
-	var stintsBefore []stint
+	stints := dir.Stints(plan.Scope, plan.Period)
+	var stintsBefore []directory.Stint
 	var extra []string
 	var before []ask.Row
 	previous := map[string]ask.Row{}
 	if cmp != nil {
-		stintsBefore = dir.stints(cmp.plan.Scope, cmp.plan.Period)
+		stintsBefore = dir.Stints(cmp.plan.Scope, cmp.plan.Period)
 		extra = groupKeys(cmp.plan, cmp.res, dir)
 		before = fill(cmp.plan, cmp.res, dir, stintsBefore, cmp.res.Coverage, now, groupKeys(plan, res, dir))
 		for _, r := range before {
@@ -351,17 +352,17 @@ func (e *Engine) table(plan *ask.Plan, res *ask.Result, cmp *comparison, cumulat
 			agents = append(agents, r.Key)
 		}
 	}
-	if who := dir.presence(plan.Scope, plan.Period, agents, stints, named); len(who) > 0 {
+	if who := dir.Presence(plan.Scope, plan.Period, agents, stints, named); len(who) > 0 {
 		gv.warn(WarnPresence, "Counted on only some days of the period, or with a change of team: "+strings.Join(who, ", ")+
 			". Days outside their time here have no figures for them.")
 	}
 	if cmp != nil {
 		p := cmp.plan.Period
-		if who := dir.presence(plan.Scope, p, agents, stintsBefore, named); len(who) > 0 {
+		if who := dir.Presence(plan.Scope, p, agents, stintsBefore, named); len(who) > 0 {
 			gv.warn(WarnPresence, "In the previous period, counted on only some days, or with a change of team: "+strings.Join(who, ", ")+
 				". Each day counts for the team of that day.")
 		}
-		if who := dir.changes(plan.Scope, plan.Period, p, stints, stintsBefore, named); len(who) > 0 {
+		if who := changes(dir, plan.Scope, plan.Period, p, stints, stintsBefore, named); len(who) > 0 {
 			what, rule := "agents are counted for the team", "each agent's day counts for the team of that day"
 			if plan.Scope.Kind == ask.ScopeFloor {
 				what, rule = "teams are on the floor", "a team counts for the floor only on its days on it"
@@ -501,14 +502,14 @@ func metricIDs(ms []*catalog.Metric) []string {
 	return ids
 }
 
-func (e *Engine) candidates(c *call, w grammar.WhoArg, cands []Candidate) *Answer {
+func (e *Engine) candidates(c *call, w grammar.WhoArg, cands []directory.Candidate) *Answer {
 	arg, what, key := "who.agent", "agents", "agent_key"
 	if w.Team != "" {
 		arg, what, key = "who.team", "teams", "team_key"
 	}
 	note := "Several " + what + " match, so no figures are returned. Ask which one is meant, then call again with " +
 		arg + " set to its " + key + "."
-	if len(cands) > 0 && cands[0].close {
+	if len(cands) > 0 && cands[0].Suggestion() {
 		note = "No " + strings.TrimSuffix(what, "s") + " has that name, but these names are close to it, the closest first, so no figures are returned. " +
 			"Ask whether one of them is meant, then call again with " + arg + " set to its " + key + "."
 	}

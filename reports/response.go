@@ -5,6 +5,7 @@ import (
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
+	"plumbline/reports/directory"
 )
 
 // This file holds the parts of an answer that read the directory (package
@@ -13,23 +14,23 @@ import (
 
 // CandidatesAnswer lists the people or teams a name matched, and no figures.
 type CandidatesAnswer struct {
-	RequestID      string      `json:"request_id"`
-	Argument       string      `json:"argument"`
-	Candidates     []Candidate `json:"candidates"`
-	Notes          []string    `json:"notes"`
-	CatalogVersion string      `json:"catalog_version"`
+	RequestID      string                `json:"request_id"`
+	Argument       string                `json:"argument"`
+	Candidates     []directory.Candidate `json:"candidates"`
+	Notes          []string              `json:"notes"`
+	CatalogVersion string                `json:"catalog_version"`
 }
 
-func whoEcho(s ask.Scope, dir *Directory) *answer.Who {
+func whoEcho(s ask.Scope, dir *directory.Directory) *answer.Who {
 	w := &answer.Who{Kind: s.Kind, Key: s.Key, Name: s.Name}
-	if t, ok := dir.team(s.Team); ok && s.Kind == ask.ScopeAgent {
+	if t, ok := dir.Team(s.Team); ok && s.Kind == ask.ScopeAgent {
 		w.Team = t.Name
 	}
 	return w
 }
 
 // rowFor renders one result row of a period under answer.Columns.
-func rowFor(groupBy string, r ask.Row, metrics []*catalog.Metric, dir *Directory, p ask.Period) []any {
+func rowFor(groupBy string, r ask.Row, metrics []*catalog.Metric, dir *directory.Directory, p ask.Period) []any {
 	out := keyCells(groupBy, r, dir, p)
 	i := 0
 	for _, m := range metrics {
@@ -41,13 +42,13 @@ func rowFor(groupBy string, r ask.Row, metrics []*catalog.Metric, dir *Directory
 }
 
 // keyCells renders the cells under answer.KeyColumns.
-func keyCells(groupBy string, r ask.Row, dir *Directory, p ask.Period) []any {
+func keyCells(groupBy string, r ask.Row, dir *directory.Directory, p ask.Period) []any {
 	switch groupBy {
 	case catalog.GroupTeam:
-		t, _ := dir.team(r.Key)
+		t, _ := dir.Team(r.Key)
 		return []any{r.Key, answer.Nullable(t.Name)}
 	case catalog.GroupAgent:
-		a, _ := dir.agent(r.Key)
+		a, _ := dir.Agent(r.Key)
 		return []any{r.Key, answer.Nullable(a.Name)}
 	case catalog.GroupDay:
 		return []any{r.Key}

@@ -10,6 +10,7 @@ import (
 	"plumbline/catalog"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
+	"plumbline/reports/directory"
 	"plumbline/reports/grammar"
 )
 
@@ -20,11 +21,11 @@ import (
 
 // groupKeys lists, for groupings by team or agent, the groups a plan's
 // answer shows: every group in scope, and every group with rows.
-func groupKeys(plan *ask.Plan, res *ask.Result, dir *Directory) []string {
+func groupKeys(plan *ask.Plan, res *ask.Result, dir *directory.Directory) []string {
 	if plan.GroupBy != catalog.GroupTeam && plan.GroupBy != catalog.GroupAgent {
 		return nil
 	}
-	groups := dir.groupsInScope(plan.Scope, plan.GroupBy, plan.Period)
+	groups := dir.GroupsInScope(plan.Scope, plan.GroupBy, plan.Period)
 	keys := make([]string, len(groups), len(groups)+len(res.Rows))
 	copy(keys, groups)
 	for _, r := range res.Rows {
@@ -36,7 +37,7 @@ func groupKeys(plan *ask.Plan, res *ask.Result, dir *Directory) []string {
 // fill returns the plan's groups with their figures: the store's rows and,
 // for groupings by team or agent, every group in scope that had none, and
 // the groups extra names (those of the period it is compared with).
-func fill(plan *ask.Plan, res *ask.Result, dir *Directory, stints []stint, cov map[string]ask.Coverage, now time.Time, extra []string) []ask.Row {
+func fill(plan *ask.Plan, res *ask.Result, dir *directory.Directory, stints []directory.Stint, cov map[string]ask.Coverage, now time.Time, extra []string) []ask.Row {
 	zone := plan.Catalog.Zone()
 	rows := res.Rows
 	if plan.GroupBy == catalog.GroupTeam || plan.GroupBy == catalog.GroupAgent {
@@ -72,12 +73,12 @@ func fill(plan *ask.Plan, res *ask.Result, dir *Directory, stints []stint, cov m
 // Limit of them unless the plan is ranked. It orders res.Rows by key in
 // place, and makes a new list only when some group has no row: on a
 // floor, every team's row is usually there.
-func everyGroup(plan *ask.Plan, res *ask.Result, dir *Directory, extra []string) []ask.Row {
+func everyGroup(plan *ask.Plan, res *ask.Result, dir *directory.Directory, extra []string) []ask.Row {
 	byKey := func(r ask.Row, key string) int { return strings.Compare(r.Key, key) }
 	rows := res.Rows
 	slices.SortFunc(rows, func(a, b ask.Row) int { return byKey(a, b.Key) })
 	var missing []string
-	for _, keys := range [][]string{dir.groupsInScope(plan.Scope, plan.GroupBy, plan.Period), extra} {
+	for _, keys := range [][]string{dir.GroupsInScope(plan.Scope, plan.GroupBy, plan.Period), extra} {
 		for _, k := range keys {
 			if _, found := slices.BinarySearchFunc(rows, k, byKey); !found {
 				missing = append(missing, k)

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
+	"plumbline/reports/directory"
 	"plumbline/reports/grammar"
 )
 
@@ -25,18 +25,6 @@ import (
 // a floor's is the sum of its teams'; a ratio's holds as set, the gap is
 // stated in points, and the floor has none. A team without a target has a
 // null one, never zero.
-
-// compareTargets orders target versions by team, metric, target period
-// and when they were set.
-func compareTargets(a, b ask.TargetSet) int {
-	return cmp.Or(compareTargetTo(a, b.Team, b.Metric, b.Kind, b.Start), a.SetAt.Compare(b.SetAt))
-}
-
-// compareTargetTo orders a target version against a team's target of a
-// metric over the target period of kind from start.
-func compareTargetTo(t ask.TargetSet, team, metric, kind string, start time.Time) int {
-	return cmp.Or(strings.Compare(t.Team, team), strings.Compare(t.Metric, metric), strings.Compare(t.Kind, kind), t.Start.Compare(start))
-}
 
 // targetPeriods are the named periods a target applies to, by the kind of
 // target period they are part of.
@@ -80,18 +68,6 @@ func (ts targetSpan) String() string {
 // period is the target period's days.
 func (ts targetSpan) period() ask.Period {
 	return ask.Period{Start: ts.start, End: ts.start.AddDate(0, 0, ts.days-1)}
-}
-
-// targetOf returns the versions of a team's target for a metric over a
-// target period, in the order they were set: the last one holds.
-func (d *Directory) targetOf(team, metric string, ts targetSpan) []ask.TargetSet {
-	of := func(t ask.TargetSet, ts targetSpan) int { return compareTargetTo(t, team, metric, ts.kind, ts.start) }
-	lo, _ := slices.BinarySearchFunc(d.Targets, ts, of)
-	hi := lo
-	for hi < len(d.Targets) && of(d.Targets[hi], ts) == 0 {
-		hi++
-	}
-	return d.Targets[lo:hi:hi]
 }
 
 // targetable refuses a comparison with targets the call cannot make:
@@ -164,7 +140,7 @@ const NoteRankedByAttainment = "With rank_by attainment, teams are ranked by the
 // targeted holds what an answer sets beside targets, and what it says
 // about them.
 type targeted struct {
-	dir *Directory
+	dir *directory.Directory
 	ts  targetSpan // the target period of the answer, or of its first row by week
 	p   ask.Period // the period asked
 	// weekly: the answer's rows are weeks, each beside its own week's
@@ -186,7 +162,7 @@ type targeted struct {
 // newTargeted prepares to set metrics' figures over p beside the targets of
 // target period ts (the first week's, when weekly), given how far their
 // sources are loaded.
-func (e *Engine) newTargeted(dir *Directory, ts targetSpan, p ask.Period, metrics []*catalog.Metric, cov map[string]ask.Coverage, now time.Time, weekly bool) *targeted {
+func (e *Engine) newTargeted(dir *directory.Directory, ts targetSpan, p ask.Period, metrics []*catalog.Metric, cov map[string]ask.Coverage, now time.Time, weekly bool) *targeted {
 	tg := &targeted{dir: dir, ts: ts, p: p, weekly: weekly, counted: map[string]ask.Period{}}
 	for _, m := range metrics {
 		switch {
@@ -207,7 +183,7 @@ func (e *Engine) newTargeted(dir *Directory, ts targetSpan, p ask.Period, metric
 // of the sort's metric in its direction: teams without a target last and
 // unranked, ties by team, tied attainments sharing a rank and the next
 // rank skipping their places.
-func (tg *targeted) ranked(kept []ask.Row, metrics []*catalog.Metric, sort *grammar.SortArg, dir *Directory) [][]any {
+func (tg *targeted) ranked(kept []ask.Row, metrics []*catalog.Metric, sort *grammar.SortArg, dir *directory.Directory) [][]any {
 	m := metrics[slices.IndexFunc(metrics, func(m *catalog.Metric) bool { return m.ID == sort.Metric })]
 	col := slices.Index(tg.columns(metrics), attainmentColumn(m))
 	type line struct {
@@ -291,7 +267,7 @@ func (tg *targeted) targetOver(m *catalog.Metric, holder string, ts targetSpan, 
 	from, to := calendar.Later(c.Start, within.Start), calendar.Earlier(c.End, within.End)
 	if !ok || to.Before(from) {
 		// Nothing counted: no target, and a team without one is said to be.
-		if holder != "" && len(tg.dir.targetOf(holder, m.ID, ts)) == 0 {
+		if holder != "" && len(tg.dir.Target(holder, m.ID, ts.kind, ts.start)) == 0 {
 			tg.lacks(m, holder, ts)
 		}
 		return nil
@@ -331,7 +307,7 @@ func (tg *targeted) floorTarget(m *catalog.Metric, ts targetSpan, span ask.Perio
 	all, any := true, false
 	// Teams on the floor some day of the period asked but none of span
 	// count for nothing, and the note on floor days says so.
-	for _, team := range tg.dir.floorTeams(tg.within(ts)) {
+	for _, team := range tg.dir.FloorTeams(tg.within(ts)) {
 		v, days := tg.teamTarget(m, team, ts, span)
 		switch {
 		case days == 0:
@@ -368,11 +344,11 @@ func (tg *targeted) within(ts targetSpan) ask.Period {
 // version set, pro-rated to those days where the target spreads over days.
 // Nil without a target, or without a day on the floor.
 func (tg *targeted) teamTarget(m *catalog.Metric, team string, ts targetSpan, span ask.Period) (*float64, int) {
-	days := tg.dir.floorDays(team, span)
+	days := tg.dir.FloorDays(team, span)
 	if days < span.Days() {
 		tg.partlyOn(team, span, days, ts)
 	}
-	versions := tg.dir.targetOf(team, m.ID, ts)
+	versions := tg.dir.Target(team, m.ID, ts.kind, ts.start)
 	if len(versions) == 0 {
 		tg.lacks(m, team, ts)
 		return nil, days
@@ -412,17 +388,17 @@ func (tg *targeted) lacks(m *catalog.Metric, team string, ts targetSpan) {
 // partlyOn records a team on the floor on only days of the span's days,
 // for the note on floor days: when it was on, and when it joined or left.
 func (tg *targeted) partlyOn(team string, span ask.Period, days int, ts targetSpan) {
-	t, _ := tg.dir.team(team)
+	t, _ := tg.dir.Team(team)
 	s := fmt.Sprintf("%s (%s) was on the floor on %s counted", t.Name, team, share(days, span.Days()))
 	if tg.weekly {
 		s += " in " + ts.String()
 	}
 	var why []string
-	for _, p := range tg.dir.floorSpans(team, span) {
+	for _, p := range tg.dir.FloorSpans(team, span) {
 		why = append(why, calendar.SpanText(p))
 	}
-	why = append(why, tg.dir.floorMoves(team, tg.within(ts))...)
-	if d, ok := tg.dir.floorDecision(team, span.Start); len(why) == 0 && ok {
+	why = append(why, tg.dir.FloorMoves(team, tg.within(ts))...)
+	if d, ok := tg.dir.FloorDecision(team, span.Start); len(why) == 0 && ok {
 		verb := "off"
 		if d.CountsAsSales {
 			verb = "on"
@@ -581,7 +557,7 @@ func (tg *targeted) prorated(gv *governor, metrics []*catalog.Metric) {
 // weekTargets sets each week of p beside its own week's targets, for the
 // team in scope or the floor, over the days of each week counted for
 // metrics.
-func (e *Engine) weekTargets(dir *Directory, p ask.Period, metrics []*catalog.Metric, cov map[string]ask.Coverage, now time.Time) *targeted {
+func (e *Engine) weekTargets(dir *directory.Directory, p ask.Period, metrics []*catalog.Metric, cov map[string]ask.Coverage, now time.Time) *targeted {
 	return e.newTargeted(dir, weekSpan(calendar.WeekOf(p.Start, e.cat.WeekStart())), p, metrics, cov, now, true)
 }
 

@@ -14,6 +14,7 @@ import (
 	"plumbline/reports"
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
+	"plumbline/reports/directory"
 )
 
 // anyAnswer is any tool's answer read as the engine's own types: the fields
@@ -26,7 +27,7 @@ type anyAnswer struct {
 	Rows       [][]any
 	Sections   json.RawMessage // a canned report's, printed by printSections
 	Truncated  bool
-	Candidates []reports.Candidate
+	Candidates []directory.Candidate
 }
 
 // through says how far a metric's or a source's data runs.
@@ -85,7 +86,7 @@ func Answer(body []byte, w, errw io.Writer) error {
 	return nil
 }
 
-func candidateRows(cs []reports.Candidate) [][]any {
+func candidateRows(cs []directory.Candidate) [][]any {
 	var rows [][]any
 	for _, c := range cs {
 		rows = append(rows, []any{c.AgentKey + c.TeamKey, c.Name, c.Team, c.Left})

@@ -39,7 +39,7 @@ type WhoArg struct {
 	Team  string
 	Agent string
 	// Default says who was left out: the caller's reach decides whom the
-	// call is about.
+	// call is about (directory.Directory.DefaultScope).
 	Default bool
 }
 

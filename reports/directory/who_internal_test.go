@@ -1,7 +1,6 @@
-package reports
+package directory
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -13,12 +12,10 @@ import (
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 
-	"plumbline/catalog"
 	"plumbline/reports/ask"
-	"plumbline/reports/grammar"
 )
 
-var testDir = settled(&Directory{Roster: ask.Roster{
+var testDir = settled(ask.Roster{
 	Teams: []ask.Team{{Key: "falcons", Name: "Falcons"}, {Key: "hawks", Name: "Hawks"}, {Key: "retention", Name: "Retention & Service"}, {Key: "red_team", Name: "Red Team"}, {Key: "red_sales", Name: "Red Sales"}},
 	Agents: []ask.Agent{
 		{Key: "a001", Name: "Maria Lopez", Email: "maria.lopez@floor.example", Team: "falcons"},
@@ -29,12 +26,17 @@ var testDir = settled(&Directory{Roster: ask.Roster{
 		{Key: "a006", Name: "Ann Lee", Email: "ann.lee@floor.example", Team: "hawks"},
 		{Key: "a007", Name: "Ann Leeman", Email: "ann.leeman@floor.example", Team: "hawks"},
 	},
-}})
+})
 
-// settled indexes a directory as the engine does when it reads one.
-func settled(d *Directory) *Directory {
-	d.settle(time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC), fingerprintOf(&d.Roster))
-	return d
+// testDay is the day the tests' directories are indexed as of.
+var testDay = time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC)
+
+// settled indexes a roster as the engine does when it reads one.
+func settled(r ask.Roster) *Directory { return New(&r, testDay, nil) }
+
+// resolveWho resolves a who's team or agent text over the whole floor.
+func (d *Directory) resolveWho(team, agent string) (ask.Scope, []Candidate, *ask.Refusal) {
+	return d.Resolve(team, agent, ask.FloorReach, "")
 }
 
 func TestResolveAgent(t *testing.T) {
@@ -61,7 +63,7 @@ func TestResolveAgent(t *testing.T) {
 		{"nobody@floor.example", nil},
 		{"!!!", nil},
 	} {
-		scope, cands, r := testDir.resolveWho(grammar.WhoArg{Agent: tc.typed})
+		scope, cands, r := testDir.resolveWho("", tc.typed)
 		var got []string
 		switch {
 		case r != nil:
@@ -90,7 +92,7 @@ func TestResolveTeam(t *testing.T) {
 		"red team":  {"red_team"},
 		"Owls":      nil,
 	} {
-		scope, cands, r := testDir.resolveWho(grammar.WhoArg{Team: typed})
+		scope, cands, r := testDir.resolveWho(typed, "")
 		var got []string
 		switch {
 		case r != nil:
@@ -111,7 +113,7 @@ func TestResolveTeam(t *testing.T) {
 }
 
 func TestCandidatesCarryTeams(t *testing.T) {
-	_, cands, _ := testDir.resolveWho(grammar.WhoArg{Agent: "Maria"})
+	_, cands, _ := testDir.resolveWho("", "Maria")
 	if len(cands) != 2 || cands[0].Team != "Falcons" || cands[1].Team != "Hawks" {
 		t.Errorf("candidates = %+v", cands)
 	}
@@ -122,17 +124,17 @@ func TestCandidatesCarryTeams(t *testing.T) {
 // agent alone.
 func TestInScope(t *testing.T) {
 	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
-	d := settled(&Directory{Roster: ask.Roster{
+	d := settled(ask.Roster{
 		Teams:  []ask.Team{{Key: "falcons", Name: "Falcons"}, {Key: "hawks", Name: "Hawks"}, {Key: "owls", Name: "Owls"}},
 		Agents: []ask.Agent{{Key: "a1"}, {Key: "a2"}, {Key: "a3"}, {Key: "a4"}},
 		Memberships: []ask.Membership{
 			{Agent: "a3", Team: "hawks", From: day(1)}, {Agent: "a1", Team: "falcons", From: day(1)}, {Agent: "a1", Team: "hawks", From: day(5)}, {Agent: "a1", Team: "falcons", From: day(9)},
 			{Agent: "a2", Team: "hawks", From: day(2)}, {Agent: "a3", Team: "falcons", From: day(3)}, {Agent: "a3", Team: "hawks", From: day(7)},
 		},
-	}})
+	})
 	keys := func(s ask.Scope) []string {
 		var out []string
-		for a := range d.inScope(s) {
+		for a := range d.InScope(s) {
 			out = append(out, a.Key)
 		}
 		return out
@@ -215,11 +217,11 @@ func TestCloseNames(t *testing.T) {
 		{team: true, typed: "Retension", want: []string{"retention"}, close: true},
 		{team: true, typed: "Owls", want: nil},
 	} {
-		w := grammar.WhoArg{Agent: tc.typed}
+		team, agent := "", tc.typed
 		if tc.team {
-			w = grammar.WhoArg{Team: tc.typed}
+			team, agent = tc.typed, ""
 		}
-		scope, cands, r := testDir.resolveWho(w)
+		scope, cands, r := testDir.resolveWho(team, agent)
 		var got []string
 		suggested := false
 		switch {
@@ -270,17 +272,17 @@ func TestEditDistance(t *testing.T) {
 // back is what it works out afresh.
 func TestStintsMemoIsBounded(t *testing.T) {
 	day := func(d int) time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, d) }
-	d := &Directory{Roster: ask.Roster{Teams: []ask.Team{{Key: "hawks", Name: "Hawks"}}}}
+	r := ask.Roster{Teams: []ask.Team{{Key: "hawks", Name: "Hawks"}}}
 	for i := range 3000 {
 		key := fmt.Sprintf("a%04d", i)
-		d.Agents = append(d.Agents, ask.Agent{Key: key})
-		d.Memberships = append(d.Memberships, ask.Membership{Agent: key, Team: "hawks", From: day(0)})
+		r.Agents = append(r.Agents, ask.Agent{Key: key})
+		r.Memberships = append(r.Memberships, ask.Membership{Agent: key, Team: "hawks", From: day(0)})
 	}
-	settled(d)
+	d := settled(r)
 	team := ask.Scope{Kind: ask.ScopeTeam, Key: "hawks"}
 	for i := range 40 {
 		p := ask.Period{Start: day(i), End: day(i + 27)}
-		got := d.stints(team, p)
+		got := d.Stints(team, p)
 		if want := d.workOutStints(team, p); len(got) != len(d.Agents) || !slices.Equal(got, want) {
 			t.Fatalf("period %d: %d stints kept, %d worked out afresh", i, len(got), len(want))
 		}
@@ -294,59 +296,26 @@ func TestStintsMemoIsBounded(t *testing.T) {
 	}
 }
 
-// rosterStore is a store holding a roster alone, read afresh each time.
-type rosterStore struct{ teams int }
-
-func (s *rosterStore) Directory(context.Context, string) (*ask.Roster, error) {
-	r := &ask.Roster{}
-	for i := range s.teams {
-		r.Teams = append(r.Teams, ask.Team{Key: fmt.Sprintf("t%d", i), Name: fmt.Sprintf("Team %d", i)})
-	}
-	return r, nil
-}
-
-func (s *rosterStore) Run(context.Context, ...*ask.Plan) ([]*ask.Result, error) { return nil, nil }
-
-func (s *rosterStore) Coverage(context.Context, []*catalog.Source) (map[string]ask.Coverage, error) {
-	return nil, nil
-}
-
-func (s *rosterStore) Ping(context.Context) error { return nil }
-
-// A directory read again and found equal, on the same day, is the one
-// already settled, with what it worked out since; a changed one is new.
+// A roster indexed again and found equal, on the same day, is the
+// directory already indexed, with what it worked out since; a changed one,
+// or the same one on another day, is new.
 func TestAnUnchangedRosterKeepsItsDirectory(t *testing.T) {
-	cat, err := catalog.Demo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC)
-	st := &rosterStore{teams: 2}
-	e := New(cat, st, &Options{DirectoryTTL: time.Nanosecond, Now: func() time.Time { return now }})
-	// read asks for the directory, which reads it again in the background
-	// once it is older than the TTL, waits for that read to end, and
-	// returns what it left.
-	read := func() *Directory {
-		t.Helper()
-		if _, err := e.directory(context.Background(), now); err != nil {
-			t.Fatal(err)
+	roster := func(teams int) *ask.Roster {
+		r := &ask.Roster{}
+		for i := range teams {
+			r.Teams = append(r.Teams, ask.Team{Key: fmt.Sprintf("t%d", i), Name: fmt.Sprintf("Team %d", i)})
 		}
-		e.dir.mu.Lock()
-		reading := e.dir.loading
-		e.dir.mu.Unlock()
-		if reading != nil {
-			<-reading
-		}
-		d, _ := e.dir.last()
-		return d
+		return r
 	}
-	first := read()
-	first.scoped(ask.Scope{Kind: ask.ScopeFloor}, ask.Period{Start: now, End: now})
-	if again := read(); again != first || len(again.stintsMemo) != 1 {
-		t.Errorf("an equal roster read again gave a new directory, or lost what it had worked out (%d kept)", len(again.stintsMemo))
+	first := New(roster(2), testDay, nil)
+	first.scoped(ask.Scope{Kind: ask.ScopeFloor}, ask.Period{Start: testDay, End: testDay})
+	if again := New(roster(2), testDay, first); again != first || len(again.stintsMemo) != 1 {
+		t.Errorf("an equal roster indexed again gave a new directory, or lost what it had worked out (%d kept)", len(again.stintsMemo))
 	}
-	st.teams = 3
-	if changed := read(); changed == first || len(changed.Teams) != 3 {
-		t.Errorf("a changed roster kept the directory read before it")
+	if changed := New(roster(3), testDay, first); changed == first || len(changed.Teams) != 3 {
+		t.Errorf("a changed roster kept the directory indexed before it")
+	}
+	if later := New(roster(2), testDay.AddDate(0, 0, 1), first); later == first || !later.Day().Equal(testDay.AddDate(0, 0, 1)) {
+		t.Errorf("a roster indexed on another day kept the directory of the day before")
 	}
 }

@@ -1,0 +1,283 @@
+package directory
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"plumbline/reports/ask"
+)
+
+// Directory is the roster, indexed: every team and every agent, including
+// those who left, with the dated history of who was on which team and
+// which teams counted as the floor. Its Roster is the roster it was built
+// from, sorted; callers must not change it.
+type Directory struct {
+	ask.Roster
+
+	day         time.Time // the day settle set each agent's team as of
+	fingerprint string    // a hash of every row: equal for equal directories
+
+	// Indexes, built once by settle: the directory is read for every call
+	// and must stay cheap on a floor of thousands.
+	teamAt, agentAt map[string]int
+	moveRuns        []run                          // by agent index: where the agent's moves are in Memberships
+	everOn          map[string][]int               // by team: its agents ever, by index, in directory order
+	decisions       map[string][]ask.FloorDecision // by team, in date order
+	names           [][]string                     // each agent's name as tokens
+	teamNames       [][]string                     // each team's name as tokens
+
+	// Who counts on which days, by scope and period, as worked out for
+	// earlier calls: the directory never changes once settled, and calls
+	// ask the same few periods again and again.
+	stintsMu   sync.Mutex
+	stintsMemo map[stintsKey]*scoped
+	memoStints int // the stints stintsMemo holds, in all
+}
+
+// Candidate is one of several people or teams a name matched.
+type Candidate struct {
+	AgentKey string `json:"agent_key,omitempty"`
+	TeamKey  string `json:"team_key,omitempty"`
+	Name     string `json:"name"`
+	Team     string `json:"team,omitempty"` // the agent's latest team
+	Left     string `json:"left_on,omitempty"`
+
+	// close marks a name that matched nothing but is close to this one
+	// (close.go): a suggestion, not a match.
+	close bool
+}
+
+// Suggestion says the candidate is a name close to one that matched
+// nothing (close.go): a suggestion, not a match.
+func (c Candidate) Suggestion() bool { return c.close }
+
+// New indexes roster as of day, setting each agent's team as of that day.
+// When last, which may be nil, was indexed on the same day from a roster
+// with the same rows, New returns last instead, with what it has worked
+// out for calls since. It sorts the roster's memberships and floor
+// decisions by agent or team and date, and its targets by team, metric,
+// target period and when set; the directory owns the roster after.
+func New(roster *ask.Roster, day time.Time, last *Directory) *Directory {
+	fingerprint := fingerprintOf(roster)
+	if last != nil && last.day.Equal(day) && last.fingerprint == fingerprint {
+		return last
+	}
+	d := &Directory{Roster: *roster}
+	d.settle(day, fingerprint)
+	return d
+}
+
+// Day is the day the directory was indexed as of.
+func (d *Directory) Day() time.Time { return d.day }
+
+// Fingerprint is a hash of every row of the roster: equal for directories
+// read from equal rosters.
+func (d *Directory) Fingerprint() string { return d.fingerprint }
+
+// fingerprintOf hashes every row of a roster, in the order read: equal for
+// equal rosters.
+func fingerprintOf(r *ask.Roster) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%v\x00%v\x00%v\x00%v\x00", r.Teams, r.Memberships, r.Floor, r.Targets)
+	for _, a := range r.Agents {
+		left := ""
+		if a.Left != nil {
+			left = a.Left.Format(time.DateOnly)
+		}
+		fmt.Fprintf(h, "%s|%s|%s|%s|%s\x00", a.Key, a.Name, a.Email, a.Hired.Format(time.DateOnly), left)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// settle indexes the directory and sets each agent's team as of day. It
+// sorts the roster's memberships and floor decisions by agent or team and
+// date, and its targets by team, metric, target period and when set.
+func (d *Directory) settle(day time.Time, fingerprint string) {
+	d.day, d.fingerprint = day, fingerprint
+	d.teamAt, d.agentAt = map[string]int{}, map[string]int{}
+	d.teamNames = make([][]string, len(d.Teams))
+	for i, t := range d.Teams {
+		d.teamAt[t.Key] = i
+		d.teamNames[i] = tokens(t.Name)
+	}
+	d.share()
+	slices.SortStableFunc(d.Memberships, func(a, b ask.Membership) int {
+		return cmp.Or(strings.Compare(a.Agent, b.Agent), a.From.Compare(b.From))
+	})
+	slices.SortStableFunc(d.Floor, func(a, b ask.FloorDecision) int {
+		return cmp.Or(strings.Compare(a.Team, b.Team), a.From.Compare(b.From))
+	})
+	slices.SortStableFunc(d.Targets, compareTargets)
+	d.decisions = map[string][]ask.FloorDecision{}
+	for r := range runs(d.Floor, func(f ask.FloorDecision) string { return f.Team }) {
+		d.decisions[d.Floor[r.lo].Team] = d.Floor[r.lo:r.hi:r.hi]
+	}
+	for i, a := range d.Agents {
+		d.agentAt[a.Key] = i
+	}
+	d.moveRuns = make([]run, len(d.Agents))
+	for r := range runs(d.Memberships, func(m ask.Membership) string { return m.Agent }) {
+		if i, ok := d.agentAt[d.Memberships[r.lo].Agent]; ok {
+			d.moveRuns[i] = r
+		}
+	}
+	d.names = make([][]string, len(d.Agents))
+	d.everOn = map[string][]int{}
+	for i := range d.Agents {
+		a := &d.Agents[i]
+		d.names[i] = tokens(a.Name)
+		if m, ok := d.Membership(a.Key, day); ok {
+			a.Team = m.Team
+		}
+		moves := d.Moves(a.Key)
+		for j, m := range moves {
+			if !slices.ContainsFunc(moves[:j], func(o ask.Membership) bool { return o.Team == m.Team }) {
+				d.everOn[m.Team] = append(d.everOn[m.Team], i)
+			}
+		}
+	}
+}
+
+// share makes the rows' repeated texts (team keys, metric ids, who decided
+// and why) one string each: read row by row, each row holds a copy of its
+// own, and on a floor of thousands the targets alone repeat them by the
+// tens of thousands.
+func (d *Directory) share() {
+	texts := map[string]string{}
+	one := func(s *string) {
+		if t, ok := texts[*s]; ok {
+			*s = t
+		} else {
+			texts[*s] = *s
+		}
+	}
+	for i := range d.Teams {
+		one(&d.Teams[i].Key)
+	}
+	for i := range d.Agents {
+		one(&d.Agents[i].Key)
+	}
+	for i := range d.Memberships {
+		m := &d.Memberships[i]
+		one(&m.Agent)
+		one(&m.Team)
+	}
+	for i := range d.Floor {
+		f := &d.Floor[i]
+		one(&f.Team)
+		one(&f.DecidedBy)
+		one(&f.Reason)
+	}
+	for i := range d.Targets {
+		t := &d.Targets[i]
+		one(&t.Team)
+		one(&t.Metric)
+		one(&t.Kind)
+		one(&t.SetBy)
+		one(&t.Reason)
+	}
+}
+
+// run is where a key's rows are among rows sorted by key: from lo to hi,
+// exclusive.
+type run struct{ lo, hi int32 }
+
+// runs yields the runs of rows sorted by key, one a key.
+func runs[T any](rows []T, key func(T) string) iter.Seq[run] {
+	return func(yield func(run) bool) {
+		for lo := 0; lo < len(rows); {
+			k, hi := key(rows[lo]), lo+1
+			for hi < len(rows) && key(rows[hi]) == k {
+				hi++
+			}
+			if !yield(run{int32(lo), int32(hi)}) {
+				return
+			}
+			lo = hi
+		}
+	}
+}
+
+// Moves returns an agent's moves to a team, in date order.
+func (d *Directory) Moves(agent string) []ask.Membership {
+	i, ok := d.agentAt[agent]
+	if !ok {
+		return nil
+	}
+	r := d.moveRuns[i]
+	return d.Memberships[r.lo:r.hi:r.hi]
+}
+
+// InScope returns, in directory order, the agents who may count for a
+// scope: every agent for the floor, those ever on the team, or the agent.
+// A team's roster and figures thus cost what its own agents do, however
+// large the floor.
+func (d *Directory) InScope(s ask.Scope) iter.Seq[ask.Agent] {
+	return func(yield func(ask.Agent) bool) {
+		switch s.Kind {
+		case ask.ScopeTeam:
+			for _, i := range d.everOn[s.Key] {
+				if !yield(d.Agents[i]) {
+					return
+				}
+			}
+		case ask.ScopeAgent:
+			if a, ok := d.Agent(s.Key); ok {
+				yield(a)
+			}
+		default:
+			for _, a := range d.Agents {
+				if !yield(a) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Membership returns the agent's team on day: the latest move on or before it.
+func (d *Directory) Membership(agent string, day time.Time) (ask.Membership, bool) {
+	moves := d.Moves(agent)
+	for i := len(moves) - 1; i >= 0; i-- {
+		if !moves[i].From.After(day) {
+			return moves[i], true
+		}
+	}
+	return ask.Membership{}, false
+}
+
+// FloorDecision returns the decision in force for a team on day.
+func (d *Directory) FloorDecision(team string, day time.Time) (ask.FloorDecision, bool) {
+	fs := d.decisions[team]
+	for i := len(fs) - 1; i >= 0; i-- {
+		if !fs[i].From.After(day) {
+			return fs[i], true
+		}
+	}
+	return ask.FloorDecision{}, false
+}
+
+// Team returns the team with a key.
+func (d *Directory) Team(key string) (ask.Team, bool) {
+	i, ok := d.teamAt[key]
+	if !ok {
+		return ask.Team{}, false
+	}
+	return d.Teams[i], true
+}
+
+// Agent returns the agent with a key.
+func (d *Directory) Agent(key string) (ask.Agent, bool) {
+	i, ok := d.agentAt[key]
+	if !ok {
+		return ask.Agent{}, false
+	}
+	return d.Agents[i], true
+}
