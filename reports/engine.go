@@ -280,18 +280,26 @@ func (e *Engine) fault(c *call, err error) *Answer {
 
 // directory returns the roster, as of the floor's day: read at most once
 // per DirectoryTTL, in the background while calls use the last reading, and
-// read again, with calls waiting, when the day changes. A reading equal to
-// the last one, on the same day, keeps the directory already settled, with
-// what it has worked out for calls since.
+// read again, with calls waiting, when the day changes. On the same day
+// the store is asked first whether the roster changed (its stamp), and an
+// unchanged roster is not read again: the directory already settled is
+// kept, with what it has worked out for calls since.
 func (e *Engine) directory(ctx context.Context, now time.Time) (*directory.Directory, error) {
 	day := calendar.Today(now, e.cat.Zone())
 	return e.dir.get(ctx, e.opts.DirectoryTTL, func(d *directory.Directory) bool { return d.Day().Equal(day) },
 		func(ctx context.Context) (*directory.Directory, error) {
-			roster, err := e.store.Directory(ctx, "")
-			if err != nil {
-				return nil, err
-			}
 			last, _ := e.dir.last()
+			unless := ""
+			if last != nil && last.Day().Equal(day) {
+				unless = last.Stamp
+			}
+			roster, err := e.store.Directory(ctx, unless)
+			switch {
+			case err != nil:
+				return nil, err
+			case roster == nil: // unchanged since last
+				return last, nil
+			}
 			return directory.New(roster, day, last), nil
 		})
 }

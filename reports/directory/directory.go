@@ -65,7 +65,10 @@ func (c Candidate) Suggestion() bool { return c.close }
 // decisions by agent or team and date, and its targets by team, metric,
 // target period and when set; the directory owns the roster after.
 func New(roster *ask.Roster, day time.Time, last *Directory) *Directory {
-	fingerprint := fingerprintOf(roster)
+	fingerprint := roster.Stamp
+	if fingerprint == "" {
+		fingerprint = fingerprintOf(roster)
+	}
 	if last != nil && last.day.Equal(day) && last.fingerprint == fingerprint {
 		return last
 	}
@@ -77,8 +80,8 @@ func New(roster *ask.Roster, day time.Time, last *Directory) *Directory {
 // Day is the day the directory was indexed as of.
 func (d *Directory) Day() time.Time { return d.day }
 
-// Fingerprint is a hash of every row of the roster: equal for directories
-// read from equal rosters.
+// Fingerprint is the roster's stamp, or when the store keeps none a hash
+// of every row: equal for directories read from equal rosters.
 func (d *Directory) Fingerprint() string { return d.fingerprint }
 
 // fingerprintOf hashes every row of a roster, in the order read: equal for
