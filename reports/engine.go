@@ -260,6 +260,15 @@ func (c *call) arguments(raw json.RawMessage) (*grammar.Args, *ask.Refusal) {
 	return &a, nil
 }
 
+// noArguments refuses a call to a tool that takes none if it has any.
+func (c *call) noArguments(raw json.RawMessage) *ask.Refusal {
+	a, r := c.arguments(raw)
+	if r == nil {
+		r = a.Only()
+	}
+	return r
+}
+
 func (c *call) refuse(r *ask.Refusal) *Answer {
 	return &Answer{RequestID: c.id, Body: &answer.Refused{RequestID: c.id, Error: r}, Refusal: r}
 }

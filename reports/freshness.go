@@ -86,11 +86,7 @@ func (t through) public() answer.DataThrough {
 }
 
 func (e *Engine) freshness(ctx context.Context, c *call, raw json.RawMessage) *Answer {
-	a, r := c.arguments(raw)
-	if r == nil {
-		r = a.Only()
-	}
-	if r != nil {
+	if r := c.noArguments(raw); r != nil {
 		return c.refuse(r)
 	}
 	cov, err := e.store.Coverage(ctx, e.cat.Sources())

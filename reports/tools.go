@@ -86,11 +86,7 @@ func (e *Engine) metricDefinitions(c *call, raw json.RawMessage) *Answer {
 }
 
 func (e *Engine) health(ctx context.Context, c *call, raw json.RawMessage) *Answer {
-	a, r := c.arguments(raw)
-	if r == nil {
-		r = a.Only()
-	}
-	if r != nil {
+	if r := c.noArguments(raw); r != nil {
 		return c.refuse(r)
 	}
 	ans := &answer.Health{RequestID: c.id, Status: "ok", Database: "reachable", CatalogVersion: e.cat.Version()}
