@@ -389,7 +389,7 @@ func (tg *targeted) lacks(m *catalog.Metric, team string, ts targetSpan) {
 // for the note on floor days: when it was on, and when it joined or left.
 func (tg *targeted) partlyOn(team string, span ask.Period, days int, ts targetSpan) {
 	t, _ := tg.dir.Team(team)
-	s := fmt.Sprintf("%s (%s) was on the floor on %s counted", t.Name, team, share(days, span.Days()))
+	s := fmt.Sprintf("%s (%s) was on the floor on %s counted", t.Name, team, calendar.Share(days, span.Days()))
 	if tg.weekly {
 		s += " in " + ts.String()
 	}
@@ -460,7 +460,7 @@ func attainment(m *catalog.Metric, sums []*float64, target *float64) any {
 		v = *sums[0] / *target
 	}
 	out, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
-	return unsigned(out)
+	return answer.Unsigned(out)
 }
 
 // stamp states, for each metric set beside targets, the days its figures
@@ -550,7 +550,7 @@ func (tg *targeted) prorated(gv *governor, metrics []*catalog.Metric) {
 	}
 	for _, c := range spans {
 		gv.warn(WarnProrated, fmt.Sprintf("%s: the figures cover %s, %s of %s, so each team's target is that share of the %s's "+
-			"(a rate's target holds as set).", strings.Join(byDays[c], ", "), calendar.SpanText(c), share(c.Days(), tg.ts.days), tg.ts, tg.ts.kind))
+			"(a rate's target holds as set).", strings.Join(byDays[c], ", "), calendar.SpanText(c), calendar.Share(c.Days(), tg.ts.days), tg.ts, tg.ts.kind))
 	}
 }
 
