@@ -13,6 +13,7 @@ import (
 	"plumbline/reports/calendar"
 	"plumbline/reports/directory"
 	"plumbline/reports/grammar"
+	"plumbline/reports/target"
 )
 
 // This file answers the canned reports: a manager's usual questions, each
@@ -70,7 +71,7 @@ type section struct {
 	// target, when set, sets each row beside its targets: a league's team
 	// rows, ranked by the sort metric's attainment, or each week row beside
 	// its week's.
-	target *targeted
+	target *target.Comparison
 }
 
 // sections runs every section's plan, in one snapshot and one round trip,
@@ -111,12 +112,12 @@ func (k *canned) add(sp section, res *ask.Result, cmp *comparison) {
 	s := &answer.Section{ID: sp.id, Title: sp.title, Columns: t.columns, Rows: t.rows, Truncated: t.truncated}
 	switch {
 	case sp.target != nil && sp.sort != nil:
-		s.Columns = append([]string{"rank", "team", "team_name"}, sp.target.columns(plan.Metrics)...)
-		s.Rows = sp.target.ranked(t.kept, plan.Metrics, sp.sort, k.dir)
+		s.Columns = append([]string{"rank", "team", "team_name"}, sp.target.Columns(plan.Metrics)...)
+		s.Rows = rankedByAttainment(sp.target, t.kept, plan.Metrics, sp.sort, k.dir, plan.Period)
 	case sp.target != nil:
-		s.Columns = append(answer.KeyColumns(plan.GroupBy), sp.target.columns(plan.Metrics)...)
+		s.Columns = append(answer.KeyColumns(plan.GroupBy), sp.target.Columns(plan.Metrics)...)
 		for i, r := range t.kept {
-			s.Rows[i] = append(keyCells(plan.GroupBy, r, k.dir, plan.Period), sp.target.weekBeside(r, plan)...)
+			s.Rows[i] = append(keyCells(plan.GroupBy, r, k.dir, plan.Period), sp.target.WeekBeside(r, plan)...)
 		}
 	case sp.sort != nil:
 		s.Columns = append([]string{"rank"}, s.Columns...)
@@ -138,9 +139,9 @@ func (k *canned) add(sp section, res *ask.Result, cmp *comparison) {
 		}
 		switch {
 		case sp.target != nil && sp.sort != nil:
-			s.Total = append(keys, sp.target.beside(totalOf(t.kept, len(plan.Parts())), plan.Metrics, "", sp.target.ts, plan.Period)...)
+			s.Total = append(keys, sp.target.Beside(totalOf(t.kept, len(plan.Parts())), plan.Metrics, "")...)
 		case sp.target != nil:
-			s.Total = append(keys, sp.target.weeksTotal(totalOf(t.kept, len(plan.Parts())), plan)...)
+			s.Total = append(keys, sp.target.WeeksTotal(totalOf(t.kept, len(plan.Parts())), plan)...)
 		case cmp != nil:
 			s.Total = append(keys, comparedCells(totalOf(t.kept, len(plan.Parts())), totalOf(t.before, len(plan.Parts())), plan.Metrics)...)
 		default:
@@ -303,13 +304,13 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 	// Against the week before: the weeks before the first are read too.
 	before := ask.Period{Start: p.Start.AddDate(0, 0, -7*weeks), End: p.Start.AddDate(0, 0, -1)}
 	scope, _, _ := resolveWithin(k.dir, who, c.reach, c.caller.Person)
-	var tg *targeted
+	var tg *target.Comparison
 	switch compareTo {
 	case grammar.CompareTarget:
-		if r := e.targetable(scope, "", shown); r != nil {
+		if r := target.Comparable(scope, "", shown, e.cat); r != nil {
 			return c.refuse(r)
 		}
-		tg = e.weekTargets(k.dir, p, shown, k.cov, c.now)
+		tg = target.Weekly(k.dir, p, e.cat.WeekStart(), shown, e.loaded(k.cov, c.now))
 		k.ans.Request.CompareTo = compareTo
 	case grammar.ComparePreviousPeriod:
 		if r := e.previousBeforeData(shown, before, "the previous period", k.cov, c.now); r != nil {
@@ -331,7 +332,7 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 		switch {
 		case compareTo == grammar.ComparePreviousPeriod:
 			sp.previous = over(plan, before)
-		case tg != nil && slices.ContainsFunc(rep.Defaults, tg.has):
+		case tg != nil && slices.ContainsFunc(rep.Defaults, tg.Has):
 			// A team's targets hold on its days on the floor, so the
 			// figures beside them count those days only.
 			plan.Scope.OnFloor = scope.Kind == ask.ScopeTeam
@@ -343,8 +344,8 @@ func (e *Engine) teamWeeks(ctx context.Context, c *call, raw json.RawMessage) *A
 		return stop
 	}
 	if tg != nil {
-		tg.notes(k.gv, shown)
-		tg.stamp(k.ans.Metrics, shown)
+		tg.Notes(k.gv.warn, shown)
+		tg.Stamp(k.ans.Metrics, shown)
 	}
 	return k.finish(catalog.NoteTeamWeeks)
 }
@@ -419,17 +420,13 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	if sort.Metric == "" {
 		sort.Metric = metrics[0].ID
 	}
-	var ts targetSpan
+	var ts target.Span
 	if rankBy == grammar.RankAttainment {
 		m, _ := e.cat.Metric(sort.Metric)
 		if m.Target == nil {
-			return c.refuse(ask.Invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these.", e.targetMetricIDs()...))
+			return c.refuse(ask.Invalid("sort.metric", "must be a metric with targets when rank_by is attainment; sort by one of these.", target.MetricIDs(e.cat)...))
 		}
-		var ok bool
-		if ts, ok = targetPeriodOf(p, calendar.Today(c.now, e.cat.Zone()), e.cat.WeekStart()); !ok {
-			return c.refuse(notTargetPeriod())
-		}
-		if r := targetsSetFor([]*catalog.Metric{m}, ts); r != nil {
+		if ts, r = target.SpanFor(p, calendar.Today(c.now, e.cat.Zone()), e.cat.WeekStart(), []*catalog.Metric{m}); r != nil {
 			return c.refuse(r)
 		}
 	}
@@ -455,14 +452,14 @@ func (e *Engine) league(ctx context.Context, c *call, raw json.RawMessage) *Answ
 	sp := section{id: "league", title: "Teams on the floor, ranked by " + sort.Metric, plan: plan, sort: sort}
 	if rankBy == grammar.RankAttainment {
 		sp.title = "Teams on the floor, ranked by attainment of " + sort.Metric + " against target"
-		sp.target = e.newTargeted(k.dir, ts, p, metrics, k.cov, c.now, false)
+		sp.target = target.New(k.dir, ts, p, metrics, e.loaded(k.cov, c.now))
 	}
 	if stop := k.sections(ctx, []section{sp}); stop != nil {
 		return stop
 	}
 	if sp.target != nil {
-		sp.target.notes(k.gv, metrics)
-		sp.target.stamp(k.ans.Metrics, metrics)
+		sp.target.Notes(k.gv.warn, metrics)
+		sp.target.Stamp(k.ans.Metrics, metrics)
 		k.gv.stand(NoteRankedByAttainment)
 	}
 	return k.finish(catalog.NoteLeague)

@@ -193,7 +193,7 @@ func change(m *catalog.Metric, cur, prev []*float64) any {
 		if c, isCount := answer.Figure(m, cur).(int64); isCount {
 			return c - answer.Figure(m, prev).(int64)
 		}
-		return unsigned(answer.Round(answer.Figure(m, cur).(float64)-answer.Figure(m, prev).(float64), 2))
+		return answer.Unsigned(answer.Round(answer.Figure(m, cur).(float64)-answer.Figure(m, prev).(float64), 2))
 	}
 	if cur[0] == nil || cur[1] == nil || *cur[1] == 0 || prev[0] == nil || prev[1] == nil || *prev[1] == 0 {
 		return nil
@@ -203,13 +203,5 @@ func change(m *catalog.Metric, cur, prev []*float64) any {
 		d *= 100
 	}
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(d, 'g', 6, 64), 64)
-	return unsigned(v)
-}
-
-// unsigned writes a zero change as 0, never -0.
-func unsigned(v float64) float64 {
-	if v == 0 {
-		return 0
-	}
-	return v
+	return answer.Unsigned(v)
 }

@@ -35,6 +35,9 @@
 // calendar, the floor's calendar (what a named period means on a day, the
 // period a comparison sets beside another, when a day is whole), and
 // package answer, the answers' JSON shapes and how a figure is written.
+// Package target sets figures beside their targets (compare_to target, a
+// league ranked by attainment): which target period a period is, a team's
+// or the floor's target over its counted days, and the notes on them.
 //
 // # Explaining and previewing
 //

@@ -11,6 +11,7 @@ import (
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
+	"plumbline/reports/target"
 )
 
 // This file builds the governed part of an answer: definitions, freshness,
@@ -37,14 +38,18 @@ const (
 	WarnTieCut         = "tie_cut"         // the row cap splits a tie
 	WarnWeeksShifted   = "weeks_shifted"   // team_weeks ends a week earlier
 	WarnUnlikePeriods  = "unlike_periods"  // compared periods differ in calendar or working days
-	WarnNoTarget       = "no_target"       // a team, or the floor, has no target
-	WarnProrated       = "prorated"        // targets pro-rated to a part of their period
-	WarnFloorDays      = "floor_days"      // a team beside its target was on the floor only some days
-	WarnTargets        = "targets"         // who set the targets used, when and why
 	WarnMembers        = "members"         // compared periods count different agents or teams
 	WarnToDate         = "to_date"         // a period so far compared through its last final day
 	WarnTotalsOnly     = "totals_only"     // the caller sees the floor's totals, not its teams' or agents' figures
 	WarnYearEarlier    = "year_earlier"    // which days a year earlier the figures are set beside
+)
+
+// Kinds of warning about targets, which package target gives.
+const (
+	WarnNoTarget  = target.WarnNoTarget  // a team, or the floor, has no target
+	WarnProrated  = target.WarnProrated  // targets pro-rated to a part of their period
+	WarnFloorDays = target.WarnFloorDays // a team beside its target was on the floor only some days
+	WarnTargets   = target.WarnTargets   // who set the targets used, when and why
 )
 
 // note is a warning with its kind.

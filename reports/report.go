@@ -14,6 +14,7 @@ import (
 	"plumbline/reports/calendar"
 	"plumbline/reports/directory"
 	"plumbline/reports/grammar"
+	"plumbline/reports/target"
 )
 
 // This file answers the report tools declared in the catalogue.
@@ -108,26 +109,23 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	}
 	var previous ask.Period
 	var yearNote string
-	var tg *targeted
+	var tg *target.Comparison
 	switch req.CompareTo {
 	case grammar.CompareTarget:
 		if r := totalsTargeted(scope); r != nil {
 			return c.refuse(r)
 		}
-		if r := e.targetable(scope, req.GroupBy, metrics); r != nil {
+		if r := target.Comparable(scope, req.GroupBy, metrics, e.cat); r != nil {
 			return c.refuse(r)
 		}
-		ts, ok := targetPeriodOf(period, calendar.Today(c.now, e.cat.Zone()), e.cat.WeekStart())
-		if !ok {
-			return c.refuse(notTargetPeriod())
-		}
-		if r := targetsSetFor(metrics, ts); r != nil {
+		ts, r := target.SpanFor(period, calendar.Today(c.now, e.cat.Zone()), e.cat.WeekStart(), metrics)
+		if r != nil {
 			return c.refuse(r)
 		}
 		// A team's target holds on its days on the floor, so its figures
 		// beside the target count those days only.
 		scope.OnFloor = scope.Kind == ask.ScopeTeam
-		tg = e.newTargeted(dir, ts, period, metrics, cov, c.now, false)
+		tg = target.New(dir, ts, period, metrics, e.loaded(cov, c.now))
 	case grammar.ComparePreviousPeriod:
 		previous = calendar.Previous(period)
 	case grammar.ComparePreviousYear:
@@ -193,16 +191,16 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 	}
 	t := e.table(plan, results[0], cmp, req.Cumulative, dir, c.now, gv, req.Sort, req.TopN, metrics, c.namer(plan.Scope))
 	if tg != nil {
-		t.columns = append(answer.KeyColumns(plan.GroupBy), tg.columns(metrics)...)
+		t.columns = append(answer.KeyColumns(plan.GroupBy), tg.Columns(metrics)...)
 		for i, r := range t.kept {
 			holder := r.Key
 			if plan.GroupBy == "" {
-				holder = holderOf(scope)
+				holder = target.Holder(scope)
 			}
-			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, period), tg.beside(r, metrics, holder, tg.ts, period)...)
+			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, period), tg.Beside(r, metrics, holder)...)
 		}
-		tg.notes(gv, metrics)
-		tg.stamp(ans.Metrics, metrics)
+		tg.Notes(gv.warn, metrics)
+		tg.Stamp(ans.Metrics, metrics)
 	}
 	ans.Columns, ans.Rows, ans.Truncated = t.columns, t.rows, t.truncated
 	if activity != nil {

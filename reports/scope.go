@@ -46,7 +46,7 @@ func changes(dir *directory.Directory, s ask.Scope, p, before ask.Period, stints
 		if now == p.Days() && then == before.Days() || now == 0 && then == 0 {
 			return
 		}
-		s := fmt.Sprintf("%s: %s %s of this period and %s of the one before", name, verb, share(now, p.Days()), share(then, before.Days()))
+		s := fmt.Sprintf("%s: %s %s of this period and %s of the one before", name, verb, calendar.Share(now, p.Days()), calendar.Share(then, before.Days()))
 		if len(events) > 0 {
 			s += " (" + strings.Join(events, "; ") + ")"
 		}
@@ -77,18 +77,4 @@ func changes(dir *directory.Directory, s ask.Scope, p, before ask.Period, stints
 		}
 	}
 	return out
-}
-
-// share says how many of a period's days something holds: all, none, or
-// some of them.
-func share(n, of int) string {
-	switch {
-	case n == of && of == 1:
-		return "the 1 day"
-	case n == of:
-		return fmt.Sprintf("all %s", calendar.DayCount(of, ""))
-	case n == 0:
-		return fmt.Sprintf("none of the %s", calendar.DayCount(of, ""))
-	}
-	return fmt.Sprintf("%d of the %s", n, calendar.DayCount(of, ""))
 }

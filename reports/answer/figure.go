@@ -104,3 +104,11 @@ func Round(v float64, places int) float64 {
 	p := math.Pow10(places)
 	return math.Round(v*p) / p
 }
+
+// Unsigned writes a zero change as 0, never -0.
+func Unsigned(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	return v
+}

@@ -1,6 +1,7 @@
 package calendar
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -34,4 +35,18 @@ func DateOrNever(d time.Time) string {
 		return "no day yet"
 	}
 	return d.Format(time.DateOnly)
+}
+
+// Share says how many of a period's days something holds: all, none, or
+// some of them.
+func Share(n, of int) string {
+	switch {
+	case n == of && of == 1:
+		return "the 1 day"
+	case n == of:
+		return fmt.Sprintf("all %s", DayCount(of, ""))
+	case n == 0:
+		return fmt.Sprintf("none of the %s", DayCount(of, ""))
+	}
+	return fmt.Sprintf("%d of the %s", n, DayCount(of, ""))
 }
