@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"plumbline/catalog"
+	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
 )
@@ -14,20 +15,13 @@ import (
 // check --diff): each redefined metric summed under its old and its new
 // definition, over the same week of the same data.
 
-// Preview is a redefined metric's summed parts (see [ask.Plan.Span]) for the
-// floor over a week, under the old and the new catalogue; a part is nil
-// when there is no data.
-type Preview struct {
-	Old, New []*float64
-}
-
 // PreviewChanges sums the changed metrics for the floor over the last whole
 // week that every source they read holds (a live source holds up to now's
 // day on the new catalogue's floor): the old definitions from oldSt, the
 // new ones from newSt, stores over old and cur on the same data. It
 // returns the week and each change's parts, in the order of changed.
 func PreviewChanges(ctx context.Context, oldSt, newSt ask.Store, old, cur *catalog.Catalog, changed []catalog.Change,
-	now time.Time) (ask.Period, []Preview, error) {
+	now time.Time) (ask.Period, []answer.Preview, error) {
 	var oldMs, newMs []*catalog.Metric
 	for _, c := range changed {
 		oldMs, newMs = append(oldMs, c.Old), append(newMs, c.New)
@@ -60,7 +54,7 @@ func PreviewChanges(ctx context.Context, oldSt, newSt ask.Store, old, cur *catal
 		}
 	}
 	week := calendar.LastWholeWeek(newest, cur.WeekStart())
-	out := make([]Preview, len(changed))
+	out := make([]answer.Preview, len(changed))
 	for i, side := range sides {
 		plan := &ask.Plan{Catalog: side.cat, Metrics: side.ms, Scope: ask.Scope{Kind: ask.ScopeFloor}, Period: week, Limit: 1}
 		results, err := side.st.Run(ctx, plan)

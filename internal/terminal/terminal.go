@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"plumbline/catalog"
-	"plumbline/reports"
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/directory"
@@ -268,7 +267,7 @@ type Preview struct {
 	// Week and Values, if read: the week, and each changed metric's sums
 	// under the old and the new catalogue, in the order of Changes.Changed.
 	Week   *ask.Period
-	Values []reports.Preview
+	Values []answer.Preview
 }
 
 // Print writes the preview.

@@ -107,3 +107,10 @@ type Health struct {
 	Database       string `json:"database"`
 	CatalogVersion string `json:"catalog_version"`
 }
+
+// Preview is a redefined metric's summed parts (see [ask.Plan.Span]) for
+// the floor over a week, under the old and the new catalogue (plumbline
+// check --diff); a part is nil when there is no data.
+type Preview struct {
+	Old, New []*float64
+}
