@@ -17,7 +17,8 @@ import (
 // Directory is the roster, indexed: every team and every agent, including
 // those who left, with the dated history of who was on which team and
 // which teams counted as the floor. Its Roster is the roster it was built
-// from, sorted; callers must not change it.
+// from, sorted, but for the targets, which it keeps in a compact form of
+// its own ([Directory.Target]); callers must not change it.
 type Directory struct {
 	ask.Roster
 
@@ -32,6 +33,8 @@ type Directory struct {
 	decisions       map[string][]ask.FloorDecision // by team, in date order
 	names           [][]string                     // each agent's name as tokens
 	teamNames       [][]string                     // each team's name as tokens
+	targets         []target                       // every target version, by team, metric, period and when set
+	texts           []string                       // the targets' texts, by index
 
 	// Who counts on which days, by scope and period, as worked out for
 	// earlier calls: the directory never changes once settled, and calls
@@ -117,7 +120,7 @@ func (d *Directory) settle(day time.Time, fingerprint string) {
 	slices.SortStableFunc(d.Floor, func(a, b ask.FloorDecision) int {
 		return cmp.Or(strings.Compare(a.Team, b.Team), a.From.Compare(b.From))
 	})
-	slices.SortStableFunc(d.Targets, compareTargets)
+	d.keepTargets()
 	d.decisions = map[string][]ask.FloorDecision{}
 	for r := range runs(d.Floor, func(f ask.FloorDecision) string { return f.Team }) {
 		d.decisions[d.Floor[r.lo].Team] = d.Floor[r.lo:r.hi:r.hi]
@@ -148,10 +151,8 @@ func (d *Directory) settle(day time.Time, fingerprint string) {
 	}
 }
 
-// share makes the rows' repeated texts (team keys, metric ids, who decided
-// and why) one string each: read row by row, each row holds a copy of its
-// own, and on a floor of thousands the targets alone repeat them by the
-// tens of thousands.
+// share makes the rows' repeated texts (team keys, who decided and why)
+// one string each: read row by row, each row holds a copy of its own.
 func (d *Directory) share() {
 	texts := map[string]string{}
 	one := func(s *string) {
@@ -177,14 +178,6 @@ func (d *Directory) share() {
 		one(&f.Team)
 		one(&f.DecidedBy)
 		one(&f.Reason)
-	}
-	for i := range d.Targets {
-		t := &d.Targets[i]
-		one(&t.Team)
-		one(&t.Metric)
-		one(&t.Kind)
-		one(&t.SetBy)
-		one(&t.Reason)
 	}
 }
 
