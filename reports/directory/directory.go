@@ -27,14 +27,15 @@ type Directory struct {
 
 	// Indexes, built once by settle: the directory is read for every call
 	// and must stay cheap on a floor of thousands.
-	teamAt, agentAt map[string]int
-	moveRuns        []run                          // by agent index: where the agent's moves are in Memberships
-	everOn          map[string][]int               // by team: its agents ever, by index, in directory order
-	decisions       map[string][]ask.FloorDecision // by team, in date order
-	names           [][]string                     // each agent's name as tokens
-	teamNames       [][]string                     // each team's name as tokens
-	targets         []target                       // every target version, by team, metric, period and when set
-	texts           []string                       // the targets' texts, by index
+	teamAt    map[string]int
+	byKey     []int32                        // the agents' indexes, by key: smaller than a map on a floor of thousands
+	moveRuns  []run                          // by agent index: where the agent's moves are in Memberships
+	everOn    map[string][]int               // by team: its agents ever, by index, in directory order
+	decisions map[string][]ask.FloorDecision // by team, in date order
+	names     [][]string                     // each agent's name as tokens
+	teamNames [][]string                     // each team's name as tokens
+	targets   []target                       // every target version, by team, metric, period and when set
+	texts     []string                       // the targets' texts, by index
 
 	// Who counts on which days, by scope and period, as worked out for
 	// earlier calls: the directory never changes once settled, and calls
@@ -107,7 +108,7 @@ func fingerprintOf(r *ask.Roster) string {
 // date, and its targets by team, metric, target period and when set.
 func (d *Directory) settle(day time.Time, fingerprint string) {
 	d.day, d.fingerprint = day, fingerprint
-	d.teamAt, d.agentAt = map[string]int{}, map[string]int{}
+	d.teamAt = map[string]int{}
 	d.teamNames = make([][]string, len(d.Teams))
 	for i, t := range d.Teams {
 		d.teamAt[t.Key] = i
@@ -125,12 +126,14 @@ func (d *Directory) settle(day time.Time, fingerprint string) {
 	for r := range runs(d.Floor, func(f ask.FloorDecision) string { return f.Team }) {
 		d.decisions[d.Floor[r.lo].Team] = d.Floor[r.lo:r.hi:r.hi]
 	}
-	for i, a := range d.Agents {
-		d.agentAt[a.Key] = i
+	d.byKey = make([]int32, len(d.Agents))
+	for i := range d.byKey {
+		d.byKey[i] = int32(i)
 	}
+	slices.SortStableFunc(d.byKey, func(a, b int32) int { return strings.Compare(d.Agents[a].Key, d.Agents[b].Key) })
 	d.moveRuns = make([]run, len(d.Agents))
 	for r := range runs(d.Memberships, func(m ask.Membership) string { return m.Agent }) {
-		if i, ok := d.agentAt[d.Memberships[r.lo].Agent]; ok {
+		if i, ok := d.agentIndex(d.Memberships[r.lo].Agent); ok {
 			d.moveRuns[i] = r
 		}
 	}
@@ -203,7 +206,7 @@ func runs[T any](rows []T, key func(T) string) iter.Seq[run] {
 
 // Moves returns an agent's moves to a team, in date order.
 func (d *Directory) Moves(agent string) []ask.Membership {
-	i, ok := d.agentAt[agent]
+	i, ok := d.agentIndex(agent)
 	if !ok {
 		return nil
 	}
@@ -271,9 +274,23 @@ func (d *Directory) Team(key string) (ask.Team, bool) {
 
 // Agent returns the agent with a key.
 func (d *Directory) Agent(key string) (ask.Agent, bool) {
-	i, ok := d.agentAt[key]
+	i, ok := d.agentIndex(key)
 	if !ok {
 		return ask.Agent{}, false
 	}
 	return d.Agents[i], true
+}
+
+// agentIndex is the index of the agent with a key: of the last one, should
+// the roster hold the key twice.
+func (d *Directory) agentIndex(key string) (int, bool) {
+	of := func(i int32, key string) int { return strings.Compare(d.Agents[i].Key, key) }
+	lo, ok := slices.BinarySearchFunc(d.byKey, key, of)
+	if !ok {
+		return 0, false
+	}
+	for lo+1 < len(d.byKey) && of(d.byKey[lo+1], key) == 0 {
+		lo++
+	}
+	return int(d.byKey[lo]), true
 }
