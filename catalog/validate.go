@@ -409,7 +409,7 @@ func (b *builder) periods() {
 		if slices.Contains(NamedPeriods, id) {
 			b.errs.add(r.At, "name it apart from plumbline's own periods ("+strings.Join(NamedPeriods, ", ")+")", "period %q is one of plumbline's own", id)
 		}
-		if strings.TrimSpace(r.Definition.Value) == "" {
+		if r.Definition.At.Line != 0 && strings.TrimSpace(r.Definition.Value) == "" { // a missing one decoding has reported
 			b.errs.add(r.Definition.At, "say in a sentence what the period is", "period %q has no definition", id)
 		}
 		b.cat.periods[id] = &Period{ID: id, From: b.monthDay(r.From, id, "from"), To: b.monthDay(r.To, id, "to"), Definition: strings.TrimSpace(r.Definition.Value)}
@@ -421,6 +421,7 @@ func (b *builder) periods() {
 func (b *builder) monthDay(r ref, period, field string) MonthDay {
 	t, err := time.Parse("01-02", r.Value)
 	switch {
+	case r.At.Line == 0: // no such key at all, which decoding has reported
 	case err != nil || len(r.Value) != 5:
 		b.errs.add(r.At, "write the month and the day as MM-DD, such as \"10-15\"", "period %q: %s is not a day of the calendar", period, field)
 	case t.Month() == time.February && t.Day() == 29:
