@@ -77,7 +77,8 @@ type Answer struct {
 	Refusal   *ask.Refusal // set when the call was refused
 	Rows      int          // figure rows returned
 	// Warnings names the kinds of the warnings among the answer's notes
-	// (see the Warn constants), in order, for logs and tests.
+	// (see the Warn constants, and package target's for targets), in
+	// order, for logs and tests.
 	Warnings []string
 	// Cached says the answer was kept from an earlier call (Body is then
 	// its JSON).

@@ -11,7 +11,6 @@ import (
 	"plumbline/reports/answer"
 	"plumbline/reports/ask"
 	"plumbline/reports/calendar"
-	"plumbline/reports/target"
 )
 
 // This file builds the governed part of an answer: definitions, freshness,
@@ -42,14 +41,6 @@ const (
 	WarnToDate         = "to_date"         // a period so far compared through its last final day
 	WarnTotalsOnly     = "totals_only"     // the caller sees the floor's totals, not its teams' or agents' figures
 	WarnYearEarlier    = "year_earlier"    // which days a year earlier the figures are set beside
-)
-
-// Kinds of warning about targets, which package target gives.
-const (
-	WarnNoTarget  = target.WarnNoTarget  // a team, or the floor, has no target
-	WarnProrated  = target.WarnProrated  // targets pro-rated to a part of their period
-	WarnFloorDays = target.WarnFloorDays // a team beside its target was on the floor only some days
-	WarnTargets   = target.WarnTargets   // who set the targets used, when and why
 )
 
 // note is a warning with its kind.
