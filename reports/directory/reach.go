@@ -1,13 +1,13 @@
 package directory
 
-import "plumbline/reports/ask"
+import (
+	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
+)
 
 // This file resolves whom a call is about within the caller's reach, as of
 // the directory's day: a who outside it is refused naming what the caller
 // may ask for, never what they sent.
-
-// argWho is the argument a call's who is given in.
-const argWho = "who"
 
 // MineTeam is the who.team value that names the caller's own team.
 const MineTeam = "mine"
@@ -93,7 +93,7 @@ func (d *Directory) DefaultScope(r ask.Reach, person string) (ask.Scope, []Candi
 	case r.Floor:
 		return ask.Scope{Kind: ask.ScopeFloor, Name: "the floor"}, nil, nil
 	case r.None():
-		return ask.Scope{}, nil, outsideReach(r, argWho, person)
+		return ask.Scope{}, nil, outsideReach(r, grammar.ArgWho, person)
 	case len(r.Teams) == 1 && !r.Own:
 		if t, ok := d.Team(r.Teams[0]); ok {
 			return ask.Scope{Kind: ask.ScopeTeam, Key: t.Key, Name: t.Name}, nil, nil
@@ -105,6 +105,6 @@ func (d *Directory) DefaultScope(r ask.Reach, person string) (ask.Scope, []Candi
 	case len(r.Teams) == 0:
 		return ask.Scope{Kind: ask.ScopeFloor, Name: "the floor", Totals: true}, nil, nil
 	}
-	return ask.Scope{}, nil, &ask.Refusal{Code: ask.CodeInvalidArgument, Argument: argWho, Choices: ReachChoices(r, person),
+	return ask.Scope{}, nil, &ask.Refusal{Code: ask.CodeInvalidArgument, Argument: grammar.ArgWho, Choices: ReachChoices(r, person),
 		Rule: "must be given when you may see more than one team or agent; name one of yours (choices)."}
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"plumbline/reports/ask"
+	"plumbline/reports/grammar"
 )
 
 // This file resolves who a call is about. Names, emails and keys are matched
@@ -29,7 +30,7 @@ import (
 func (d *Directory) Resolve(team, agent string, r ask.Reach, person string) (ask.Scope, []Candidate, *ask.Refusal) {
 	switch {
 	case r.None():
-		return ask.Scope{}, nil, outsideReach(r, argWho, person)
+		return ask.Scope{}, nil, outsideReach(r, grammar.ArgWho, person)
 	case team != "" && strings.EqualFold(team, MineTeam):
 		t, ok := d.mine(r, person)
 		if !ok {
@@ -50,7 +51,7 @@ func (d *Directory) Resolve(team, agent string, r ask.Reach, person string) (ask
 func FloorScope(r ask.Reach, person string) (ask.Scope, *ask.Refusal) {
 	switch {
 	case r.None():
-		return ask.Scope{}, outsideReach(r, argWho, person)
+		return ask.Scope{}, outsideReach(r, grammar.ArgWho, person)
 	case !r.Floor && !r.Totals:
 		return ask.Scope{}, outsideReach(r, "who.floor", person)
 	}
