@@ -55,7 +55,7 @@ func fill(plan *ask.Plan, res *ask.Result, dir *directory.Directory, stints []di
 				c := metricCoverage(m, cov, now, zone)
 				first, last := calendar.Later(c.First, plan.Period.Start), calendar.Earlier(c.Through, plan.Period.End)
 				var v *float64
-				if r.LeftOut[j] == 0 && !c.Through.IsZero() && covered(stints, plan.GroupBy, r.Key, first, last) {
+				if r.LeftOut[j] == 0 && !c.Through.IsZero() && covered(dir, stints, plan.GroupBy, r.Key, first, last) {
 					v = new(float64)
 				}
 				for k := p; k < p+n; k++ {

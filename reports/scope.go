@@ -21,7 +21,7 @@ import (
 // last, both inclusive: a group with no rows on such a day had no activity.
 // The group is a team or agent key, a day or the first day of a week, month
 // or quarter, or empty for the whole scope.
-func covered(stints []directory.Stint, groupBy, key string, first, last time.Time) bool {
+func covered(dir *directory.Directory, stints []directory.Stint, groupBy, key string, first, last time.Time) bool {
 	switch groupBy {
 	case catalog.GroupDay:
 		d, _ := calendar.ParseDate(key)
@@ -30,7 +30,7 @@ func covered(stints []directory.Stint, groupBy, key string, first, last time.Tim
 		b, _ := calendar.ParseDate(key)
 		first, last = calendar.Later(first, b), calendar.Earlier(last, calendar.BucketEnd(groupBy, b))
 	}
-	return directory.Covers(stints, groupBy, key, first, last)
+	return dir.Covers(stints, groupBy, key, first, last)
 }
 
 // changes says what differs underneath a comparison of scope s over p with
@@ -57,9 +57,9 @@ func changes(dir *directory.Directory, s ask.Scope, p, before ask.Period, stints
 		days := map[string][2]int{}
 		for i, sts := range [][]directory.Stint{stints, stintsBefore} {
 			for _, st := range sts {
-				n := days[st.Agent()]
+				n := days[dir.AgentOf(st)]
 				n[i] += st.Days()
-				days[st.Agent()] = n
+				days[dir.AgentOf(st)] = n
 			}
 		}
 		keys := slices.Sorted(maps.Keys(days))

@@ -329,12 +329,15 @@ func (s *Store) cannotStamp(err error) bool {
 	return false
 }
 
-// collect queues a query whose rows scan into *out.
+// collect queues a query whose rows scan into *out, which holds them in a
+// slice of their own size: the roster is kept for as long as it is
+// unchanged, and the slice grown row by row has up to a quarter to spare.
 func collect[T any](b *pgx.Batch, stmt string, out *[]T, scan func(pgx.CollectableRow, *T) error) {
-	b.Queue(stmt).Query(func(rows pgx.Rows) (err error) {
-		*out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (v T, err error) {
+	b.Queue(stmt).Query(func(rows pgx.Rows) error {
+		grown, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (v T, err error) {
 			return v, scan(r, &v)
 		})
+		*out = slices.Clone(grown)
 		return err
 	})
 }

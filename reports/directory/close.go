@@ -84,10 +84,10 @@ func editDistance(a, b string) int {
 	return back1[len(t)]
 }
 
-// closeness is how close typed (folded) is to a name given as its words:
+// closeness is how close typed (folded) is to a name, folded too:
 // the least distance to the whole name or one of its words that is within
 // that text's allowance, or -1 when none is.
-func closeness(typed string, words []string) int {
+func closeness(typed, name string) int {
 	best := -1
 	try := func(form string) {
 		// A text more letters longer or shorter than allowed cannot be close.
@@ -100,8 +100,8 @@ func closeness(typed string, words []string) int {
 			best = d
 		}
 	}
-	try(strings.Join(words, " "))
-	for _, w := range words {
+	try(name)
+	for w := range strings.SplitSeq(name, " ") {
 		try(w)
 	}
 	return best

@@ -27,13 +27,15 @@ type Directory struct {
 
 	// Indexes, built once by settle: the directory is read for every call
 	// and must stay cheap on a floor of thousands.
-	teamAt    map[string]int
+	teamAt    map[string]int32               // by key: its index in teamKeys
+	teamKeys  []string                       // the teams' keys, then those only memberships name
+	moveTeams []int32                        // by membership: its team's index in teamKeys
 	byKey     []int32                        // the agents' indexes, by key: smaller than a map on a floor of thousands
 	moveRuns  []run                          // by agent index: where the agent's moves are in Memberships
 	everOn    map[string][]int               // by team: its agents ever, by index, in directory order
 	decisions map[string][]ask.FloorDecision // by team, in date order
-	names     [][]string                     // each agent's name as tokens
-	teamNames [][]string                     // each team's name as tokens
+	names     []string                       // each agent's name folded (folded): one string, not a slice of words, on a floor of thousands
+	teamNames []string                       // each team's name folded
 	targets   []target                       // every target version, by team, metric, period and when set
 	texts     []string                       // the targets' texts, by index
 
@@ -108,16 +110,22 @@ func fingerprintOf(r *ask.Roster) string {
 // date, and its targets by team, metric, target period and when set.
 func (d *Directory) settle(day time.Time, fingerprint string) {
 	d.day, d.fingerprint = day, fingerprint
-	d.teamAt = map[string]int{}
-	d.teamNames = make([][]string, len(d.Teams))
+	d.teamAt = make(map[string]int32, len(d.Teams))
+	d.teamKeys = make([]string, len(d.Teams))
+	d.teamNames = make([]string, len(d.Teams))
 	for i, t := range d.Teams {
-		d.teamAt[t.Key] = i
-		d.teamNames[i] = tokens(t.Name)
+		d.teamAt[t.Key] = int32(i)
+		d.teamKeys[i] = t.Key
+		d.teamNames[i] = folded(t.Name)
 	}
 	d.share()
 	slices.SortStableFunc(d.Memberships, func(a, b ask.Membership) int {
 		return cmp.Or(strings.Compare(a.Agent, b.Agent), a.From.Compare(b.From))
 	})
+	d.moveTeams = make([]int32, len(d.Memberships))
+	for i, m := range d.Memberships {
+		d.moveTeams[i] = d.teamIndex(m.Team)
+	}
 	slices.SortStableFunc(d.Floor, func(a, b ask.FloorDecision) int {
 		return cmp.Or(strings.Compare(a.Team, b.Team), a.From.Compare(b.From))
 	})
@@ -137,11 +145,17 @@ func (d *Directory) settle(day time.Time, fingerprint string) {
 			d.moveRuns[i] = r
 		}
 	}
-	d.names = make([][]string, len(d.Agents))
+	for i := range d.Agents {
+		// An agent the roster lists twice has the moves of its key.
+		if j, _ := d.agentIndex(d.Agents[i].Key); j != i {
+			d.moveRuns[i] = d.moveRuns[j]
+		}
+	}
+	d.names = make([]string, len(d.Agents))
 	d.everOn = map[string][]int{}
 	for i := range d.Agents {
 		a := &d.Agents[i]
-		d.names[i] = tokens(a.Name)
+		d.names[i] = folded(a.Name)
 		if m, ok := d.Membership(a.Key, day); ok {
 			a.Team = m.Team
 		}
@@ -220,20 +234,31 @@ func (d *Directory) Moves(agent string) []ask.Membership {
 // large the floor.
 func (d *Directory) InScope(s ask.Scope) iter.Seq[ask.Agent] {
 	return func(yield func(ask.Agent) bool) {
+		for i := range d.inScope(s) {
+			if !yield(d.Agents[i]) {
+				return
+			}
+		}
+	}
+}
+
+// inScope is InScope by the agents' indexes.
+func (d *Directory) inScope(s ask.Scope) iter.Seq[int] {
+	return func(yield func(int) bool) {
 		switch s.Kind {
 		case ask.ScopeTeam:
 			for _, i := range d.everOn[s.Key] {
-				if !yield(d.Agents[i]) {
+				if !yield(i) {
 					return
 				}
 			}
 		case ask.ScopeAgent:
-			if a, ok := d.Agent(s.Key); ok {
-				yield(a)
+			if i, ok := d.agentIndex(s.Key); ok {
+				yield(i)
 			}
 		default:
-			for _, a := range d.Agents {
-				if !yield(a) {
+			for i := range d.Agents {
+				if !yield(i) {
 					return
 				}
 			}
@@ -266,10 +291,23 @@ func (d *Directory) FloorDecision(team string, day time.Time) (ask.FloorDecision
 // Team returns the team with a key.
 func (d *Directory) Team(key string) (ask.Team, bool) {
 	i, ok := d.teamAt[key]
-	if !ok {
+	if !ok || int(i) >= len(d.Teams) {
 		return ask.Team{}, false
 	}
 	return d.Teams[i], true
+}
+
+// teamIndex is a team key's index in teamKeys, which it joins when only a
+// membership names it (the roster does not require a membership's team to
+// be listed).
+func (d *Directory) teamIndex(key string) int32 {
+	i, ok := d.teamAt[key]
+	if !ok {
+		i = int32(len(d.teamKeys))
+		d.teamAt[key] = i
+		d.teamKeys = append(d.teamKeys, key)
+	}
+	return i
 }
 
 // Agent returns the agent with a key.

@@ -21,9 +21,13 @@ import (
 // team on the floor. Both ends are inclusive. Directories keep stints for
 // later calls, a floor's thousands of them a period, so they are small.
 type Stint struct {
-	agent, team string
-	from, to    epochDay
+	agent    int32 // the agent's index in Agents
+	team     int32 // the team's index in teamKeys, or noTeam
+	from, to epochDay
 }
+
+// noTeam is a stint's team before the agent's first.
+const noTeam = -1
 
 // epochDay is a date as days since 1 January 1970. Every date here is a
 // midnight in UTC.
@@ -43,7 +47,7 @@ type stintsKey struct {
 }
 
 // maxStintsMemo bounds how many scopes and periods a directory keeps the
-// stints of, and maxMemoStints how many stints they hold in all (40 bytes
+// stints of, and maxMemoStints how many stints they hold in all (16 bytes
 // each): past either, it starts afresh, so that on a floor of thousands
 // the memo holds a megabyte or so (a few of the floor's periods), not a
 // copy of the floor per period.
@@ -99,7 +103,8 @@ func (d *Directory) workOutStints(s ask.Scope, p ask.Period) []Stint {
 		out = make([]Stint, 0, len(d.Agents))
 	}
 	var teams []Stint // one agent's, reused
-	for a := range d.InScope(s) {
+	for i := range d.inScope(s) {
+		a := &d.Agents[i]
 		lo, hi := calendar.Later(a.Hired, p.Start), p.End
 		if a.Left != nil && a.Left.Before(hi) {
 			hi = *a.Left
@@ -107,12 +112,12 @@ func (d *Directory) workOutStints(s ask.Scope, p ask.Period) []Stint {
 		if hi.Before(lo) {
 			continue
 		}
-		teams = d.teamStints(teams[:0], a.Key, lo, hi)
+		teams = d.teamStints(teams[:0], i, lo, hi)
 		for _, st := range teams {
 			switch {
 			case s.Kind == ask.ScopeAgent:
 				out = append(out, st)
-			case st.team == "" || s.Kind == ask.ScopeTeam && st.team != s.Key:
+			case st.team == noTeam || s.Kind == ask.ScopeTeam && d.teamKeys[st.team] != s.Key:
 			case s.OnFloorOnly():
 				out = d.floorStints(out, st)
 			default:
@@ -123,21 +128,22 @@ func (d *Directory) workOutStints(s ask.Scope, p ask.Period) []Stint {
 	return out
 }
 
-// teamStints appends to out an agent's days from lo to hi, split by the
-// team they were on.
-func (d *Directory) teamStints(out []Stint, agent string, lo, hi time.Time) []Stint {
-	moves := d.Moves(agent)
+// teamStints appends to out the days from lo to hi of the agent with
+// index agent, split by the team they were on.
+func (d *Directory) teamStints(out []Stint, agent int, lo, hi time.Time) []Stint {
+	r := d.moveRuns[agent]
+	moves := d.Memberships[r.lo:r.hi]
 	from := lo
 	for i := 0; i <= len(moves) && !from.After(hi); i++ {
-		team, until := "", hi
+		team, until := int32(noTeam), hi
 		if i > 0 {
-			team = moves[i-1].Team
+			team = d.moveTeams[int(r.lo)+i-1]
 		}
 		if i < len(moves) {
 			until = calendar.Earlier(hi, moves[i].From.AddDate(0, 0, -1))
 		}
 		if !until.Before(from) {
-			out = append(out, Stint{agent: agent, team: team, from: epochDayOf(from), to: epochDayOf(until)})
+			out = append(out, Stint{agent: int32(agent), team: team, from: epochDayOf(from), to: epochDayOf(until)})
 			from = until.AddDate(0, 0, 1)
 		}
 	}
@@ -147,7 +153,7 @@ func (d *Directory) teamStints(out []Stint, agent string, lo, hi time.Time) []St
 // floorStints appends to out the days of a stint on which its team was on
 // the floor.
 func (d *Directory) floorStints(out []Stint, st Stint) []Stint {
-	for _, p := range d.FloorSpans(st.team, ask.Period{Start: st.from.date(), End: st.to.date()}) {
+	for _, p := range d.FloorSpans(d.teamKeys[st.team], ask.Period{Start: st.from.date(), End: st.to.date()}) {
 		out = append(out, Stint{agent: st.agent, team: st.team, from: epochDayOf(p.Start), to: epochDayOf(p.End)})
 	}
 	return out
@@ -245,11 +251,11 @@ func (d *Directory) workOutGroups(s ask.Scope, groupBy string, p ask.Period, sti
 	for _, st := range stints {
 		switch groupBy {
 		case catalog.GroupTeam:
-			if st.team != "" {
-				keys = append(keys, st.team)
+			if st.team != noTeam {
+				keys = append(keys, d.teamKeys[st.team])
 			}
 		case catalog.GroupAgent:
-			keys = append(keys, st.agent)
+			keys = append(keys, d.AgentOf(st))
 		}
 	}
 	slices.Sort(keys)
@@ -271,7 +277,7 @@ func (d *Directory) Presence(s ask.Scope, p ask.Period, agents []string, stints 
 		}
 		days := 0
 		for _, st := range stints {
-			if st.agent == key {
+			if d.AgentOf(st) == key {
 				days += st.Days()
 			}
 		}
@@ -310,8 +316,8 @@ func (d *Directory) AgentEvents(a ask.Agent, p ask.Period, named func(team strin
 	return what
 }
 
-// Agent is the key of the stint's agent.
-func (st Stint) Agent() string { return st.agent }
+// AgentOf is the key of a stint's agent.
+func (d *Directory) AgentOf(st Stint) string { return d.Agents[st.agent].Key }
 
 // Days counts the days of the stint.
 func (st Stint) Days() int { return int(st.to-st.from) + 1 }
@@ -319,14 +325,14 @@ func (st Stint) Days() int { return int(st.to-st.from) + 1 }
 // Covers reports whether some of stints has a day from first to last, both
 // inclusive, of the team or agent key when grouped by team or agent: a
 // group with no rows on such a day had no activity.
-func Covers(stints []Stint, groupBy, key string, first, last time.Time) bool {
+func (d *Directory) Covers(stints []Stint, groupBy, key string, first, last time.Time) bool {
 	if last.Before(first) {
 		return false
 	}
 	lo, hi := epochDayOf(first), epochDayOf(last)
 	for _, st := range stints {
 		switch {
-		case groupBy == catalog.GroupTeam && st.team != key, groupBy == catalog.GroupAgent && st.agent != key:
+		case groupBy == catalog.GroupTeam && (st.team == noTeam || d.teamKeys[st.team] != key), groupBy == catalog.GroupAgent && d.AgentOf(st) != key:
 		case st.to >= lo && st.from <= hi:
 			return true
 		}
@@ -337,13 +343,18 @@ func Covers(stints []Stint, groupBy, key string, first, last time.Time) bool {
 // floorChanges names the days in the period on which the team an agent was
 // on joined or left the floor, of the teams named allows.
 func (d *Directory) floorChanges(agent string, p ask.Period, named func(team string) bool) []string {
+	i, ok := d.agentIndex(agent)
+	if !ok {
+		return nil
+	}
 	var out []string
-	for _, st := range d.teamStints(nil, agent, p.Start, p.End) {
-		if !named(st.team) {
+	for _, st := range d.teamStints(nil, i, p.Start, p.End) {
+		if st.team == noTeam || !named(d.teamKeys[st.team]) {
 			continue
 		}
-		t, _ := d.Team(st.team)
-		for _, move := range d.FloorMoves(st.team, ask.Period{Start: calendar.Later(st.from.date(), p.Start.AddDate(0, 0, 1)), End: st.to.date()}) {
+		team := d.teamKeys[st.team]
+		t, _ := d.Team(team)
+		for _, move := range d.FloorMoves(team, ask.Period{Start: calendar.Later(st.from.date(), p.Start.AddDate(0, 0, 1)), End: st.to.date()}) {
 			out = append(out, t.Name+" "+move)
 		}
 	}

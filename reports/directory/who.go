@@ -1,7 +1,6 @@
 package directory
 
 import (
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -60,12 +59,13 @@ func FloorScope(r ask.Reach, person string) (ask.Scope, *ask.Refusal) {
 
 func (d *Directory) resolveTeam(text string, r ask.Reach, person string) (ask.Scope, []Candidate, *ask.Refusal) {
 	typed := tokens(text)
+	whole := strings.Join(typed, " ")
 	var exact, loose []ask.Team
 	outside := false // the text names a team outside the reach
 	for i, t := range d.Teams {
 		var in *[]ask.Team
 		switch {
-		case strings.EqualFold(t.Key, text) || slices.Equal(d.teamNames[i], typed):
+		case strings.EqualFold(t.Key, text) || d.teamNames[i] == whole:
 			in = &exact
 		case matchesTokens(typed, d.teamNames[i]):
 			in = &loose
@@ -198,6 +198,7 @@ func (d *Directory) matchAgents(text string, keep func(ask.Agent) bool) []ask.Ag
 	if len(typed) == 0 {
 		return nil
 	}
+	whole := strings.Join(typed, " ")
 	var exact, loose []ask.Agent
 	for i, a := range d.Agents {
 		if !keep(a) {
@@ -205,7 +206,7 @@ func (d *Directory) matchAgents(text string, keep func(ask.Agent) bool) []ask.Ag
 		}
 		name := d.names[i]
 		switch {
-		case slices.Equal(name, typed):
+		case name == whole:
 			exact = append(exact, a)
 		case matchesTokens(typed, name):
 			loose = append(loose, a)
@@ -235,23 +236,29 @@ func (d *Directory) candidates(agents []ask.Agent) []Candidate {
 // NameMatches reports whether every word typed starts a different word of
 // name, ignoring case and accents, as a who's name matches loosely.
 func NameMatches(typed, name string) bool {
-	return matchesTokens(tokens(typed), tokens(name))
+	return matchesTokens(tokens(typed), folded(name))
 }
 
 // matchesTokens reports whether every typed word starts a distinct word of
 // the name.
-func matchesTokens(typed, name []string) bool {
-	if len(typed) == 0 || len(typed) > len(name) {
+func matchesTokens(typed []string, name string) bool {
+	words := 0
+	if name != "" {
+		words = strings.Count(name, " ") + 1
+	}
+	if len(typed) == 0 || len(typed) > words {
 		return false
 	}
-	used := make([]bool, len(name))
+	used := make([]bool, words)
 	for _, t := range typed {
 		hit := false
-		for i, n := range name {
+		i := 0
+		for n := range strings.SplitSeq(name, " ") {
 			if !used[i] && strings.HasPrefix(n, t) {
 				used[i], hit = true, true
 				break
 			}
+			i++
 		}
 		if !hit {
 			return false
