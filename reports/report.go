@@ -197,7 +197,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 			if plan.GroupBy == "" {
 				holder = target.Holder(scope)
 			}
-			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, period), tg.Beside(r, metrics, holder)...)
+			t.rows[i] = append(appendKeyCells(nil, plan.GroupBy, r, dir, period), tg.Beside(r, metrics, holder)...)
 		}
 		tg.Notes(gv.warn, metrics)
 		tg.Stamp(ans.Metrics, metrics)
@@ -293,12 +293,17 @@ func (e *Engine) table(plan *ask.Plan, res *ask.Result, cmp *comparison, cumulat
 	if cmp != nil {
 		t.columns = append(answer.KeyColumns(plan.GroupBy), comparedColumns(metrics)...)
 	}
+	// Every row's cells in one array, each row capped at its own end.
+	cells := make([]any, 0, len(kept)*len(t.columns))
 	for i, r := range kept {
+		start := len(cells)
 		if cmp != nil {
-			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, plan.Period), comparedCells(r, previous[cmp.previousKey(r.Key)], metrics)...)
-			continue
+			cells = appendKeyCells(cells, plan.GroupBy, r, dir, plan.Period)
+			cells = appendCompared(cells, r, previous[cmp.previousKey(r.Key)], metrics)
+		} else {
+			cells = appendRow(cells, plan.GroupBy, r, metrics, dir, plan.Period)
 		}
-		t.rows[i] = rowFor(plan.GroupBy, r, metrics, dir, plan.Period)
+		t.rows[i] = cells[start:len(cells):len(cells)]
 	}
 	if plan.GroupBy == catalog.GroupTeam {
 		// An agent's days on a team the answer may not name (outside the

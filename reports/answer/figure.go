@@ -37,10 +37,10 @@ func KeyColumns(groupBy string) []string {
 	return nil
 }
 
-// Cells renders one metric's summed parts under its columns: its figure,
-// and a ratio's parts beside it.
-func Cells(m *catalog.Metric, sums []*float64) []any {
-	out := []any{Figure(m, sums)}
+// AppendCells appends to out one metric's summed parts rendered under its
+// columns: its figure, and a ratio's parts beside it.
+func AppendCells(out []any, m *catalog.Metric, sums []*float64) []any {
+	out = append(out, Figure(m, sums))
 	if m.IsRatio() {
 		out = append(out, part(sums[0]), part(sums[1]))
 	}
