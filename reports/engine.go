@@ -257,8 +257,7 @@ func (c *call) arguments(raw json.RawMessage) (*grammar.Args, *ask.Refusal) {
 	if c.argsRefusal != nil {
 		return nil, c.argsRefusal
 	}
-	a := *c.args
-	return &a, nil
+	return c.args, nil
 }
 
 // noArguments refuses a call to a tool that takes none if it has any.
