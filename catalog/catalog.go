@@ -484,9 +484,9 @@ func (m *Metric) listSources() []*Source {
 
 // Relation names the relation(s) the metric is summed from.
 func (m *Metric) Relation() string {
-	var names []string
-	for _, s := range m.Sources() {
-		names = append(names, s.Relation)
+	names := make([]string, len(m.sources))
+	for i, s := range m.sources {
+		names[i] = s.Relation
 	}
 	return strings.Join(names, " / ")
 }
