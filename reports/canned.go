@@ -149,7 +149,7 @@ func (k *canned) add(sp section, res *ask.Result, cmp *comparison) {
 		}
 	}
 	k.ans.Sections = append(k.ans.Sections, s)
-	k.gv.stand(countingNotes(plan.Scope, plan.GroupBy, plan.Metrics)...)
+	k.gv.standCounting(plan.Scope, plan.GroupBy, plan.Metrics)
 }
 
 // finish closes the answer with the standing note that says how its

@@ -214,7 +214,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		}
 		gv.stand(catalog.NoteNoActivity)
 	}
-	gv.stand(countingNotes(plan.Scope, plan.GroupBy, metrics)...)
+	gv.standCounting(plan.Scope, plan.GroupBy, metrics)
 	if own, ok := e.cat.Period(period.Named); ok {
 		gv.stand(own.NoteID())
 	}
