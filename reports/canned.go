@@ -139,13 +139,13 @@ func (k *canned) add(sp section, res *ask.Result, cmp *comparison) {
 		}
 		switch {
 		case sp.target != nil && sp.sort != nil:
-			s.Total = append(keys, sp.target.Beside(totalOf(t.kept, len(plan.Parts())), plan.Metrics, "")...)
+			s.Total = append(keys, sp.target.Beside(totalOf(t.kept, plan.NumParts()), plan.Metrics, "")...)
 		case sp.target != nil:
-			s.Total = append(keys, sp.target.WeeksTotal(totalOf(t.kept, len(plan.Parts())), plan)...)
+			s.Total = append(keys, sp.target.WeeksTotal(totalOf(t.kept, plan.NumParts()), plan)...)
 		case cmp != nil:
-			s.Total = appendCompared(keys, totalOf(t.kept, len(plan.Parts())), totalOf(t.before, len(plan.Parts())), plan.Metrics)
+			s.Total = appendCompared(keys, totalOf(t.kept, plan.NumParts()), totalOf(t.before, plan.NumParts()), plan.Metrics)
 		default:
-			s.Total = appendRow(keys, "", totalOf(t.kept, len(plan.Parts())), plan.Metrics, k.dir, plan.Period)
+			s.Total = appendRow(keys, "", totalOf(t.kept, plan.NumParts()), plan.Metrics, k.dir, plan.Period)
 		}
 	}
 	k.ans.Sections = append(k.ans.Sections, s)

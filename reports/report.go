@@ -277,7 +277,7 @@ func (e *Engine) table(plan *ask.Plan, res *ask.Result, cmp *comparison, cumulat
 		}
 	}
 	if cumulative {
-		runningTotals(rows, len((&ask.Plan{Metrics: metrics}).Parts()))
+		runningTotals(rows, (&ask.Plan{Metrics: metrics}).NumParts())
 	}
 	if sort != nil {
 		rank(rows, plan.Metrics, sort)

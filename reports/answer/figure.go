@@ -12,7 +12,9 @@ import (
 // quarters; see [KeyColumns]), then each metric, each ratio followed by
 // its summed numerator and denominator.
 func Columns(groupBy string, metrics []*catalog.Metric) []string {
-	cols := KeyColumns(groupBy)
+	keys := KeyColumns(groupBy)
+	// Room for every metric to be a ratio, with its parts.
+	cols := append(make([]string, 0, len(keys)+3*len(metrics)), keys...)
 	for _, m := range metrics {
 		cols = append(cols, m.ID)
 		if m.IsRatio() {
