@@ -399,7 +399,25 @@ func (t *textWriter) ratioCell(r, num, den any) string {
 	if r == nil && num == nil && den == nil {
 		return "null"
 	}
-	return t.cell(r) + " (" + t.cell(num) + "/" + t.cell(den) + ")"
+	var buf [64]byte
+	b := t.appendFigure(buf[:0], r)
+	b = append(b, " ("...)
+	b = t.appendFigure(b, num)
+	b = append(b, '/')
+	b = t.appendFigure(b, den)
+	return string(append(b, ')'))
+}
+
+// appendFigure appends a value as cell writes it, a number with no string
+// of its own.
+func (t *textWriter) appendFigure(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case int64:
+		return strconv.AppendInt(b, v, 10)
+	case float64:
+		return strconv.AppendFloat(b, v, 'f', -1, 64)
+	}
+	return append(b, t.cell(v)...)
 }
 
 // cell writes one value: null for no data, a figure as JSON writes it.
