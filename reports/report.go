@@ -479,7 +479,7 @@ func (e *Engine) chooseMetrics(rep *catalog.Report, req *grammar.Request) ([]*ca
 	case req.CompareCounts:
 		metrics = grammar.CountedSums(rep)
 	case req.Metrics != nil:
-		metrics = nil
+		metrics = make([]*catalog.Metric, 0, len(req.Metrics))
 		for _, id := range req.Metrics {
 			m, _ := e.cat.Metric(id)
 			metrics = append(metrics, m)

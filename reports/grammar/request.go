@@ -251,7 +251,7 @@ func (a *Args) MetricList(name string, choices []string) ([]string, *ask.Refusal
 	if !isList || len(items) == 0 {
 		return nil, ask.Invalid(a.sub(name), "must be a non-empty list of metric ids.", choices...)
 	}
-	var out []string
+	out := make([]string, 0, len(items))
 	for _, it := range items {
 		s, isString := it.(string)
 		switch {
