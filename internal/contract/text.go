@@ -223,10 +223,13 @@ func (t *textWriter) governed(head string, g *answer.Governed, compact bool, com
 	default:
 		t.line(head, ", ", period, parenthesized(append(about, p.TimeZone)), against, "; catalog_version ", g.CatalogVersion, ".")
 	}
-	if defined := slices.DeleteFunc(slices.Clone(order), func(id string) bool { return g.Metrics[id].Definition == "" }); len(defined) > 0 {
+	if slices.ContainsFunc(order, func(id string) bool { return g.Metrics[id].Definition != "" }) {
 		t.line("Definitions:")
-		for _, id := range defined {
+		for _, id := range order {
 			m := g.Metrics[id]
+			if m.Definition == "" {
+				continue
+			}
 			t.line("- ", id, ", ", t.s(m.Label), " (", m.Unit, "): ", t.s(m.Definition), " Formula: ", t.s(m.Formula), ", from ", t.s(m.Source), ".")
 		}
 	}
