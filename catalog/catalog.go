@@ -303,7 +303,8 @@ type Metric struct {
 	// for every metric whose parts can be unknown.
 	LeaveOut bool
 
-	formula string // Formula's text, written once when the catalogue is loaded
+	formula string    // Formula's text, written once when the catalogue is loaded
+	sources []*Source // Sources, listed once when the metric is built
 }
 
 // Rules for setting a metric beside the previous period.
@@ -466,7 +467,12 @@ func (m *Metric) IsRatio() bool { return m.Ratio != nil }
 func (m *Metric) Definition() string { return m.Concept.Text }
 
 // Sources returns the distinct sources the metric reads, numerator first.
-func (m *Metric) Sources() []*Source {
+// The list is the metric's own: callers only read it.
+func (m *Metric) Sources() []*Source { return m.sources }
+
+// listSources lists the distinct sources of the metric's parts, as Sources
+// returns them.
+func (m *Metric) listSources() []*Source {
 	var out []*Source
 	for _, p := range m.Parts() {
 		if len(out) == 0 || out[0] != p.Source {
@@ -478,9 +484,9 @@ func (m *Metric) Sources() []*Source {
 
 // Relation names the relation(s) the metric is summed from.
 func (m *Metric) Relation() string {
-	var names []string
-	for _, s := range m.Sources() {
-		names = append(names, s.Relation)
+	names := make([]string, len(m.sources))
+	for i, s := range m.sources {
+		names[i] = s.Relation
 	}
 	return strings.Join(names, " / ")
 }

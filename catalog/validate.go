@@ -452,6 +452,9 @@ func (b *builder) metrics() {
 			b.errs.add(r.Concept.At, "define it under concepts: or use "+oneOf(sortedKeys(b.cat.concepts)), "unknown concept %q", r.Concept.Value)
 		}
 		b.shape(m, r)
+		if m.Sum != nil || m.Ratio != nil {
+			m.sources = m.listSources()
+		}
 		b.basis(m, r)
 		b.nulls(m, r)
 		b.target(m, r)

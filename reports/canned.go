@@ -117,7 +117,7 @@ func (k *canned) add(sp section, res *ask.Result, cmp *comparison) {
 	case sp.target != nil:
 		s.Columns = append(answer.KeyColumns(plan.GroupBy), sp.target.Columns(plan.Metrics)...)
 		for i, r := range t.kept {
-			s.Rows[i] = append(keyCells(plan.GroupBy, r, k.dir, plan.Period), sp.target.WeekBeside(r, plan)...)
+			s.Rows[i] = append(appendKeyCells(nil, plan.GroupBy, r, k.dir, plan.Period), sp.target.WeekBeside(r, plan)...)
 		}
 	case sp.sort != nil:
 		s.Columns = append([]string{"rank"}, s.Columns...)
@@ -139,17 +139,17 @@ func (k *canned) add(sp section, res *ask.Result, cmp *comparison) {
 		}
 		switch {
 		case sp.target != nil && sp.sort != nil:
-			s.Total = append(keys, sp.target.Beside(totalOf(t.kept, len(plan.Parts())), plan.Metrics, "")...)
+			s.Total = append(keys, sp.target.Beside(totalOf(t.kept, plan.NumParts()), plan.Metrics, "")...)
 		case sp.target != nil:
-			s.Total = append(keys, sp.target.WeeksTotal(totalOf(t.kept, len(plan.Parts())), plan)...)
+			s.Total = append(keys, sp.target.WeeksTotal(totalOf(t.kept, plan.NumParts()), plan)...)
 		case cmp != nil:
-			s.Total = append(keys, comparedCells(totalOf(t.kept, len(plan.Parts())), totalOf(t.before, len(plan.Parts())), plan.Metrics)...)
+			s.Total = appendCompared(keys, totalOf(t.kept, plan.NumParts()), totalOf(t.before, plan.NumParts()), plan.Metrics)
 		default:
-			s.Total = append(keys, rowFor("", totalOf(t.kept, len(plan.Parts())), plan.Metrics, k.dir, plan.Period)...)
+			s.Total = appendRow(keys, "", totalOf(t.kept, plan.NumParts()), plan.Metrics, k.dir, plan.Period)
 		}
 	}
 	k.ans.Sections = append(k.ans.Sections, s)
-	k.gv.stand(countingNotes(plan.Scope, plan.GroupBy, plan.Metrics)...)
+	k.gv.standCounting(plan.Scope, plan.GroupBy, plan.Metrics)
 }
 
 // finish closes the answer with the standing note that says how its

@@ -164,17 +164,16 @@ func changeColumn(m *catalog.Metric) string {
 	return m.ID + "_change"
 }
 
-// comparedCells renders a group's figures beside the previous period's,
-// under comparedColumns.
-func comparedCells(cur, prev ask.Row, metrics []*catalog.Metric) []any {
-	var out []any
+// appendCompared appends to out a group's figures beside the previous
+// period's, under comparedColumns.
+func appendCompared(out []any, cur, prev ask.Row, metrics []*catalog.Metric) []any {
 	i := 0
 	was := padded(prev.Sums, len(cur.Sums))
 	for _, m := range metrics {
 		n := len(m.Parts())
 		c, p := cur.Sums[i:i+n], was[i:i+n]
-		out = append(out, answer.Cells(m, c)...)
-		out = append(out, answer.Cells(m, p)...)
+		out = answer.AppendCells(out, m, c)
+		out = answer.AppendCells(out, m, p)
 		out = append(out, change(m, c, p))
 		i += n
 	}

@@ -66,8 +66,15 @@ type Engine struct {
 	words *grammar.Vocabulary // the grammar's words, which the request log keeps
 
 	dir      refreshed[*directory.Directory]
-	coverage map[string]*refreshed[ask.Coverage] // by source id
+	coverage map[string]*sourceCoverage // by source id
 	answers  *AnswerCache
+}
+
+// sourceCoverage is how far one source is loaded, kept and refreshed, and
+// the read of it, made once for every call.
+type sourceCoverage struct {
+	refreshed[ask.Coverage]
+	read func(context.Context) (ask.Coverage, error)
 }
 
 // Answer is a tool call's result: a JSON object for the client.
@@ -116,12 +123,15 @@ func (a *Answer) Outcome() string {
 
 // New returns an engine over a loaded catalogue and a store.
 func New(cat *catalog.Catalog, store ask.Store, opts *Options) *Engine {
-	e := &Engine{cat: cat, store: store, coverage: map[string]*refreshed[ask.Coverage]{}}
+	e := &Engine{cat: cat, store: store, coverage: map[string]*sourceCoverage{}}
 	if opts != nil {
 		e.opts = *opts
 	}
 	for _, s := range cat.Sources() {
-		e.coverage[s.ID] = &refreshed[ask.Coverage]{}
+		e.coverage[s.ID] = &sourceCoverage{read: func(ctx context.Context) (ask.Coverage, error) {
+			cov, err := e.store.Coverage(ctx, []*catalog.Source{s})
+			return cov[s.ID], err
+		}}
 	}
 	e.answers = e.opts.Cache
 	if e.answers == nil {
@@ -257,8 +267,7 @@ func (c *call) arguments(raw json.RawMessage) (*grammar.Args, *ask.Refusal) {
 	if c.argsRefusal != nil {
 		return nil, c.argsRefusal
 	}
-	a := *c.args
-	return &a, nil
+	return c.args, nil
 }
 
 // noArguments refuses a call to a tool that takes none if it has any.
@@ -325,10 +334,8 @@ func (e *Engine) sourcesCoverage(ctx context.Context, metrics []*catalog.Metric)
 			if _, done := out[s.ID]; done {
 				continue
 			}
-			c, err := e.coverage[s.ID].get(ctx, e.opts.CoverageTTL, always[ask.Coverage], func(ctx context.Context) (ask.Coverage, error) {
-				cov, err := e.store.Coverage(ctx, []*catalog.Source{s})
-				return cov[s.ID], err
-			})
+			sc := e.coverage[s.ID]
+			c, err := sc.get(ctx, e.opts.CoverageTTL, always[ask.Coverage], sc.read)
 			if err != nil {
 				return nil, err
 			}

@@ -81,8 +81,16 @@ func sourceThrough(s *catalog.Source, cov map[string]ask.Coverage, now time.Time
 	return dataThrough(loaded(s, cov[s.ID], now, zone), s.Settles, now, zone)
 }
 
+// public is t as an answer states it; data final through the day it runs
+// to states that day once, for both.
 func (t through) public() answer.DataThrough {
-	return answer.DataThrough{RunsTo: answer.Date(t.runsTo), CompleteThrough: answer.Date(t.complete)}
+	d := answer.DataThrough{RunsTo: answer.Date(t.runsTo)}
+	if t.complete.Equal(t.runsTo) {
+		d.CompleteThrough = d.RunsTo
+	} else {
+		d.CompleteThrough = answer.Date(t.complete)
+	}
+	return d
 }
 
 func (e *Engine) freshness(ctx context.Context, c *call, raw json.RawMessage) *Answer {

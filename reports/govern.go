@@ -90,8 +90,15 @@ func (e *Engine) governor(g *answer.Governed, now time.Time, p ask.Period, compa
 
 func (gv *governor) warn(kind, text string) { gv.warnings = append(gv.warnings, note{kind, text}) }
 
-// stand adds standing notes by their catalogue IDs (catalog.Note).
-func (gv *governor) stand(ids ...string) { gv.standing = append(gv.standing, ids...) }
+// stand adds standing notes by their catalogue IDs (catalog.Note), each
+// once.
+func (gv *governor) stand(ids ...string) {
+	for _, id := range ids {
+		if !slices.Contains(gv.standing, id) {
+			gv.standing = append(gv.standing, id)
+		}
+	}
+}
 
 // describe adds what figures of these metrics, read with this coverage,
 // need beside them; leftOut counts, by metric id, the agent-days left out of
@@ -219,6 +226,7 @@ func (gv *governor) finish() []string {
 		}
 		gv.warn(g.kind, fmt.Sprintf(g.format, args...))
 	}
+	gv.g.Notes = slices.Grow(gv.g.Notes, len(gv.warnings)+len(gv.standing))
 	var kinds []string
 	for _, n := range gv.warnings {
 		if !slices.Contains(gv.g.Notes, n.text) {
@@ -231,7 +239,7 @@ func (gv *governor) finish() []string {
 	if gv.compact {
 		return kinds
 	}
-	for _, id := range dedupe(gv.standing) {
+	for _, id := range gv.standing {
 		n, named := gv.e.cat.Note(id)
 		switch {
 		case !named:
@@ -271,21 +279,21 @@ func settleReason(m *catalog.Metric) string {
 	return "a day is " + m.Settles().String()
 }
 
-// countingNotes name the standing notes that explain how figures over a
+// standCounting adds the standing notes that explain how figures over a
 // scope and these metrics were counted.
-func countingNotes(scope ask.Scope, groupBy string, metrics []*catalog.Metric) []string {
-	notes := []string{catalog.NoteNull}
+func (gv *governor) standCounting(scope ask.Scope, groupBy string, metrics []*catalog.Metric) {
+	gv.stand(catalog.NoteNull)
 	if scope.Kind == ask.ScopeFloor {
-		notes = append(notes, catalog.NoteFloor)
+		gv.stand(catalog.NoteFloor)
 	}
 	if scope.Kind != ask.ScopeAgent || groupBy == catalog.GroupTeam {
-		notes = append(notes, catalog.NoteTeamOfDay)
+		gv.stand(catalog.NoteTeamOfDay)
 	}
 	if slices.ContainsFunc(metrics, (*catalog.Metric).IsRatio) {
-		notes = append(notes, catalog.NoteRatios)
+		gv.stand(catalog.NoteRatios)
 	}
 	if slices.ContainsFunc(metrics, func(m *catalog.Metric) bool { return m.LeaveOut }) {
-		notes = append(notes, catalog.NoteLeftOut)
+		gv.stand(catalog.NoteLeftOut)
 	}
 	bases := map[string]bool{}
 	for _, m := range metrics {
@@ -294,17 +302,6 @@ func countingNotes(scope ask.Scope, groupBy string, metrics []*catalog.Metric) [
 		}
 	}
 	if len(bases) > 1 {
-		notes = append(notes, catalog.NoteBases)
+		gv.stand(catalog.NoteBases)
 	}
-	return notes
-}
-
-func dedupe(notes []string) []string {
-	var out []string
-	for _, n := range notes {
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
 }

@@ -24,7 +24,8 @@ func (e *Engine) loggable(c *call, raw json.RawMessage) json.RawMessage {
 func (e *Engine) appendLoggable(b []byte, v any) []byte {
 	switch v := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(v))
+		var room [12]string // as many fields as a tool takes, on the stack
+		keys := room[:0]
 		for k := range v {
 			keys = append(keys, k)
 		}

@@ -197,7 +197,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 			if plan.GroupBy == "" {
 				holder = target.Holder(scope)
 			}
-			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, period), tg.Beside(r, metrics, holder)...)
+			t.rows[i] = append(appendKeyCells(nil, plan.GroupBy, r, dir, period), tg.Beside(r, metrics, holder)...)
 		}
 		tg.Notes(gv.warn, metrics)
 		tg.Stamp(ans.Metrics, metrics)
@@ -214,7 +214,7 @@ func (e *Engine) report(ctx context.Context, c *call, rep *catalog.Report, raw j
 		}
 		gv.stand(catalog.NoteNoActivity)
 	}
-	gv.stand(countingNotes(plan.Scope, plan.GroupBy, metrics)...)
+	gv.standCounting(plan.Scope, plan.GroupBy, metrics)
 	if own, ok := e.cat.Period(period.Named); ok {
 		gv.stand(own.NoteID())
 	}
@@ -277,7 +277,7 @@ func (e *Engine) table(plan *ask.Plan, res *ask.Result, cmp *comparison, cumulat
 		}
 	}
 	if cumulative {
-		runningTotals(rows, len((&ask.Plan{Metrics: metrics}).Parts()))
+		runningTotals(rows, (&ask.Plan{Metrics: metrics}).NumParts())
 	}
 	if sort != nil {
 		rank(rows, plan.Metrics, sort)
@@ -293,12 +293,17 @@ func (e *Engine) table(plan *ask.Plan, res *ask.Result, cmp *comparison, cumulat
 	if cmp != nil {
 		t.columns = append(answer.KeyColumns(plan.GroupBy), comparedColumns(metrics)...)
 	}
+	// Every row's cells in one array, each row capped at its own end.
+	cells := make([]any, 0, len(kept)*len(t.columns))
 	for i, r := range kept {
+		start := len(cells)
 		if cmp != nil {
-			t.rows[i] = append(keyCells(plan.GroupBy, r, dir, plan.Period), comparedCells(r, previous[cmp.previousKey(r.Key)], metrics)...)
-			continue
+			cells = appendKeyCells(cells, plan.GroupBy, r, dir, plan.Period)
+			cells = appendCompared(cells, r, previous[cmp.previousKey(r.Key)], metrics)
+		} else {
+			cells = appendRow(cells, plan.GroupBy, r, metrics, dir, plan.Period)
 		}
-		t.rows[i] = rowFor(plan.GroupBy, r, metrics, dir, plan.Period)
+		t.rows[i] = cells[start:len(cells):len(cells)]
 	}
 	if plan.GroupBy == catalog.GroupTeam {
 		// An agent's days on a team the answer may not name (outside the
@@ -474,7 +479,7 @@ func (e *Engine) chooseMetrics(rep *catalog.Report, req *grammar.Request) ([]*ca
 	case req.CompareCounts:
 		metrics = grammar.CountedSums(rep)
 	case req.Metrics != nil:
-		metrics = nil
+		metrics = make([]*catalog.Metric, 0, len(req.Metrics))
 		for _, id := range req.Metrics {
 			m, _ := e.cat.Metric(id)
 			metrics = append(metrics, m)

@@ -29,31 +29,32 @@ func whoEcho(s ask.Scope, dir *directory.Directory) *answer.Who {
 	return w
 }
 
-// rowFor renders one result row of a period under answer.Columns.
-func rowFor(groupBy string, r ask.Row, metrics []*catalog.Metric, dir *directory.Directory, p ask.Period) []any {
-	out := keyCells(groupBy, r, dir, p)
+// appendRow appends to out one result row of a period rendered under
+// answer.Columns.
+func appendRow(out []any, groupBy string, r ask.Row, metrics []*catalog.Metric, dir *directory.Directory, p ask.Period) []any {
+	out = appendKeyCells(out, groupBy, r, dir, p)
 	i := 0
 	for _, m := range metrics {
 		n := len(m.Parts())
-		out = append(out, answer.Cells(m, r.Sums[i:i+n])...)
+		out = answer.AppendCells(out, m, r.Sums[i:i+n])
 		i += n
 	}
 	return out
 }
 
-// keyCells renders the cells under answer.KeyColumns.
-func keyCells(groupBy string, r ask.Row, dir *directory.Directory, p ask.Period) []any {
+// appendKeyCells appends to out the cells under answer.KeyColumns.
+func appendKeyCells(out []any, groupBy string, r ask.Row, dir *directory.Directory, p ask.Period) []any {
 	switch groupBy {
 	case catalog.GroupTeam:
 		t, _ := dir.Team(r.Key)
-		return []any{r.Key, answer.Nullable(t.Name)}
+		return append(out, r.Key, answer.Nullable(t.Name))
 	case catalog.GroupAgent:
 		a, _ := dir.Agent(r.Key)
-		return []any{r.Key, answer.Nullable(a.Name)}
+		return append(out, r.Key, answer.Nullable(a.Name))
 	case catalog.GroupDay:
-		return []any{r.Key}
+		return append(out, r.Key)
 	case catalog.GroupWeek, catalog.GroupMonth, catalog.GroupQuarter:
-		return []any{r.Key, calendar.BucketDays(groupBy, r.Key, p)}
+		return append(out, r.Key, calendar.BucketDays(groupBy, r.Key, p))
 	}
-	return nil
+	return out
 }

@@ -43,7 +43,7 @@ func fill(plan *ask.Plan, res *ask.Result, dir *directory.Directory, stints []di
 	if plan.GroupBy == catalog.GroupTeam || plan.GroupBy == catalog.GroupAgent {
 		rows = everyGroup(plan, res, dir, extra)
 	}
-	parts := len(plan.Parts())
+	parts := plan.NumParts()
 	for i := range rows {
 		r := &rows[i]
 		r.Sums = padded(r.Sums, parts)

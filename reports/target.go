@@ -41,7 +41,7 @@ func rankedByAttainment(tg *target.Comparison, kept []ask.Row, metrics []*catalo
 	lines := make([]line, len(kept))
 	for i, r := range kept {
 		cells := tg.Beside(r, metrics, r.Key)
-		l := line{key: r.Key, cells: append(keyCells(catalog.GroupTeam, r, dir, p), cells...)}
+		l := line{key: r.Key, cells: append(appendKeyCells(nil, catalog.GroupTeam, r, dir, p), cells...)}
 		if v, ok := cells[col].(float64); ok {
 			l.v = &v
 		}

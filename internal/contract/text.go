@@ -102,6 +102,15 @@ func (t *textWriter) linef(format string, args ...any) {
 	t.b.WriteByte('\n')
 }
 
+// line writes parts, then a newline: a line of strings alone, with
+// nothing to format.
+func (t *textWriter) line(parts ...string) {
+	for _, p := range parts {
+		t.b.WriteString(p)
+	}
+	t.b.WriteByte('\n')
+}
+
 // s is a string from the answer, cleaned.
 func (t *textWriter) s(v string) string { return t.clean(v) }
 
@@ -206,39 +215,48 @@ func (t *textWriter) governed(head string, g *answer.Governed, compact bool, com
 			}
 			notes = ", notes " + strings.Join(ids, ", ")
 		}
-		t.linef("%s, %s%s%s; by reference to catalog_version %s: definitions, time zone%s.", head, period, parenthesized(about), against,
-			g.CatalogVersion, notes)
+		t.line(head, ", ", period, parenthesized(about), against, "; by reference to catalog_version ", g.CatalogVersion,
+			": definitions, time zone", notes, ".")
 	case compact:
-		t.linef("%s, %s%s%s; catalog_version %s; compact: definitions and standing notes left out.", head, period,
-			parenthesized(append(about, p.TimeZone)), against, g.CatalogVersion)
+		t.line(head, ", ", period, parenthesized(append(about, p.TimeZone)), against, "; catalog_version ", g.CatalogVersion,
+			"; compact: definitions and standing notes left out.")
 	default:
-		t.linef("%s, %s%s%s; catalog_version %s.", head, period, parenthesized(append(about, p.TimeZone)), against, g.CatalogVersion)
+		t.line(head, ", ", period, parenthesized(append(about, p.TimeZone)), against, "; catalog_version ", g.CatalogVersion, ".")
 	}
-	if defined := slices.DeleteFunc(slices.Clone(order), func(id string) bool { return g.Metrics[id].Definition == "" }); len(defined) > 0 {
-		t.linef("Definitions:")
-		for _, id := range defined {
+	if slices.ContainsFunc(order, func(id string) bool { return g.Metrics[id].Definition != "" }) {
+		t.line("Definitions:")
+		for _, id := range order {
 			m := g.Metrics[id]
-			t.linef("- %s, %s (%s): %s Formula: %s, from %s.", id, t.s(m.Label), m.Unit, t.s(m.Definition), t.s(m.Formula), t.s(m.Source))
+			if m.Definition == "" {
+				continue
+			}
+			t.line("- ", id, ", ", t.s(m.Label), " (", m.Unit, "): ", t.s(m.Definition), " Formula: ", t.s(m.Formula), ", from ", t.s(m.Source), ".")
 		}
 	}
-	var stamps []string
-	byStamp := map[string][]string{}
-	for _, id := range order {
-		s := stamp(g.Metrics[id])
-		if byStamp[s] == nil {
-			stamps = append(stamps, s)
-		}
-		byStamp[s] = append(byStamp[s], id)
+	stamps := make([]string, len(order))
+	for i, id := range order {
+		stamps[i] = stamp(g.Metrics[id])
 	}
-	for _, s := range stamps {
-		ids := strings.Join(byStamp[s], ", ")
-		if len(stamps) == 1 {
-			ids = "Every figure"
+	for i, s := range stamps {
+		switch {
+		case slices.Index(stamps, s) < i:
+			continue // on the line of the first metric with this stamp
+		case !slices.ContainsFunc(stamps, func(other string) bool { return other != s }):
+			t.b.WriteString("Every figure")
+		default:
+			sep := ""
+			for j, id := range order {
+				if stamps[j] == s {
+					t.b.WriteString(sep)
+					t.b.WriteString(id)
+					sep = ", "
+				}
+			}
 		}
-		t.linef("%s: %s.", ids, s)
+		t.line(": ", s, ".")
 	}
 	for _, rel := range t.unstated(g, order) {
-		t.linef("Source %s: %s.", rel, throughText(g.DataThrough[rel]))
+		t.line("Source ", rel, ": ", throughText(g.DataThrough[rel]), ".")
 	}
 	if len(g.Notes) > 0 {
 		t.notes(g.Notes)
@@ -291,8 +309,13 @@ func throughText(d answer.DataThrough) string {
 // unstated are the sources whose data_through no metric's stamp states: a
 // source is stated by a metric read from it alone with the same dates.
 func (t *textWriter) unstated(g *answer.Governed, order []string) []string {
+	rels := make([]string, 0, len(g.DataThrough))
+	for rel := range g.DataThrough {
+		rels = append(rels, rel)
+	}
+	slices.Sort(rels)
 	var out []string
-	for _, rel := range slices.Sorted(maps.Keys(g.DataThrough)) {
+	for _, rel := range rels {
 		stated := slices.ContainsFunc(order, func(id string) bool {
 			m, ok := t.e.Catalog().Metric(id)
 			return ok && len(m.Sources()) == 1 && m.Sources()[0].Relation == rel && throughText(g.Metrics[id].DataThrough) == throughText(g.DataThrough[rel])
@@ -307,24 +330,26 @@ func (t *textWriter) unstated(g *answer.Governed, order []string) []string {
 // metricOrder lists an answer's metrics in the order its columns name
 // them, then any others by id.
 func metricOrder(g *answer.Governed, columns []string) []string {
-	var out []string
+	out := make([]string, 0, len(g.Metrics))
 	for _, c := range columns {
 		if _, ok := g.Metrics[c]; ok && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(g.Metrics)) {
-		if !slices.Contains(out, id) {
+	named := len(out)
+	for id := range g.Metrics {
+		if !slices.Contains(out[:named], id) {
 			out = append(out, id)
 		}
 	}
+	slices.Sort(out[named:])
 	return out
 }
 
 func (t *textWriter) notes(notes []string) {
-	t.linef("Notes:")
+	t.line("Notes:")
 	for _, n := range notes {
-		t.linef("- %s", t.s(n))
+		t.line("- ", t.s(n))
 	}
 }
 
@@ -377,7 +402,25 @@ func (t *textWriter) ratioCell(r, num, den any) string {
 	if r == nil && num == nil && den == nil {
 		return "null"
 	}
-	return t.cell(r) + " (" + t.cell(num) + "/" + t.cell(den) + ")"
+	var buf [64]byte
+	b := t.appendFigure(buf[:0], r)
+	b = append(b, " ("...)
+	b = t.appendFigure(b, num)
+	b = append(b, '/')
+	b = t.appendFigure(b, den)
+	return string(append(b, ')'))
+}
+
+// appendFigure appends a value as cell writes it, a number with no string
+// of its own.
+func (t *textWriter) appendFigure(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case int64:
+		return strconv.AppendInt(b, v, 10)
+	case float64:
+		return strconv.AppendFloat(b, v, 'f', -1, 64)
+	}
+	return append(b, t.cell(v)...)
 }
 
 // cell writes one value: null for no data, a figure as JSON writes it.

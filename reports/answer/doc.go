@@ -13,5 +13,5 @@
 // A figure is written by [Figure]: a count whole, hours to the hundredth,
 // a ratio divided from its summed parts to six significant digits, and
 // null for no data. A table's columns are named by [Columns] and its cells
-// written by [Cells].
+// written by [AppendCells].
 package answer

@@ -12,7 +12,9 @@ import (
 // quarters; see [KeyColumns]), then each metric, each ratio followed by
 // its summed numerator and denominator.
 func Columns(groupBy string, metrics []*catalog.Metric) []string {
-	cols := KeyColumns(groupBy)
+	keys := KeyColumns(groupBy)
+	// Room for every metric to be a ratio, with its parts.
+	cols := append(make([]string, 0, len(keys)+3*len(metrics)), keys...)
 	for _, m := range metrics {
 		cols = append(cols, m.ID)
 		if m.IsRatio() {
@@ -37,10 +39,10 @@ func KeyColumns(groupBy string) []string {
 	return nil
 }
 
-// Cells renders one metric's summed parts under its columns: its figure,
-// and a ratio's parts beside it.
-func Cells(m *catalog.Metric, sums []*float64) []any {
-	out := []any{Figure(m, sums)}
+// AppendCells appends to out one metric's summed parts rendered under its
+// columns: its figure, and a ratio's parts beside it.
+func AppendCells(out []any, m *catalog.Metric, sums []*float64) []any {
+	out = append(out, Figure(m, sums))
 	if m.IsRatio() {
 		out = append(out, part(sums[0]), part(sums[1]))
 	}

@@ -37,7 +37,7 @@ func TestCells(t *testing.T) {
 		{"talk_share", []*float64{nil, v(3)}, []any{nil, nil, 3.0}},
 	} {
 		m := metric(tc.metric)
-		if got := Cells(m, tc.sums); !slices.Equal(got, tc.want) {
+		if got := AppendCells(nil, m, tc.sums); !slices.Equal(got, tc.want) {
 			t.Errorf("%s %v: %v, want %v", tc.metric, tc.sums, got, tc.want)
 		}
 		cols := Columns("", []*catalog.Metric{m})

@@ -27,11 +27,21 @@ type Plan struct {
 // Parts returns the summed parts of every metric, in order: the columns a
 // store returns for each row.
 func (p *Plan) Parts() []catalog.Part {
-	var out []catalog.Part
+	out := make([]catalog.Part, 0, p.NumParts())
 	for _, m := range p.Metrics {
 		out = append(out, m.Parts()...)
 	}
 	return out
+}
+
+// NumParts is how many summed parts Parts returns: the length of a row's
+// Sums.
+func (p *Plan) NumParts() int {
+	n := 0
+	for _, m := range p.Metrics {
+		n += len(m.Parts())
+	}
+	return n
 }
 
 // Span says where metric i's summed parts sit in a row's Sums: n of them

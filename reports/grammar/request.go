@@ -114,9 +114,8 @@ type Args struct {
 // Parse decodes a call's raw arguments. Missing arguments are an empty
 // object.
 func Parse(raw json.RawMessage) (*Args, *ask.Refusal) {
-	a := &Args{fields: map[string]any{}, path: "arguments"}
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return a, nil
+		return &Args{fields: map[string]any{}, path: "arguments"}, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -128,8 +127,7 @@ func Parse(raw json.RawMessage) (*Args, *ask.Refusal) {
 	if !ok {
 		return nil, ask.Invalid("arguments", "must be a JSON object.")
 	}
-	a.fields = obj
-	return a, nil
+	return &Args{fields: obj, path: "arguments"}, nil
 }
 
 // Fields are the arguments as decoded, numbers as json.Number. They are
@@ -157,11 +155,12 @@ func (a *Args) sub(name string) string {
 }
 
 // Only refuses any field not in allowed. The unknown name itself is never
-// repeated: it is the caller's text.
+// repeated: it is the caller's text. The refusal lists a copy of allowed,
+// so that the list a caller passes is not kept.
 func (a *Args) Only(allowed ...string) *ask.Refusal {
 	for k := range a.fields {
 		if !slices.Contains(allowed, k) {
-			return ask.Invalid(a.path, "has a field this tool does not take; use only the listed fields.", allowed...)
+			return ask.Invalid(a.path, "has a field this tool does not take; use only the listed fields.", slices.Clone(allowed)...)
 		}
 	}
 	return nil
@@ -252,7 +251,7 @@ func (a *Args) MetricList(name string, choices []string) ([]string, *ask.Refusal
 	if !isList || len(items) == 0 {
 		return nil, ask.Invalid(a.sub(name), "must be a non-empty list of metric ids.", choices...)
 	}
-	var out []string
+	out := make([]string, 0, len(items))
 	for _, it := range items {
 		s, isString := it.(string)
 		switch {
@@ -350,9 +349,10 @@ func (a *Args) Period(names []string) (PeriodArg, *ask.Refusal) {
 // Report reads the arguments of a report tool over rep, whose period may
 // be named as one of periods.
 func (a *Args) Report(rep *catalog.Report, periods []string) (*Request, *ask.Refusal) {
-	allowed := []string{ArgWho, ArgPeriod, ArgMetrics, ArgGroupBy, ArgTopN, ArgSort, ArgCompact, ArgKnownDefinitions, ArgCompareTo, ArgCumulative}
-	if takesCompareCounts(rep) {
-		allowed = append(allowed, ArgCompareCounts)
+	allowed := []string{ArgWho, ArgPeriod, ArgMetrics, ArgGroupBy, ArgTopN, ArgSort, ArgCompact, ArgKnownDefinitions, ArgCompareTo, ArgCumulative,
+		ArgCompareCounts}
+	if !takesCompareCounts(rep) {
+		allowed = allowed[:len(allowed)-1] // all but compare_counts
 	}
 	if r := a.Only(allowed...); r != nil {
 		return nil, r

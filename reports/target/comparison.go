@@ -156,7 +156,7 @@ func (tg *Comparison) besideOf(r ask.Row, metrics []*catalog.Metric, target func
 		n := len(m.Parts())
 		sums := r.Sums[i : i+n]
 		i += n
-		out = append(out, answer.Cells(m, sums)...)
+		out = answer.AppendCells(out, m, sums)
 		if tg.Has(m) {
 			t := target(m)
 			out = append(out, figureOrNil(t), attainment(m, sums, t))
