@@ -66,6 +66,11 @@ type Store struct {
 	built  statements      // the SQL of plans run before
 	tracer pgx.BatchTracer // the pool's connections', if they trace
 
+	// timeout and reach are the statement timeout, in milliseconds, and
+	// the default reach every transaction sets, as the arguments of its
+	// settings: made once, not for every transaction.
+	timeout, reach any
+
 	// unstamped is set once the roster's stamp cannot be read (a column
 	// of a type PostgreSQL cannot hash, or a server before version 14):
 	// the roster is then read whole every time.
@@ -102,7 +107,9 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opts *Options) 
 	// a connection that has not prepared a report's query yet, a table
 	// locked by someone else would hold the call past any timeout. The
 	// connection's own setting covers that step too.
-	cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10)
+	timeout := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10)
+	cfg.ConnConfig.RuntimeParams["statement_timeout"] = timeout
+	s.timeout, s.reach = timeout, s.opts.DefaultReach
 	if telemetry.Tracing() {
 		cfg.ConnConfig.Tracer = telemetry.SQLTracer{Foreign: s.opts.Foreign}
 	}

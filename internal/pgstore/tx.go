@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -112,22 +111,15 @@ func timedOut(err error) error {
 // or explicit says every step must be.
 func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Batch {
 	b := &pgx.Batch{}
-	timeout, name := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10), appName(ctx)
+	name := appName(ctx)
 	person, day := callerSettings(ctx)
 	for i, st := range steps {
 		implicit := !explicit && i == len(steps)-1 && !st.Tx.Snapshot && !st.Tx.Discard
 		if !implicit {
-			begin := "BEGIN"
-			if st.Tx.Snapshot {
-				begin += " ISOLATION LEVEL REPEATABLE READ"
-			}
-			if !st.Tx.Write {
-				begin += " READ ONLY"
-			}
-			b.Queue(begin)
+			b.Queue(begin(st.Tx))
 		}
 		settings := settingsSQL[settingsKey{readOnly: !st.Tx.Write && implicit, lazy: st.Tx.Lazy, generic: st.Tx.Generic}]
-		b.Queue(settings, timeout, name, roleSetting(st.Tx.Role), person, day, s.opts.DefaultReach)
+		b.Queue(settings, s.timeout, name, roleSetting(st.Tx.Role), person, day, s.reach)
 		st.Queue(b)
 		// After a failed statement the transaction is aborted; the pool
 		// drops a connection that is not idle when it comes back.
@@ -140,6 +132,21 @@ func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Bat
 		}
 	}
 	return b
+}
+
+// begin is the statement that begins a transaction as tx says: in one
+// snapshot or not, read-write or read-only.
+func begin(tx Tx) string {
+	switch {
+	case tx.Snapshot && tx.Write:
+		return "BEGIN ISOLATION LEVEL REPEATABLE READ"
+	case tx.Snapshot:
+		return "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+	case tx.Write:
+		return "BEGIN"
+	default:
+		return "BEGIN READ ONLY"
+	}
 }
 
 // settingsKey picks the statement that sets up a transaction: whether it
