@@ -99,8 +99,7 @@ func (s *Store) acquire(ctx context.Context) (*pgxpool.Conn, error) {
 // timedOut marks an error of a statement that ran past the statement
 // timeout as ask.ErrTimeout.
 func timedOut(err error) error {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "57014" { // query_canceled: the statement timeout
 		return fmt.Errorf("%w: %w", ask.ErrTimeout, err)
 	}
 	return err

@@ -324,8 +324,7 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 		}
 	}()
 	f, err := l.send(ctx, batch, waits)
-	var pgErr *pgconn.PgError
-	if len(batch) > 1 && errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22") { // data exception
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && len(batch) > 1 && strings.HasPrefix(pgErr.Code, "22") { // data exception
 		for i, a := range batch {
 			a.flush, errs[i] = l.send(ctx, batch[i:i+1], waits[i:i+1])
 		}
