@@ -339,15 +339,18 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 // long the caller of batch[i] must wait. Their rows are committed when it
 // returns, and on disk once the flush is done.
 func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duration) (*flush, error) {
-	recs := make([]*ask.Record, len(batch))
-	checks := make([]Check, len(batch))
-	ids, persons, clients, tools, args, software := make([]string, len(batch)), make([]string, len(batch)),
-		make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch))
+	// The insert's six columns, cut from one block.
+	n := len(batch)
+	cols := make([]string, 6*n)
+	ids, persons, clients, tools, args, software := cols[:n], cols[n:2*n], cols[2*n:3*n], cols[3*n:4*n], cols[4*n:5*n], cols[5*n:]
+	var checks []Check
 	for i, a := range batch {
 		r := a.rec
-		recs[i], checks[i] = r, a.check
 		ids[i], persons[i], clients[i], tools[i], args[i] = r.ID, r.Caller.Person, r.Caller.Client, r.Tool, string(r.Arguments)
 		software[i] = r.Caller.Software
+		if a.check != nil {
+			checks = append(checks, a.check)
+		}
 	}
 	steps := []pgstore.Step{{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Generic: true}, Queue: func(b *pgx.Batch) {
 		QueueChecks(b, checks, l.opts.Role)
@@ -355,6 +358,10 @@ func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duratio
 	}}}
 	if l.opts.PerMinute > 0 {
 		steps = append(steps, pgstore.Step{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Generic: true}, Queue: func(b *pgx.Batch) {
+			recs := make([]*ask.Record, n)
+			for i, a := range batch {
+				recs[i] = a.rec
+			}
 			limits.Queue(b, recs, l.opts.PerMinute, waits)
 		}})
 	}
