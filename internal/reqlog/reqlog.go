@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"plumbline/internal/limits"
 	"plumbline/internal/pgstore"
@@ -339,9 +340,10 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 // long the caller of batch[i] must wait. Their rows are committed when it
 // returns, and on disk once the flush is done.
 func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duration) (*flush, error) {
-	// The insert's six columns, cut from one block.
+	// The insert's six columns, cut from one block, as pgx's arrays of
+	// one dimension, which it encodes as they are, not wrapped first.
 	n := len(batch)
-	cols := make([]string, 6*n)
+	cols := make(pgtype.FlatArray[string], 6*n)
 	ids, persons, clients, tools, args, software := cols[:n], cols[n:2*n], cols[2*n:3*n], cols[3*n:4*n], cols[4*n:5*n], cols[5*n:]
 	var checks []Check
 	for i, a := range batch {
