@@ -247,7 +247,9 @@ func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[
 	}
 	stmt, args := s.built.coverage(s.cat, sources)
 	b.Queue(stmt, args...).QueryRow(func(row pgx.Row) error {
-		days := make([]*time.Time, 2*len(sources))
+		// Read as dates, which pgx fills in place, not as pointers to
+		// times it would make, with a plan of its own for each.
+		days := make([]pgtype.Date, 2*len(sources))
 		dest := make([]any, len(days))
 		for i := range days {
 			dest[i] = &days[i]
@@ -255,15 +257,14 @@ func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[
 		if err := row.Scan(dest...); err != nil {
 			return err
 		}
+		for _, d := range days {
+			if d.Valid && d.InfinityModifier != pgtype.Finite {
+				return fmt.Errorf("coverage: %s is not a day", d.InfinityModifier)
+			}
+		}
 		for i, src := range sources {
-			var c ask.Coverage
-			if d := days[2*i]; d != nil {
-				c.First = *d
-			}
-			if d := days[2*i+1]; d != nil {
-				c.Through = *d
-			}
-			(*out)[src.ID] = c
+			// A null day leaves the zero time.
+			(*out)[src.ID] = ask.Coverage{First: days[2*i].Time, Through: days[2*i+1].Time}
 		}
 		return nil
 	})
