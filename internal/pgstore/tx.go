@@ -109,7 +109,9 @@ func timedOut(err error) error {
 // implicit transaction, unless it needs what only an explicit one offers,
 // or explicit says every step must be.
 func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Batch {
-	b := &pgx.Batch{}
+	// Room for each step's usual statements (its BEGIN, its settings, a
+	// few of its own and its end), made once, not grown as they come.
+	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, 8*len(steps))}
 	name := appName(ctx)
 	person, day := callerSettings(ctx)
 	for i, st := range steps {
