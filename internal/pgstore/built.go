@@ -3,7 +3,6 @@ package pgstore
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,9 +37,10 @@ type builtStatement struct {
 const maxStatements = 4096
 
 func (s *statements) build(p *ask.Plan) (builtStatement, error) {
-	key := planKey(p)
+	var buf [512]byte
+	key := planKey(buf[:0], p)
 	s.mu.Lock()
-	b, ok := s.byID[key]
+	b, ok := s.byID[string(key)]
 	s.mu.Unlock()
 	if ok {
 		return b, nil
@@ -54,7 +54,7 @@ func (s *statements) build(p *ask.Plan) (builtStatement, error) {
 	if s.byID == nil || len(s.byID) >= maxStatements {
 		s.byID = map[string]builtStatement{}
 	}
-	s.byID[key] = b
+	s.byID[string(key)] = b
 	s.mu.Unlock()
 	return b, nil
 }
@@ -63,38 +63,41 @@ func (s *statements) build(p *ask.Plan) (builtStatement, error) {
 // built once for each list of them: a catalogue has a few sources, and
 // its reports read a few lists of them.
 func (s *statements) coverage(cat *catalog.Catalog, sources []*catalog.Source) (string, []any) {
-	var key strings.Builder
+	var buf [64]byte
+	key := buf[:0]
 	for _, src := range sources {
-		key.WriteString(src.ID + "\x00")
+		key = append(append(key, src.ID...), 0)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b, ok := s.coverageOf[key.String()]
+	b, ok := s.coverageOf[string(key)]
 	if !ok {
 		if s.coverageOf == nil {
 			s.coverageOf = map[string]builtStatement{}
 		}
 		b.sql, b.args = query.Coverage(cat, sources)
-		s.coverageOf[key.String()] = b
+		s.coverageOf[string(key)] = b
 	}
 	return b.sql, b.args
 }
 
-// planKey names a plan by every field that query.Build reads: when
-// ask.Plan gains a field, this must name it too (a test checks the
-// fields it knows).
-func planKey(p *ask.Plan) string {
-	var b strings.Builder
-	b.WriteString(p.Catalog.Version())
+// planKey appends to key a name of the plan by every field that
+// query.Build reads: when ask.Plan gains a field, this must name it too (a
+// test checks the fields it knows).
+func planKey(key []byte, p *ask.Plan) []byte {
+	key = append(key, p.Catalog.Version()...)
 	for _, m := range p.Metrics {
-		b.WriteString("|m:" + m.ID)
+		key = append(append(key, "|m:"...), m.ID...)
 	}
-	fmt.Fprintf(&b, "|s:%#v", p.Scope) // every field, those to come too: Scope holds only words and flags
-	b.WriteString("|p:" + p.Period.Start.Format(time.RFC3339Nano) + "~" + p.Period.End.Format(time.RFC3339Nano) + ":" + p.Period.Named + ":" +
-		strconv.FormatBool(p.Period.Clipped) + ":" + strconv.FormatBool(p.Period.Ongoing) + ":" + p.Period.AskedEnd.Format(time.RFC3339Nano))
-	b.WriteString("|t:" + p.Today.Format(time.RFC3339Nano))
-	b.WriteString("|g:" + p.GroupBy)
-	b.WriteString("|r:" + strconv.FormatBool(p.Ranked))
-	b.WriteString("|l:" + strconv.Itoa(p.Limit))
-	return b.String()
+	key = fmt.Appendf(key, "|s:%#v", p.Scope) // every field, those to come too: Scope holds only words and flags
+	key = p.Period.Start.AppendFormat(append(key, "|p:"...), time.RFC3339Nano)
+	key = p.Period.End.AppendFormat(append(key, '~'), time.RFC3339Nano)
+	key = append(append(append(key, ':'), p.Period.Named...), ':')
+	key = strconv.AppendBool(key, p.Period.Clipped)
+	key = strconv.AppendBool(append(key, ':'), p.Period.Ongoing)
+	key = p.Period.AskedEnd.AppendFormat(append(key, ':'), time.RFC3339Nano)
+	key = p.Today.AppendFormat(append(key, "|t:"...), time.RFC3339Nano)
+	key = append(append(key, "|g:"...), p.GroupBy...)
+	key = strconv.AppendBool(append(key, "|r:"...), p.Ranked)
+	return strconv.AppendInt(append(key, "|l:"...), int64(p.Limit), 10)
 }

@@ -56,25 +56,26 @@ func (s *Store) PipelineFlushing(ctx context.Context, steps ...Step) (flushed fu
 	b := s.batch(ctx, lazy, true)
 	c := conn.Conn()
 	queries := append(b.QueuedQueries, &pgx.QueuedQuery{SQL: flushBarrier})
-	descs, err := prepared(ctx, c.PgConn(), queries)
-	if err != nil {
+	kept := keptOn(c.PgConn())
+	if err := kept.prepare(ctx, c.PgConn(), queries); err != nil {
 		conn.Release()
 		return nil, timedOut(err)
 	}
 	p := c.PgConn().StartPipeline(ctx)
-	var eqb pgx.ExtendedQueryBuilder
+	eqb := &kept.eqb
 	for i, q := range queries {
 		if i == len(queries)-1 {
 			p.SendFlushRequest()
 		}
-		if err := eqb.Build(c.TypeMap(), descs[i], q.Arguments); err != nil {
+		desc := kept.prepared[q.SQL]
+		if err := eqb.Build(c.TypeMap(), desc, q.Arguments); err != nil {
 			p.Close()
 			conn.Release()
 			return nil, err
 		}
 		// The pipeline keeps the result formats until it reads the
 		// result, and the builder reuses them: a copy.
-		p.SendQueryStatement(descs[i], eqb.ParamValues, eqb.ParamFormats, append([]int16(nil), eqb.ResultFormats...))
+		p.SendQueryStatement(desc, eqb.ParamValues, eqb.ParamFormats, append([]int16(nil), eqb.ResultFormats...))
 	}
 	if err := p.Sync(); err != nil {
 		p.Close()
@@ -122,23 +123,35 @@ func (s *Store) PipelineFlushing(ctx context.Context, steps ...Step) (flushed fu
 	}, nil
 }
 
-// preparedKey keys, in a connection's custom data, the statements
-// PipelineFlushing has prepared on it, by their text.
-const preparedKey = "plumbline.prepared"
+// keptKey keys, in a connection's custom data, what PipelineFlushing keeps
+// with the connection, for as long as it lives.
+const keptKey = "plumbline.pipeline"
 
-// prepared returns the descriptions of the queries' statements on a
-// connection: those it has prepared there before, and the others prepared
-// now, all in one round trip, as pgx prepares a batch's. They are kept with
-// the connection, for as long as it lives.
-func prepared(ctx context.Context, c *pgconn.PgConn, queries []*pgx.QueuedQuery) ([]*pgconn.StatementDescription, error) {
-	known, _ := c.CustomData()[preparedKey].(map[string]*pgconn.StatementDescription)
-	if known == nil {
-		known = map[string]*pgconn.StatementDescription{}
-		c.CustomData()[preparedKey] = known
+// kept is what PipelineFlushing keeps with a connection: the descriptions
+// of the statements it has prepared there, by their text, and the builder
+// of their parameters, whose buffers each call on the connection reuses.
+type kept struct {
+	prepared map[string]*pgconn.StatementDescription
+	eqb      pgx.ExtendedQueryBuilder
+}
+
+// keptOn returns what is kept with a connection.
+func keptOn(c *pgconn.PgConn) *kept {
+	k, _ := c.CustomData()[keptKey].(*kept)
+	if k == nil {
+		k = &kept{prepared: map[string]*pgconn.StatementDescription{}}
+		c.CustomData()[keptKey] = k
 	}
+	return k
+}
+
+// prepare prepares, on the connection k is kept with, the queries'
+// statements that it has not prepared before, all in one round trip, as
+// pgx prepares a batch's.
+func (k *kept) prepare(ctx context.Context, c *pgconn.PgConn, queries []*pgx.QueuedQuery) error {
 	var missing []string
 	for _, q := range queries {
-		if _, ok := known[q.SQL]; !ok && !slices.Contains(missing, q.SQL) {
+		if _, ok := k.prepared[q.SQL]; !ok && !slices.Contains(missing, q.SQL) {
 			missing = append(missing, q.SQL)
 		}
 	}
@@ -168,17 +181,13 @@ func prepared(ctx context.Context, c *pgconn.PgConn, queries []*pgx.QueuedQuery)
 			// is not prepared again. The pipeline leaves out what it was
 			// given: its name and text.
 			sd.Name, sd.SQL = names[i], sql
-			known[sql] = sd
+			k.prepared[sql] = sd
 		}
 		if err := errors.Join(err, p.Close()); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	descs := make([]*pgconn.StatementDescription, len(queries))
-	for i, q := range queries {
-		descs[i] = known[q.SQL]
-	}
-	return descs, nil
+	return nil
 }
 
 // result reads a queued query's result from a pipeline, handing it to the

@@ -66,6 +66,11 @@ type Store struct {
 	built  statements      // the SQL of plans run before
 	tracer pgx.BatchTracer // the pool's connections', if they trace
 
+	// timeout and reach are the statement timeout, in milliseconds, and
+	// the default reach every transaction sets, as the arguments of its
+	// settings: made once, not for every transaction.
+	timeout, reach any
+
 	// unstamped is set once the roster's stamp cannot be read (a column
 	// of a type PostgreSQL cannot hash, or a server before version 14):
 	// the roster is then read whole every time.
@@ -102,7 +107,9 @@ func Open(ctx context.Context, dsn string, cat *catalog.Catalog, opts *Options) 
 	// a connection that has not prepared a report's query yet, a table
 	// locked by someone else would hold the call past any timeout. The
 	// connection's own setting covers that step too.
-	cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10)
+	timeout := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10)
+	cfg.ConnConfig.RuntimeParams["statement_timeout"] = timeout
+	s.timeout, s.reach = timeout, s.opts.DefaultReach
 	if telemetry.Tracing() {
 		cfg.ConnConfig.Tracer = telemetry.SQLTracer{Foreign: s.opts.Foreign}
 	}
@@ -240,7 +247,9 @@ func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[
 	}
 	stmt, args := s.built.coverage(s.cat, sources)
 	b.Queue(stmt, args...).QueryRow(func(row pgx.Row) error {
-		days := make([]*time.Time, 2*len(sources))
+		// Read as dates, which pgx fills in place, not as pointers to
+		// times it would make, with a plan of its own for each.
+		days := make([]pgtype.Date, 2*len(sources))
 		dest := make([]any, len(days))
 		for i := range days {
 			dest[i] = &days[i]
@@ -248,15 +257,14 @@ func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[
 		if err := row.Scan(dest...); err != nil {
 			return err
 		}
+		for _, d := range days {
+			if d.Valid && d.InfinityModifier != pgtype.Finite {
+				return fmt.Errorf("coverage: %s is not a day", d.InfinityModifier)
+			}
+		}
 		for i, src := range sources {
-			var c ask.Coverage
-			if d := days[2*i]; d != nil {
-				c.First = *d
-			}
-			if d := days[2*i+1]; d != nil {
-				c.Through = *d
-			}
-			(*out)[src.ID] = c
+			// A null day leaves the zero time.
+			(*out)[src.ID] = ask.Coverage{First: days[2*i].Time, Through: days[2*i+1].Time}
 		}
 		return nil
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -100,8 +99,7 @@ func (s *Store) acquire(ctx context.Context) (*pgxpool.Conn, error) {
 // timedOut marks an error of a statement that ran past the statement
 // timeout as ask.ErrTimeout.
 func timedOut(err error) error {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "57014" { // query_canceled: the statement timeout
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "57014" { // query_canceled: the statement timeout
 		return fmt.Errorf("%w: %w", ask.ErrTimeout, err)
 	}
 	return err
@@ -111,23 +109,18 @@ func timedOut(err error) error {
 // implicit transaction, unless it needs what only an explicit one offers,
 // or explicit says every step must be.
 func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Batch {
-	b := &pgx.Batch{}
-	timeout, name := strconv.FormatInt(s.opts.StatementTimeout.Milliseconds(), 10), appName(ctx)
+	// Room for each step's usual statements (its BEGIN, its settings, a
+	// few of its own and its end), made once, not grown as they come.
+	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, 8*len(steps))}
+	name := appName(ctx)
 	person, day := callerSettings(ctx)
 	for i, st := range steps {
 		implicit := !explicit && i == len(steps)-1 && !st.Tx.Snapshot && !st.Tx.Discard
 		if !implicit {
-			begin := "BEGIN"
-			if st.Tx.Snapshot {
-				begin += " ISOLATION LEVEL REPEATABLE READ"
-			}
-			if !st.Tx.Write {
-				begin += " READ ONLY"
-			}
-			b.Queue(begin)
+			b.Queue(begin(st.Tx))
 		}
 		settings := settingsSQL[settingsKey{readOnly: !st.Tx.Write && implicit, lazy: st.Tx.Lazy, generic: st.Tx.Generic}]
-		b.Queue(settings, timeout, name, roleSetting(st.Tx.Role), person, day, s.opts.DefaultReach)
+		b.Queue(settings, s.timeout, name, roleSetting(st.Tx.Role), person, day, s.reach)
 		st.Queue(b)
 		// After a failed statement the transaction is aborted; the pool
 		// drops a connection that is not idle when it comes back.
@@ -140,6 +133,21 @@ func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Bat
 		}
 	}
 	return b
+}
+
+// begin is the statement that begins a transaction as tx says: in one
+// snapshot or not, read-write or read-only.
+func begin(tx Tx) string {
+	switch {
+	case tx.Snapshot && tx.Write:
+		return "BEGIN ISOLATION LEVEL REPEATABLE READ"
+	case tx.Snapshot:
+		return "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+	case tx.Write:
+		return "BEGIN"
+	default:
+		return "BEGIN READ ONLY"
+	}
 }
 
 // settingsKey picks the statement that sets up a transaction: whether it

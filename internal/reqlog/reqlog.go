@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"plumbline/internal/limits"
 	"plumbline/internal/pgstore"
@@ -324,8 +325,7 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 		}
 	}()
 	f, err := l.send(ctx, batch, waits)
-	var pgErr *pgconn.PgError
-	if len(batch) > 1 && errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "22") { // data exception
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && len(batch) > 1 && strings.HasPrefix(pgErr.Code, "22") { // data exception
 		for i, a := range batch {
 			a.flush, errs[i] = l.send(ctx, batch[i:i+1], waits[i:i+1])
 		}
@@ -340,15 +340,19 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 // long the caller of batch[i] must wait. Their rows are committed when it
 // returns, and on disk once the flush is done.
 func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duration) (*flush, error) {
-	recs := make([]*ask.Record, len(batch))
-	checks := make([]Check, len(batch))
-	ids, persons, clients, tools, args, software := make([]string, len(batch)), make([]string, len(batch)),
-		make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch)), make([]string, len(batch))
+	// The insert's six columns, cut from one block, as pgx's arrays of
+	// one dimension, which it encodes as they are, not wrapped first.
+	n := len(batch)
+	cols := make(pgtype.FlatArray[string], 6*n)
+	ids, persons, clients, tools, args, software := cols[:n], cols[n:2*n], cols[2*n:3*n], cols[3*n:4*n], cols[4*n:5*n], cols[5*n:]
+	var checks []Check
 	for i, a := range batch {
 		r := a.rec
-		recs[i], checks[i] = r, a.check
 		ids[i], persons[i], clients[i], tools[i], args[i] = r.ID, r.Caller.Person, r.Caller.Client, r.Tool, string(r.Arguments)
 		software[i] = r.Caller.Software
+		if a.check != nil {
+			checks = append(checks, a.check)
+		}
 	}
 	steps := []pgstore.Step{{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Generic: true}, Queue: func(b *pgx.Batch) {
 		QueueChecks(b, checks, l.opts.Role)
@@ -356,6 +360,10 @@ func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duratio
 	}}}
 	if l.opts.PerMinute > 0 {
 		steps = append(steps, pgstore.Step{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Generic: true}, Queue: func(b *pgx.Batch) {
+			recs := make([]*ask.Record, n)
+			for i, a := range batch {
+				recs[i] = a.rec
+			}
 			limits.Queue(b, recs, l.opts.PerMinute, waits)
 		}})
 	}
