@@ -124,7 +124,11 @@ func (d *Directory) settle(day time.Time, fingerprint string) {
 	})
 	d.moveTeams = make([]int32, len(d.Memberships))
 	for i, m := range d.Memberships {
-		d.moveTeams[i] = d.teamIndex(m.Team)
+		// An empty team key is no team, as before an agent's first.
+		d.moveTeams[i] = noTeam
+		if m.Team != "" {
+			d.moveTeams[i] = d.teamIndex(m.Team)
+		}
 	}
 	slices.SortStableFunc(d.Floor, func(a, b ask.FloorDecision) int {
 		return cmp.Or(strings.Compare(a.Team, b.Team), a.From.Compare(b.From))

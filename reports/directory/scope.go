@@ -26,8 +26,17 @@ type Stint struct {
 	from, to epochDay
 }
 
-// noTeam is a stint's team before the agent's first.
+// noTeam is a stint's team before the agent's first, or on a membership
+// that names none.
 const noTeam = -1
+
+// teamOf is the key of a stint's team, empty for none.
+func (d *Directory) teamOf(st Stint) string {
+	if st.team == noTeam {
+		return ""
+	}
+	return d.teamKeys[st.team]
+}
 
 // epochDay is a date as days since 1 January 1970. Every date here is a
 // midnight in UTC.
@@ -117,7 +126,7 @@ func (d *Directory) workOutStints(s ask.Scope, p ask.Period) []Stint {
 			switch {
 			case s.Kind == ask.ScopeAgent:
 				out = append(out, st)
-			case st.team == noTeam || s.Kind == ask.ScopeTeam && d.teamKeys[st.team] != s.Key:
+			case st.team == noTeam || s.Kind == ask.ScopeTeam && d.teamOf(st) != s.Key:
 			case s.OnFloorOnly():
 				out = d.floorStints(out, st)
 			default:
@@ -153,7 +162,7 @@ func (d *Directory) teamStints(out []Stint, agent int, lo, hi time.Time) []Stint
 // floorStints appends to out the days of a stint on which its team was on
 // the floor.
 func (d *Directory) floorStints(out []Stint, st Stint) []Stint {
-	for _, p := range d.FloorSpans(d.teamKeys[st.team], ask.Period{Start: st.from.date(), End: st.to.date()}) {
+	for _, p := range d.FloorSpans(d.teamOf(st), ask.Period{Start: st.from.date(), End: st.to.date()}) {
 		out = append(out, Stint{agent: st.agent, team: st.team, from: epochDayOf(p.Start), to: epochDayOf(p.End)})
 	}
 	return out
@@ -252,7 +261,7 @@ func (d *Directory) workOutGroups(s ask.Scope, groupBy string, p ask.Period, sti
 		switch groupBy {
 		case catalog.GroupTeam:
 			if st.team != noTeam {
-				keys = append(keys, d.teamKeys[st.team])
+				keys = append(keys, d.teamOf(st))
 			}
 		case catalog.GroupAgent:
 			keys = append(keys, d.AgentOf(st))
@@ -332,7 +341,7 @@ func (d *Directory) Covers(stints []Stint, groupBy, key string, first, last time
 	lo, hi := epochDayOf(first), epochDayOf(last)
 	for _, st := range stints {
 		switch {
-		case groupBy == catalog.GroupTeam && (st.team == noTeam || d.teamKeys[st.team] != key), groupBy == catalog.GroupAgent && d.AgentOf(st) != key:
+		case groupBy == catalog.GroupTeam && d.teamOf(st) != key, groupBy == catalog.GroupAgent && d.AgentOf(st) != key:
 		case st.to >= lo && st.from <= hi:
 			return true
 		}
@@ -349,10 +358,10 @@ func (d *Directory) floorChanges(agent string, p ask.Period, named func(team str
 	}
 	var out []string
 	for _, st := range d.teamStints(nil, i, p.Start, p.End) {
-		if st.team == noTeam || !named(d.teamKeys[st.team]) {
+		team := d.teamOf(st)
+		if !named(team) {
 			continue
 		}
-		team := d.teamKeys[st.team]
 		t, _ := d.Team(team)
 		for _, move := range d.FloorMoves(team, ask.Period{Start: calendar.Later(st.from.date(), p.Start.AddDate(0, 0, 1)), End: st.to.date()}) {
 			out = append(out, t.Name+" "+move)
