@@ -34,7 +34,7 @@ type Directory struct {
 	moveRuns  []run                          // by agent index: where the agent's moves are in Memberships
 	everOn    map[string][]int               // by team: its agents ever, by index, in directory order
 	decisions map[string][]ask.FloorDecision // by team, in date order
-	names     []string                       // each agent's name folded (folded): one string, not a slice of words, on a floor of thousands
+	names     []string                       // each agent's name as folded writes it: one string, not a slice of words
 	teamNames []string                       // each team's name folded
 	targets   []target                       // every target version, by team, metric, period and when set
 	texts     []string                       // the targets' texts, by index
@@ -149,16 +149,14 @@ func (d *Directory) settle(day time.Time, fingerprint string) {
 			d.moveRuns[i] = r
 		}
 	}
-	for i := range d.Agents {
-		// An agent the roster lists twice has the moves of its key.
-		if j, _ := d.agentIndex(d.Agents[i].Key); j != i {
-			d.moveRuns[i] = d.moveRuns[j]
-		}
-	}
 	d.names = make([]string, len(d.Agents))
 	d.everOn = map[string][]int{}
 	for i := range d.Agents {
 		a := &d.Agents[i]
+		// An agent the roster lists twice has the moves of its key.
+		if j, _ := d.agentIndex(a.Key); j != i {
+			d.moveRuns[i] = d.moveRuns[j]
+		}
 		d.names[i] = folded(a.Name)
 		if m, ok := d.Membership(a.Key, day); ok {
 			a.Team = m.Team
