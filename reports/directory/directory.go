@@ -29,9 +29,9 @@ type Directory struct {
 	// and must stay cheap on a floor of thousands.
 	teamAt    map[string]int32               // by key: its index in teamKeys
 	teamKeys  []string                       // the teams' keys, then those only memberships name
-	moveTeams []int32                        // by membership: its team's index in teamKeys
+	moves     []move                         // the memberships, by agent and date; the rows as read are let go
 	byKey     []int32                        // the agents' indexes, by key: smaller than a map on a floor of thousands
-	moveRuns  []run                          // by agent index: where the agent's moves are in Memberships
+	moveRuns  []run                          // by agent index: where the agent's moves are in moves
 	everOn    map[string][]int               // by team: its agents ever, by index, in directory order
 	decisions map[string][]ask.FloorDecision // by team, in date order
 	names     []string                       // each agent's name as folded writes it: one string, not a slice of words
@@ -122,12 +122,12 @@ func (d *Directory) settle(day time.Time, fingerprint string) {
 	slices.SortStableFunc(d.Memberships, func(a, b ask.Membership) int {
 		return cmp.Or(strings.Compare(a.Agent, b.Agent), a.From.Compare(b.From))
 	})
-	d.moveTeams = make([]int32, len(d.Memberships))
+	d.moves = make([]move, len(d.Memberships))
 	for i, m := range d.Memberships {
 		// An empty team key is no team, as before an agent's first.
-		d.moveTeams[i] = noTeam
+		d.moves[i] = move{from: m.From, team: noTeam}
 		if m.Team != "" {
-			d.moveTeams[i] = d.teamIndex(m.Team)
+			d.moves[i].team = d.teamIndex(m.Team)
 		}
 	}
 	slices.SortStableFunc(d.Floor, func(a, b ask.FloorDecision) int {
@@ -149,6 +149,7 @@ func (d *Directory) settle(day time.Time, fingerprint string) {
 			d.moveRuns[i] = r
 		}
 	}
+	d.Memberships = nil
 	d.names = make([]string, len(d.Agents))
 	d.everOn = map[string][]int{}
 	for i := range d.Agents {
@@ -161,17 +162,18 @@ func (d *Directory) settle(day time.Time, fingerprint string) {
 		if m, ok := d.Membership(a.Key, day); ok {
 			a.Team = m.Team
 		}
-		moves := d.Moves(a.Key)
+		moves := d.movesOf(i)
 		for j, m := range moves {
-			if !slices.ContainsFunc(moves[:j], func(o ask.Membership) bool { return o.Team == m.Team }) {
-				d.everOn[m.Team] = append(d.everOn[m.Team], i)
+			if !slices.ContainsFunc(moves[:j], func(o move) bool { return o.team == m.team }) {
+				team := d.teamKey(m.team)
+				d.everOn[team] = append(d.everOn[team], i)
 			}
 		}
 	}
 }
 
-// share makes the rows' repeated texts (team keys, who decided and why)
-// one string each: read row by row, each row holds a copy of its own.
+// share makes the rows' repeated texts (keys, who decided and why) one
+// string each: read row by row, each row holds a copy of its own.
 func (d *Directory) share() {
 	texts := map[string]string{}
 	one := func(s *string) {
@@ -186,11 +188,6 @@ func (d *Directory) share() {
 	}
 	for i := range d.Agents {
 		one(&d.Agents[i].Key)
-	}
-	for i := range d.Memberships {
-		m := &d.Memberships[i]
-		one(&m.Agent)
-		one(&m.Team)
 	}
 	for i := range d.Floor {
 		f := &d.Floor[i]
@@ -220,14 +217,40 @@ func runs[T any](rows []T, key func(T) string) iter.Seq[run] {
 	}
 }
 
+// move is a membership as the directory keeps it: from a day, on the team
+// with an index in teamKeys (noTeam for none). Its agent is where it is
+// kept (moveRuns).
+type move struct {
+	from time.Time
+	team int32
+}
+
+// movesOf returns the moves of the agent with index i, in date order.
+func (d *Directory) movesOf(i int) []move {
+	r := d.moveRuns[i]
+	return d.moves[r.lo:r.hi:r.hi]
+}
+
+// teamKey is the key of the team with index i in teamKeys, empty for none.
+func (d *Directory) teamKey(i int32) string {
+	if i == noTeam {
+		return ""
+	}
+	return d.teamKeys[i]
+}
+
 // Moves returns an agent's moves to a team, in date order.
 func (d *Directory) Moves(agent string) []ask.Membership {
 	i, ok := d.agentIndex(agent)
 	if !ok {
 		return nil
 	}
-	r := d.moveRuns[i]
-	return d.Memberships[r.lo:r.hi:r.hi]
+	moves := d.movesOf(i)
+	out := make([]ask.Membership, len(moves))
+	for j, m := range moves {
+		out[j] = ask.Membership{Agent: agent, Team: d.teamKey(m.team), From: m.from}
+	}
+	return out
 }
 
 // InScope returns, in directory order, the agents who may count for a
@@ -270,10 +293,14 @@ func (d *Directory) inScope(s ask.Scope) iter.Seq[int] {
 
 // Membership returns the agent's team on day: the latest move on or before it.
 func (d *Directory) Membership(agent string, day time.Time) (ask.Membership, bool) {
-	moves := d.Moves(agent)
-	for i := len(moves) - 1; i >= 0; i-- {
-		if !moves[i].From.After(day) {
-			return moves[i], true
+	i, ok := d.agentIndex(agent)
+	if !ok {
+		return ask.Membership{}, false
+	}
+	moves := d.movesOf(i)
+	for j := len(moves) - 1; j >= 0; j-- {
+		if m := moves[j]; !m.from.After(day) {
+			return ask.Membership{Agent: agent, Team: d.teamKey(m.team), From: m.from}, true
 		}
 	}
 	return ask.Membership{}, false

@@ -31,12 +31,7 @@ type Stint struct {
 const noTeam = -1
 
 // teamOf is the key of a stint's team, empty for none.
-func (d *Directory) teamOf(st Stint) string {
-	if st.team == noTeam {
-		return ""
-	}
-	return d.teamKeys[st.team]
-}
+func (d *Directory) teamOf(st Stint) string { return d.teamKey(st.team) }
 
 // epochDay is a date as days since 1 January 1970. Every date here is a
 // midnight in UTC.
@@ -140,16 +135,15 @@ func (d *Directory) workOutStints(s ask.Scope, p ask.Period) []Stint {
 // teamStints appends to out the days from lo to hi of the agent with
 // index agent, split by the team they were on.
 func (d *Directory) teamStints(out []Stint, agent int, lo, hi time.Time) []Stint {
-	r := d.moveRuns[agent]
-	moves := d.Memberships[r.lo:r.hi]
+	moves := d.movesOf(agent)
 	from := lo
 	for i := 0; i <= len(moves) && !from.After(hi); i++ {
 		team, until := int32(noTeam), hi
 		if i > 0 {
-			team = d.moveTeams[int(r.lo)+i-1]
+			team = moves[i-1].team
 		}
 		if i < len(moves) {
-			until = calendar.Earlier(hi, moves[i].From.AddDate(0, 0, -1))
+			until = calendar.Earlier(hi, moves[i].from.AddDate(0, 0, -1))
 		}
 		if !until.Before(from) {
 			out = append(out, Stint{agent: int32(agent), team: team, from: epochDayOf(from), to: epochDayOf(until)})
@@ -257,14 +251,22 @@ func (d *Directory) workOutGroups(s ask.Scope, groupBy string, p ask.Period, sti
 	case groupBy == catalog.GroupAgent && s.Kind == ask.ScopeAgent:
 		keys = []string{s.Key}
 	}
-	for _, st := range stints {
-		switch groupBy {
-		case catalog.GroupTeam:
-			if st.team != noTeam {
-				keys = append(keys, d.teamOf(st))
+	// A floor's thousands of stints name each group many times: each is
+	// listed once as it comes, so the list kept is no longer than its groups.
+	switch groupBy {
+	case catalog.GroupTeam:
+		seen := make([]bool, len(d.teamKeys))
+		for _, st := range stints {
+			if st.team != noTeam && !seen[st.team] {
+				seen[st.team] = true
+				keys = append(keys, d.teamKeys[st.team])
 			}
-		case catalog.GroupAgent:
-			keys = append(keys, d.AgentOf(st))
+		}
+	case catalog.GroupAgent:
+		for _, st := range stints { // by agent
+			if k := d.AgentOf(st); len(keys) == 0 || keys[len(keys)-1] != k {
+				keys = append(keys, k)
+			}
 		}
 	}
 	slices.Sort(keys)
@@ -316,10 +318,14 @@ func (d *Directory) AgentEvents(a ask.Agent, p ask.Period, named func(team strin
 	if a.Left != nil && a.Left.Before(p.End) {
 		what = append(what, "left "+a.Left.Format(time.DateOnly))
 	}
-	moves := d.Moves(a.Key)
-	for i, m := range moves {
-		if i > 0 && m.From.After(p.Start) && !m.From.After(p.End) {
-			what = append(what, "moved from "+d.teamName(moves[i-1].Team, named)+" to "+d.teamName(m.Team, named)+" on "+m.From.Format(time.DateOnly))
+	i, ok := d.agentIndex(a.Key)
+	if !ok {
+		return what
+	}
+	moves := d.movesOf(i)
+	for j, m := range moves {
+		if j > 0 && m.from.After(p.Start) && !m.from.After(p.End) {
+			what = append(what, "moved from "+d.teamName(d.teamKey(moves[j-1].team), named)+" to "+d.teamName(d.teamKey(m.team), named)+" on "+m.from.Format(time.DateOnly))
 		}
 	}
 	return what
