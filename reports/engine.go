@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"time"
@@ -319,7 +320,14 @@ func (e *Engine) directory(ctx context.Context, now time.Time) (*directory.Direc
 			case roster == nil: // unchanged since last
 				return last, nil
 			}
-			return directory.New(roster, day, last), nil
+			d := directory.New(roster, day, last)
+			if d != last {
+				// Reading and settling a floor of thousands leaves garbage
+				// several times the directory's size; give its pages back
+				// now, not as calls come and go.
+				debug.FreeOSMemory()
+			}
+			return d, nil
 		})
 }
 
