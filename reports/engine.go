@@ -323,9 +323,10 @@ func (e *Engine) directory(ctx context.Context, now time.Time) (*directory.Direc
 			d := directory.New(roster, day, last)
 			if d != last {
 				// Reading and settling a floor of thousands leaves garbage
-				// several times the directory's size; give its pages back
-				// now, not as calls come and go.
-				debug.FreeOSMemory()
+				// several times the directory's size: give its pages back
+				// now, not as calls come and go, and without calls that
+				// waited for the directory waiting for that too.
+				go debug.FreeOSMemory()
 			}
 			return d, nil
 		})
