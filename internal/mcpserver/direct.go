@@ -38,6 +38,11 @@ import (
 // without JSON-RPC batches, as the MCP-Protocol-Version header names them.
 var directRevisions = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
 
+// protocolVersionHeader is the header that names a request's protocol
+// revision, spelled as net/http keeps it, so that reading it need not
+// respell it first.
+const protocolVersionHeader = "Mcp-Protocol-Version"
+
 // revisionPerRequest is the first revision whose calls carry the revision
 // and the client's capabilities in _meta, and repeat the method and name in
 // headers.
@@ -109,13 +114,14 @@ func answerDirectly(srv *mcp.Server, next http.Handler, localhostOnly bool) http
 		}
 		body, err := io.ReadAll(r.Body)
 		r.Body.Close()
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if err != nil {
-			next.ServeHTTP(w, r)
-			return
+		var id json.RawMessage
+		var req *mcp.CallToolRequest
+		ok := err == nil
+		if ok {
+			id, req, ok = d.request(r, body)
 		}
-		id, req, ok := d.request(r, body)
 		if !ok {
+			r.Body = io.NopCloser(bytes.NewReader(body))
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -123,20 +129,20 @@ func answerDirectly(srv *mcp.Server, next http.Handler, localhostOnly bool) http
 		res, err := d.call(r.Context(), req)
 		w.Header().Set("Cache-Control", "no-cache, no-transform")
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(d.encode(id, r.Header.Get("MCP-Protocol-Version") >= revisionPerRequest, res, err))
+		w.Write(d.encode(id, r.Header.Get(protocolVersionHeader) >= revisionPerRequest, res, err))
 	})
 }
 
 // takes reports whether a request's method and headers are those of a call
 // a direct call may answer.
 func (d *direct) takes(r *http.Request, localhostOnly bool) bool {
-	if r.Method != http.MethodPost || r.Body == nil || len(r.Header.Values("Last-Event-ID")) > 0 {
+	if r.Method != http.MethodPost || r.Body == nil || len(r.Header.Values("Last-Event-Id")) > 0 {
 		return false
 	}
 	if t, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || t != "application/json" {
 		return false
 	}
-	revision := r.Header.Get("MCP-Protocol-Version")
+	revision := r.Header.Get(protocolVersionHeader)
 	if !accepts(r.Header.Values("Accept")) || !slices.Contains(directRevisions, revision) {
 		return false
 	}
@@ -153,7 +159,7 @@ func (d *direct) takes(r *http.Request, localhostOnly bool) bool {
 func accepts(values []string) bool {
 	var jsonOK, streamOK bool
 	for _, v := range values {
-		for _, token := range strings.Split(v, ",") {
+		for token := range strings.SplitSeq(v, ",") {
 			base, _, _ := strings.Cut(token, ";")
 			switch strings.ToLower(strings.TrimSpace(base)) {
 			case "application/json":
@@ -208,7 +214,7 @@ func (d *direct) request(r *http.Request, body []byte) (json.RawMessage, *mcp.Ca
 	if hasMeta && json.Unmarshal(rawMeta, &meta) != nil {
 		return nil, nil, false
 	}
-	revision := r.Header.Get("MCP-Protocol-Version")
+	revision := r.Header.Get(protocolVersionHeader)
 	if !d.metaFits(meta, rawMeta, revision) {
 		return nil, nil, false
 	}
