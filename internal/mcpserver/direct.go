@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/reports/rawjson"
 )
 
 // This file answers the call a client makes most, a tools/call of one of
@@ -193,7 +195,7 @@ func (d *direct) request(r *http.Request, body []byte) (json.RawMessage, *mcp.Ca
 		return nil, nil, false
 	}
 	var jsonrpc, id, method, params []byte
-	if !members(body, func(key, value []byte) bool {
+	if !rawjson.Object(body, func(key, value []byte) bool {
 		switch string(key) {
 		case "jsonrpc":
 			jsonrpc = value
@@ -212,7 +214,7 @@ func (d *direct) request(r *http.Request, body []byte) (json.RawMessage, *mcp.Ca
 	}
 	var name string
 	var args, rawMeta json.RawMessage
-	if !members(params, func(key, value []byte) bool {
+	if !rawjson.Object(params, func(key, value []byte) bool {
 		switch string(key) {
 		case "name":
 			name = d.tool(value)
@@ -250,99 +252,13 @@ func (d *direct) request(r *http.Request, body []byte) (json.RawMessage, *mcp.Ca
 
 // tool returns the tool a JSON value names, or "" if it names none.
 func (d *direct) tool(value []byte) string {
-	name, ok := unquoted(value)
-	if !ok {
-		return ""
-	}
+	name, _ := rawjson.Unquote(value)
 	for _, t := range d.tools {
 		if string(name) == t {
 			return t
 		}
 	}
 	return ""
-}
-
-// members calls visit with the key, unquoted, and the value of each member
-// of a JSON object in turn, and reports whether obj is an object whose
-// every member visit took. obj must be valid JSON (json.Valid).
-func members(obj []byte, visit func(key, value []byte) bool) bool {
-	i := skipSpace(obj, 0)
-	if i == len(obj) || obj[i] != '{' {
-		return false
-	}
-	for i = skipSpace(obj, i+1); obj[i] != '}'; {
-		end := valueEnd(obj, i)
-		key, ok := unquoted(obj[i:end])
-		if !ok {
-			return false
-		}
-		i = skipSpace(obj, skipSpace(obj, end)+1) // past the colon
-		end = valueEnd(obj, i)
-		if !visit(key, obj[i:end]) {
-			return false
-		}
-		if i = skipSpace(obj, end); obj[i] == ',' {
-			i = skipSpace(obj, i+1)
-		}
-	}
-	return true
-}
-
-// skipSpace returns the index of the first byte of data from i on that is
-// not JSON white space.
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// valueEnd returns the index just past the JSON value that starts at
-// data[i], in valid JSON.
-func valueEnd(data []byte, i int) int {
-	depth := 0
-	for ; i < len(data); i++ {
-		switch data[i] {
-		case '"':
-			for i++; data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i // a number or literal, at the end of its object or array
-			}
-			depth--
-		case ',', ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return i
-			}
-		default:
-			continue
-		}
-		if depth == 0 {
-			return i + 1
-		}
-	}
-	return i
-}
-
-// unquoted returns what a JSON string holds, as far as a key or a tool's
-// name can match it: its bytes as they are unless it escapes any, and
-// whether the value is a string at all.
-func unquoted(value []byte) ([]byte, bool) {
-	if len(value) == 0 || value[0] != '"' {
-		return nil, false
-	}
-	if !bytes.ContainsRune(value, '\\') {
-		return value[1 : len(value)-1], true
-	}
-	var s string
-	err := json.Unmarshal(value, &s)
-	return []byte(s), err == nil
 }
 
 // metaFits is the package's metaFits, remembered for _meta as sent (raw)

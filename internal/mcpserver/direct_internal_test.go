@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -58,38 +57,4 @@ func TestRememberedMetaFitsAsJudged(t *testing.T) {
 	if !d.metaFits(meta, large, revisionPerRequest) || len(d.fits) != 0 {
 		t.Fatalf("a _meta of %d bytes: fits %v, %d kept; want it to fit, unkept", len(large), d.metaFits(meta, large, revisionPerRequest), len(d.fits))
 	}
-}
-
-// members reads an object's members as json.Unmarshal reads them into a
-// map of raw values: the same keys, unescaped, the last of a repeated key
-// counting, and each value as written; anything but an object is not one.
-func FuzzMembersReadAsUnmarshal(f *testing.F) {
-	for _, seed := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sales","arguments":{"who":{"floor":true}}}}`,
-		` { "a" : 1 , "b" :[1, {"c":"]}"}, "x\"y"] ,"c":-1.5e3}  `,
-		`{"a":1,"a":"two","b":null,"a":{"z":[]}}`,
-		`{"json\u0072pc":"2.0","\u00e9t\u00e9":true,"\ud800":false,"\\":"\\\""}`,
-		`{"n":0}`, `{"t":true,"f":false}`, `{"s":"a,b}c]"}`, `{}`, ` {} `,
-		`[]`, `[{"a":1}]`, `null`, `"x"`, `1`, `{"a":{}}x`, `{"a":`, ``,
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var want map[string]json.RawMessage
-		wantOK := json.Unmarshal(data, &want) == nil && want != nil
-		got := map[string]json.RawMessage{}
-		gotOK := json.Valid(data) && members(data, func(key, value []byte) bool {
-			got[string(key)] = value
-			return true
-		})
-		if gotOK != wantOK {
-			t.Fatalf("%q: members says an object %v, json.Unmarshal %v", data, gotOK, wantOK)
-		}
-		if !gotOK || !utf8.Valid(data) { // keys that are not UTF-8 are read as written
-			return
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("%q: members read %q, json.Unmarshal %q", data, got, want)
-		}
-	})
 }
