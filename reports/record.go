@@ -85,7 +85,7 @@ func (e *Engine) appendLoggable(b, v []byte) []byte {
 		return append(b, ']')
 	case '"':
 		text, _ := rawjson.Unquote(v)
-		if e.words.Value(string(text)) {
+		if e.words.Value(text) {
 			return appendString(b, text)
 		}
 		return e.appendRedacted(b, string(text))
