@@ -57,6 +57,8 @@ type governor struct {
 	warnings []note   // about this result: kept by compact
 	standing []string // how figures are counted, by note ID: dropped by compact
 	gaps     []gap    // metrics whose figures are missing days or not final
+
+	room [8]string // standing's first notes, as many as an answer usually has
 }
 
 // gap is one reason some metrics' figures are incomplete; metrics that share
@@ -79,6 +81,7 @@ func (e *Engine) governor(g *answer.Governed, now time.Time, p ask.Period, compa
 		CatalogVersion: e.cat.Version(),
 	}
 	gv := &governor{e: e, g: g, now: now, period: p, compact: compact, byRef: knownDefinitions == e.cat.Version()}
+	gv.standing = gv.room[:0]
 	if knownDefinitions != "" && !gv.byRef {
 		gv.warn(WarnCatalogChanged, "known_definitions does not match this catalogue (catalog_version "+e.cat.Version()+"), so the full definitions and notes are included.")
 	}
