@@ -234,8 +234,11 @@ func (d *direct) request(r *http.Request, body []byte) (json.RawMessage, *mcp.Ca
 		return nil, nil, false
 	}
 	var meta mcp.Meta
-	if hasMeta && json.Unmarshal(rawMeta, &meta) != nil {
-		return nil, nil, false
+	if hasMeta {
+		var ok bool
+		if meta, ok = metaOf(rawMeta); !ok {
+			return nil, nil, false
+		}
 	}
 	revision := r.Header.Get(protocolVersionHeader)
 	if !d.metaFits(meta, rawMeta, revision) {
@@ -315,6 +318,14 @@ func decodes[T any](v any) bool {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	return dec.Decode(&t) == nil
+}
+
+// metaOf decodes a call's _meta, if it decodes: apart, so that a call
+// without one makes no room for it.
+func metaOf(raw json.RawMessage) (mcp.Meta, bool) {
+	var meta mcp.Meta
+	err := json.Unmarshal(raw, &meta)
+	return meta, err == nil
 }
 
 func isObject(raw json.RawMessage) bool {
