@@ -141,7 +141,7 @@ func (d *direct) takes(r *http.Request, localhostOnly bool) bool {
 	if r.Method != http.MethodPost || r.Body == nil || len(r.Header.Values("Last-Event-Id")) > 0 {
 		return false
 	}
-	if t, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || t != "application/json" {
+	if !isJSON(r.Header.Get("Content-Type")) {
 		return false
 	}
 	revision := r.Header.Get(protocolVersionHeader)
@@ -154,6 +154,16 @@ func (d *direct) takes(r *http.Request, localhostOnly bool) bool {
 		return false
 	}
 	return !localhostOnly || loopbackHost(r.Host)
+}
+
+// isJSON reports whether a Content-Type is JSON's, with or without
+// parameters; written as clients write it, it needs no parsing.
+func isJSON(contentType string) bool {
+	if contentType == "application/json" {
+		return true
+	}
+	t, _, err := mime.ParseMediaType(contentType)
+	return err == nil && t == "application/json"
 }
 
 // accepts reports whether an Accept header names both media types a
