@@ -18,22 +18,27 @@ import (
 // order (a key given twice as it was given last), with no copy of them.
 func (e *Engine) loggable(c *call, raw json.RawMessage) json.RawMessage {
 	if a, r := c.arguments(raw); r == nil && len(bytes.TrimSpace(raw)) > 0 {
-		return e.appendLoggable(make([]byte, 0, 2*len(raw)), a.Object())
+		x := rawjson.NewIndex(a.Object())
+		return e.appendLoggable(make([]byte, 0, 2*len(raw)), &x, 0)
 	}
 	return e.appendRedacted(nil, string(raw))
 }
 
-// member is one field of an object, as the log walks it.
-type member struct{ key, value []byte }
+// member is one field of an object, as the log walks it: its key and
+// where its value starts.
+type member struct {
+	key []byte
+	at  int
+}
 
-// appendLoggable appends the log's form of a valid JSON value.
-func (e *Engine) appendLoggable(b, v []byte) []byte {
-	switch v[0] {
+// appendLoggable appends the log's form of the value at x.Text[at].
+func (e *Engine) appendLoggable(b []byte, x *rawjson.Index, at int) []byte {
+	switch v := x.Text[at:x.End(at)]; v[0] {
 	case '{':
 		var room [12]member // as many fields as a tool takes, on the stack
 		fields := room[:0]
-		rawjson.Object(v, func(key, value []byte) bool {
-			fields = append(fields, member{key, value})
+		x.Object(at, func(key []byte, at int) bool {
+			fields = append(fields, member{key, at})
 			return true
 		})
 		// In order of their keys; of a key given twice, the value given
@@ -55,7 +60,7 @@ func (e *Engine) appendLoggable(b, v []byte) []byte {
 				b = append(b, ',')
 			}
 			b = appendString(b, f.key)
-			b = e.appendLoggable(append(b, ':'), f.value)
+			b = e.appendLoggable(append(b, ':'), x, f.at)
 		}
 		unknown := slices.DeleteFunc(kept, func(f member) bool { return e.words.Field(string(f.key)) })
 		if len(unknown) > 0 {
@@ -75,11 +80,11 @@ func (e *Engine) appendLoggable(b, v []byte) []byte {
 	case '[':
 		b = append(b, '[')
 		n := 0
-		rawjson.Array(v, func(x []byte) bool {
+		x.Array(at, func(at int) bool {
 			if n++; n > 1 {
 				b = append(b, ',')
 			}
-			b = e.appendLoggable(b, x)
+			b = e.appendLoggable(b, x, at)
 			return true
 		})
 		return append(b, ']')

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Each reader reads as encoding/json decodes: an object's members as into
@@ -53,6 +55,12 @@ func FuzzReadsAsEncodingJSON(f *testing.F) {
 			t.Errorf("%q: Unquote read %v %q; json.Unmarshal %v %q", data, got, text, isString, s)
 		}
 
+		if valid {
+			if got, want := walkIndex(ptr(NewIndex(bytes.Trim(data, " \t\r\n"))), 0), walk(value); got != want {
+				t.Errorf("%q: through an Index, read %s; through Object and Array, %s", data, got, want)
+			}
+		}
+
 		dec := json.NewDecoder(bytes.NewReader(data))
 		var first json.RawMessage
 		decoded := dec.Decode(&first) == nil && first[0] == '{'
@@ -61,3 +69,68 @@ func FuzzReadsAsEncodingJSON(f *testing.F) {
 		}
 	})
 }
+
+// walk writes out every value within v as Object and Array read them.
+func walk(v []byte) string {
+	var b strings.Builder
+	switch v[0] {
+	case '{':
+		Object(v, func(key, value []byte) bool {
+			fmt.Fprintf(&b, "%q:%s;", key, walk(value))
+			return true
+		})
+	case '[':
+		Array(v, func(elem []byte) bool {
+			fmt.Fprintf(&b, "%s;", walk(elem))
+			return true
+		})
+	}
+	return fmt.Sprintf("%s(%s)", v, b.String())
+}
+
+// walkIndex is walk through an Index.
+func walkIndex(x *Index, at int) string {
+	var b strings.Builder
+	switch x.Text[at] {
+	case '{':
+		x.Object(at, func(key []byte, at int) bool {
+			fmt.Fprintf(&b, "%q:%s;", key, walkIndex(x, at))
+			return true
+		})
+	case '[':
+		x.Array(at, func(at int) bool {
+			fmt.Fprintf(&b, "%s;", walkIndex(x, at))
+			return true
+		})
+	}
+	return fmt.Sprintf("%s(%s)", x.Text[at:x.End(at)], b.String())
+}
+
+// Reading values nested deep through an Index reads the text about once,
+// not once for every value a value is in.
+func TestIndexReadsDeepValuesOnce(t *testing.T) {
+	const depth = 10000
+	text := []byte(strings.Repeat(`{"b":"`+strings.Repeat("x", 100)+`","a":[`, depth) + "1" + strings.Repeat("]}", depth))
+	x := ptr(NewIndex(text))
+	values := 0
+	var read func(at int)
+	read = func(at int) {
+		values++
+		x.Object(at, func(key []byte, at int) bool {
+			if string(key) == "a" {
+				x.Array(at, func(at int) bool { read(at); return true })
+			}
+			return true
+		})
+	}
+	start := time.Now()
+	read(0)
+	if values != depth+1 {
+		t.Fatalf("read %d objects, want %d", values, depth)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("reading %d nested values took %v", depth, took)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
