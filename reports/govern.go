@@ -57,6 +57,15 @@ type governor struct {
 	warnings []note   // about this result: kept by compact
 	standing []string // how figures are counted, by note ID: dropped by compact
 	gaps     []gap    // metrics whose figures are missing days or not final
+
+	room [8]string // standing's first notes, as many as an answer usually has
+
+	// stated is the last through the answer stated, as it stated it:
+	// metrics read from one source, and the source, state the same dates,
+	// written once.
+	stated     through
+	statedAs   answer.DataThrough
+	statedOnce bool
 }
 
 // gap is one reason some metrics' figures are incomplete; metrics that share
@@ -79,6 +88,7 @@ func (e *Engine) governor(g *answer.Governed, now time.Time, p ask.Period, compa
 		CatalogVersion: e.cat.Version(),
 	}
 	gv := &governor{e: e, g: g, now: now, period: p, compact: compact, byRef: knownDefinitions == e.cat.Version()}
+	gv.standing = gv.room[:0]
 	if knownDefinitions != "" && !gv.byRef {
 		gv.warn(WarnCatalogChanged, "known_definitions does not match this catalogue (catalog_version "+e.cat.Version()+"), so the full definitions and notes are included.")
 	}
@@ -110,18 +120,28 @@ func (gv *governor) describe(metrics []*catalog.Metric, cov map[string]ask.Cover
 			continue
 		}
 		th := metricThrough(m, cov, gv.now, zone)
-		info := gv.e.metricInfo(m, th, gv.compact, gv.byRef)
+		info := gv.e.metricInfo(m, gv.public(th), gv.compact, gv.byRef)
 		info.LeftOut = leftOut[m.ID]
 		gv.g.Metrics[m.ID] = info
 		gv.partial(m, th, info.LeftOut)
 		for _, s := range m.Sources() {
 			if _, done := gv.g.DataThrough[s.Relation]; !done {
-				gv.g.DataThrough[s.Relation] = sourceThrough(s, cov, gv.now, zone).public()
+				gv.g.DataThrough[s.Relation] = gv.public(sourceThrough(s, cov, gv.now, zone))
 				gv.stand(gv.e.cat.SourceNotes(s)...)
 			}
 		}
 	}
 	gv.g.Partial = len(gv.g.PartialMetrics) > 0
+}
+
+// public is th as the answer states it (through.public), the dates of the
+// through stated last not written again. The times compare whole, zone
+// included, as the dates are written in it.
+func (gv *governor) public(th through) answer.DataThrough {
+	if !gv.statedOnce || th != gv.stated {
+		gv.stated, gv.statedAs, gv.statedOnce = th, th.public(), true
+	}
+	return gv.statedAs
 }
 
 // partial marks a metric partial when the period reaches past the days its
@@ -253,8 +273,8 @@ func (gv *governor) finish() []string {
 	return kinds
 }
 
-func (e *Engine) metricInfo(m *catalog.Metric, th through, compact, byRef bool) *answer.MetricInfo {
-	info := &answer.MetricInfo{Label: m.Label, Unit: m.Unit, DataThrough: th.public()}
+func (e *Engine) metricInfo(m *catalog.Metric, th answer.DataThrough, compact, byRef bool) *answer.MetricInfo {
+	info := &answer.MetricInfo{Label: m.Label, Unit: m.Unit, DataThrough: th}
 	if m.Basis != nil {
 		info.SalesBasis = m.Basis.ID
 	}

@@ -6,72 +6,99 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"plumbline/reports/rawjson"
 )
 
 // loggable rewrites a call's arguments for the log: booleans, numbers,
 // dates and the fixed choices of the grammar are kept as given; any other
 // string becomes redact(text), and unknown field names are redacted too,
 // listed under _unknown_fields. Arguments that are not a JSON object are
-// redacted whole. It encodes as it walks the decoded arguments, keys in
-// order, with no copy of them.
+// redacted whole. It encodes as it walks the arguments as written, keys in
+// order (a key given twice as it was given last), with no copy of them.
 func (e *Engine) loggable(c *call, raw json.RawMessage) json.RawMessage {
 	if a, r := c.arguments(raw); r == nil && len(bytes.TrimSpace(raw)) > 0 {
-		return e.appendLoggable(make([]byte, 0, 2*len(raw)), a.Fields())
+		x := rawjson.NewIndex(a.Object())
+		return e.appendLoggable(make([]byte, 0, 2*len(raw)), &x, 0)
 	}
 	return e.appendRedacted(nil, string(raw))
 }
 
-func (e *Engine) appendLoggable(b []byte, v any) []byte {
-	switch v := v.(type) {
-	case map[string]any:
-		var room [12]string // as many fields as a tool takes, on the stack
-		keys := room[:0]
-		for k := range v {
-			keys = append(keys, k)
+// member is one field of an object, as the log walks it: its key and
+// where its value starts.
+type member struct {
+	key []byte
+	at  int
+}
+
+// appendLoggable appends the log's form of the value at x.Text[at].
+func (e *Engine) appendLoggable(b []byte, x *rawjson.Index, at int) []byte {
+	switch v := x.Text[at:x.End(at)]; v[0] {
+	case '{':
+		var room [12]member // as many fields as a tool takes, on the stack
+		fields := room[:0]
+		x.Object(at, func(key []byte, at int) bool {
+			fields = append(fields, member{key, at})
+			return true
+		})
+		// In order of their keys; of a key given twice, the value given
+		// last.
+		slices.SortStableFunc(fields, func(x, y member) int { return bytes.Compare(x.key, y.key) })
+		kept := fields[:0]
+		for i, f := range fields {
+			if i+1 == len(fields) || !bytes.Equal(f.key, fields[i+1].key) {
+				kept = append(kept, f)
+			}
 		}
-		slices.Sort(keys)
 		b = append(b, '{')
 		n := 0
-		for _, k := range keys {
-			if !e.words.Field(k) {
+		for _, f := range kept {
+			if !e.words.Field(string(f.key)) {
 				continue
 			}
 			if n++; n > 1 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
-			b = e.appendLoggable(append(b, ':'), v[k])
+			b = appendString(b, f.key)
+			b = e.appendLoggable(append(b, ':'), x, f.at)
 		}
-		unknown := slices.DeleteFunc(keys, e.words.Field)
+		unknown := slices.DeleteFunc(kept, func(f member) bool { return e.words.Field(string(f.key)) })
 		if len(unknown) > 0 {
 			if n > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `"_unknown_fields":[`...)
-			for i, k := range unknown {
+			for i, f := range unknown {
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b = e.appendRedacted(b, k)
+				b = e.appendRedacted(b, string(f.key))
 			}
 			b = append(b, ']')
 		}
 		return append(b, '}')
-	case []any:
+	case '[':
 		b = append(b, '[')
-		for i, x := range v {
-			if i > 0 {
+		n := 0
+		x.Array(at, func(at int) bool {
+			if n++; n > 1 {
 				b = append(b, ',')
 			}
-			b = e.appendLoggable(b, x)
-		}
+			b = e.appendLoggable(b, x, at)
+			return true
+		})
 		return append(b, ']')
-	case string:
-		if e.words.Value(v) {
-			return appendString(b, v)
+	case '"':
+		text, _ := rawjson.Unquote(v)
+		if e.words.Value(text) {
+			return appendString(b, text)
 		}
-		return e.appendRedacted(b, v)
-	case json.Number:
+		return e.appendRedacted(b, string(text))
+	case 't', 'f':
+		return append(b, v...)
+	case 'n':
+		return append(b, "null"...)
+	default:
 		// A number goes as given when it is a plain one; one PostgreSQL's
 		// jsonb cannot hold (1e999999, thousands of digits) is free text.
 		if len(v) <= maxLoggedNumber {
@@ -80,10 +107,6 @@ func (e *Engine) appendLoggable(b []byte, v any) []byte {
 			}
 		}
 		return e.appendRedacted(b, string(v))
-	case bool:
-		return strconv.AppendBool(b, v)
-	default:
-		return append(b, "null"...)
 	}
 }
 
@@ -98,10 +121,10 @@ func (e *Engine) appendRedacted(b []byte, text string) []byte {
 
 // appendString appends s as a JSON string: as it is when it needs no
 // escaping, as encoding/json writes it otherwise.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			out, _ := json.Marshal(s)
+func appendString(b, s []byte) []byte {
+	for _, c := range s {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			out, _ := json.Marshal(string(s))
 			return append(b, out...)
 		}
 	}

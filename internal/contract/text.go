@@ -272,38 +272,46 @@ func parenthesized(parts []string) string {
 
 // stamp is what varies with an answer for one metric.
 func stamp(m *answer.MetricInfo) string {
-	var parts []string
+	var buf [96]byte
+	b := buf[:0]
 	if m.SalesBasis != "" {
-		parts = append(parts, "basis "+m.SalesBasis)
+		b = append(append(b, "basis "...), m.SalesBasis...)
+		b = append(b, "; "...)
 	}
-	parts = append(parts, throughText(m.DataThrough))
+	b = appendThrough(b, m.DataThrough)
 	if m.Partial {
-		parts = append(parts, "partial")
+		b = append(b, "; partial"...)
 	}
 	if m.LeftOut > 0 {
-		parts = append(parts, reports.AgentDays(m.LeftOut)+" left out")
+		b = append(append(append(b, "; "...), reports.AgentDays(m.LeftOut)...), " left out"...)
 	}
 	if td := m.Target; td != nil {
 		counted := "no day counted yet"
 		if td.CountedFrom != nil {
 			counted = "counted " + *td.CountedFrom + ".." + *td.CountedThrough + " (" + calendar.DayCount(td.CountedDays, "") + ")"
 		}
-		parts = append(parts, fmt.Sprintf("target %s %s..%s (%s), %s", td.Period, td.Start, td.End, calendar.DayCount(td.Days, ""), counted))
+		b = fmt.Appendf(b, "; target %s %s..%s (%s), %s", td.Period, td.Start, td.End, calendar.DayCount(td.Days, ""), counted)
 	}
-	return strings.Join(parts, "; ")
+	return string(b)
 }
 
 // throughText says how far data runs and is final.
 func throughText(d answer.DataThrough) string {
+	var buf [64]byte
+	return string(appendThrough(buf[:0], d))
+}
+
+// appendThrough appends throughText(d) to b.
+func appendThrough(b []byte, d answer.DataThrough) []byte {
 	switch {
 	case d.RunsTo == nil:
-		return "no data"
+		return append(b, "no data"...)
 	case d.CompleteThrough == nil:
-		return "data through " + *d.RunsTo + ", no day final yet"
+		return append(append(append(b, "data through "...), *d.RunsTo...), ", no day final yet"...)
 	case *d.CompleteThrough == *d.RunsTo:
-		return "final through " + *d.RunsTo
+		return append(append(b, "final through "...), *d.RunsTo...)
 	}
-	return "data through " + *d.RunsTo + ", final through " + *d.CompleteThrough
+	return append(append(append(append(b, "data through "...), *d.RunsTo...), ", final through "...), *d.CompleteThrough...)
 }
 
 // unstated are the sources whose data_through no metric's stamp states: a

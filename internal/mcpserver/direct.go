@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"plumbline/reports/rawjson"
 )
 
 // This file answers the call a client makes most, a tools/call of one of
@@ -37,6 +39,11 @@ import (
 // directRevisions are the protocol revisions a direct call answers: those
 // without JSON-RPC batches, as the MCP-Protocol-Version header names them.
 var directRevisions = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
+
+// protocolVersionHeader is the header that names a request's protocol
+// revision, spelled as net/http keeps it, so that reading it need not
+// respell it first.
+const protocolVersionHeader = "Mcp-Protocol-Version"
 
 // revisionPerRequest is the first revision whose calls carry the revision
 // and the client's capabilities in _meta, and repeat the method and name in
@@ -109,13 +116,14 @@ func answerDirectly(srv *mcp.Server, next http.Handler, localhostOnly bool) http
 		}
 		body, err := io.ReadAll(r.Body)
 		r.Body.Close()
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if err != nil {
-			next.ServeHTTP(w, r)
-			return
+		var id json.RawMessage
+		var req *mcp.CallToolRequest
+		ok := err == nil
+		if ok {
+			id, req, ok = d.request(r, body)
 		}
-		id, req, ok := d.request(r, body)
 		if !ok {
+			r.Body = io.NopCloser(bytes.NewReader(body))
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -123,20 +131,20 @@ func answerDirectly(srv *mcp.Server, next http.Handler, localhostOnly bool) http
 		res, err := d.call(r.Context(), req)
 		w.Header().Set("Cache-Control", "no-cache, no-transform")
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(d.encode(id, r.Header.Get("MCP-Protocol-Version") >= revisionPerRequest, res, err))
+		w.Write(d.encode(id, r.Header.Get(protocolVersionHeader) >= revisionPerRequest, res, err))
 	})
 }
 
 // takes reports whether a request's method and headers are those of a call
 // a direct call may answer.
 func (d *direct) takes(r *http.Request, localhostOnly bool) bool {
-	if r.Method != http.MethodPost || r.Body == nil || len(r.Header.Values("Last-Event-ID")) > 0 {
+	if r.Method != http.MethodPost || r.Body == nil || len(r.Header.Values("Last-Event-Id")) > 0 {
 		return false
 	}
-	if t, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || t != "application/json" {
+	if !isJSON(r.Header.Get("Content-Type")) {
 		return false
 	}
-	revision := r.Header.Get("MCP-Protocol-Version")
+	revision := r.Header.Get(protocolVersionHeader)
 	if !accepts(r.Header.Values("Accept")) || !slices.Contains(directRevisions, revision) {
 		return false
 	}
@@ -148,12 +156,22 @@ func (d *direct) takes(r *http.Request, localhostOnly bool) bool {
 	return !localhostOnly || loopbackHost(r.Host)
 }
 
+// isJSON reports whether a Content-Type is JSON's, with or without
+// parameters; written as clients write it, it needs no parsing.
+func isJSON(contentType string) bool {
+	if contentType == "application/json" {
+		return true
+	}
+	t, _, err := mime.ParseMediaType(contentType)
+	return err == nil && t == "application/json"
+}
+
 // accepts reports whether an Accept header names both media types a
 // Streamable HTTP client must accept, each by its own name.
 func accepts(values []string) bool {
 	var jsonOK, streamOK bool
 	for _, v := range values {
-		for _, token := range strings.Split(v, ",") {
+		for token := range strings.SplitSeq(v, ",") {
 			base, _, _ := strings.Cut(token, ";")
 			switch strings.ToLower(strings.TrimSpace(base)) {
 			case "application/json":
@@ -179,46 +197,81 @@ func loopbackHost(host string) bool {
 }
 
 // request reads a direct call from its body: its id as sent, and the tool
-// request the go-sdk would hand the tool's handler.
+// request the go-sdk would hand the tool's handler. It reads the body as
+// json.Unmarshal would into maps of raw values, one for the message and
+// one for its params (the last of a repeated key counting), but in place.
 func (d *direct) request(r *http.Request, body []byte) (json.RawMessage, *mcp.CallToolRequest, bool) {
-	var msg map[string]json.RawMessage
-	if json.Unmarshal(body, &msg) != nil || len(msg) != 4 || string(msg["jsonrpc"]) != `"2.0"` ||
-		string(msg["method"]) != `"tools/call"` || !directID.Match(msg["id"]) {
+	if !json.Valid(body) {
 		return nil, nil, false
 	}
-	var params map[string]json.RawMessage
-	if json.Unmarshal(msg["params"], &params) != nil {
+	var jsonrpc, id, method, params []byte
+	if !rawjson.Object(body, func(key, value []byte) bool {
+		switch string(key) {
+		case "jsonrpc":
+			jsonrpc = value
+		case "id":
+			id = value
+		case "method":
+			method = value
+		case "params":
+			params = value
+		default:
+			return false
+		}
+		return true
+	}) || string(jsonrpc) != `"2.0"` || string(method) != `"tools/call"` || !directID.Match(id) {
 		return nil, nil, false
 	}
 	var name string
-	if json.Unmarshal(params["name"], &name) != nil || !slices.Contains(d.tools, name) {
+	var args, rawMeta json.RawMessage
+	if !rawjson.Object(params, func(key, value []byte) bool {
+		switch string(key) {
+		case "name":
+			name = d.tool(value)
+		case "arguments":
+			args = value
+		case "_meta":
+			rawMeta = value
+		default:
+			return false
+		}
+		return true
+	}) || name == "" {
 		return nil, nil, false
 	}
-	for key := range params {
-		if key != "name" && key != "arguments" && key != "_meta" {
-			return nil, nil, false
-		}
-	}
-	args, hasArgs := params["arguments"]
-	rawMeta, hasMeta := params["_meta"]
+	hasArgs, hasMeta := args != nil, rawMeta != nil
 	if hasArgs && !isObject(args) || hasMeta && !isObject(rawMeta) {
 		return nil, nil, false
 	}
 	var meta mcp.Meta
-	if hasMeta && json.Unmarshal(rawMeta, &meta) != nil {
-		return nil, nil, false
+	if hasMeta {
+		var ok bool
+		if meta, ok = metaOf(rawMeta); !ok {
+			return nil, nil, false
+		}
 	}
-	revision := r.Header.Get("MCP-Protocol-Version")
+	revision := r.Header.Get(protocolVersionHeader)
 	if !d.metaFits(meta, rawMeta, revision) {
 		return nil, nil, false
 	}
 	if revision >= revisionPerRequest && r.Header.Get("Mcp-Name") != name {
 		return nil, nil, false
 	}
-	return msg["id"], &mcp.CallToolRequest{
+	return id, &mcp.CallToolRequest{
 		Params: &mcp.CallToolParamsRaw{Meta: meta, Name: name, Arguments: args},
 		Extra:  &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header},
 	}, true
+}
+
+// tool returns the tool a JSON value names, or "" if it names none.
+func (d *direct) tool(value []byte) string {
+	name, _ := rawjson.Unquote(value)
+	for _, t := range d.tools {
+		if string(name) == t {
+			return t
+		}
+	}
+	return ""
 }
 
 // metaFits is the package's metaFits, remembered for _meta as sent (raw)
@@ -275,6 +328,14 @@ func decodes[T any](v any) bool {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	return dec.Decode(&t) == nil
+}
+
+// metaOf decodes a call's _meta, if it decodes: apart, so that a call
+// without one makes no room for it.
+func metaOf(raw json.RawMessage) (mcp.Meta, bool) {
+	var meta mcp.Meta
+	err := json.Unmarshal(raw, &meta)
+	return meta, err == nil
 }
 
 func isObject(raw json.RawMessage) bool {

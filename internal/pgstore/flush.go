@@ -23,6 +23,9 @@ import (
 // transaction's own id, at any wal_level.
 const flushBarrier = "SELECT pg_catalog.pg_logical_emit_message(true, 'plumbline', '')"
 
+// barrier queues flushBarrier, read only, for every pipeline.
+var barrier = &pgx.QueuedQuery{SQL: flushBarrier}
+
 // FlushFunction is the function the flush barrier runs, which the login
 // must be able to execute: setup grants it to the logger, and takes it
 // from every other role.
@@ -55,7 +58,7 @@ func (s *Store) PipelineFlushing(ctx context.Context, steps ...Step) (flushed fu
 	}
 	b := s.batch(ctx, lazy, true)
 	c := conn.Conn()
-	queries := append(b.QueuedQueries, &pgx.QueuedQuery{SQL: flushBarrier})
+	queries := append(b.QueuedQueries, barrier)
 	kept := keptOn(c.PgConn())
 	if err := kept.prepare(ctx, c.PgConn(), queries); err != nil {
 		conn.Release()

@@ -187,7 +187,7 @@ func (s *Store) Run(ctx context.Context, plans ...*ask.Plan) ([]*ask.Result, err
 // group key, every part's sum, each metric's kept and left-out agent-days,
 // and each metric's left-out agent-days over all groups.
 func queueRows(b *pgx.Batch, stmt builtStatement, plan *ask.Plan, res *ask.Result) {
-	grouped, parts, metrics := plan.GroupBy != "", len(plan.Parts()), len(plan.Metrics)
+	grouped, parts, metrics := plan.GroupBy != "", plan.NumParts(), len(plan.Metrics)
 	res.LeftOut = make([]int64, metrics)
 	b.Queue(stmt.sql, stmt.args...).Query(func(rows pgx.Rows) (err error) {
 		// Each row scans into values of its own, which pgx fills without

@@ -109,9 +109,12 @@ func timedOut(err error) error {
 // implicit transaction, unless it needs what only an explicit one offers,
 // or explicit says every step must be.
 func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Batch {
-	// Room for each step's usual statements (its BEGIN, its settings, a
-	// few of its own and its end), made once, not grown as they come.
-	b := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, 8*len(steps))}
+	// Room for a step's usual statements (its BEGIN, its settings, a few
+	// of its own and its end) beside the batch itself, not grown as they
+	// come; a pipeline of more steps grows it once.
+	rb := &roomyBatch{}
+	b := &rb.Batch
+	b.QueuedQueries = rb.room[:0]
 	name := appName(ctx)
 	person, day := callerSettings(ctx)
 	for i, st := range steps {
@@ -133,6 +136,12 @@ func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Bat
 		}
 	}
 	return b
+}
+
+// roomyBatch is a batch with room for a step's statements (see batch).
+type roomyBatch struct {
+	pgx.Batch
+	room [8]*pgx.QueuedQuery
 }
 
 // begin is the statement that begins a transaction as tx says: in one

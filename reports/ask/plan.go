@@ -3,6 +3,7 @@ package ask
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"plumbline/catalog"
@@ -56,11 +57,11 @@ func (p *Plan) Span(i int) (at, n int) {
 // Sources returns the distinct sources the plan reads, in order of first use.
 func (p *Plan) Sources() []*catalog.Source {
 	var out []*catalog.Source
-	seen := map[*catalog.Source]bool{}
-	for _, part := range p.Parts() {
-		if !seen[part.Source] {
-			seen[part.Source] = true
-			out = append(out, part.Source)
+	for _, m := range p.Metrics {
+		for _, part := range m.Parts() {
+			if !slices.Contains(out, part.Source) {
+				out = append(out, part.Source)
+			}
 		}
 	}
 	return out

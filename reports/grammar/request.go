@@ -6,10 +6,10 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 
 	"plumbline/catalog"
 	"plumbline/reports/ask"
+	"plumbline/reports/rawjson"
 )
 
 // This file decodes a tool call's arguments into a Request. It validates
@@ -103,48 +103,69 @@ func (r *Request) AgainstPeriod() bool {
 
 var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
-// Args is a decoded JSON object of arguments, read field by field. Each
+// Args is a JSON object of arguments, read field by field in place. Each
 // reader refuses a field of the wrong type or out of bounds, and returns
-// the zero value for a field left out.
+// the zero value for a field left out. A field given twice counts as it is
+// given last, as when the object is decoded into a map.
 type Args struct {
-	fields map[string]any
-	path   string // how errors name this object
+	object []byte  // the object as the call wrote it
+	fields []field // in the order written, a repeated name as often
+	path   string  // how errors name this object
+	room   [8]field
 }
 
-// Parse decodes a call's raw arguments. Missing arguments are an empty
-// object.
+// field is one field of an object: its name, unescaped, and its value as
+// written.
+type field struct{ name, value []byte }
+
+// Parse reads a call's raw arguments: the JSON object they begin with, as
+// a json.Decoder would read it. Missing arguments are an empty object.
 func Parse(raw json.RawMessage) (*Args, *ask.Refusal) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return &Args{fields: map[string]any{}, path: "arguments"}, nil
+		return object([]byte("{}"), "arguments"), nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	obj := rawjson.LeadingObject(raw)
+	if obj == nil {
 		return nil, ask.Invalid("arguments", "must be a JSON object.")
 	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, ask.Invalid("arguments", "must be a JSON object.")
-	}
-	return &Args{fields: obj, path: "arguments"}, nil
+	return object(obj, "arguments"), nil
 }
 
-// Fields are the arguments as decoded, numbers as json.Number. They are
-// only ever read.
-func (a *Args) Fields() map[string]any { return a.fields }
+// object reads the fields of a valid JSON object.
+func object(obj []byte, path string) *Args {
+	a := &Args{object: obj, path: path}
+	a.fields = a.room[:0]
+	rawjson.Object(obj, func(name, value []byte) bool {
+		a.fields = append(a.fields, field{name, value})
+		return true
+	})
+	return a
+}
+
+// Object is the arguments' JSON object as the call wrote it, without what
+// followed it. It is only ever read.
+func (a *Args) Object() json.RawMessage { return a.object }
+
+// value returns a field's value as written, and whether the call gives it.
+func (a *Args) value(name string) ([]byte, bool) {
+	for i := len(a.fields) - 1; i >= 0; i-- {
+		if string(a.fields[i].name) == name {
+			return a.fields[i].value, true
+		}
+	}
+	return nil, false
+}
 
 // child returns a nested object argument, or nil when it is absent.
 func (a *Args) child(name, shape string) (*Args, *ask.Refusal) {
-	v, ok := a.fields[name]
+	v, ok := a.value(name)
 	if !ok {
 		return nil, nil
 	}
-	obj, ok := v.(map[string]any)
-	if !ok {
+	if v[0] != '{' {
 		return nil, ask.Invalid(a.sub(name), "must be an object: "+shape+".")
 	}
-	return &Args{fields: obj, path: a.sub(name)}, nil
+	return object(v, a.sub(name)), nil
 }
 
 func (a *Args) sub(name string) string {
@@ -158,70 +179,93 @@ func (a *Args) sub(name string) string {
 // repeated: it is the caller's text. The refusal lists a copy of allowed,
 // so that the list a caller passes is not kept.
 func (a *Args) Only(allowed ...string) *ask.Refusal {
-	for k := range a.fields {
-		if !slices.Contains(allowed, k) {
+	for _, f := range a.fields {
+		if !slices.Contains(allowed, string(f.name)) {
 			return ask.Invalid(a.path, "has a field this tool does not take; use only the listed fields.", slices.Clone(allowed)...)
 		}
 	}
 	return nil
 }
 
+// single reports whether the object has exactly one field, given once or
+// more.
+func (a *Args) single() bool {
+	for _, f := range a.fields {
+		if !bytes.Equal(f.name, a.fields[0].name) {
+			return false
+		}
+	}
+	return len(a.fields) > 0
+}
+
 // Has reports whether the call gives the field.
-func (a *Args) Has(name string) bool { _, ok := a.fields[name]; return ok }
+func (a *Args) Has(name string) bool { _, ok := a.value(name); return ok }
 
 // Text reads a string argument: present, a string, not blank, not too long.
 func (a *Args) Text(name string, max int) (string, bool, *ask.Refusal) {
-	v, ok := a.fields[name]
+	v, ok := a.value(name)
 	if !ok {
 		return "", false, nil
 	}
-	s, isString := v.(string)
+	text, isString := rawjson.Unquote(v)
 	switch {
 	case !isString:
 		return "", true, ask.Invalid(a.sub(name), "must be a string.")
-	case strings.TrimSpace(s) == "":
+	case len(bytes.TrimSpace(text)) == 0:
 		return "", true, ask.Invalid(a.sub(name), "must not be empty.")
-	case len(s) > max:
+	case len(text) > max:
 		return "", true, ask.Invalid(a.sub(name), "is too long; at most "+strconv.Itoa(max)+" characters.")
 	}
-	return strings.TrimSpace(s), true, nil
+	return string(bytes.TrimSpace(text)), true, nil
 }
 
 // Choice reads a string argument that must be one of choices.
 func (a *Args) Choice(name string, choices []string) (string, *ask.Refusal) {
-	v, ok := a.fields[name]
+	v, ok := a.value(name)
 	if !ok {
 		return "", nil
 	}
-	s, isString := v.(string)
-	if !isString || !slices.Contains(choices, s) {
-		return "", ask.Invalid(a.sub(name), "must be one of the choices.", choices...)
+	if c, ok := choice(v, choices); ok {
+		return c, nil
 	}
-	return s, nil
+	return "", ask.Invalid(a.sub(name), "must be one of the choices.", choices...)
+}
+
+// choice returns the choice a JSON value is, if it is a string among
+// choices.
+func choice(v []byte, choices []string) (string, bool) {
+	text, _ := rawjson.Unquote(v)
+	for _, c := range choices {
+		if string(text) == c {
+			return c, true
+		}
+	}
+	return "", false
 }
 
 // Flag reads a true or false argument.
 func (a *Args) Flag(name string) (bool, *ask.Refusal) {
-	v, ok := a.fields[name]
+	v, ok := a.value(name)
 	if !ok {
 		return false, nil
 	}
-	b, isBool := v.(bool)
-	if !isBool {
-		return false, ask.Invalid(a.sub(name), "must be true or false.")
+	switch string(v) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
 	}
-	return b, nil
+	return false, ask.Invalid(a.sub(name), "must be true or false.")
 }
 
 // Whole reads an integer argument within [lo, hi].
 func (a *Args) Whole(name string, lo, hi int) (int, *ask.Refusal) {
-	v, ok := a.fields[name]
+	v, ok := a.value(name)
 	if !ok {
 		return 0, nil
 	}
-	n, isNumber := v.(json.Number)
-	i, err := n.Int64()
-	if !isNumber || err != nil || i < int64(lo) || i > int64(hi) {
+	i, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil || i < int64(lo) || i > int64(hi) {
 		return 0, ask.Invalid(a.sub(name), "must be a whole number from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi)+".")
 	}
 	return int(i), nil
@@ -230,37 +274,42 @@ func (a *Args) Whole(name string, lo, hi int) (int, *ask.Refusal) {
 // Date reads a YYYY-MM-DD argument. Whether the date exists is checked when
 // the period is resolved.
 func (a *Args) Date(name string) (string, *ask.Refusal) {
-	v, ok := a.fields[name]
+	v, ok := a.value(name)
 	if !ok {
 		return "", nil
 	}
-	s, isString := v.(string)
-	if !isString || !dateRE.MatchString(s) {
+	text, isString := rawjson.Unquote(v)
+	if !isString || !dateRE.Match(text) {
 		return "", ask.Invalid(a.sub(name), "must be a date written YYYY-MM-DD.")
 	}
-	return s, nil
+	return string(text), nil
 }
 
 // MetricList reads a list of metric ids drawn from choices.
 func (a *Args) MetricList(name string, choices []string) ([]string, *ask.Refusal) {
-	v, ok := a.fields[name]
+	v, ok := a.value(name)
 	if !ok {
 		return nil, nil
 	}
-	items, isList := v.([]any)
-	if !isList || len(items) == 0 {
+	n := 0
+	if !rawjson.Array(v, func([]byte) bool { n++; return true }) || n == 0 {
 		return nil, ask.Invalid(a.sub(name), "must be a non-empty list of metric ids.", choices...)
 	}
-	out := make([]string, 0, len(items))
-	for _, it := range items {
-		s, isString := it.(string)
+	out := make([]string, 0, n)
+	var r *ask.Refusal
+	rawjson.Array(v, func(item []byte) bool {
+		id, ok := choice(item, choices)
 		switch {
-		case !isString || !slices.Contains(choices, s):
-			return nil, ask.Invalid(a.sub(name), "lists a metric this tool does not offer.", choices...)
-		case slices.Contains(out, s):
-			return nil, ask.Invalid(a.sub(name), "lists a metric twice; list each once.", choices...)
+		case !ok:
+			r = ask.Invalid(a.sub(name), "lists a metric this tool does not offer.", choices...)
+		case slices.Contains(out, id):
+			r = ask.Invalid(a.sub(name), "lists a metric twice; list each once.", choices...)
 		}
-		out = append(out, s)
+		out = append(out, id)
+		return r == nil
+	})
+	if r != nil {
+		return nil, r
 	}
 	return out, nil
 }
@@ -279,7 +328,7 @@ func (a *Args) Who() (WhoArg, *ask.Refusal) {
 		return WhoArg{}, r
 	case w == nil:
 		return WhoArg{Default: true}, nil
-	case len(w.fields) != 1:
+	case !w.single():
 		return WhoArg{}, ask.Invalid(ArgWho, "must have exactly one of the fields.", "floor", "team", "agent")
 	}
 	if r := w.Only("floor", "team", "agent"); r != nil {

@@ -188,8 +188,8 @@ func (v *Vocabulary) collect(s any) {
 // Field reports whether name is an argument name of the grammar.
 func (v *Vocabulary) Field(name string) bool { return slices.Contains(v.fields, name) }
 
-// Value reports whether a string argument is one the grammar spells: a
-// date written YYYY-MM-DD or one of the enumerated values.
-func (v *Vocabulary) Value(s string) bool {
-	return dateRE.MatchString(s) || slices.Contains(v.choices, s)
+// Value reports whether a string argument's text is one the grammar
+// spells: a date written YYYY-MM-DD or one of the enumerated values.
+func (v *Vocabulary) Value(text []byte) bool {
+	return dateRE.Match(text) || slices.Contains(v.choices, string(text))
 }
