@@ -1,6 +1,3 @@
-// Package rawjson reads JSON in place, as encoding/json would decode it
-// into maps and slices of raw values, without making them: the members of
-// an object, the elements of an array, the text of a string.
 package rawjson
 
 import (
