@@ -87,34 +87,21 @@ func (s *Store) PipelineFlushing(ctx context.Context, steps ...Step) (flushed fu
 	}
 	// The statements are traced as pgx traces a batch's. (The connection's
 	// Config would copy the whole configuration to say which tracer.)
-	tracer := s.tracer
-	if tracer != nil {
-		ctx = tracer.TraceBatchStart(ctx, c, pgx.TraceBatchStartData{Batch: b})
-	}
-	read := func(q *pgx.QueuedQuery) error {
-		tag, err := result(p, c.TypeMap(), q)
-		if tracer != nil {
-			tracer.TraceBatchQuery(ctx, c, pgx.TraceBatchQueryData{SQL: q.SQL, Args: q.Arguments, CommandTag: tag, Err: err})
-		}
-		return err
-	}
-	done := func(err error) error {
-		if tracer != nil {
-			tracer.TraceBatchEnd(ctx, c, pgx.TraceBatchEndData{Err: err})
-		}
-		return err
+	r := reader{ctx: ctx, tracer: s.tracer, c: c, p: p}
+	if r.tracer != nil {
+		r.ctx = r.tracer.TraceBatchStart(ctx, c, pgx.TraceBatchStartData{Batch: b})
 	}
 	for _, q := range b.QueuedQueries {
-		if err := read(q); err != nil {
+		if err := r.read(q); err != nil {
 			// The server skipped the rest, the flush too, up to the sync.
 			p.Close()
 			conn.Release()
-			return nil, done(timedOut(err))
+			return nil, r.done(timedOut(err))
 		}
 	}
 	return func() error {
 		defer conn.Release()
-		err := read(queries[len(queries)-1])
+		err := r.read(barrier)
 		if err == nil {
 			var res any
 			res, err = p.GetResults()
@@ -122,8 +109,34 @@ func (s *Store) PipelineFlushing(ctx context.Context, steps ...Step) (flushed fu
 				err = fmt.Errorf("flush: expected the end of the batch, got %T", res)
 			}
 		}
-		return done(errors.Join(err, p.Close()))
+		return r.done(errors.Join(err, p.Close()))
 	}, nil
+}
+
+// reader reads the results of a pipeline's statements, tracing them as
+// pgx traces a batch's when the connection traces.
+type reader struct {
+	ctx    context.Context
+	tracer pgx.BatchTracer
+	c      *pgx.Conn
+	p      *pgconn.Pipeline
+}
+
+// read reads q's result.
+func (r reader) read(q *pgx.QueuedQuery) error {
+	tag, err := result(r.p, r.c.TypeMap(), q)
+	if r.tracer != nil {
+		r.tracer.TraceBatchQuery(r.ctx, r.c, pgx.TraceBatchQueryData{SQL: q.SQL, Args: q.Arguments, CommandTag: tag, Err: err})
+	}
+	return err
+}
+
+// done ends the trace of the batch with its error, and returns it.
+func (r reader) done(err error) error {
+	if r.tracer != nil {
+		r.tracer.TraceBatchEnd(r.ctx, r.c, pgx.TraceBatchEndData{Err: err})
+	}
+	return err
 }
 
 // keptKey keys, in a connection's custom data, what PipelineFlushing keeps

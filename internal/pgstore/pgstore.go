@@ -170,12 +170,12 @@ func (s *Store) Run(ctx context.Context, plans ...*ask.Plan) ([]*ask.Result, err
 		}
 		results[i] = &ask.Result{}
 	}
-	var cov map[string]ask.Coverage
+	cov := map[string]ask.Coverage{}
 	err := s.readOnly(ctx, func(b *pgx.Batch) {
 		for i, plan := range plans {
 			queueRows(b, stmts[i], plan, results[i])
 		}
-		s.queueCoverage(b, sources, &cov)
+		s.queueCoverage(b, sources, cov)
 	})
 	for _, r := range results {
 		r.Coverage = cov
@@ -233,15 +233,14 @@ func queueRows(b *pgx.Batch, stmt builtStatement, plan *ask.Plan, res *ask.Resul
 
 // Coverage reads how far each source is loaded.
 func (s *Store) Coverage(ctx context.Context, sources []*catalog.Source) (map[string]ask.Coverage, error) {
-	var out map[string]ask.Coverage
-	err := s.readOnly(ctx, func(b *pgx.Batch) { s.queueCoverage(b, sources, &out) })
+	out := map[string]ask.Coverage{}
+	err := s.readOnly(ctx, func(b *pgx.Batch) { s.queueCoverage(b, sources, out) })
 	return out, err
 }
 
 // queueCoverage queues the read of each source's first and last day into
-// *out.
-func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[string]ask.Coverage) {
-	*out = map[string]ask.Coverage{}
+// out.
+func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out map[string]ask.Coverage) {
 	if len(sources) == 0 {
 		return
 	}
@@ -264,7 +263,7 @@ func (s *Store) queueCoverage(b *pgx.Batch, sources []*catalog.Source, out *map[
 		}
 		for i, src := range sources {
 			// A null day leaves the zero time.
-			(*out)[src.ID] = ask.Coverage{First: days[2*i].Time, Through: days[2*i+1].Time}
+			out[src.ID] = ask.Coverage{First: days[2*i].Time, Through: days[2*i+1].Time}
 		}
 		return nil
 	})

@@ -115,15 +115,19 @@ func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Bat
 	rb := &roomyBatch{}
 	b := &rb.Batch
 	b.QueuedQueries = rb.room[:0]
-	name := appName(ctx)
+	// The settings' arguments are the same for every step but the role:
+	// made once, and for the first step held in the batch's room.
 	person, day := callerSettings(ctx)
+	name, who, when := any(appName(ctx)), any(person), any(day)
+	args := rb.settings[:0]
 	for i, st := range steps {
 		implicit := !explicit && i == len(steps)-1 && !st.Tx.Snapshot && !st.Tx.Discard
 		if !implicit {
 			b.Queue(begin(st.Tx))
 		}
 		settings := settingsSQL[settingsKey{readOnly: !st.Tx.Write && implicit, lazy: st.Tx.Lazy, generic: st.Tx.Generic}]
-		b.Queue(settings, s.timeout, name, roleSetting(st.Tx.Role), person, day, s.reach)
+		args = append(args[len(args):], s.timeout, name, roleSetting(st.Tx.Role), who, when, s.reach)
+		b.Queue(settings, args...)
 		st.Queue(b)
 		// After a failed statement the transaction is aborted; the pool
 		// drops a connection that is not idle when it comes back.
@@ -138,10 +142,12 @@ func (s *Store) batch(ctx context.Context, steps []Step, explicit bool) *pgx.Bat
 	return b
 }
 
-// roomyBatch is a batch with room for a step's statements (see batch).
+// roomyBatch is a batch with room for a step's statements and the
+// arguments of its settings (see batch).
 type roomyBatch struct {
 	pgx.Batch
-	room [8]*pgx.QueuedQuery
+	room     [8]*pgx.QueuedQuery
+	settings [6]any
 }
 
 // begin is the statement that begins a transaction as tx says: in one

@@ -341,10 +341,15 @@ func (l *Log) admit(ctx context.Context, batch []*admission) {
 // returns, and on disk once the flush is done.
 func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duration) (*flush, error) {
 	// The insert's six columns, cut from one block, as pgx's arrays of
-	// one dimension, which it encodes as they are, not wrapped first.
+	// one dimension, which it encodes as they are, not wrapped first; the
+	// insert takes them by pointer, which an argument holds as it is, not
+	// copied to a box of its own.
 	n := len(batch)
-	cols := make(pgtype.FlatArray[string], 6*n)
-	ids, persons, clients, tools, args, software := cols[:n], cols[n:2*n], cols[2*n:3*n], cols[3*n:4*n], cols[4*n:5*n], cols[5*n:]
+	cols, arrays := make(pgtype.FlatArray[string], 6*n), new([6]pgtype.FlatArray[string])
+	for j := range arrays {
+		arrays[j] = cols[j*n : (j+1)*n]
+	}
+	ids, persons, clients, tools, args, software := arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], arrays[5]
 	var checks []Check
 	for i, a := range batch {
 		r := a.rec
@@ -356,7 +361,7 @@ func (l *Log) send(ctx context.Context, batch []*admission, waits []time.Duratio
 	}
 	steps := []pgstore.Step{{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Generic: true}, Queue: func(b *pgx.Batch) {
 		QueueChecks(b, checks, l.opts.Role)
-		b.Queue(insert, ids, persons, clients, tools, args, software)
+		b.Queue(insert, &arrays[0], &arrays[1], &arrays[2], &arrays[3], &arrays[4], &arrays[5])
 	}}}
 	if l.opts.PerMinute > 0 {
 		steps = append(steps, pgstore.Step{Tx: pgstore.Tx{Role: l.opts.Role, Write: true, Generic: true}, Queue: func(b *pgx.Batch) {

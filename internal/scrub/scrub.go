@@ -18,25 +18,30 @@ const (
 // such as a request id, that must survive whole). Numbers are left alone: a
 // number plumbline sends is a figure summed from reviewed numeric columns,
 // and cutting it would falsify it without a trace. The document must be
-// valid JSON, as encoding/json writes it.
+// valid JSON, as encoding/json writes it. A document with nothing to cut
+// is returned as it is, not copied.
 func JSON(doc []byte, keep ...string) []byte {
-	if !hasRun(doc) {
-		return doc
-	}
-	out := make([]byte, 0, len(doc))
-	for i := 0; i < len(doc); {
+	var out []byte
+	done := 0 // doc[:done] is in out
+	for i := 0; i < len(doc); i++ {
 		if doc[i] != '"' {
-			out = append(out, doc[i])
-			i++
 			continue
 		}
 		end := stringEnd(doc, i+1)
-		out = append(out, '"')
-		out = text(out, doc[i+1:end], keep, true)
-		out = append(out, '"')
-		i = end + 1
+		s := doc[i+1 : end]
+		for at, to := nextCut(s, 0, keep, true); at >= 0; at, to = nextCut(s, to, keep, true) {
+			if out == nil {
+				out = make([]byte, 0, len(doc))
+			}
+			out = append(append(out, doc[done:i+1+at]...), s[to-Keep:to]...)
+			done = i + 1 + to
+		}
+		i = end
 	}
-	return out
+	if out == nil {
+		return doc
+	}
+	return append(out, doc[done:]...)
 }
 
 // stringEnd returns the index of the quote that closes the JSON string
@@ -55,84 +60,57 @@ func stringEnd(doc []byte, i int) int {
 
 // String cuts every run of MinRun or more digits in a plain string to its
 // last Keep digits, except inside the tokens keep, as JSON does for the
-// strings of a document.
+// strings of a document. A string with nothing to cut is returned as it is.
 func String(s string, keep ...string) string {
-	if !hasRun([]byte(s)) {
+	var out []byte
+	done := 0 // s[:done] is in out
+	for at, to := nextCut(s, 0, keep, false); at >= 0; at, to = nextCut(s, to, keep, false) {
+		if out == nil {
+			out = make([]byte, 0, len(s))
+		}
+		out = append(append(out, s[done:at]...), s[to-Keep:to]...)
+		done = to
+	}
+	if out == nil {
 		return s
 	}
-	return string(text(make([]byte, 0, len(s)), []byte(s), keep, false))
+	return string(append(out, s[done:]...))
 }
 
-// text appends s to out with its long digit runs cut. In JSON string
-// contents (escaped), the hex digits of a \uXXXX escape never join a run.
-func text(out, s []byte, keep []string, escaped bool) []byte {
-	kept := keptSpans(s, keep)
-	for i := 0; i < len(s); {
+// nextCut returns where the next run of digits in s to cut, from from on,
+// begins and ends, or -1, -1 if there is none. In JSON string contents
+// (escaped), the hex digits of a \uXXXX escape never join a run.
+func nextCut[T string | []byte](s T, from int, keep []string, escaped bool) (int, int) {
+	for i := from; i < len(s); {
 		switch {
 		case escaped && s[i] == '\\' && i+5 < len(s) && s[i+1] == 'u':
-			out = append(out, s[i:i+6]...)
 			i += 6
 		case escaped && s[i] == '\\' && i+1 < len(s):
-			out = append(out, s[i:i+2]...)
 			i += 2
 		case isDigit(s[i]):
 			j := i
 			for j < len(s) && isDigit(s[j]) {
 				j++
 			}
-			if j-i >= MinRun && !covered(kept, i, j) {
-				out = append(out, s[j-Keep:j]...)
-			} else {
-				out = append(out, s[i:j]...)
+			if j-i >= MinRun && !kept(s, i, j, keep) {
+				return i, j
 			}
 			i = j
 		default:
-			out = append(out, s[i])
 			i++
 		}
 	}
-	return out
+	return -1, -1
 }
 
-// keptSpans returns where the keep tokens occur in s.
-func keptSpans(s []byte, keep []string) [][2]int {
-	var spans [][2]int
+// kept reports whether s[i:j] lies inside an occurrence in s of one of the
+// tokens keep.
+func kept[T string | []byte](s T, i, j int, keep []string) bool {
 	for _, k := range keep {
-		if k == "" {
-			continue
-		}
-		for from := 0; ; {
-			at := bytes.Index(s[from:], []byte(k))
-			if at < 0 {
-				break
-			}
-			spans = append(spans, [2]int{from + at, from + at + len(k)})
-			from += at + 1
-		}
-	}
-	return spans
-}
-
-func covered(spans [][2]int, i, j int) bool {
-	for _, sp := range spans {
-		if sp[0] <= i && j <= sp[1] {
-			return true
-		}
-	}
-	return false
-}
-
-// hasRun reports whether b holds a run of MinRun digits anywhere: the fast
-// path, for the usual answer that holds none.
-func hasRun(b []byte) bool {
-	n := 0
-	for _, c := range b {
-		if isDigit(c) {
-			if n++; n >= MinRun {
+		for p := max(0, j-len(k)); p <= i && p+len(k) <= len(s); p++ {
+			if string(s[p:p+len(k)]) == k {
 				return true
 			}
-		} else {
-			n = 0
 		}
 	}
 	return false
