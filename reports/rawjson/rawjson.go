@@ -36,19 +36,22 @@ func members(text []byte, i int, end func(int) int, visit func(key []byte, at, e
 	if i == len(text) || text[i] != '{' {
 		return false
 	}
-	for i = skipSpace(text, i+1); text[i] != '}'; {
+	for i = skipSpace(text, i+1); i < len(text) && text[i] != '}'; {
 		keyEnd := End(text, i)
 		key, _ := Unquote(text[i:keyEnd])
-		i = skipSpace(text, skipSpace(text, keyEnd)+1) // past the colon
-		valueEnd := end(i)
-		if !visit(key, i, valueEnd) {
+		if i = skipSpace(text, skipSpace(text, keyEnd)+1); i >= len(text) { // past the colon
 			return false
 		}
-		if i = skipSpace(text, valueEnd); text[i] == ',' {
+		valueEnd := end(i)
+		if valueEnd <= i || !visit(key, i, valueEnd) {
+			return false
+		}
+		if i = skipSpace(text, valueEnd); i < len(text) && text[i] == ',' {
 			i = skipSpace(text, i+1)
 		}
 	}
-	return true
+	// Text that is not valid JSON ends here, not past its end.
+	return i < len(text)
 }
 
 // elements calls visit with the bounds of each element of the array at
@@ -57,16 +60,16 @@ func elements(text []byte, i int, end func(int) int, visit func(at, end int) boo
 	if i == len(text) || text[i] != '[' {
 		return false
 	}
-	for i = skipSpace(text, i+1); text[i] != ']'; {
+	for i = skipSpace(text, i+1); i < len(text) && text[i] != ']'; {
 		valueEnd := end(i)
-		if !visit(i, valueEnd) {
+		if valueEnd <= i || !visit(i, valueEnd) {
 			return false
 		}
-		if i = skipSpace(text, valueEnd); text[i] == ',' {
+		if i = skipSpace(text, valueEnd); i < len(text) && text[i] == ',' {
 			i = skipSpace(text, i+1)
 		}
 	}
-	return true
+	return i < len(text)
 }
 
 // An Index is a valid JSON text with where each of its objects and arrays

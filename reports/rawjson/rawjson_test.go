@@ -153,3 +153,17 @@ func readDeep(text []byte) int {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Object and Array, given text that is not valid JSON, which their callers
+// check first, say it is not an object or an array rather than run off its
+// end or loop.
+func TestInvalidTextIsNeitherObjectNorArray(t *testing.T) {
+	for _, text := range []string{`{`, `{"a"`, `{"a":`, `{"a":1`, `{"a":1,`, `[`, `[1`, `[1,`, `[}]`, `[1}`, `{"a":}`, `{"a":]}`} {
+		if Object([]byte(text), func(_, _ []byte) bool { return true }) {
+			t.Errorf("%s: read as an object", text)
+		}
+		if Array([]byte(text), func([]byte) bool { return true }) {
+			t.Errorf("%s: read as an array", text)
+		}
+	}
+}
