@@ -234,9 +234,9 @@ func (a *Args) Choice(name string, choices []string) (string, *ask.Refusal) {
 // choice returns the choice a JSON value is, if it is a string among
 // choices.
 func choice(v []byte, choices []string) (string, bool) {
-	text, _ := rawjson.Unquote(v)
+	text, isString := rawjson.Unquote(v)
 	for _, c := range choices {
-		if string(text) == c {
+		if isString && string(text) == c {
 			return c, true
 		}
 	}
