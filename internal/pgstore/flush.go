@@ -23,7 +23,9 @@ import (
 // transaction's own id, at any wal_level.
 const flushBarrier = "SELECT pg_catalog.pg_logical_emit_message(true, 'plumbline', '')"
 
-// barrier queues flushBarrier, read only, for every pipeline.
+// barrier queues flushBarrier, read only, for every pipeline. It is shared
+// by every call at once, so it goes only where nothing writes to a queued
+// query: PipelineFlushing's own reading, never pgx's SendBatch.
 var barrier = &pgx.QueuedQuery{SQL: flushBarrier}
 
 // FlushFunction is the function the flush barrier runs, which the login
