@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"time"
@@ -320,15 +319,7 @@ func (e *Engine) directory(ctx context.Context, now time.Time) (*directory.Direc
 			case roster == nil: // unchanged since last
 				return last, nil
 			}
-			d := directory.New(roster, day, last)
-			if d != last {
-				// Reading and settling a floor of thousands leaves garbage
-				// several times the directory's size: give its pages back
-				// now, not as calls come and go, and without calls that
-				// waited for the directory waiting for that too.
-				go debug.FreeOSMemory()
-			}
-			return d, nil
+			return directory.New(roster, day, last), nil
 		})
 }
 
