@@ -227,7 +227,7 @@ func (d *direct) request(r *http.Request, body []byte) (json.RawMessage, *mcp.Ca
 	if !rawjson.Object(params, func(key, value []byte) bool {
 		switch string(key) {
 		case "name":
-			name = d.tool(value)
+			name, _ = rawjson.Choice(value, d.tools)
 		case "arguments":
 			args = value
 		case "_meta":
@@ -261,17 +261,6 @@ func (d *direct) request(r *http.Request, body []byte) (json.RawMessage, *mcp.Ca
 		Params: &mcp.CallToolParamsRaw{Meta: meta, Name: name, Arguments: args},
 		Extra:  &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header},
 	}, true
-}
-
-// tool returns the tool a JSON value names, or "" if it names none.
-func (d *direct) tool(value []byte) string {
-	name, _ := rawjson.Unquote(value)
-	for _, t := range d.tools {
-		if string(name) == t {
-			return t
-		}
-	}
-	return ""
 }
 
 // metaFits is the package's metaFits, remembered for _meta as sent (raw)

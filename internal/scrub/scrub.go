@@ -3,6 +3,8 @@ package scrub
 import (
 	"bytes"
 	"encoding/json"
+
+	"plumbline/reports/rawjson"
 )
 
 // MinRun is the shortest run of digits that is cut; Keep is how many of its
@@ -27,7 +29,7 @@ func JSON(doc []byte, keep ...string) []byte {
 		if doc[i] != '"' {
 			continue
 		}
-		end := stringEnd(doc, i+1)
+		end := rawjson.StringEnd(doc, i+1)
 		s := doc[i+1 : end]
 		for at, to := nextCut(s, 0, keep, true); at >= 0; at, to = nextCut(s, to, keep, true) {
 			if out == nil {
@@ -42,20 +44,6 @@ func JSON(doc []byte, keep ...string) []byte {
 		return doc
 	}
 	return append(out, doc[done:]...)
-}
-
-// stringEnd returns the index of the quote that closes the JSON string
-// whose contents start at i.
-func stringEnd(doc []byte, i int) int {
-	for ; i < len(doc); i++ {
-		switch doc[i] {
-		case '\\':
-			i++
-		case '"':
-			return i
-		}
-	}
-	return len(doc)
 }
 
 // String cuts every run of MinRun or more digits in a plain string to its

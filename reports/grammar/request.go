@@ -225,22 +225,10 @@ func (a *Args) Choice(name string, choices []string) (string, *ask.Refusal) {
 	if !ok {
 		return "", nil
 	}
-	if c, ok := choice(v, choices); ok {
+	if c, ok := rawjson.Choice(v, choices); ok {
 		return c, nil
 	}
 	return "", ask.Invalid(a.sub(name), "must be one of the choices.", choices...)
-}
-
-// choice returns the choice a JSON value is, if it is a string among
-// choices.
-func choice(v []byte, choices []string) (string, bool) {
-	text, isString := rawjson.Unquote(v)
-	for _, c := range choices {
-		if isString && string(text) == c {
-			return c, true
-		}
-	}
-	return "", false
 }
 
 // Flag reads a true or false argument.
@@ -298,7 +286,7 @@ func (a *Args) MetricList(name string, choices []string) ([]string, *ask.Refusal
 	out := make([]string, 0, n)
 	var r *ask.Refusal
 	rawjson.Array(v, func(item []byte) bool {
-		id, ok := choice(item, choices)
+		id, ok := rawjson.Choice(item, choices)
 		switch {
 		case !ok:
 			r = ask.Invalid(a.sub(name), "lists a metric this tool does not offer.", choices...)

@@ -108,11 +108,7 @@ func forEachBracket(text []byte, f func(int)) {
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
 		case '"':
-			for i++; text[i] != '"'; i++ {
-				if text[i] == '\\' {
-					i++
-				}
-			}
+			i = StringEnd(text, i+1)
 		case '{', '[', '}', ']':
 			f(i)
 		}
@@ -162,11 +158,7 @@ func End(data []byte, i int) int {
 	for ; i < len(data); i++ {
 		switch data[i] {
 		case '"':
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
+			i = StringEnd(data, i+1)
 		case '{', '[':
 			depth++
 		case '}', ']':
@@ -188,11 +180,25 @@ func End(data []byte, i int) int {
 	return len(data)
 }
 
+// StringEnd returns the index of the quote that closes the JSON string
+// whose contents start at data[i], or len(data) if none does.
+func StringEnd(data []byte, i int) int {
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return len(data)
+}
+
 // Unquote returns the text of a JSON string as encoding/json decodes it
 // (invalid UTF-8 replaced, as it replaces it), and whether value is a
 // string at all. value is a valid JSON value with no space around it, as
-// Object and Array hand values on. Text of printable ASCII with no escapes is value's own
-// bytes, not a copy.
+// Object and Array hand values on. Text of printable ASCII with no escapes
+// is value's own bytes, not a copy.
 func Unquote(value []byte) ([]byte, bool) {
 	if len(value) < 2 || value[0] != '"' {
 		return nil, false
@@ -206,6 +212,19 @@ func Unquote(value []byte) ([]byte, bool) {
 		}
 	}
 	return text, true
+}
+
+// Choice returns the one of choices a JSON value is, if it is a string
+// among them.
+func Choice(value []byte, choices []string) (string, bool) {
+	if text, isString := Unquote(value); isString {
+		for _, c := range choices {
+			if string(text) == c {
+				return c, true
+			}
+		}
+	}
+	return "", false
 }
 
 // skipSpace returns the index of the first byte of data from i on that is
